@@ -1,0 +1,63 @@
+/* reads.h -- stream reads through htslib into batches for the kernels.
+ *
+ * Input is anything sam_open() reads: FASTQ/FASTA (plain, gzip, bgzf),
+ * SAM/BAM/CRAM, or "-" for stdin.  Records come back in sequencing
+ * orientation (a FLAG 0x10 record is reverse-complemented and its qualities
+ * reversed, and 0x10 cleared); secondary and supplementary records (0x100,
+ * 0x800) are skipped because they repeat a read already seen.
+ *
+ * A batch holds whole reads up to a number of bases, and never ends between
+ * the two mates of a pair stored next to each other (0x40 then 0x80), so
+ * that mate fields can be filled within one batch.
+ */
+#ifndef GPUASM_READS_H
+#define GPUASM_READS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <htslib/sam.h>
+#include "search.h"
+
+/* Where batch code/offset buffers come from (pinned memory on CUDA). */
+typedef struct gpuasm_alloc {
+    void *(*alloc)(void *ctx, size_t bytes);
+    void  (*free)(void *ctx, void *p);
+    void *ctx;
+} gpuasm_alloc;
+
+typedef struct gpuasm_batch {
+    uint32_t n;            /* reads in the batch */
+    bam1_t **rec;          /* [n] the records, sequencing orientation */
+    uint64_t first_record; /* 1-based input record number of rec[0] */
+    uint64_t *off;         /* [n + 1] code offsets, bases (pinned) */
+    uint8_t *code;         /* read codes, gpuasm_read_code()-filtered (pinned) */
+    gpuasm_seqset set;     /* view of off/code for the kernels */
+    /* capacities (private) */
+    size_t m_rec, m_off, m_code;
+    gpuasm_alloc mem;
+} gpuasm_batch;
+
+typedef struct gpuasm_reader gpuasm_reader;
+
+/* Open reads.  path "-" is stdin; reference is the FASTA used to decode
+ * CRAM (NULL: htslib's defaults); n_threads > 1 gives htslib a decoding
+ * thread pool (it helps BGZF/BAM/CRAM, not plain gzip).  wildcards: see
+ * gpuasm_read_code().  Returns 0, or -1 with "FILE: reason" in err. */
+int gpuasm_reader_open(const char *path, const char *reference, int n_threads,
+                       int wildcards, gpuasm_reader **out, char *err, size_t errlen);
+
+/* The input's header (empty for FASTA/FASTQ). */
+const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r);
+
+/* Fill `b` with the next reads, about max_bases bases (at least one read).
+ * Returns the number of reads (0 at the end of the input), or -1 with
+ * "FILE: record N (NAME): reason" in err. */
+int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
+                       char *err, size_t errlen);
+
+void gpuasm_reader_close(gpuasm_reader *r);
+
+void gpuasm_batch_init(gpuasm_batch *b, gpuasm_alloc mem);
+void gpuasm_batch_free(gpuasm_batch *b);
+
+#endif

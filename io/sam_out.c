@@ -1,0 +1,193 @@
+/* sam_out.c -- SAM/BAM/CRAM output (see sam_out.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <htslib/sam.h>
+#include <htslib/hts.h>
+#include <htslib/kstring.h>
+
+#include "nt16.h"
+#include "sam_out.h"
+
+struct gpuasm_writer {
+    samFile *out;
+    sam_hdr_t *hdr;
+    char *path;         /* NULL for stdout */
+};
+
+static int copy_rg_lines(sam_hdr_t *dst, const sam_hdr_t *src)
+{
+    /* sam_hdr_str is not const-correct; the header is not modified. */
+    sam_hdr_t *s = (sam_hdr_t *)src;
+    int n = sam_hdr_count_lines(s, "RG");
+    for (int i = 0; i < n; i++) {
+        kstring_t ks = KS_INITIALIZE;
+        if (sam_hdr_find_line_pos(s, "RG", i, &ks) < 0 ||
+            sam_hdr_add_lines(dst, ks.s, ks.l) < 0) {
+            ks_free(&ks);
+            return -1;
+        }
+        ks_free(&ks);
+    }
+    return 0;
+}
+
+int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
+                       gpuasm_writer **out, char *err, size_t errlen)
+{
+    const char *shown = (o->path && strcmp(o->path, "-")) ? o->path : "standard output";
+    gpuasm_writer *w = calloc(1, sizeof(*w));
+    if (!w) goto oom;
+    if (o->path && strcmp(o->path, "-") && !(w->path = strdup(o->path))) goto oom;
+
+    const char *mode = !strcmp(o->format, "bam") ? "wb" : !strcmp(o->format, "cram") ? "wc" : "w";
+    errno = 0;
+    w->out = sam_open(w->path ? w->path : "-", mode);
+    if (!w->out) {
+        snprintf(err, errlen, "%s: cannot open for writing: %s", shown, strerror(errno ? errno : EIO));
+        goto fail;
+    }
+    if (!strcmp(o->format, "cram") && hts_set_opt(w->out, CRAM_OPT_NO_REF, 1) < 0) {
+        snprintf(err, errlen, "%s: cannot set CRAM options", shown);
+        goto fail;
+    }
+    if (o->n_threads > 1) hts_set_threads(w->out, o->n_threads);
+
+    if (!(w->hdr = sam_hdr_init())) goto oom;
+    if (sam_hdr_add_line(w->hdr, "HD", "VN", "1.6", "SO", "unsorted", "GO", "query", NULL) < 0)
+        goto oom;
+    for (uint32_t i = 0; i < t->n; i++) {
+        char len[32];
+        snprintf(len, sizeof len, "%llu", (unsigned long long)gpuasm_target_len(t, i));
+        if (sam_hdr_add_line(w->hdr, "SQ", "SN", t->name[i], "LN", len, NULL) < 0) goto oom;
+    }
+    if (o->copy_rg && o->input && copy_rg_lines(w->hdr, o->input) < 0) goto oom;
+    if (o->pg_cl &&
+        sam_hdr_add_pg(w->hdr, "gpuasm-scan", "PN", "gpuasm-scan", "VN", o->version,
+                       "CL", o->pg_cl, NULL) < 0)
+        goto oom;
+    if (sam_hdr_write(w->out, w->hdr) < 0) {
+        snprintf(err, errlen, "%s: cannot write the header", shown);
+        goto fail;
+    }
+    *out = w;
+    return 0;
+oom:
+    snprintf(err, errlen, "%s: out of memory", shown);
+fail:
+    if (w) {
+        if (w->out) sam_close(w->out);
+        if (w->path) unlink(w->path);
+        if (w->hdr) sam_hdr_destroy(w->hdr);
+        free(w->path);
+        free(w);
+    }
+    return -1;
+}
+
+sam_hdr_t *gpuasm_writer_header(gpuasm_writer *w) { return w->hdr; }
+
+int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen)
+{
+    if (sam_write1(w->out, w->hdr, rec) < 0) {
+        snprintf(err, errlen, "%s: write failed: %s", w->path ? w->path : "standard output",
+                 strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
+{
+    int ret = 0;
+    if (sam_close(w->out) < 0 && ok) {
+        snprintf(err, errlen, "%s: closing failed: %s", w->path ? w->path : "standard output",
+                 strerror(errno ? errno : EIO));
+        ret = -1;
+    }
+    if ((!ok || ret < 0) && w->path) unlink(w->path);
+    sam_hdr_destroy(w->hdr);
+    free(w->path);
+    free(w);
+    return ret;
+}
+
+/* Bytes of one aux value, type byte included (t points at the type), or
+ * 0 when it runs past end.  htslib 1.16 has no public aux iterator. */
+static size_t aux_value_size(const uint8_t *t, const uint8_t *end)
+{
+    switch (t[0]) {
+    case 'A': case 'c': case 'C': return 2;
+    case 's': case 'S': return 3;
+    case 'i': case 'I': case 'f': return 5;
+    case 'd': return 9;
+    case 'Z': case 'H': {
+        const uint8_t *z = memchr(t + 1, 0, (size_t)(end - t - 1));
+        return z ? (size_t)(z - t) + 1 : 0;
+    }
+    case 'B': {
+        if (end - t < 6) return 0;
+        size_t w = t[1] == 'c' || t[1] == 'C' ? 1 : t[1] == 's' || t[1] == 'S' ? 2 : 4;
+        uint32_t cnt;
+        memcpy(&cnt, t + 2, 4);
+        size_t sz = 6 + w * cnt;
+        return sz <= (size_t)(end - t) ? sz : 0;
+    }
+    default: return 0;
+    }
+}
+
+int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fields *f,
+                          kstring_t *scratch)
+{
+    int32_t n = read->core.l_qseq;
+    const uint8_t *s = bam_get_seq(read), *q = bam_get_qual(read);
+    /* SEQ as letters and QUAL as raw values, in output orientation. */
+    scratch->l = 0;
+    if (ks_resize(scratch, (size_t)2 * n + 2) < 0) return -1;
+    char *seq = scratch->s, *qual = scratch->s + n + 1;
+    for (int32_t i = 0; i < n; i++) {
+        if (f->reverse) {
+            seq[i] = seq_nt16_str[gpuasm_nt16_comp((uint8_t)bam_seqi(s, n - 1 - i))];
+            qual[i] = (char)q[n - 1 - i];
+        } else {
+            seq[i] = seq_nt16_str[bam_seqi(s, i)];
+            qual[i] = (char)q[i];
+        }
+    }
+    int has_qual = n > 0 && q[0] != 0xff;
+    size_t l_aux = (f->keep_tags ? (size_t)bam_get_l_aux((bam1_t *)read) : 0) + 64 +
+                   (f->md ? strlen(f->md) : 0);
+    if (bam_set1(dst, read->core.l_qname - read->core.l_extranul - 1, bam_get_qname(read),
+                 f->flag, f->tid, f->pos, f->mapq, f->n_cigar, f->cigar,
+                 f->mtid, f->mpos, 0, (size_t)n, seq, has_qual ? qual : NULL, l_aux) < 0)
+        return -1;
+    if (f->nm >= 0) {
+        int32_t as = -f->nm;
+        if (bam_aux_update_int(dst, "NM", f->nm) < 0) return -1;
+        if (f->md && bam_aux_append(dst, "MD", 'Z', (int)strlen(f->md) + 1, (const uint8_t *)f->md) < 0)
+            return -1;
+        if (bam_aux_update_int(dst, "AS", as) < 0) return -1;
+        if (f->xs >= 0 && bam_aux_update_int(dst, "XS", f->xs) < 0) return -1;
+    }
+    if (f->keep_tags) {
+        /* Copy the input's tags after ours, skipping the ones we set so that
+         * no tag appears twice. */
+        bam1_t *r = (bam1_t *)read;
+        const uint8_t *a = bam_get_aux(r), *end = r->data + r->l_data;
+        while (a + 3 <= end) {
+            size_t sz = aux_value_size(a + 2, end);
+            if (sz == 0) break;  /* damaged block: copy no further */
+            if (memcmp(a, "NM", 2) && memcmp(a, "MD", 2) && memcmp(a, "AS", 2) &&
+                memcmp(a, "XS", 2) &&
+                bam_aux_append(dst, (const char *)a, (char)a[2], (int)(sz - 1), a + 3) < 0)
+                return -1;
+            a += 2 + sz;
+        }
+    }
+    return 0;
+}

@@ -1,0 +1,63 @@
+/* sam_out.h -- SAM/BAM/CRAM output through htslib: the header (@HD, @SQ,
+ * @PG via sam_hdr_add_pg) and one record per hit (bam_set1, sam_write1). */
+#ifndef GPUASM_SAM_OUT_H
+#define GPUASM_SAM_OUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <htslib/sam.h>
+#include <htslib/kstring.h>
+#include "targets.h"
+
+typedef struct gpuasm_writer gpuasm_writer;
+
+typedef struct gpuasm_writer_opt {
+    const char *path;       /* NULL or "-": stdout */
+    const char *format;     /* "sam", "bam" or "cram" */
+    int n_threads;          /* > 1: htslib compression threads */
+    const char *pg_cl;      /* @PG CL; NULL: no @PG (--no-PG) */
+    const char *version;    /* @PG VN */
+    const sam_hdr_t *input; /* input header: its @RG lines are copied when copy_rg */
+    int copy_rg;
+} gpuasm_writer_opt;
+
+/* Open the output and write the header: @HD VN:1.6 SO:unsorted GO:query,
+ * one @SQ per target in file order, @RG from the input when asked, @PG.
+ * CRAM is written without a reference (the targets are in memory, and a
+ * reference file would need a .fai beside it).  0, or -1 with err. */
+int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
+                       gpuasm_writer **out, char *err, size_t errlen);
+
+/* The output header (for sam_format1-style callers). */
+sam_hdr_t *gpuasm_writer_header(gpuasm_writer *w);
+
+int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen);
+
+/* Close.  ok == 0 means the run failed: the file given with -o is removed so
+ * nothing half-written looks like a result.  Returns 0, or -1 when closing
+ * (flushing) failed, with err. */
+int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen);
+
+/* What one output record says besides the read itself. */
+typedef struct gpuasm_sam_fields {
+    uint16_t flag;          /* full FLAG */
+    int32_t tid;            /* target index, -1 for none */
+    int64_t pos;            /* 0-based leftmost target base, -1 for none */
+    uint8_t mapq;
+    const uint32_t *cigar;  /* BAM-encoded CIGAR, n_cigar ops */
+    size_t n_cigar;
+    int32_t mtid;           /* mate's target, -1 */
+    int64_t mpos;           /* mate's 0-based position, -1 */
+    int reverse;            /* write SEQ reverse-complemented, QUAL reversed */
+    int32_t nm;             /* NM:i and AS:i = -NM; < 0: no NM/AS/MD */
+    const char *md;         /* MD:Z */
+    int32_t xs;             /* XS:i; < 0: none */
+    int keep_tags;          /* copy the read's aux tags after ours */
+} gpuasm_sam_fields;
+
+/* Build record `dst` for read `read` (sequencing orientation).  Reuses dst's
+ * memory.  0, or -1 on out of memory. */
+int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fields *f,
+                          kstring_t *scratch);
+
+#endif

@@ -1,0 +1,114 @@
+/* search.h -- the one interface every search kernel implements: a batch of
+ * reads and the target set in, a list of end positions ("end hits") out.
+ *
+ * Problem (DESIGN.md §1; seed 000 §IV, seed 001 §4): for every read r, every
+ * target t and both strands s of the read, pattern P = the shorter of the two
+ * sequences (override: gpuasm_search_opt.pattern_side), text T = the longer.
+ * For every text position j the kernel computes
+ *     D[m][j] = min over i <= j+1 of ED(P, T[i..j])          (edit mode)
+ * and reports (r, t, s, j, D[m][j]) for every j with D[m][j] <= k, where
+ * k = gpuasm_pair_k().  Pairs with m <= k are not searched (every position
+ * would match; this also skips empty reads).
+ *
+ * Orientation: strand 0 uses the read as given; strand 1 uses its reverse
+ * complement (FLAG 16 in SAM).  When the read is the text, j is a 0-based
+ * position in the strand's own sequence (for strand 1: in revcomp(read)).
+ * When the read is the pattern, j is a 0-based position in the target.
+ *
+ * Every backend (CPU twin, CUDA) must report exactly the same set of end
+ * hits; order is unspecified (gpuasm_hits_sort() makes it canonical).
+ */
+#ifndef GPUASM_SEARCH_H
+#define GPUASM_SEARCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <math.h>
+#include "nt16.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A set of sequences in one buffer: sequence i is code[off[i] .. off[i+1]),
+ * one nt16 code per byte (see nt16.h).  Read codes are already filtered with
+ * gpuasm_read_code(); target codes are full IUPAC sets. */
+typedef struct gpuasm_seqset {
+    uint32_t n;            /* number of sequences */
+    const uint64_t *off;   /* [n + 1] offsets in bases; off[0] == 0 */
+    const uint8_t *code;   /* [off[n]] nt16 codes */
+} gpuasm_seqset;
+
+enum gpuasm_pattern_side {
+    GPUASM_PATTERN_SHORTER = 0, /* default: the shorter sequence; the read on ties */
+    GPUASM_PATTERN_READ    = 1, /* --pattern read */
+    GPUASM_PATTERN_TARGET  = 2  /* --pattern target */
+};
+
+/* What to search for.  Plain values so it can be passed to CUDA by value. */
+typedef struct gpuasm_search_opt {
+    int32_t max_diffs;     /* -k; < 0 means use error_rate */
+    double  error_rate;    /* -e; k = floor(error_rate * m) in double arithmetic */
+    int32_t pattern_side;  /* enum gpuasm_pattern_side */
+} gpuasm_search_opt;
+
+/* One text position where the pattern ends with at most k differences. */
+typedef struct gpuasm_endhit {
+    uint32_t read;    /* index of the read within its batch */
+    uint32_t target;  /* index of the target (file order) */
+    uint32_t end;     /* 0-based end position in the text, inclusive (see above) */
+    int32_t  dist;    /* D[m][end], 0 <= dist <= k */
+    uint32_t strand;  /* 0: read as given, 1: read reverse-complemented */
+} gpuasm_endhit;
+
+/* Growable array of end hits. */
+typedef struct gpuasm_hits {
+    gpuasm_endhit *hit;
+    size_t n, cap;
+} gpuasm_hits;
+
+/* Is the read the pattern of pair (read_len, target_len)? */
+static inline int gpuasm_read_is_pattern(const gpuasm_search_opt *o,
+                                         uint64_t read_len, uint64_t target_len)
+{
+    if (o->pattern_side == GPUASM_PATTERN_READ) return 1;
+    if (o->pattern_side == GPUASM_PATTERN_TARGET) return 0;
+    return read_len <= target_len;
+}
+
+/* k for a pattern of m bases: -k as given, else floor(e * m). */
+static inline int32_t gpuasm_pair_k(const gpuasm_search_opt *o, uint64_t m)
+{
+    if (o->max_diffs >= 0) return o->max_diffs;
+    return (int32_t)floor(o->error_rate * (double)m);
+}
+
+/* Ensure room for n more hits.  Returns 0, or -1 when out of memory. */
+int gpuasm_hits_reserve(gpuasm_hits *h, size_t more);
+/* Append one hit; 0 or -1 (out of memory). */
+int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
+/* Sort into canonical order: read, target, strand, end (then dist). */
+void gpuasm_hits_sort(gpuasm_hits *h);
+void gpuasm_hits_free(gpuasm_hits *h);
+
+/* ---- CPU twin of the Myers kernel (kernels/myers_cpu.c) ---------------- */
+
+/* Scan every (read, target, strand) pair of reads[first .. first+count) and
+ * append its end hits to out.  Returns 0, or -1 when out of memory.
+ * Bit-parallel Myers 1999 (seed 003 §2.2), 64-bit words, multi-word
+ * patterns of any length (Hyyrö's blocks), one whole text per pair. */
+int gpuasm_myers_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                          gpuasm_hits *out);
+
+/* One pattern against one text: calls emit(ctx, j, D[m][j]) for every j with
+ * D[m][j] <= k, in increasing j.  pattern/text are nt16 codes (already in
+ * the orientation to search).  m >= 1.  Returns 0 or -1 (out of memory). */
+int gpuasm_myers_cpu_pair(const uint8_t *pattern, uint32_t m,
+                          const uint8_t *text, uint64_t n, int32_t k,
+                          void (*emit)(void *ctx, uint64_t j, int32_t d), void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,217 @@
+/* gpuasm-scan -- screen reads for adapters, primers and virus signatures by
+ * exhaustive approximate string matching, and write every hit as SAM.
+ *
+ *   gpuasm-scan [options] <reads> <targets.fa>
+ *
+ * Option names follow samtools (-o, -O, -@, -T, --no-PG) and cutadapt
+ * (-e).  Exit status: 0 on success, 1 on any error (one message on stderr).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <htslib/hts.h>
+#include <htslib/kstring.h>
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "pipeline.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.0.0-dev"
+#endif
+
+static const char *prog = "gpuasm-scan";
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"Usage: gpuasm-scan [options] <reads> <targets.fa>\n"
+"\n"
+"Find every read's approximate occurrences of the targets (or of the read in\n"
+"the targets) with at most k differences, on both strands, and write them as SAM.\n"
+"  reads       FASTQ/FASTA (plain, gzip, bgzf), SAM/BAM/CRAM, or - for stdin\n"
+"  targets.fa  sequences to look for (FASTA, plain/gzip/bgzf)\n"
+"\n"
+"Search:\n"
+"  -k, --max-diffs INT       at most INT differences (overrides -e)\n"
+"  -e, --error-rate FLOAT    k = floor(FLOAT * pattern length), 0 <= FLOAT < 1 [0.1]\n"
+"      --mode edit           edit distance (Levenshtein) [edit]\n"
+"      --pattern WHICH       shorter|read|target: which sequence is the pattern [shorter]\n"
+"      --all                 every non-overlapping occurrence, best first\n"
+"                            [default: the best per read and target]\n"
+"      --match-read-wildcards  N and IUPAC codes in reads match what they stand for\n"
+"Output:\n"
+"  -o, --output FILE         write to FILE [standard output]\n"
+"  -O, --output-fmt FORMAT   sam, bam or cram [sam]\n"
+"      --unmatched           also write reads without hits (FLAG 4)\n"
+"      --eqx                 =/X in CIGAR instead of M\n"
+"      --keep-tags           copy aux tags (and @RG lines) of SAM/BAM/CRAM input\n"
+"      --no-PG               do not add a @PG line\n"
+"Resources:\n"
+"  -@, --threads INT         threads [1]\n"
+"      --device DEV          auto, cpu, cuda or cuda:N [auto]\n"
+"      --batch-size INT      bases per batch (k/M/G suffixes) [16M]\n"
+"  -T, --reference FILE      reference FASTA to decode CRAM input\n"
+"  -h, --help                this help\n"
+"  -V, --version             version of gpuasm-scan and htslib\n");
+}
+
+static void fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+}
+
+/* Whole-string integer in [lo, hi] with an optional k/M/G suffix. */
+static int parse_size(const char *s, long long lo, long long hi, int suffixes, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (end == s || errno) return -1;
+    if (suffixes && *end) {
+        long long mul = (*end == 'k' || *end == 'K') ? 1000LL
+                      : (*end == 'm' || *end == 'M') ? 1000000LL
+                      : (*end == 'g' || *end == 'G') ? 1000000000LL : 0;
+        if (!mul || end[1] || v > hi / mul) return -1;
+        v *= mul;
+        end++;
+    }
+    if (*end || v < lo || v > hi) return -1;
+    *out = v;
+    return 0;
+}
+
+enum { OPT_MODE = 256, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
+       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH };
+
+int main(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        { "max-diffs", required_argument, NULL, 'k' },
+        { "error-rate", required_argument, NULL, 'e' },
+        { "mode", required_argument, NULL, OPT_MODE },
+        { "pattern", required_argument, NULL, OPT_PATTERN },
+        { "all", no_argument, NULL, OPT_ALL },
+        { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
+        { "output", required_argument, NULL, 'o' },
+        { "output-fmt", required_argument, NULL, 'O' },
+        { "unmatched", no_argument, NULL, OPT_UNMATCHED },
+        { "eqx", no_argument, NULL, OPT_EQX },
+        { "keep-tags", no_argument, NULL, OPT_KEEP_TAGS },
+        { "no-PG", no_argument, NULL, OPT_NO_PG },
+        { "threads", required_argument, NULL, '@' },
+        { "device", required_argument, NULL, OPT_DEVICE },
+        { "batch-size", required_argument, NULL, OPT_BATCH },
+        { "reference", required_argument, NULL, 'T' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    gpuasm_scan_opt o = {
+        .out_format = "sam", .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
+        .report = { .search = { .max_diffs = -1, .error_rate = 0.1,
+                                .pattern_side = GPUASM_PATTERN_SHORTER } },
+    };
+    int no_pg = 0, c;
+    long long v;
+    char *endp;
+
+    opterr = 0;  /* our own messages, one line each */
+    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:hV", lopts, NULL)) >= 0) {
+        switch (c) {
+        case 'k':
+            if (parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
+                return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
+            o.report.search.max_diffs = (int32_t)v;
+            break;
+        case 'e':
+            errno = 0;
+            o.report.search.error_rate = strtod(optarg, &endp);
+            if (endp == optarg || *endp || errno || !(o.report.search.error_rate >= 0.0) ||
+                !(o.report.search.error_rate < 1.0))
+                return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
+            break;
+        case OPT_MODE:
+            if (strcmp(optarg, "edit"))
+                return fail("invalid --mode '%s' (this version implements: edit)", optarg), 1;
+            break;
+        case OPT_PATTERN:
+            if (!strcmp(optarg, "shorter")) o.report.search.pattern_side = GPUASM_PATTERN_SHORTER;
+            else if (!strcmp(optarg, "read")) o.report.search.pattern_side = GPUASM_PATTERN_READ;
+            else if (!strcmp(optarg, "target")) o.report.search.pattern_side = GPUASM_PATTERN_TARGET;
+            else return fail("invalid --pattern '%s' (expected shorter, read or target)", optarg), 1;
+            break;
+        case OPT_ALL: o.report.all = 1; break;
+        case OPT_WILDCARDS: o.wildcards = 1; break;
+        case 'o': o.out_path = optarg; break;
+        case 'O':
+            if (!strcasecmp(optarg, "sam")) o.out_format = "sam";
+            else if (!strcasecmp(optarg, "bam")) o.out_format = "bam";
+            else if (!strcasecmp(optarg, "cram")) o.out_format = "cram";
+            else return fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram)", optarg), 1;
+            break;
+        case OPT_UNMATCHED: o.unmatched = 1; break;
+        case OPT_EQX: o.report.eqx = 1; break;
+        case OPT_KEEP_TAGS: o.keep_tags = 1; break;
+        case OPT_NO_PG: no_pg = 1; break;
+        case '@':
+            if (parse_size(optarg, 1, 1024, 0, &v) < 0)
+                return fail("invalid -@/--threads '%s' (expected an integer from 1 to 1024)", optarg), 1;
+            o.n_threads = (int)v;
+            break;
+        case OPT_DEVICE: o.device = optarg; break;
+        case OPT_BATCH:
+            if (parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
+                return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
+            o.batch_bases = (uint64_t)v;
+            break;
+        case 'T': o.reference = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case 'V':
+            printf("gpuasm-scan %s\nhtslib %s\n", PACKAGE_VERSION, hts_version());
+            return 0;
+        case ':':
+            if (optopt) { char s[2] = { (char)optopt, 0 }; fail("option -%s needs a value", s); }
+            else fail("option %s needs a value", argv[optind - 1]);
+            return 1;
+        default:
+            if (optopt) { char s[2] = { (char)optopt, 0 }; fail("unknown option -%s (see --help)", s); }
+            else fail("unknown option %s (see --help)", argv[optind - 1]);
+            return 1;
+        }
+    }
+    if (argc - optind != 2) {
+        if (argc == optind) { usage(stderr); return 1; }
+        return fail("%s", "expected two arguments, <reads> and <targets.fa> (see --help)"), 1;
+    }
+    o.reads_path = argv[optind];
+    o.targets_path = argv[optind + 1];
+
+    /* htslib's own messages would repeat ours in another voice. */
+    hts_set_log_level(HTS_LOG_OFF);
+
+    kstring_t cl = KS_INITIALIZE;
+    for (int i = 0; i < argc; i++) {
+        if (i) kputc(' ', &cl);
+        kputs(argv[i], &cl);
+    }
+    o.pg_cl = no_pg ? NULL : (cl.s ? cl.s : "");
+
+    char err[1024];
+    int r = gpuasm_scan_run(prog, &o, err, sizeof err);
+    ks_free(&cl);
+    if (r < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        return 1;
+    }
+    return 0;
+}

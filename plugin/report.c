@@ -1,0 +1,203 @@
+/* report.c -- choose occurrences and describe them (see report.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <htslib/sam.h>
+#include <htslib/kstring.h>
+
+#include "report.h"
+
+typedef struct {
+    uint32_t strand;
+    uint32_t end;
+    int32_t dist;
+} cand_t;
+
+typedef struct {
+    uint64_t lo, hi;    /* closed interval in forward text coordinates */
+} span_t;
+
+static int grow(void **p, size_t *cap, size_t want, size_t sz)
+{
+    if (want <= *cap) return 0;
+    size_t c = *cap ? *cap : 16;
+    while (c < want) c *= 2;
+    void *q = realloc(*p, c * sz);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+static int cand_cmp(const void *a, const void *b)
+{
+    const cand_t *x = a, *y = b;
+    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    if (x->strand != y->strand) return x->strand < y->strand ? -1 : 1;
+    return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* Local minima of one strand's run of hits h[0..n) (increasing end). */
+static size_t local_minima(const gpuasm_endhit *h, size_t n, cand_t *out)
+{
+    size_t c = 0;
+    for (size_t i = 0; i < n; i++) {
+        int left_higher = i == 0 || h[i - 1].end + 1 != h[i].end || h[i - 1].dist > h[i].dist;
+        int right_not_lower = i + 1 == n || h[i + 1].end != h[i].end + 1 || h[i + 1].dist >= h[i].dist;
+        if (left_higher && right_not_lower)
+            out[c++] = (cand_t){ h[i].strand, h[i].end, h[i].dist };
+    }
+    return c;
+}
+
+static int push_cigar(gpuasm_report *r, uint32_t op, uint32_t len)
+{
+    if (len == 0) return 0;
+    if (r->n_cigar > 0 && r->cigar[r->n_cigar - 1] != 0 &&
+        bam_cigar_op(r->cigar[r->n_cigar - 1]) == op && r->n_cigar > r->occ[r->n_occ].cigar_off) {
+        r->cigar[r->n_cigar - 1] += len << BAM_CIGAR_SHIFT;
+        return 0;
+    }
+    if (grow((void **)&r->cigar, &r->m_cigar, r->n_cigar + 1, sizeof(*r->cigar)) < 0) return -1;
+    r->cigar[r->n_cigar++] = bam_cigar_gen(len, op);
+    return 0;
+}
+
+/* Describe alignment r->aln as occurrence r->occ[r->n_occ] (already has
+ * target/strand/dist): POS, CIGAR over the whole read, MD. */
+static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pattern,
+                    uint64_t read_len, const uint8_t *target)
+{
+    const gpuasm_aln *a = &r->aln;
+    gpuasm_occ *oc = &r->occ[r->n_occ];
+    oc->cigar_off = r->n_cigar;
+    oc->md_off = r->md.l;
+    oc->pos = read_is_pattern ? (int64_t)a->tstart : 0;
+    /* The reference (target) walks along the text when the read is the
+     * pattern, along the pattern when the read is the text. */
+    const uint8_t *ref = read_is_pattern ? target + a->tstart : target;
+    int ref_gap = read_is_pattern ? GPUASM_OP_TGAP : GPUASM_OP_PGAP;  /* ref base, no read base */
+    uint64_t ri = 0;
+    int md_run = 0, in_del = 0;
+    if (!read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)a->tstart) < 0) return -1;
+    for (size_t i = 0; i < a->n_op; i++) {
+        uint8_t op = a->op[i];
+        uint32_t cop;
+        if (op == GPUASM_OP_MATCH || op == GPUASM_OP_SUBST) {
+            cop = o->eqx ? (op == GPUASM_OP_MATCH ? BAM_CEQUAL : BAM_CDIFF) : BAM_CMATCH;
+            if (op == GPUASM_OP_MATCH) {
+                md_run++;
+            } else {
+                if (ksprintf(&r->md, "%d%c", md_run, seq_nt16_str[ref[ri]]) < 0) return -1;
+                md_run = 0;
+            }
+            ri++;
+            in_del = 0;
+        } else if (op == ref_gap) {
+            cop = BAM_CDEL;
+            if (!in_del && ksprintf(&r->md, "%d^", md_run) < 0) return -1;
+            if (kputc(seq_nt16_str[ref[ri]], &r->md) < 0) return -1;
+            md_run = 0;
+            in_del = 1;
+            ri++;
+        } else {
+            cop = BAM_CINS;
+            /* An insertion ends a deletion run in MD (next deletion
+             * starts a new ^ group). */
+            in_del = 0;
+        }
+        if (push_cigar(r, cop, 1) < 0) return -1;
+    }
+    if (ksprintf(&r->md, "%d", md_run) < 0 || kputc('\0', &r->md) < 0) return -1;
+    if (!read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)(read_len - 1 - a->tend)) < 0)
+        return -1;
+    oc->n_cigar = r->n_cigar - oc->cigar_off;
+    return 0;
+}
+
+int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
+                       const uint8_t *code, uint32_t len, const gpuasm_targets *t,
+                       const gpuasm_endhit *hits, size_t n, char *err, size_t errlen)
+{
+    r->n_occ = 0;
+    r->n_cigar = 0;
+    r->md.l = 0;
+    if (n == 0) return 0;
+    if (grow((void **)&r->rc, &r->m_rc, (size_t)len + 1, 1) < 0) goto oom;
+    for (uint32_t i = 0; i < len; i++) r->rc[i] = gpuasm_nt16_comp(code[len - 1 - i]);
+
+    size_t i = 0;
+    while (i < n) {
+        uint32_t ti = hits[i].target;
+        size_t j = i;
+        while (j < n && hits[j].target == ti) j++;
+        /* hits[i..j): one (read, target), sorted by strand then end. */
+        if (grow(&r->cand, &r->m_cand, j - i, sizeof(cand_t)) < 0) goto oom;
+        cand_t *cand = r->cand;
+        size_t nc = 0;
+        for (size_t s = i; s < j;) {
+            size_t e = s;
+            while (e < j && hits[e].strand == hits[s].strand) e++;
+            nc += local_minima(hits + s, e - s, cand + nc);
+            s = e;
+        }
+        qsort(cand, nc, sizeof(cand_t), cand_cmp);
+
+        const uint8_t *tcode = t->code + t->off[ti];
+        uint64_t tlen = t->off[ti + 1] - t->off[ti];
+        int rip = gpuasm_read_is_pattern(&o->search, len, tlen);
+        size_t n_acc = 0, first_occ = r->n_occ;
+        for (size_t c = 0; c < nc; c++) {
+            const uint8_t *rs = cand[c].strand ? r->rc : code;
+            const uint8_t *pat = rip ? rs : tcode, *txt = rip ? tcode : rs;
+            uint64_t m = rip ? len : tlen, tn = rip ? tlen : len;
+            int tb = gpuasm_traceback(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,
+                                      &r->tb, &r->aln);
+            if (tb == -1) goto oom;
+            if (tb < 0) {
+                snprintf(err, errlen, "internal error: end hit (target %s, strand %u, end %u, "
+                         "distance %d) has no alignment: the search kernel is wrong",
+                         t->name[ti], cand[c].strand, cand[c].end, cand[c].dist);
+                return -1;
+            }
+            span_t sp = { r->aln.tstart, r->aln.tend };
+            if (!rip && cand[c].strand) sp = (span_t){ tn - 1 - r->aln.tend, tn - 1 - r->aln.tstart };
+            span_t *acc = r->acc;
+            int overlaps = 0;
+            for (size_t q = 0; q < n_acc && !overlaps; q++)
+                overlaps = sp.lo <= acc[q].hi && acc[q].lo <= sp.hi;
+            if (overlaps) continue;
+            if (grow(&r->acc, &r->m_acc, n_acc + 1, sizeof(span_t)) < 0) goto oom;
+            ((span_t *)r->acc)[n_acc++] = sp;
+            if (!o->all && n_acc == 2) {
+                r->occ[first_occ].xs = cand[c].dist;
+                break;
+            }
+            if (n_acc == 2) r->occ[first_occ].xs = cand[c].dist;
+            if (grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
+            r->occ[r->n_occ] = (gpuasm_occ){ .target = ti, .strand = cand[c].strand,
+                                             .dist = cand[c].dist, .xs = -1 };
+            if (describe(r, o, rip, len, tcode) < 0) goto oom;
+            r->n_occ++;
+        }
+        i = j;
+    }
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+void gpuasm_report_free(gpuasm_report *r)
+{
+    free(r->occ);
+    free(r->cigar);
+    ks_free(&r->md);
+    gpuasm_tb_work_free(&r->tb);
+    gpuasm_aln_free(&r->aln);
+    free(r->rc);
+    free(r->cand);
+    free(r->acc);
+    memset(r, 0, sizeof(*r));
+}

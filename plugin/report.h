@@ -1,0 +1,66 @@
+/* report.h -- from a read's end hits to the occurrences that are reported,
+ * each with position, CIGAR, MD and NM (DESIGN.md §1 "Report").
+ *
+ * Candidates are the local minima of D[m][j] along the text: j with
+ * D[m][j] <= k, D[m][j-1] > D[m][j] (or j-1 not a hit) and
+ * D[m][j+1] >= D[m][j] (or j+1 not a hit), i.e. the leftmost end of each
+ * valley.  They are ranked by distance, then forward strand, then leftmost
+ * end; each is traced back (traceback.h), and one whose text interval
+ * overlaps an already accepted occurrence of the same (read, target) is
+ * dropped.  The default keeps the first (the best) and uses the second for
+ * XS; --all keeps them all.  Everything here is a pure function of the
+ * sorted end hits, so any backend that gives the same hits gives the same
+ * bytes.
+ */
+#ifndef GPUASM_REPORT_H
+#define GPUASM_REPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <htslib/kstring.h>
+#include "search.h"
+#include "traceback.h"
+#include "targets.h"
+
+typedef struct gpuasm_report_opt {
+    gpuasm_search_opt search;
+    int all;   /* --all */
+    int eqx;   /* --eqx: =/X instead of M */
+} gpuasm_report_opt;
+
+/* One occurrence to write as a SAM record. */
+typedef struct gpuasm_occ {
+    uint32_t target;     /* target index */
+    uint32_t strand;     /* 1: read reverse-complemented (FLAG 16) */
+    int32_t  dist;       /* NM */
+    int32_t  xs;         /* second-best distance in this (read, target), or -1 */
+    int64_t  pos;        /* 0-based leftmost target base (SAM POS - 1) */
+    size_t   cigar_off;  /* into gpuasm_report.cigar */
+    size_t   n_cigar;
+    size_t   md_off;     /* into gpuasm_report.md.s, NUL-terminated */
+} gpuasm_occ;
+
+typedef struct gpuasm_report {
+    gpuasm_occ *occ;  size_t n_occ, m_occ;    /* output order */
+    uint32_t *cigar;  size_t n_cigar, m_cigar;
+    kstring_t md;
+    /* work space, reused from read to read */
+    gpuasm_tb_work tb;
+    gpuasm_aln aln;
+    uint8_t *rc;      size_t m_rc;            /* reverse complement of the read */
+    void *cand;       size_t m_cand;          /* candidates of one (read, target) */
+    void *acc;        size_t m_acc;           /* accepted intervals */
+} gpuasm_report;
+
+/* Occurrences of one read.  code/len: the read's codes (as searched);
+ * hits[0..n): this read's end hits in gpuasm_hits_sort() order.  Fills
+ * r->occ (targets in file order, best first within a target).  Returns 0;
+ * -1 with err on out of memory or an end hit that does not trace back
+ * (a kernel fault). */
+int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
+                       const uint8_t *code, uint32_t len, const gpuasm_targets *t,
+                       const gpuasm_endhit *hits, size_t n, char *err, size_t errlen);
+
+void gpuasm_report_free(gpuasm_report *r);
+
+#endif

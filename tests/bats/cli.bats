@@ -1,0 +1,158 @@
+#!/usr/bin/env bats
+# Command line: help, version, exit codes, option values.
+
+setup() {
+    load helpers
+}
+
+@test "--help prints usage on stdout and exits 0" {
+    run --separate-stderr scan --help
+    assert_success
+    assert_output --partial "gpuasm-scan"
+    assert_output --partial "--max-diffs"
+    assert_output --partial "--device"
+    assert_equal "$stderr" ""
+}
+
+@test "-h is --help" {
+    run --separate-stderr scan --help
+    local help=$output
+    run --separate-stderr scan -h
+    assert_success
+    assert_equal "$output" "$help"
+}
+
+@test "--version prints the program and htslib versions" {
+    run --separate-stderr scan --version
+    assert_success
+    assert_line --index 0 --regexp '^gpuasm-scan [0-9]+\.[0-9]+'
+    assert_line --regexp '^htslib [0-9]+\.[0-9]+'
+    if [ -n "${GPUASM_VERSION:-}" ]; then
+        assert_line --index 0 "gpuasm-scan $GPUASM_VERSION"
+    fi
+}
+
+@test "-V is --version" {
+    run scan -V
+    assert_success
+    assert_line --index 0 --regexp '^gpuasm-scan '
+}
+
+@test "a good run exits 0 and writes SAM to stdout" {
+    run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    assert_success
+    assert_line --index 0 --regexp '^@HD'
+    assert_equal "$stderr" ""
+}
+
+@test "no arguments: exit 1, usage on stderr, nothing on stdout" {
+    run --separate-stderr scan
+    assert_equal "$status" 1
+    assert_equal "$output" ""
+    [ -n "$stderr" ]
+}
+
+@test "one positional argument: exit 1" {
+    run --separate-stderr scan "$READS"
+    assert_equal "$status" 1
+    assert_equal "$output" ""
+    [ -n "$stderr" ]
+}
+
+@test "three positional arguments: exit 1" {
+    run --separate-stderr scan --device cpu "$READS" "$TARGETS" "$TARGETS"
+    assert_equal "$status" 1
+    assert_equal "$output" ""
+}
+
+@test "unknown option: exit 1, one line naming it" {
+    run --separate-stderr scan --no-such-option "$READS" "$TARGETS"
+    assert_one_error "no-such-option"
+    assert_equal "$output" ""
+}
+
+@test "unknown short option: exit 1" {
+    run --separate-stderr scan -Z "$READS" "$TARGETS"
+    assert_equal "$status" 1
+    assert_equal "$output" ""
+}
+
+@test "option without its value: exit 1" {
+    run --separate-stderr scan "$READS" "$TARGETS" -k
+    assert_equal "$status" 1
+    assert_equal "$output" ""
+}
+
+# Each bad value: exit 1, one line on stderr that names the option's value,
+# nothing on stdout.
+bad_value() {
+    run --separate-stderr scan --device cpu "$@" "$READS" "$TARGETS"
+    assert_one_error
+    assert_equal "$output" ""
+}
+
+@test "bad -k values" {
+    bad_value -k -1
+    bad_value -k abc
+    bad_value -k 3x
+    bad_value -k ""
+    bad_value --max-diffs 99999999999999999999
+}
+
+@test "bad -e values" {
+    bad_value -e abc
+    bad_value -e -0.1
+    bad_value -e 0.1x
+    bad_value --error-rate nan
+}
+
+@test "bad --pattern, --device, -O values" {
+    bad_value --pattern bogus
+    bad_value --device bogus
+    bad_value --device cuda:x
+    bad_value -O bogus
+}
+
+@test "bad -@ and --batch-size values" {
+    bad_value -@ abc
+    bad_value -@ -1
+    bad_value --batch-size abc
+    bad_value --batch-size 0
+    bad_value --batch-size 10X
+}
+
+@test "--batch-size accepts k, M and G suffixes" {
+    run --separate-stderr scan --device cpu --no-PG --batch-size 2k "$READS" "$TARGETS"
+    assert_success
+    run --separate-stderr scan --device cpu --no-PG --batch-size 1M "$READS" "$TARGETS"
+    assert_success
+    run --separate-stderr scan --device cpu --no-PG --batch-size 1G "$READS" "$TARGETS"
+    assert_success
+}
+
+@test "--device cuda without a GPU is an error" {
+    if have_gpu; then skip "a GPU is present"; fi
+    run --separate-stderr scan --device cuda "$READS" "$TARGETS"
+    assert_one_error
+    assert_equal "$output" ""
+}
+
+@test "--device auto without a GPU: at most one warning, same output as --device cpu" {
+    run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
+    assert_success
+    local cpu=$output
+    run --separate-stderr scan --device auto --no-PG "$READS" "$TARGETS"
+    assert_success
+    [ "${#stderr_lines[@]}" -le 1 ]
+    if have_gpu; then assert_equal "$stderr" ""; fi
+    assert_equal "$output" "$cpu"
+}
+
+@test "default device is auto" {
+    run --separate-stderr scan --device auto --no-PG "$READS" "$TARGETS"
+    local auto=$output auto_err=$stderr
+    run --separate-stderr scan --no-PG "$READS" "$TARGETS"
+    assert_success
+    assert_equal "$output" "$auto"
+    assert_equal "$stderr" "$auto_err"
+}

@@ -1,0 +1,116 @@
+# helpers.bash -- shared setup of gpuasm's bats tests (tests/bats, tests/data).
+#
+# make check exports absolute paths (Makefile.am, AM_TESTS_ENVIRONMENT):
+#   GPUASM_SCAN         the built gpuasm-scan
+#   TEST_DATA           test-data/ of the source tree (the bundled sample)
+#   GPUASM_SHARED_DATA  the shared real data (../shared/data beside the checkout)
+#   GPUASM_TESTS_DIR    tests/ of the source tree
+#   PYTHON3, GPUASM_VERSION
+# Run by hand (bats tests/bats/cli.bats from the top of a built tree), the
+# defaults below point at the same places.
+
+# run --separate-stderr needs bats >= 1.5 (Debian 12 has 1.8.2).
+bats_require_minimum_version 1.5.0
+
+_gpuasm_top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+: "${GPUASM_SCAN:=$_gpuasm_top/gpuasm-scan}"
+: "${TEST_DATA:=$_gpuasm_top/test-data}"
+: "${GPUASM_TESTS_DIR:=$_gpuasm_top/tests}"
+: "${GPUASM_SHARED_DATA:=$_gpuasm_top/../shared/data}"
+: "${PYTHON3:=python3}"
+
+# bats-support and bats-assert: Debian installs them in /usr/lib/bats; the
+# copy unpacked by fetch-peers lives beside its bats ($BATS_ROOT/lib/bats).
+_gpuasm_load() {
+    local d IFS=:
+    for d in ${BATS_LIB_PATH:-} "${BATS_ROOT:-/nonexistent}/lib/bats" /usr/lib/bats /usr/local/lib/bats; do
+        if [ -f "$d/$1/load.bash" ]; then
+            # shellcheck disable=SC1090
+            source "$d/$1/load.bash"
+            return 0
+        fi
+    done
+    echo "helpers.bash: $1 not found (Debian: apt-get install bats-support bats-assert)" >&2
+    return 1
+}
+_gpuasm_load bats-support
+_gpuasm_load bats-assert
+
+READS="$TEST_DATA/reads.fq"
+TARGETS="$TEST_DATA/targets.fa"
+EXPECTED_SAM="$TEST_DATA/sample.expected.sam"
+
+# gpuasm-scan with the given arguments.
+scan() {
+    "$GPUASM_SCAN" "$@"
+}
+
+# Records of a SAM file or stream without the header.
+records() {
+    grep -v '^@' "$@" || true
+}
+
+# SAM without @PG lines (the only line that differs between runs).
+no_pg() {
+    grep -v '^@PG' "$@" || true
+}
+
+require_samtools() {
+    command -v samtools >/dev/null 2>&1 || skip "samtools not installed"
+}
+
+require_shared_data() {
+    [ -d "$GPUASM_SHARED_DATA/oracles" ] || skip "shared data not found at $GPUASM_SHARED_DATA"
+}
+
+# Is there a usable NVIDIA GPU here?
+have_gpu() {
+    command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU'
+}
+
+# Assert the failure shape of the command line contract: exit status 1,
+# exactly one line on stderr, starting "gpuasm-scan: " and containing each
+# further argument (the file name, the record).  Use after run --separate-stderr.
+assert_one_error() {
+    assert_equal "$status" 1
+    if [ "${#stderr_lines[@]}" -ne 1 ]; then
+        printf 'expected one line on stderr, got %d:\n%s\n' "${#stderr_lines[@]}" "$stderr" >&2
+        return 1
+    fi
+    case "$stderr" in
+        "gpuasm-scan: "*) ;;
+        *) printf 'stderr does not start with "gpuasm-scan: ": %s\n' "$stderr" >&2; return 1 ;;
+    esac
+    local want
+    for want in "$@"; do
+        case "$stderr" in
+            *"$want"*) ;;
+            *) printf 'stderr does not mention "%s": %s\n' "$want" "$stderr" >&2; return 1 ;;
+        esac
+    done
+}
+
+# FASTQ -> FASTA (no line wrapping).
+fq2fa() {
+    awk 'NR % 4 == 1 { print ">" substr($0, 2) } NR % 4 == 2 { print }' "$1"
+}
+
+# Write a BGZF-compressed copy of $1 to $2 (gzip members with the BC extra
+# field, then the empty EOF block), so no bgzip binary is needed.
+bgzf() {
+    "$PYTHON3" - "$1" "$2" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+out = open(sys.argv[2], "wb")
+def block(chunk):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = c.compress(chunk) + c.flush()
+    bsize = 18 + len(body) + 8
+    out.write(b"\x1f\x8b\x08\x04" + b"\0\0\0\0" + b"\0\xff" + struct.pack("<H", 6)
+              + b"BC" + struct.pack("<HH", 2, bsize - 1) + body
+              + struct.pack("<II", zlib.crc32(chunk) & 0xffffffff, len(chunk)))
+for i in range(0, len(data), 60000):
+    block(data[i:i + 60000])
+block(b"")
+PY
+}

@@ -1,0 +1,1016 @@
+/* test_kernels.c -- seeded random differential tests of the search kernels
+ * against the naive O(m*n) DP (tests/c/naive_dp.c).  Output is TAP.
+ *
+ *   (a) gpuasm_myers_cpu_pair() vs the naive DP: every m in 1..300, the word
+ *       boundaries, long patterns; IUPAC and 0 codes, repetitive texts,
+ *       texts shorter than the pattern, k from 0 to past m.
+ *   (b) the engine (gpuasm_engine_scan) on random read/target sets vs the
+ *       naive DP over every (read, target, strand) pair, with the pair rules
+ *       of search.h, for several batch splits and thread counts.
+ *   (c) gpuasm_traceback() on every hit of (b): the alignment re-walks to
+ *       the reported distance and end, and equals an unbanded DP's walk-back;
+ *       hand-made tie cases; a 100,000-base pattern.
+ *
+ * Environment: GPUASM_TEST_SEED (default fixed) varies the random cases;
+ * GPUASM_TEST_DEVICE (default "cpu") is the engine's --device.  With
+ * GPUASM_TEST_DEVICE=cuda and no usable device: "1..0 # SKIP", exit 77.
+ * Exit status 0 when every test passed, else 1.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "engine.h"
+#include "naive_dp.h"
+#include "nt16.h"
+#include "search.h"
+#include "traceback.h"
+
+/* ---- TAP ---------------------------------------------------------------- */
+
+static int n_tests, n_failed;
+
+static int tap(int ok, const char *fmt, ...)
+{
+    va_list ap;
+    n_tests++;
+    if (!ok) n_failed++;
+    printf("%s %d - ", ok ? "ok" : "not ok", n_tests);
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+    fflush(stdout);
+    return ok;
+}
+
+/* Diagnostics: at most a few per test so a broken kernel stays readable. */
+static int n_diag;
+static void diag(const char *fmt, ...)
+{
+    va_list ap;
+    if (n_diag++ >= 20) return;
+    printf("# ");
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    printf("\n");
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "test_kernels: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p) {
+        fprintf(stderr, "test_kernels: out of memory\n");
+        abort();
+    }
+    return p;
+}
+
+/* ---- random sequences ---------------------------------------------------- */
+
+static uint64_t rng;
+
+static uint64_t rnd(void)   /* splitmix64 */
+{
+    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
+static int chance(double p) { return (double)(rnd() >> 11) * 0x1.0p-53 < p; }
+
+enum alphabet {
+    AL_ACGT,    /* single bases only */
+    AL_AC,      /* two bases: many matches, long runs of ties */
+    AL_N,       /* single bases and some 0 (N in a filtered read) */
+    AL_IUPAC,   /* single bases and any of the 16 codes */
+    AL_COUNT
+};
+
+static uint8_t rnd_base(int al)
+{
+    static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+    switch (al) {
+    case AL_AC: return (uint8_t)(1 + (rnd() & 1));
+    case AL_N: return chance(0.08) ? 0 : acgt[rnd() & 3];
+    case AL_IUPAC: return chance(0.15) ? (uint8_t)below(16) : acgt[rnd() & 3];
+    default: return acgt[rnd() & 3];
+    }
+}
+
+static void rnd_seq(uint8_t *s, uint64_t n, int al)
+{
+    for (uint64_t i = 0; i < n; i++) s[i] = rnd_base(al);
+}
+
+/* A period-p repeat (ACACAC.. for p = 2) with the given alphabet. */
+static void rep_seq(uint8_t *s, uint64_t n, int al)
+{
+    uint8_t unit[5];
+    size_t p = 1 + (size_t)below(5);
+    for (size_t i = 0; i < p; i++) unit[i] = rnd_base(al);
+    for (uint64_t i = 0; i < n; i++) s[i] = unit[i % p];
+}
+
+/* Copy src with about rate*len random edits (substitution, insertion,
+ * deletion in equal parts).  dst needs room for 2*len+1; returns its length
+ * and the number of edits made in *n_edits. */
+static uint64_t mutate(const uint8_t *src, uint64_t len, double rate, int al,
+                       uint8_t *dst, uint64_t *n_edits)
+{
+    uint64_t o = 0, e = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        if (!chance(rate)) { dst[o++] = src[i]; continue; }
+        e++;
+        switch (below(3)) {
+        case 0: dst[o++] = rnd_base(al); break;            /* substitution */
+        case 1: dst[o++] = rnd_base(al); dst[o++] = src[i]; break; /* insertion */
+        default: break;                                     /* deletion */
+        }
+    }
+    if (n_edits) *n_edits = e;
+    return o;
+}
+
+static void revcomp(const uint8_t *s, uint64_t n, uint8_t *out)
+{
+    for (uint64_t i = 0; i < n; i++) out[i] = gpuasm_nt16_comp(s[n - 1 - i]);
+}
+
+/* ---- (a) gpuasm_myers_cpu_pair vs naive --------------------------------- */
+
+typedef struct { uint64_t j; int32_t d; } jd;
+typedef struct { jd *a; size_t n, cap; int unordered; } jd_list;
+
+static void jd_push(jd_list *l, uint64_t j, int32_t d)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->a = xrealloc(l->a, l->cap * sizeof(jd));
+    }
+    if (l->n && l->a[l->n - 1].j >= j) l->unordered = 1;
+    l->a[l->n].j = j;
+    l->a[l->n].d = d;
+    l->n++;
+}
+
+static void collect(void *ctx, uint64_t j, int32_t d) { jd_push(ctx, j, d); }
+
+/* Myers' hits for each k in ks[] against the naive last row.  Returns 1 when
+ * all agree. */
+static int check_pair(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n,
+                      const int32_t *ks, int nk, const char *what)
+{
+    int32_t *last = xmalloc((size_t)n * sizeof(int32_t));
+    if (gpuasm_naive_dp(p, m, t, n, last) < 0) abort();
+    int ok = 1;
+    jd_list got = {0};
+    for (int q = 0; q < nk && ok; q++) {
+        int32_t k = ks[q];
+        got.n = 0;
+        got.unordered = 0;
+        if (gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got) != 0) {
+            diag("%s: m=%u n=%" PRIu64 " k=%d: myers returned an error", what, m, n, k);
+            ok = 0;
+            break;
+        }
+        if (got.unordered) {
+            diag("%s: m=%u n=%" PRIu64 " k=%d: hits not in increasing j", what, m, n, k);
+            ok = 0;
+        }
+        size_t g = 0;
+        for (uint64_t j = 0; j < n && ok; j++) {
+            int want = last[j] <= k;
+            int have = g < got.n && got.a[g].j == j;
+            if (want != have || (have && got.a[g].d != last[j])) {
+                diag("%s: m=%u n=%" PRIu64 " k=%d: at j=%" PRIu64 " naive D=%d, myers %s%d",
+                     what, m, n, k, j, last[j], have ? "D=" : "no hit", have ? got.a[g].d : 0);
+                ok = 0;
+            }
+            if (have) g++;
+        }
+        if (ok && g != got.n) {
+            diag("%s: m=%u n=%" PRIu64 " k=%d: %zu hits beyond the text", what, m, n, k, got.n - g);
+            ok = 0;
+        }
+    }
+    free(got.a);
+    free(last);
+    return ok;
+}
+
+/* One (pattern, text) case for pattern length m, of kind `kind`, checked at
+ * a spread of k values from 0 to past m. */
+static int pair_case(uint32_t m, int kind, const char *what)
+{
+    int al_p = (int)below(AL_COUNT), al_t = (int)below(AL_COUNT);
+    uint8_t *p = xmalloc(m);
+    uint64_t cap = 4 * (uint64_t)m + 64;
+    uint8_t *t = xmalloc(cap);
+    uint64_t n = 0;
+    if (kind == 2) rep_seq(p, m, al_p); else rnd_seq(p, m, al_p);
+    switch (kind) {
+    case 0:   /* random text, often shorter than the pattern */
+        n = below(2 * (uint64_t)m + 20);
+        rnd_seq(t, n, al_t);
+        break;
+    case 1: { /* a mutated copy between random flanks */
+        uint64_t a = below(m + 10), b = below(m + 10);
+        rnd_seq(t, a, al_t);
+        n = a + mutate(p, m, 0.02 + 0.2 * (double)(rnd() >> 11) * 0x1.0p-53, al_t, t + a, NULL);
+        rnd_seq(t + n, b, al_t);
+        n += b;
+        break;
+    }
+    case 2:   /* repetitive pattern and text */
+        n = below(3 * (uint64_t)m + 10);
+        if (chance(0.5)) rep_seq(t, n, al_t);
+        else for (uint64_t j = 0; j < n; j++) t[j] = p[j % m];
+        break;
+    default:  /* a text made of pattern pieces */
+        while (n + m < cap && chance(0.7)) {
+            uint64_t a = below(m), len = 1 + below(m - a);
+            memcpy(t + n, p + a, len);
+            n += len;
+        }
+        break;
+    }
+    int32_t ks[8];
+    int nk = 0;
+    ks[nk++] = 0;
+    ks[nk++] = 1;
+    ks[nk++] = (int32_t)(m / 10);
+    ks[nk++] = (int32_t)(m / 4);
+    ks[nk++] = (int32_t)below(m + 1);
+    ks[nk++] = (int32_t)m - 1;
+    ks[nk++] = (int32_t)m;
+    ks[nk++] = (int32_t)m + 3;
+    int ok = check_pair(p, m, t, n, ks, nk, what);
+    free(p);
+    free(t);
+    return ok;
+}
+
+static void test_pairs(void)
+{
+    for (uint32_t m = 1; m <= 300; m++) {
+        int ok = 1;
+        for (int c = 0; c < 16 && ok; c++) ok = pair_case(m, c % 4, "pair");
+        tap(ok, "myers_cpu_pair m=%u: 16 texts x 8 k match the naive DP", m);
+    }
+    static const uint32_t edge[] = { 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257 };
+    for (size_t q = 0; q < sizeof edge / sizeof edge[0]; q++) {
+        int ok = 1;
+        for (int c = 0; c < 100 && ok; c++) ok = pair_case(edge[q], c % 4, "edge");
+        tap(ok, "myers_cpu_pair m=%u (word boundary): 100 texts x 8 k match the naive DP", edge[q]);
+    }
+    static const uint32_t longm[] = { 1000, 2047, 5000 };
+    for (size_t q = 0; q < sizeof longm / sizeof longm[0]; q++) {
+        int ok = 1;
+        for (int c = 0; c < 8 && ok; c++) ok = pair_case(longm[q], c % 4, "long");
+        tap(ok, "myers_cpu_pair m=%u: 8 texts x 8 k match the naive DP", longm[q]);
+    }
+}
+
+/* ---- sequence sets -------------------------------------------------------- */
+
+typedef struct {
+    uint32_t n;
+    uint64_t *off;
+    uint8_t *code;
+    size_t cap;
+} seqs;
+
+static void seqs_init(seqs *s)
+{
+    memset(s, 0, sizeof *s);
+    s->off = xmalloc(sizeof(uint64_t));
+    s->off[0] = 0;
+}
+
+static void seqs_add(seqs *s, const uint8_t *c, uint64_t len)
+{
+    uint64_t at = s->off[s->n];
+    if (at + len > s->cap) {
+        s->cap = 2 * (at + len) + 64;
+        s->code = xrealloc(s->code, s->cap);
+    }
+    if (len) memcpy(s->code + at, c, len);
+    s->off = xrealloc(s->off, (s->n + 2) * sizeof(uint64_t));
+    s->off[s->n + 1] = at + len;
+    s->n++;
+}
+
+static void seqs_free(seqs *s)
+{
+    free(s->off);
+    free(s->code);
+}
+
+static gpuasm_seqset view(const seqs *s)
+{
+    gpuasm_seqset v = { s->n, s->off, s->code };
+    return v;
+}
+
+static uint64_t slen(const gpuasm_seqset *s, uint32_t i) { return s->off[i + 1] - s->off[i]; }
+static const uint8_t *sseq(const gpuasm_seqset *s, uint32_t i) { return s->code + s->off[i]; }
+
+/* ---- (b) the engine vs naive ---------------------------------------------- */
+
+/* Pattern and text of pair (read r, target t, strand s) under the pair rules
+ * of search.h, written plainly.  rcbuf must hold the read.  Returns 0 when
+ * the pair is not searched. */
+typedef struct {
+    const uint8_t *p, *t;
+    uint64_t m, n;
+    int32_t k;
+} pair_def;
+
+static int make_pair(const gpuasm_seqset *reads, uint32_t r, const gpuasm_seqset *tg,
+                     uint32_t t, uint32_t s, const gpuasm_search_opt *opt,
+                     uint8_t *rcbuf, pair_def *pd)
+{
+    uint64_t rl = slen(reads, r), tl = slen(tg, t);
+    const uint8_t *rs = sseq(reads, r);
+    if (s) { revcomp(rs, rl, rcbuf); rs = rcbuf; }
+    if (gpuasm_read_is_pattern(opt, rl, tl)) {
+        pd->p = rs; pd->m = rl; pd->t = sseq(tg, t); pd->n = tl;
+    } else {
+        pd->p = sseq(tg, t); pd->m = tl; pd->t = rs; pd->n = rl;
+    }
+    pd->k = gpuasm_pair_k(opt, pd->m);
+    return (int64_t)pd->m > (int64_t)pd->k;
+}
+
+static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
+                          const gpuasm_search_opt *opt, gpuasm_hits *out)
+{
+    uint64_t maxr = 0;
+    for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
+    uint8_t *rc = xmalloc(maxr);
+    out->n = 0;
+    for (uint32_t r = 0; r < reads->n; r++)
+        for (uint32_t t = 0; t < tg->n; t++)
+            for (uint32_t s = 0; s < 2; s++) {
+                pair_def pd;
+                if (!make_pair(reads, r, tg, t, s, opt, rc, &pd)) continue;
+                int32_t *last = xmalloc(pd.n * sizeof(int32_t));
+                if (gpuasm_naive_dp(pd.p, (uint32_t)pd.m, pd.t, pd.n, last) < 0) abort();
+                for (uint64_t j = 0; j < pd.n; j++)
+                    if (last[j] <= pd.k) {
+                        gpuasm_endhit e = { r, t, (uint32_t)j, last[j], s };
+                        if (gpuasm_hits_push(out, e) < 0) abort();
+                    }
+                free(last);
+            }
+    free(rc);
+}
+
+static int same_hits(const gpuasm_hits *a, const gpuasm_hits *b, const char *what)
+{
+    size_t i = 0;
+    for (; i < a->n && i < b->n; i++) {
+        const gpuasm_endhit *x = &a->hit[i], *y = &b->hit[i];
+        if (x->read != y->read || x->target != y->target || x->strand != y->strand ||
+            x->end != y->end || x->dist != y->dist) break;
+    }
+    if (i == a->n && i == b->n) return 1;
+    const gpuasm_endhit *x = i < a->n ? &a->hit[i] : NULL, *y = i < b->n ? &b->hit[i] : NULL;
+    diag("%s: %zu vs %zu hits, first difference at #%zu: got %s r%u t%u s%u end %u d%d;"
+         " want %s r%u t%u s%u end %u d%d", what, a->n, b->n, i,
+         x ? "" : "(none)", x ? x->read : 0, x ? x->target : 0, x ? x->strand : 0,
+         x ? x->end : 0, x ? x->dist : 0,
+         y ? "" : "(none)", y ? y->read : 0, y ? y->target : 0, y ? y->strand : 0,
+         y ? y->end : 0, y ? y->dist : 0);
+    return 0;
+}
+
+/* Run the engine over reads cut into batches at the given cut points and
+ * concatenate the hits with read indices made global. */
+static int engine_run(gpuasm_engine *e, const gpuasm_seqset *reads, const uint32_t *cuts,
+                      int ncuts, const gpuasm_search_opt *opt, gpuasm_hits *all)
+{
+    char err[512];
+    gpuasm_hits h = {0};
+    all->n = 0;
+    uint32_t from = 0;
+    for (int c = 0; c <= ncuts; c++) {
+        uint32_t to = c < ncuts ? cuts[c] : reads->n;
+        uint32_t nb = to - from;
+        /* A batch is a seqset of its own: offsets from 0, read indices from 0. */
+        uint64_t *off = xmalloc(((size_t)nb + 1) * sizeof(uint64_t));
+        for (uint32_t i = 0; i <= nb; i++) off[i] = reads->off[from + i] - reads->off[from];
+        uint64_t nbases = off[nb];
+        uint8_t *code = gpuasm_engine_host_alloc(e, nbases ? nbases : 1);
+        if (!code) abort();
+        if (nbases) memcpy(code, reads->code + reads->off[from], nbases);
+        gpuasm_seqset batch = { nb, off, code };
+        int rc = gpuasm_engine_scan(e, &batch, opt, &h, err, sizeof err);
+        gpuasm_engine_host_free(e, code);
+        free(off);
+        if (rc != 0) {
+            diag("engine scan failed: %s", err);
+            gpuasm_hits_free(&h);
+            return 0;
+        }
+        for (size_t i = 0; i < h.n; i++) {
+            gpuasm_endhit x = h.hit[i];
+            x.read += from;
+            if (gpuasm_hits_push(all, x) < 0) abort();
+        }
+        from = to;
+    }
+    gpuasm_hits_free(&h);
+    return 1;
+}
+
+/* ---- (c) traceback checks ------------------------------------------------ */
+
+/* Re-walk an alignment over pattern and text: 1 when it consumes exactly the
+ * m pattern bases and text[tstart..end], MATCH/SUBST agree with the nt16 rule
+ * and the non-MATCH columns number dist. */
+static int rewalk(const uint8_t *p, uint64_t m, const uint8_t *t, uint64_t n,
+                  const gpuasm_aln *a, uint64_t end, int32_t dist, const char *what)
+{
+    uint64_t i = 0, x = a->tstart;
+    int32_t nd = 0;
+    if (a->tend != end || a->dist != dist) {
+        diag("%s: aln tend %" PRIu64 " dist %d, want %" PRIu64 " %d", what, a->tend, a->dist, end, dist);
+        return 0;
+    }
+    for (size_t c = 0; c < a->n_op; c++) {
+        switch (a->op[c]) {
+        case GPUASM_OP_MATCH:
+        case GPUASM_OP_SUBST:
+            if (i >= m || x >= n) { diag("%s: op %zu runs off the sequences", what, c); return 0; }
+            if (gpuasm_nt16_match(p[i], t[x]) != (a->op[c] == GPUASM_OP_MATCH)) {
+                diag("%s: op %zu says %s for codes %u/%u", what, c,
+                     a->op[c] == GPUASM_OP_MATCH ? "MATCH" : "SUBST", p[i], t[x]);
+                return 0;
+            }
+            nd += a->op[c] != GPUASM_OP_MATCH;
+            i++; x++;
+            break;
+        case GPUASM_OP_PGAP:
+            if (i >= m) { diag("%s: PGAP past the pattern", what); return 0; }
+            nd++; i++;
+            break;
+        case GPUASM_OP_TGAP:
+            if (x >= n) { diag("%s: TGAP past the text", what); return 0; }
+            nd++; x++;
+            break;
+        default:
+            diag("%s: op %zu has code %u", what, c, a->op[c]);
+            return 0;
+        }
+    }
+    if (i != m || x != end + 1 || nd != dist) {
+        diag("%s: re-walk used %" PRIu64 "/%" PRIu64 " pattern bases, ended at text %" PRIu64
+             " (want %" PRIu64 "), %d diffs (want %d)", what, i, m, x, end + 1, nd, dist);
+        return 0;
+    }
+    return 1;
+}
+
+/* Independent oracle of the tie rule: the full, unbanded DP of the pattern
+ * against text[lo .. end] (lo = end + 1 - (m + dist): no alignment with
+ * dist differences consumes more text), free start, then the walk back
+ * from (m, end) that takes, at each cell, the first consistent predecessor
+ * in the order diagonal, up (PGAP), left (TGAP).  The traceback's start and
+ * ops must be exactly these.  O(m * (m + dist)) per hit. */
+static int greedy_walk_matches(const uint8_t *p, uint64_t m, const uint8_t *t,
+                               const gpuasm_aln *a, uint64_t end, int32_t dist, const char *what)
+{
+    uint64_t lo = end + 1 >= m + (uint64_t)dist ? end + 1 - (m + (uint64_t)dist) : 0;
+    uint64_t w = end + 1 - lo;
+    int32_t *D = xmalloc((m + 1) * (w + 1) * sizeof(int32_t));
+#define DD(i, x) D[(i) * (w + 1) + (x)]
+    for (uint64_t x = 0; x <= w; x++) DD(0, x) = 0;
+    for (uint64_t i = 1; i <= m; i++) {
+        DD(i, 0) = (int32_t)i;
+        for (uint64_t x = 1; x <= w; x++) {
+            int32_t v = DD(i - 1, x - 1) + (gpuasm_nt16_match(p[i - 1], t[lo + x - 1]) ? 0 : 1);
+            if (DD(i - 1, x) + 1 < v) v = DD(i - 1, x) + 1;
+            if (DD(i, x - 1) + 1 < v) v = DD(i, x - 1) + 1;
+            DD(i, x) = v;
+        }
+    }
+    int ok = DD(m, w) == dist;
+    if (!ok) diag("%s: unbanded DP gives %d at the end, want %d", what, DD(m, w), dist);
+    uint8_t *ops = xmalloc(m + (uint64_t)dist + 1);
+    size_t k = 0;
+    uint64_t i = m, x = w;
+    while (ok && i > 0) {
+        if (x >= 1 && DD(i - 1, x - 1) + (gpuasm_nt16_match(p[i - 1], t[lo + x - 1]) ? 0 : 1) == DD(i, x)) {
+            ops[k++] = gpuasm_nt16_match(p[i - 1], t[lo + x - 1]) ? GPUASM_OP_MATCH : GPUASM_OP_SUBST;
+            i--;
+            x--;
+        } else if (DD(i - 1, x) + 1 == DD(i, x)) {
+            ops[k++] = GPUASM_OP_PGAP;
+            i--;
+        } else {
+            ops[k++] = GPUASM_OP_TGAP;
+            x--;
+        }
+    }
+#undef DD
+    if (ok && (a->tstart != lo + x || a->n_op != k)) {
+        diag("%s: start %" PRIu64 " with %zu ops, the greedy walk gives start %" PRIu64
+             " with %zu ops", what, a->tstart, a->n_op, lo + x, k);
+        ok = 0;
+    }
+    for (size_t c = 0; ok && c < k; c++)
+        if (a->op[c] != ops[k - 1 - c]) {
+            diag("%s: op %zu is %u, the greedy walk has %u", what, c, a->op[c], ops[k - 1 - c]);
+            ok = 0;
+        }
+    free(ops);
+    free(D);
+    return ok;
+}
+
+/* Traceback of every hit in h (expected hits of one engine case).  The
+ * greedy-walk oracle is O(m^2) per hit, so it runs on a sample. */
+static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
+                            const gpuasm_search_opt *opt, const gpuasm_hits *h,
+                            const char *what)
+{
+    gpuasm_tb_work w = {0};
+    gpuasm_aln a = {0};
+    uint64_t maxr = 1;
+    for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
+    uint8_t *rc = xmalloc(maxr);
+    int ok_tb = 1, ok_rm = 1;
+    size_t n_rm = 0;
+    size_t every = h->n / 400 + 1;
+    for (size_t i = 0; i < h->n && ok_tb; i++) {
+        const gpuasm_endhit *e = &h->hit[i];
+        pair_def pd;
+        make_pair(reads, e->read, tg, e->target, e->strand, opt, rc, &pd);
+        int rc_tb = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist, &w, &a);
+        if (rc_tb != 0) {
+            diag("%s: traceback r%u t%u s%u end %u d%d returned %d", what, e->read, e->target,
+                 e->strand, e->end, e->dist, rc_tb);
+            ok_tb = 0;
+            break;
+        }
+        ok_tb = rewalk(pd.p, pd.m, pd.t, pd.n, &a, e->end, e->dist, what);
+        if (ok_tb && ok_rm && i % every == 0) {
+            ok_rm = greedy_walk_matches(pd.p, pd.m, pd.t, &a, e->end, e->dist, what);
+            n_rm++;
+        }
+    }
+    tap(ok_tb, "%s: traceback of all %zu hits re-walks to their end and distance", what, h->n);
+    tap(ok_rm, "%s: traceback equals an unbanded DP's greedy walk-back (%zu hits checked)", what, n_rm);
+    free(rc);
+    gpuasm_aln_free(&a);
+    gpuasm_tb_work_free(&w);
+}
+
+/* ---- (b) cases ------------------------------------------------------------- */
+
+typedef struct {
+    const char *name;
+    gpuasm_search_opt opt;
+    int wildcards;   /* reads filtered with --match-read-wildcards */
+} engine_case;
+
+static void build_sets(seqs *reads, seqs *tg, int wildcards)
+{
+    static const uint64_t tlen[] = { 12, 34, 80, 150, 151, 400, 1200 };
+    seqs_init(reads);
+    seqs_init(tg);
+    uint8_t *buf = xmalloc(4096), *mut = xmalloc(8192);
+    for (size_t t = 0; t < sizeof tlen / sizeof tlen[0]; t++) {
+        rnd_seq(buf, tlen[t], chance(0.5) ? AL_IUPAC : AL_ACGT);
+        seqs_add(tg, buf, tlen[t]);
+    }
+    for (int r = 0; r < 160; r++) {
+        uint64_t len;
+        int kind = (int)below(12);
+        if (kind == 0) {                       /* empty read */
+            len = 0;
+        } else if (kind <= 4) {                /* random read */
+            len = 1 + below(300);
+            rnd_seq(buf, len, chance(0.5) ? AL_N : AL_IUPAC);
+        } else if (kind <= 6) {                /* a short target inside random flanks (adapter-like) */
+            uint32_t t = (uint32_t)below(4);   /* targets 0..3: 12..150 bases */
+            uint64_t tl = tg->off[t + 1] - tg->off[t];
+            uint64_t l = mutate(tg->code + tg->off[t], tl, 0.05, AL_N, mut, NULL);
+            uint64_t f1 = below(100), f2 = below(100);
+            rnd_seq(buf, f1, AL_ACGT);
+            if (chance(0.5)) revcomp(mut, l, buf + f1); else memcpy(buf + f1, mut, l);
+            rnd_seq(buf + f1 + l, f2, AL_ACGT);
+            len = f1 + l + f2;
+        } else {                               /* piece of a target, mutated, either strand */
+            uint32_t t = (uint32_t)below(tg->n);
+            uint64_t tl = tg->off[t + 1] - tg->off[t];
+            uint64_t a = below(tl), l = 1 + below(tl - a < 300 ? tl - a : 300);
+            len = mutate(tg->code + tg->off[t] + a, l, 0.08, AL_N, mut, NULL);
+            if (chance(0.5)) revcomp(mut, len, buf); else memcpy(buf, mut, len);
+            /* flanks so that reads longer than short targets occur */
+            if (chance(0.5) && len < 3000) {
+                uint64_t f = below(40);
+                memmove(buf + f, buf, len);
+                rnd_seq(buf, f, AL_ACGT);
+                len += f;
+            }
+        }
+        for (uint64_t i = 0; i < len; i++) buf[i] = gpuasm_read_code(buf[i], wildcards);
+        seqs_add(reads, buf, len);
+    }
+    free(buf);
+    free(mut);
+}
+
+static void test_engine(const char *device)
+{
+    static const engine_case cases[] = {
+        { "e=0.1 shorter",         { -1, 0.10, GPUASM_PATTERN_SHORTER }, 0 },
+        { "k=3 shorter",           {  3, 0.10, GPUASM_PATTERN_SHORTER }, 0 },
+        { "k=0 shorter",           {  0, 0.10, GPUASM_PATTERN_SHORTER }, 0 },
+        { "e=0.2 read",            { -1, 0.20, GPUASM_PATTERN_READ    }, 0 },
+        { "k=6 read wildcards",    {  6, 0.10, GPUASM_PATTERN_READ    }, 1 },
+        { "e=0.15 target",         { -1, 0.15, GPUASM_PATTERN_TARGET  }, 0 },
+        { "k=10 target wildcards", { 10, 0.10, GPUASM_PATTERN_TARGET  }, 1 },
+    };
+    static const int threads[] = { 1, 2, 3, 5 };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const engine_case *ec = &cases[c];
+        seqs rs, ts;
+        build_sets(&rs, &ts, ec->wildcards);
+        gpuasm_seqset reads = view(&rs), tg = view(&ts);
+        gpuasm_hits want = {0}, got = {0};
+        expected_hits(&reads, &tg, &ec->opt, &want);
+
+        /* Both pair orientations must occur, or the case tests less than it says. */
+        int n_rp = 0, n_tp = 0;
+        for (uint32_t r = 0; r < reads.n; r++)
+            for (uint32_t t = 0; t < tg.n; t++)
+                if (slen(&reads, r)) {
+                    if (gpuasm_read_is_pattern(&ec->opt, slen(&reads, r), slen(&tg, t))) n_rp++;
+                    else n_tp++;
+                }
+        int want_rp = ec->opt.pattern_side != GPUASM_PATTERN_TARGET;
+        int want_tp = ec->opt.pattern_side != GPUASM_PATTERN_READ;
+        tap(want.n > 0 && (n_rp > 0) == want_rp && (n_tp > 0) == want_tp,
+            "engine %s: case has %zu expected hits, %d read-pattern and %d target-pattern pairs",
+            ec->name, want.n, n_rp, n_tp);
+
+        for (size_t q = 0; q < sizeof threads / sizeof threads[0]; q++) {
+            gpuasm_engine *e = NULL;
+            char err[512], warn[512];
+            if (gpuasm_engine_open(device, threads[q], &e, err, sizeof err, warn, sizeof warn) != 0) {
+                tap(0, "engine %s: open %s with %d threads: %s", ec->name, device, threads[q], err);
+                continue;
+            }
+            if (gpuasm_engine_set_targets(e, &tg, err, sizeof err) != 0) {
+                tap(0, "engine %s: set targets: %s", ec->name, err);
+                gpuasm_engine_close(e);
+                continue;
+            }
+            /* Batch splits: one batch, random cuts, many small batches. */
+            uint32_t cuts[40];
+            int ncuts = 0;
+            const char *split;
+            if (q == 0) {
+                split = "1 batch";
+            } else if (q == 1) {
+                split = "random batches";
+                ncuts = 1 + (int)below(6);
+                for (int i = 0; i < ncuts; i++) cuts[i] = (uint32_t)below(reads.n + 1);
+                for (int i = 1; i < ncuts; i++)          /* sort the cut points */
+                    for (int j = i; j > 0 && cuts[j - 1] > cuts[j]; j--) {
+                        uint32_t x = cuts[j]; cuts[j] = cuts[j - 1]; cuts[j - 1] = x;
+                    }
+            } else {
+                split = "batches of 5 reads";
+                for (uint32_t at = 5; at < reads.n && ncuts < 40; at += 5) cuts[ncuts++] = at;
+            }
+            int ok = engine_run(e, &reads, cuts, ncuts, &ec->opt, &got);
+            char what[160];
+            snprintf(what, sizeof what, "engine %s, %d threads, %s", ec->name, threads[q], split);
+            if (ok) ok = same_hits(&got, &want, what);
+            tap(ok, "%s (%s): hits equal the naive DP", what, gpuasm_engine_describe(e));
+            gpuasm_engine_close(e);
+        }
+
+        char what[160];
+        snprintf(what, sizeof what, "engine %s", ec->name);
+        test_tracebacks(&reads, &tg, &ec->opt, &want, what);
+
+        /* gpuasm_hits_sort gives the canonical order from any order. */
+        if (want.n > 1) {
+            gpuasm_hits sh = {0};
+            for (size_t i = 0; i < want.n; i++) gpuasm_hits_push(&sh, want.hit[i]);
+            for (size_t i = sh.n - 1; i > 0; i--) {
+                size_t j = (size_t)below(i + 1);
+                gpuasm_endhit x = sh.hit[i]; sh.hit[i] = sh.hit[j]; sh.hit[j] = x;
+            }
+            gpuasm_hits_sort(&sh);
+            tap(same_hits(&sh, &want, "hits_sort"), "%s: hits_sort restores the canonical order", what);
+            gpuasm_hits_free(&sh);
+        }
+        gpuasm_hits_free(&want);
+        gpuasm_hits_free(&got);
+        seqs_free(&rs);
+        seqs_free(&ts);
+    }
+}
+
+/* ---- (c) hand-made traceback cases ----------------------------------------- */
+
+static uint8_t code_of(char c)
+{
+    switch (c) {
+    case 'A': return 1;
+    case 'C': return 2;
+    case 'G': return 4;
+    case 'T': return 8;
+    case 'R': return 5;
+    case 'N': return 15;
+    default: return 0;
+    }
+}
+
+static void enc(const char *s, uint8_t *out)
+{
+    for (size_t i = 0; s[i]; i++) out[i] = code_of(s[i]);
+}
+
+/* ops as a string: M(atch) X (subst) P(gap) T(gap). */
+static void test_tb_case(const char *p, const char *t, uint64_t end, int32_t dist,
+                         int want_rc, uint64_t want_start, const char *want_ops)
+{
+    uint8_t pb[64], tb[64];
+    enc(p, pb);
+    enc(t, tb);
+    gpuasm_tb_work w = {0};
+    gpuasm_aln a = {0};
+    int rc = gpuasm_traceback(pb, (uint32_t)strlen(p), tb, strlen(t), end, dist, &w, &a);
+    char ops[130] = "";
+    if (rc == 0)
+        for (size_t i = 0; i < a.n_op && i < 128; i++) ops[i] = "MXPT"[a.op[i] & 3];
+    int ok = rc == want_rc && (rc != 0 || (a.tstart == want_start && !strcmp(ops, want_ops)));
+    if (!ok)
+        diag("got rc %d start %" PRIu64 " ops %s", rc, rc == 0 ? a.tstart : 0, ops);
+    if (want_rc == 0)
+        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: start %" PRIu64 " ops %s", p, t, end,
+            dist, want_start, want_ops);
+    else
+        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: rejected (%d)", p, t, end, dist, want_rc);
+    gpuasm_aln_free(&a);
+    gpuasm_tb_work_free(&w);
+}
+
+static void test_tb_hand(void)
+{
+    /* exact match; the start is where the copy begins */
+    test_tb_case("ACG", "TTACGTT", 4, 0, 0, 2, "MMM");
+    /* a mismatch beats a gap: AT/GT (start 1) rather than A vs nothing,
+     * T/T (start 2), both with 1 difference */
+    test_tb_case("AT", "AGT", 2, 1, 0, 1, "XM");
+    /* the last column prefers MATCH over a gap: A vs A, then the first A is a PGAP */
+    test_tb_case("AA", "A", 0, 1, 0, 0, "PM");
+    /* pattern base left over at the end (T vs nothing) */
+    test_tb_case("ACT", "GGACG", 3, 1, 0, 2, "MMP");
+    /* a text base in the middle */
+    test_tb_case("ACGT", "ACTGT", 4, 1, 0, 0, "MMTMM");
+    /* IUPAC in the text matches (R = A|G), 0 in the pattern (N read) matches nothing */
+    test_tb_case("AGA", "RRR", 2, 0, 0, 0, "MMM");
+    test_tb_case("A.A", "AAA", 2, 1, 0, 0, "MXM");   /* '.': code 0 (N read) is a mismatch, not a gap */
+    /* the wrong distance is refused: too small and too large */
+    test_tb_case("ACG", "TTACGTT", 4, 1, -2, 0, "");
+    test_tb_case("ACGT", "ACTGT", 4, 0, -2, 0, "");
+    /* an end past the text is refused */
+    test_tb_case("ACG", "ACG", 3, 0, -2, 0, "");
+}
+
+/* ---- (c) a 100,000-base pattern ------------------------------------------ */
+
+static void test_long(void)
+{
+    const uint32_t m = 100000;
+    uint8_t *p = xmalloc(m);
+    rnd_seq(p, m, AL_ACGT);
+    uint64_t fl = 20000, fr = 20000;
+    uint8_t *t = xmalloc(fl + 2 * (uint64_t)m + fr + 1);
+    rnd_seq(t, fl, AL_ACGT);
+    uint64_t edits;
+    uint64_t cl = mutate(p, m, 0.005, AL_ACGT, t + fl, &edits);
+    rnd_seq(t + fl + cl, fr, AL_ACGT);
+    uint64_t n = fl + cl + fr;
+    uint64_t pend = fl + cl - 1;                       /* end of the planted copy */
+    int32_t k = (int32_t)edits + 100;
+
+    jd_list got = {0};
+    clock_t c0 = clock();
+    int rc = gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got);
+    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    printf("# long: m=%u n=%" PRIu64 " edits=%" PRIu64 " k=%d: %zu hits in %.2f s\n", m, n,
+           edits, k, got.n, secs);
+
+    /* The naive DP in a band of diagonals around the planted copy's end:
+     * exact for every end whose optimal paths stay inside it (ends within
+     * w - k diagonals of the centre; all hits must be there). */
+    int64_t d0 = (int64_t)pend + 1 - (int64_t)m, w = 3 * (int64_t)k;
+    int32_t *last = xmalloc(n * sizeof(int32_t));
+    if (gpuasm_naive_dp_band(p, m, t, n, d0 - w, d0 + w, last) < 0) abort();
+    int ok = rc == 0 && got.n > 0;
+    int32_t best = INT32_MAX;
+    size_t best_i = 0;
+    uint64_t jlo = (uint64_t)(d0 - (w - k) + m - 1), jhi = (uint64_t)(d0 + (w - k) + m - 1);
+    size_t g = 0;
+    for (size_t i = 0; i < got.n && ok; i++)
+        if (got.a[i].j < jlo || got.a[i].j > jhi) {
+            diag("long: hit at %" PRIu64 " outside the checked window %" PRIu64 "..%" PRIu64,
+                 got.a[i].j, jlo, jhi);
+            ok = 0;
+        }
+    for (uint64_t j = jlo; j <= jhi && j < n && ok; j++) {
+        while (g < got.n && got.a[g].j < j) g++;
+        int have = g < got.n && got.a[g].j == j;
+        int want = last[j] <= k;
+        if (have != want || (have && got.a[g].d != last[j])) {
+            diag("long: at j=%" PRIu64 " banded naive D=%d, myers %s%d", j, last[j],
+                 have ? "D=" : "no hit", have ? got.a[g].d : 0);
+            ok = 0;
+        }
+        if (have && got.a[g].d < best) { best = got.a[g].d; best_i = g; }
+    }
+    tap(ok && best <= (int32_t)edits,
+        "long: m=100000 copy with %" PRIu64 " edits found, best D=%d, every hit equals the banded naive DP",
+        edits, best == INT32_MAX ? -1 : best);
+
+    gpuasm_tb_work wk = {0};
+    gpuasm_aln a = {0};
+    int ok_tb = 0;
+    if (ok) {
+        c0 = clock();
+        /* the best hit and the worst one (distance k) */
+        size_t worst_i = 0;
+        for (size_t i = 0; i < got.n; i++) if (got.a[i].d > got.a[worst_i].d) worst_i = i;
+        ok_tb = 1;
+        size_t pick[2] = { best_i, worst_i };
+        for (int q = 0; q < 2 && ok_tb; q++) {
+            jd h = got.a[pick[q]];
+            int r = gpuasm_traceback(p, m, t, n, h.j, h.d, &wk, &a);
+            if (r != 0) { diag("long: traceback returned %d", r); ok_tb = 0; break; }
+            ok_tb = rewalk(p, m, t, n, &a, h.j, h.d, "long");
+        }
+        printf("# long: 2 tracebacks in %.2f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+    }
+    tap(ok_tb, "long: tracebacks of the best and the worst hit re-walk to their distance");
+    gpuasm_aln_free(&a);
+    gpuasm_tb_work_free(&wk);
+    free(last);
+    free(got.a);
+    free(p);
+    free(t);
+}
+
+/* ---- main ---------------------------------------------------------------- */
+
+/* ---- (d) long patterns through the engine ---------------------------------- */
+
+/* Expected hits of every pair of (reads, tg) from gpuasm_myers_cpu_pair,
+ * which (a) and test_long check against the naive DP; the naive DP itself
+ * is too slow for 100 kb x 150 kb. */
+static void expected_hits_myers(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
+                                const gpuasm_search_opt *opt, gpuasm_hits *out)
+{
+    uint64_t maxr = 1;
+    for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
+    uint8_t *rc = xmalloc(maxr);
+    out->n = 0;
+    for (uint32_t r = 0; r < reads->n; r++)
+        for (uint32_t t = 0; t < tg->n; t++)
+            for (uint32_t st = 0; st < 2; st++) {
+                pair_def pd;
+                if (!make_pair(reads, r, tg, t, st, opt, rc, &pd)) continue;
+                jd_list l = {0};
+                if (gpuasm_myers_cpu_pair(pd.p, (uint32_t)pd.m, pd.t, pd.n, pd.k, collect, &l) < 0)
+                    abort();
+                for (size_t i = 0; i < l.n; i++) {
+                    gpuasm_endhit e = { r, t, (uint32_t)l.a[i].j, l.a[i].d, st };
+                    if (gpuasm_hits_push(out, e) < 0) abort();
+                }
+                free(l.a);
+            }
+    free(rc);
+}
+
+/* The issue's long cases through the engine (so through the CUDA kernel's
+ * multi-word path when GPUASM_TEST_DEVICE=cuda): a 1,000-base read (a
+ * MinION-like copy with 5% edits, reverse strand) against a 30 kb genome,
+ * and a 100,000-base pattern against a 150 kb text. */
+static void test_engine_long(const char *device)
+{
+    char err[512], warn[512];
+    gpuasm_engine *e = NULL;
+    if (gpuasm_engine_open(device, 2, &e, err, sizeof err, warn, sizeof warn) != 0) {
+        tap(0, "engine long: open %s: %s", device, err);
+        return;
+    }
+    static const struct { const char *name; uint64_t glen, rlen; double rate; int32_t k; double e; }
+    cases[] = {
+        { "1,000-base read (5% edits) vs 30 kb genome, -e 0.08", 30000, 1000, 0.05, -1, 0.08 },
+        { "100,000-base pattern (0.3% edits) vs 150 kb text, -k 600", 150000, 100000, 0.003, 600, 0 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        seqs reads, tg;
+        seqs_init(&reads);
+        seqs_init(&tg);
+        uint8_t *g = xmalloc(cases[c].glen), *copy = xmalloc(2 * cases[c].rlen + 16);
+        uint8_t *rc = xmalloc(2 * cases[c].rlen + 16);
+        rnd_seq(g, cases[c].glen, AL_ACGT);
+        uint64_t at = below(cases[c].glen - cases[c].rlen), edits;
+        uint64_t cl = mutate(g + at, cases[c].rlen, cases[c].rate, AL_ACGT, copy, &edits);
+        revcomp(copy, cl, rc);                     /* the read comes from the minus strand */
+        seqs_add(&tg, g, cases[c].glen);
+        seqs_add(&reads, rc, cl);
+        gpuasm_seqset rv = view(&reads), tv = view(&tg);
+        gpuasm_search_opt opt = { cases[c].k, cases[c].e, GPUASM_PATTERN_SHORTER };
+        gpuasm_hits want = {0}, got = {0};
+        expected_hits_myers(&rv, &tv, &opt, &want);
+        gpuasm_hits_sort(&want);
+        uint32_t cut = 0;
+        int ok = gpuasm_engine_set_targets(e, &tv, err, sizeof err) == 0;
+        if (!ok) diag("%s: set_targets: %s", cases[c].name, err);
+        ok = ok && engine_run(e, &rv, &cut, 0, &opt, &got) && same_hits(&got, &want, cases[c].name);
+        int32_t best = INT32_MAX;
+        for (size_t i = 0; i < want.n; i++)
+            if (want.hit[i].strand == 1 && want.hit[i].dist < best) best = want.hit[i].dist;
+        if (ok && best > (int32_t)edits) {
+            diag("%s: planted copy (%" PRIu64 " edits) not found on the minus strand (best %d)",
+                 cases[c].name, edits, best);
+            ok = 0;
+        }
+        tap(ok, "engine %s on %s: %zu hits equal the CPU twin's, planted copy found (%" PRIu64
+            " edits, best %d)", cases[c].name, device, want.n, edits, best);
+        gpuasm_hits_free(&want);
+        gpuasm_hits_free(&got);
+        free(g);
+        free(copy);
+        free(rc);
+        seqs_free(&reads);
+        seqs_free(&tg);
+    }
+    gpuasm_engine_close(e);
+}
+
+int main(void)
+{
+    const char *device = getenv("GPUASM_TEST_DEVICE");
+    if (!device || !*device) device = "cpu";
+    const char *seed_s = getenv("GPUASM_TEST_SEED");
+    uint64_t seed = seed_s && *seed_s ? strtoull(seed_s, NULL, 0) : 20240601;
+
+    /* A CUDA run without CUDA is a skip, decided before any test line. */
+    if (strncmp(device, "cuda", 4) == 0) {
+        gpuasm_engine *e = NULL;
+        char err[512], warn[512];
+        if (gpuasm_engine_open(device, 1, &e, err, sizeof err, warn, sizeof warn) != 0) {
+            printf("1..0 # SKIP no CUDA device (%s)\n", err);
+            return 77;
+        }
+        gpuasm_engine_close(e);
+    }
+    printf("# seed %" PRIu64 ", device %s\n", seed, device);
+    clock_t c0 = clock();
+
+    rng = seed;
+    test_pairs();
+    printf("# (a) done at %.1f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+    rng = seed ^ 0x5eed0b;
+    test_engine(device);
+    printf("# (b) done at %.1f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+    test_tb_hand();
+    rng = seed ^ 0x10c;
+    test_long();
+    rng = seed ^ 0x1046;
+    test_engine_long(device);
+
+    printf("1..%d\n", n_tests);
+    printf("# %d of %d failed, %.1f s CPU\n", n_failed, n_tests,
+           (double)(clock() - c0) / CLOCKS_PER_SEC);
+    return n_failed ? 1 : 0;
+}
