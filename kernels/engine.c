@@ -215,6 +215,11 @@ int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
 #endif
         r = cpu_scan(e, reads, opt, out, err, errlen);
     if (r == 0) gpuasm_hits_sort(out);
+#ifdef HAVE_CUDA
+    /* The CUDA kernel of #2 returns every end with D <= k; reduce to the
+     * contract's local minima here until it does so on the device. */
+    if (r == 0 && e->cuda) gpuasm_hits_keep_local_minima(out);
+#endif
     return r;
 }
 

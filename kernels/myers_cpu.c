@@ -282,15 +282,45 @@ typedef struct scan_work {
     gpuasm_hits *out;       /* where emit_hit() appends */
     gpuasm_endhit cur;      /* read/target/strand of the pair being run */
     int oom;
+    /* Local-minimum filter (search.h): the last position seen with
+     * D <= k, held until its right neighbour is known. */
+    int have_pending, pending_left_ok;
+    uint64_t pending_j;
+    int32_t pending_d;
 } scan_work;
 
-static void emit_hit(void *ctx, uint64_t j, int32_t d)
+static void push_hit(scan_work *w, uint64_t j, int32_t d)
 {
-    scan_work *w = ctx;
     gpuasm_endhit e = w->cur;
     e.end = (uint32_t)j;
     e.dist = d;
     if (gpuasm_hits_push(w->out, e) < 0) w->oom = 1;
+}
+
+/* Positions arrive in increasing j, only those with D <= k; a position
+ * missing between two arrivals had D > k.  So j is a local minimum iff
+ * j-1 did not arrive or had a larger D, and j+1 did not arrive or has a D
+ * at least as large. */
+static void emit_hit(void *ctx, uint64_t j, int32_t d)
+{
+    scan_work *w = ctx;
+    int left_ok = 1;
+    if (w->have_pending && w->pending_j + 1 == j) {
+        left_ok = w->pending_d > d;
+        if (w->pending_left_ok && d >= w->pending_d) push_hit(w, w->pending_j, w->pending_d);
+    } else if (w->have_pending && w->pending_left_ok) {
+        push_hit(w, w->pending_j, w->pending_d);
+    }
+    w->have_pending = 1;
+    w->pending_left_ok = left_ok;
+    w->pending_j = j;
+    w->pending_d = d;
+}
+
+static void flush_hits(scan_work *w)
+{
+    if (w->have_pending && w->pending_left_ok) push_hit(w, w->pending_j, w->pending_d);
+    w->have_pending = 0;
 }
 
 static int build_rc(scan_work *w, const uint8_t *read, uint64_t len)
@@ -356,7 +386,10 @@ int gpuasm_myers_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t c
                 w.cur.read = (uint32_t)r;
                 w.cur.target = t;
                 w.cur.strand = s;
-                if (run_pair(pb, &w.col, (uint32_t)m, text, n, k, emit_hit, &w) < 0 || w.oom) {
+                w.have_pending = 0;
+                int run_rc = run_pair(pb, &w.col, (uint32_t)m, text, n, k, emit_hit, &w);
+                flush_hits(&w);
+                if (run_rc < 0 || w.oom) {
                     rc = -1;
                     goto done;
                 }

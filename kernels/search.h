@@ -6,9 +6,16 @@
  * sequences (override: gpuasm_search_opt.pattern_side), text T = the longer.
  * For every text position j the kernel computes
  *     D[m][j] = min over i <= j+1 of ED(P, T[i..j])          (edit mode)
- * and reports (r, t, s, j, D[m][j]) for every j with D[m][j] <= k, where
- * k = gpuasm_pair_k().  Pairs with m <= k are not searched (every position
- * would match; this also skips empty reads).
+ * and reports (r, t, s, j, D[m][j]) for every j that is a local minimum
+ * of D[m][.] within distance k:
+ *     D[m][j] <= k,
+ *     j == 0   or D[m][j-1] >  D[m][j],
+ *     j == n-1 or D[m][j+1] >= D[m][j]
+ * (the leftmost end of each valley), where k = gpuasm_pair_k().  One
+ * occurrence makes about 2k+1 ends with D <= k but usually one local
+ * minimum, and only minima are ever reported (plugin/report.h), so only
+ * they leave the kernel.  Pairs with m <= k are not searched (every
+ * position would match; this also skips empty reads).
  *
  * Orientation: strand 0 uses the read as given; strand 1 uses its reverse
  * complement (FLAG 16 in SAM).  When the read is the text, j is a 0-based
@@ -52,7 +59,8 @@ typedef struct gpuasm_search_opt {
     int32_t pattern_side;  /* enum gpuasm_pattern_side */
 } gpuasm_search_opt;
 
-/* One text position where the pattern ends with at most k differences. */
+/* One text position where the pattern ends with at most k differences, at a
+ * local minimum of D[m][.] (see above). */
 typedef struct gpuasm_endhit {
     uint32_t read;    /* index of the read within its batch */
     uint32_t target;  /* index of the target (file order) */
@@ -90,6 +98,9 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
 /* Sort into canonical order: read, target, strand, end (then dist). */
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
+/* Keep only the local minima (see above) of hits sorted by
+ * gpuasm_hits_sort() that hold every end with D <= k. */
+void gpuasm_hits_keep_local_minima(gpuasm_hits *h);
 
 /* ---- CPU twin of the Myers kernel (kernels/myers_cpu.c) ---------------- */
 
@@ -102,7 +113,7 @@ int gpuasm_myers_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t c
                           gpuasm_hits *out);
 
 /* One pattern against one text: calls emit(ctx, j, D[m][j]) for every j with
- * D[m][j] <= k, in increasing j.  pattern/text are nt16 codes (already in
+ * D[m][j] <= k (all of them, not only the local minima), in increasing j.  pattern/text are nt16 codes (already in
  * the orientation to search).  m >= 1.  Returns 0 or -1 (out of memory). */
 int gpuasm_myers_cpu_pair(const uint8_t *pattern, uint32_t m,
                           const uint8_t *text, uint64_t n, int32_t k,

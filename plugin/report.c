@@ -38,19 +38,6 @@ static int cand_cmp(const void *a, const void *b)
     return x->end < y->end ? -1 : x->end > y->end;
 }
 
-/* Local minima of one strand's run of hits h[0..n) (increasing end). */
-static size_t local_minima(const gpuasm_endhit *h, size_t n, cand_t *out)
-{
-    size_t c = 0;
-    for (size_t i = 0; i < n; i++) {
-        int left_higher = i == 0 || h[i - 1].end + 1 != h[i].end || h[i - 1].dist > h[i].dist;
-        int right_not_lower = i + 1 == n || h[i + 1].end != h[i].end + 1 || h[i + 1].dist >= h[i].dist;
-        if (left_higher && right_not_lower)
-            out[c++] = (cand_t){ h[i].strand, h[i].end, h[i].dist };
-    }
-    return c;
-}
-
 static int push_cigar(gpuasm_report *r, uint32_t op, uint32_t len)
 {
     if (len == 0) return 0;
@@ -133,15 +120,13 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
         size_t j = i;
         while (j < n && hits[j].target == ti) j++;
         /* hits[i..j): one (read, target), sorted by strand then end. */
+        /* The kernels report only local minima (search.h): those are the
+         * candidates, ranked best first. */
         if (grow(&r->cand, &r->m_cand, j - i, sizeof(cand_t)) < 0) goto oom;
         cand_t *cand = r->cand;
-        size_t nc = 0;
-        for (size_t s = i; s < j;) {
-            size_t e = s;
-            while (e < j && hits[e].strand == hits[s].strand) e++;
-            nc += local_minima(hits + s, e - s, cand + nc);
-            s = e;
-        }
+        size_t nc = j - i;
+        for (size_t c = 0; c < nc; c++)
+            cand[c] = (cand_t){ hits[i + c].strand, hits[i + c].end, hits[i + c].dist };
         qsort(cand, nc, sizeof(cand_t), cand_cmp);
 
         const uint8_t *tcode = t->code + t->off[ti];

@@ -1,11 +1,9 @@
 /* report.h -- from a read's end hits to the occurrences that are reported,
  * each with position, CIGAR, MD and NM (DESIGN.md §1 "Report").
  *
- * Candidates are the local minima of D[m][j] along the text: j with
- * D[m][j] <= k, D[m][j-1] > D[m][j] (or j-1 not a hit) and
- * D[m][j+1] >= D[m][j] (or j+1 not a hit), i.e. the leftmost end of each
- * valley.  They are ranked by distance, then forward strand, then leftmost
- * end; each is traced back (traceback.h), and one whose text interval
+ * Candidates are the end hits themselves: the kernels report only the
+ * local minima of D[m][j] (search.h).  They are ranked by distance, then
+ * forward strand, then leftmost end; each is traced back (traceback.h), and one whose text interval
  * overlaps an already accepted occurrence of the same (read, target) is
  * dropped.  The default keeps the first (the best) and uses the second for
  * XS; --all keeps them all.  Everything here is a pure function of the
