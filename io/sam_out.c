@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <htslib/sam.h>
@@ -12,6 +13,14 @@
 
 #include "nt16.h"
 #include "sam_out.h"
+
+/* Remove a failed run's -o file, but only a regular file: "-o /dev/stdout"
+ * run as root must not delete the device node. */
+static void remove_output(const char *path)
+{
+    struct stat st;
+    if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
 
 struct gpuasm_writer {
     samFile *out;
@@ -81,7 +90,7 @@ oom:
 fail:
     if (w) {
         if (w->out) sam_close(w->out);
-        if (w->path) unlink(w->path);
+        remove_output(w->path);
         if (w->hdr) sam_hdr_destroy(w->hdr);
         free(w->path);
         free(w);
@@ -109,7 +118,7 @@ int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
                  strerror(errno ? errno : EIO));
         ret = -1;
     }
-    if ((!ok || ret < 0) && w->path) unlink(w->path);
+    if (!ok || ret < 0) remove_output(w->path);
     sam_hdr_destroy(w->hdr);
     free(w->path);
     free(w);

@@ -9,23 +9,12 @@
 #include <htslib/khash.h>
 
 #include "diagnose.h"
+#include "grow.h"
 #include "targets.h"
 
 KHASH_MAP_INIT_STR(name2idx, uint32_t)
 
 /* Grow *p (element size sz) to hold at least want elements. */
-static int grow(void **p, size_t *cap, size_t want, size_t sz)
-{
-    if (want <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < want) c *= 2;
-    void *q = realloc(*p, c * sz);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 int gpuasm_targets_load(const char *path, gpuasm_targets *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
@@ -54,7 +43,7 @@ int gpuasm_targets_load(const char *path, gpuasm_targets *t, char *err, size_t e
             snprintf(err, errlen, "%s: not a FASTA/FASTQ/SAM/BAM/CRAM file", path);
         goto out;
     }
-    if (grow((void **)&t->off, &m_off, 1, sizeof(*t->off)) < 0) goto oom;
+    if (gpuasm_grow((void **)&t->off, &m_off, 1, sizeof(*t->off)) < 0) goto oom;
     t->off[0] = 0;
 
     int r;
@@ -75,13 +64,13 @@ int gpuasm_targets_load(const char *path, gpuasm_targets *t, char *err, size_t e
                      path, (unsigned long long)n_rec, name, kh_val(seen, k) + 1);
             goto out;
         }
-        if (grow((void **)&t->name, &m_name, t->n + 1, sizeof(*t->name)) < 0) goto oom;
+        if (gpuasm_grow((void **)&t->name, &m_name, t->n + 1, sizeof(*t->name)) < 0) goto oom;
         if (!(t->name[t->n] = strdup(name))) goto oom;
         kh_key(seen, k) = t->name[t->n];   /* the hash must not keep b's buffer */
         kh_val(seen, k) = t->n;
-        if (grow((void **)&t->off, &m_off, t->n + 2, sizeof(*t->off)) < 0) goto oom;
+        if (gpuasm_grow((void **)&t->off, &m_off, t->n + 2, sizeof(*t->off)) < 0) goto oom;
         uint64_t o = t->off[t->n];
-        if (grow((void **)&t->code, &m_code, o + len, 1) < 0) goto oom;
+        if (gpuasm_grow((void **)&t->code, &m_code, o + len, 1) < 0) goto oom;
         const uint8_t *s = bam_get_seq(b);
         for (uint32_t i = 0; i < len; i++) t->code[o + i] = (uint8_t)bam_seqi(s, i);
         t->off[t->n + 1] = o + len;

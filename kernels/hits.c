@@ -60,23 +60,3 @@ void gpuasm_hits_free(gpuasm_hits *h)
     h->hit = NULL;
     h->n = h->cap = 0;
 }
-
-/* Keep the local minima of each (read, target, strand) run of sorted hits:
- * a hit survives unless its left neighbour (end - 1) is a hit with a
- * smaller or equal distance, or its right neighbour (end + 1) is a hit with
- * a smaller distance.  Missing neighbours had D > k >= dist. */
-void gpuasm_hits_keep_local_minima(gpuasm_hits *h)
-{
-    size_t o = 0;
-    for (size_t i = 0; i < h->n; i++) {
-        const gpuasm_endhit *x = &h->hit[i];
-        const gpuasm_endhit *l = i > 0 ? &h->hit[i - 1] : NULL;
-        const gpuasm_endhit *r = i + 1 < h->n ? &h->hit[i + 1] : NULL;
-#define SAME_RUN(a) ((a)->read == x->read && (a)->target == x->target && (a)->strand == x->strand)
-        int left_ok = !(l && SAME_RUN(l) && l->end + 1 == x->end && l->dist <= x->dist);
-        int right_ok = !(r && SAME_RUN(r) && x->end + 1 == r->end && r->dist < x->dist);
-#undef SAME_RUN
-        if (left_ok && right_ok) h->hit[o++] = *x;
-    }
-    h->n = o;
-}

@@ -1,322 +1,152 @@
-/* myers_cuda.cu -- the CUDA Myers kernel behind kernels/myers_cuda.h.
+/* myers_cuda.cu -- the CUDA Myers kernels behind kernels/myers_cuda.h.
  *
- * Same end hits as gpuasm_myers_cpu_scan() (search.h): for every read r of
- * the batch, every target t and both strands s, D[m][j] = min over i of
- * ED(P, T[i..j]) for every text position j, reported when <= k.
+ * Same end hits as gpuasm_myers_cpu_scan() (search.h): for every read r,
+ * target t and strand s, the LOCAL MINIMA of D[m][.] that are <= k.  The
+ * filtering happens on the device; only those hits are copied back.
  *
- * Algorithm: bit-parallel Myers 1999 (seed 003 §2.2, "Algoritmo 1"), 64-bit
- * words; patterns longer than 64 bases use ceil(m/64) words chained by
- * Myers' per-block horizontal carry (hin/hout, as in edlib's calculateBlock).
+ * Algorithm: bit-parallel Myers 1999 (seed 003 §2.2), Hyyrö's block step
+ * for multi-word patterns (hin/hout, as in edlib's calculateBlock and
+ * myers_cpu.c).  Per-thread / per-lane logic lives in myers_cuda_core.cuh
+ * as __host__ __device__ code; a host harness runs it against the CPU twin.
  *
- * Work decomposition (seed 000 §V; seed 003 §3, "fatias" with an overlap):
- * a work item is (read, target, strand, text segment).  The text of a pair is
- * cut into segments of seglen = max(seg_min, m + k) positions; the item of
- * segment [s0, s1) starts a fresh DP column (Pv = all ones, Mv = 0,
- * score = m) at j0 = max(0, s0 - (m + k - 1)) and reports only s0 <= j < s1.
- * Why that is exact: an alignment of P with <= k differences covers at most
- * m + k text bases, so for j >= s0 every start i of a substring with
- * ED(P, T[i..j]) <= k satisfies i >= j - (m + k) + 1 >= j0: the fresh DP,
- * which only sees starts >= j0, finds the same minimum whenever D[m][j] <= k,
- * and when D[m][j] > k it can only find a larger value (fewer starts), so it
- * reports nothing either.  seglen >= m + k keeps the overlap overhead <= 2x.
+ * Four paths; every (read, target) pair goes to exactly one of them
+ * (gcore::route, used by the host planner and the device alike):
  *
- * Pattern masks: nt16 codes are base sets and two codes match iff they share
- * a base, so Eq(c) = OR over the bases b in c of B[b], where
- * B[b] = { i : P[i] contains base b } (4 masks per word, not 16).  They are
- * built per work item from the pattern codes (O(m), against O((seglen + m + k)
- * * W) for the DP) and Eq is formed per text character with 4 selects.
+ * RP  read as pattern, m <= 256 (P2: reads vs genomes).  Reads are sorted by
+ *     length on the host and cut into groups of up to 64 reads of the same
+ *     word count W = ceil(m/64) (1..4); a block (128 threads = 64 reads x 2
+ *     strands) runs one group against one text segment [s0, s1) of one
+ *     target, staged once in shared memory; every thread reads the same text
+ *     byte at the same time (broadcast).  Masks: 4 per word per thread in
+ *     shared memory ([base][word][thread], 64-bit, conflict-free), so Eq of
+ *     a single base is one LDS.64 (IUPAC text codes: a uniform branch ORs
+ *     up to four).  Ukkonen's cut-off exactly as run_blocks() of the CPU
+ *     twin (Hyyrö 2003 / edlib): with k = 15 of m = 150 the first 64-bit
+ *     word holds every row that can be <= k (about 2k rows on random DNA),
+ *     so most columns cost one word, not three, and lanes rarely diverge.
+ *     Why 64-bit words here: a 64-bit Myers step is ~20 SASS integer ops
+ *     (two per AND/OR/LOP3, IADD3 + IADD3.X for the add, two funnel shifts
+ *     per <<1), a 32-bit step ~10 plus ~2 for the hin hand-over between
+ *     words: the same per cell, but with the cut-off the active band (~2k =
+ *     30 rows) fits one 64-bit word and would need one or two 32-bit words,
+ *     the second one often in only some lanes of a warp (divergence).
+ *     Estimated ops per column per thread with one active word: text byte
+ *     LDS 1, Eq LDS.64 1, step ~20, score 3, cut-off tests ~4, local-min
+ *     test 2, loop ~3: ~34 for 150 cells (4.4 cells per op).
+ *     Group segment overlap: the DP of the block starts at s0 - ov,
+ *     ov = max over the group of m + k, reports only j in [s0, s1) and runs
+ *     to s1 (inclusive) for the right-neighbour test.
  *
- * Storage: patterns of W <= 4 words (m <= 256) keep Pv, Mv and B in
- * registers (one kernel per W, fully unrolled); longer patterns (any length)
- * run in a second kernel whose threads each own a "slot" of global scratch
- * (6 * Wmax words, interleaved [array][word][slot] so a warp's accesses are
- * contiguous) and loop over work items.  One thread per work item in both.
+ * TP  target as pattern, m <= 64 (P3 adapters; P1 m = 32, 64; the ceiling
+ *     comparison P4).  A thread per (read, strand, text segment of the read)
+ *     stages its text window (4-bit codes, [word][thread] in shared memory,
+ *     conflict-free) and loops over the small targets in length order; a
+ *     target's 16-entry Eq table (computed once at set_targets) is a
+ *     shared-memory load indexed by the thread's text code (the 16 codes x 8
+ *     bytes span the 32 banks exactly once: conflict-free).  32-bit words
+ *     for m <= 32, 64-bit otherwise.  Ops per column (32-bit): code 2, Eq 2,
+ *     step 10, score 4, local min 2, loop 2: ~22 for 32 cells.
  *
- * Enumeration: pairs (read-major: pair = read * n_targets + target) are taken
- * in chunks; a count kernel gives 2 * nseg per pair of the current word-class,
- * CUB's exclusive scan turns that into offsets, and each work item finds its
- * pair by binary search over the offsets.  Hits go to a device array through
- * an atomic counter; when the counter passes the capacity the array grows and
- * the (chunk, class) is run again, so no hit is ever dropped.
+ * WARP long patterns up to 4096 bases (either orientation; P1 m = 128..1024,
+ *     long reads vs genomes): warp-cooperative wavefront (seed 003's
+ *     thread-cooperative idea after Chacón et al.).  A group of LP lanes
+ *     (LP = 1..32, LP | 32; several groups per warp for short patterns) runs
+ *     one (pair, strand, text segment); lane g owns 32-bit words
+ *     [gR, gR + R) (R = 1..4); at step t lane g processes column t - g and
+ *     hands the horizontal delta of its top word to lane g+1 with one
+ *     __shfl_up_sync(width LP).  Eq from a 16-code table in shared memory
+ *     ([code][word][lane], conflict-free).  The lane owning row m-1 keeps the
+ *     score and applies the local-minimum rule.  No cut-off (the wavefront
+ *     computes every word anyway).  ~14 ops per lane-word-step + ~8 per step.
  *
- * The per-item routine (process_item, myers_segment) is __host__ __device__
- * so a host program can run exactly this code on the CPU.
+ * SIMPLE the #2 kernel (one thread per item, W <= 4 64-bit words in
+ *     registers, longer in global scratch), now with the local-minimum rule;
+ *     everything with GPUASM_CUDA_SIMPLE=1, otherwise only patterns longer
+ *     than 4096 (e.g. a 100,000-base pattern).
+ *
+ * Segments (seed 000 §V; seed 003 §3): item [s0, s1) of a text starts a
+ * fresh DP column (D[i][j0-1] = i) at j0 = s0 - (m + k) (clamped at 0) and
+ * runs to jend = min(s1 + 1, n).  Exact: an alignment with <= k differences
+ * covers <= m + k text bases, so for every j >= s0 - 1 every start i of a
+ * substring with ED(P, T[i..j]) <= k has i >= j0; the fresh DP sees all of
+ * them and finds the same D whenever D <= k, and only larger values (fewer
+ * starts) when D > k.  Hence D[s0-1 .. s1] are exact where <= k, which is
+ * all the local-minimum rule needs for j in [s0, s1) (search.h).  Starting
+ * earlier than needed (a group's max overlap) stays exact.
+ *
+ * Local minima are decided on the device (gcore::lm_push): only they are
+ * copied back, and the host takes them as they are.
+ *
+ * Output: hits appended to a device array through a warp-aggregated atomic
+ * counter (cooperative groups: one atomicAdd per converged set of lanes).
+ * When the counter passes the capacity, the array grows and the whole scan
+ * runs again (the hit set is deterministic): nothing is ever dropped.  No
+ * device allocation once warm (buffers only grow).  Every call uses the
+ * handle's stream.  Hits come back unsorted (the engine sorts).
  *
  * Test knobs (environment, read by gpuasm_cuda_open; for tests only):
- *   GPUASM_CUDA_SEG_MIN=N      minimum segment length (default 2048; 1 is legal)
- *   GPUASM_CUDA_FORCE_GLOBAL=1 run every pattern in the global-scratch kernel
- *   GPUASM_CUDA_PAIR_CHUNK=N   pairs per chunk (default 4 Mi)
+ *   GPUASM_CUDA_SIMPLE=1       every pair through the #2 simple path (A/B)
+ *   GPUASM_CUDA_SEG_MIN=N      segment length of every path (default: RP 4096
+ *                              bases of target, TP 256 of read (at most 384),
+ *                              WARP 4096, SIMPLE 2048; always >= m + k where
+ *                              the path needs it); 1 is legal
+ *   GPUASM_CUDA_FORCE_GLOBAL=1 the simple path (and the fallback) keeps every
+ *                              pattern in global scratch
+ *   GPUASM_CUDA_FORCE_WARP=1   every pair with m <= 4096 through the warp path
+ *   GPUASM_CUDA_NO_WARP=1      long patterns through the simple path instead
+ *   GPUASM_CUDA_WARP_LANES=N   most lanes per warp group (1, 2, 4, .., 32;
+ *                              default 32); small N forces R > 1 words per lane
+ *   GPUASM_CUDA_GROUP=N        reads per RP group (1..64, default 64)
+ *   GPUASM_CUDA_PAIR_CHUNK=N   pairs per chunk of the per-pair enumeration
+ *                              (WARP and SIMPLE paths; default 4 Mi)
  *   GPUASM_CUDA_HIT_CAP=N      initial hit-buffer capacity (default 1 Mi)
  *
  * Not thread-safe: one host thread at a time per gpuasm_cuda.
  */
 #include <cuda_runtime.h>
 #include <cub/cub.cuh>
+#include <cooperative_groups.h>
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <algorithm>
+#include <vector>
 
 #include "myers_cuda.h"
+#include "myers_cuda_core.cuh"
 
-#define HD __host__ __device__ __forceinline__
-
-/* Unroll the word loops of myers_segment fully when the word count WC is a
- * compile-time constant (register storage), not at all otherwise.  Device
- * pass only: the host compiler does not know the pragma. */
-#ifdef __CUDA_ARCH__
-#define UNROLL_WORDS _Pragma("unroll (WC > 0 ? WC : 1)")
-#else
-#define UNROLL_WORDS
-#endif
+using gcore::seqv;
+using gcore::window;
 
 /* Sequences of 2^31 bases or more are refused (scores and positions are
  * 32-bit on the device; end hits are 32-bit anyway). */
 #define GPUASM_CUDA_MAX_LEN ((uint64_t)INT32_MAX)
 
-enum { DEFAULT_SEG_MIN = 2048,
-       DEFAULT_PAIR_CHUNK = 1 << 22,
-       DEFAULT_HIT_CAP = 1 << 20,
-       REG_WORDS_MAX = 4,            /* W <= this: registers */
-       THREADS = 128 };
+enum {
+    DEFAULT_SEG_SIMPLE = 2048,
+    DEFAULT_SEG_RP = 4096,
+    DEFAULT_SEG_TP = 256,
+    MAX_SEG_TP = 384,          /* shared-memory bound of the TP window */
+    MAX_SEG_RP = 16384,        /* shared-memory bound of the RP text */
+    DEFAULT_SEG_WARP = 4096,
+    DEFAULT_PAIR_CHUNK = 1 << 22,
+    DEFAULT_HIT_CAP = 1 << 20,
+    THREADS = 128,
+    RP_NT = 128,               /* threads of an RP block: 64 reads x 2 strands */
+    RP_GROUP_MAX = RP_NT / 2,
+    TP_NT = 128,
+    TP_CHUNK = 32,             /* small targets per shared-memory chunk */
+    WARPS = THREADS / 32,
+    GRID_PER_SM = 16           /* blocks per SM of the grid-stride kernels */
+};
 /* Global scratch for long patterns: at most this much, but at least 1 slot. */
 static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
 
-/* ---- the per-item code, shared by device and host ---------------------- */
-
-/* Everything a kernel needs to decode a pair, by value. */
-struct scan_params {
-    const uint8_t *rcode;      /* batch read codes (device) */
-    const uint64_t *roff;      /* [nreads + 1] */
-    const uint8_t *tcode;      /* target codes (device) */
-    const uint64_t *toff;      /* [ntargets + 1] */
-    uint32_t nreads, ntargets;
-    int32_t max_diffs;         /* gpuasm_search_opt, copied */
-    double error_rate;
-    int32_t pattern_side;
-    uint32_t seg_min;          /* >= 1 */
-    int32_t force_global;      /* every pair in class 0 */
-    uint64_t pair0;            /* first pair of the current chunk */
-};
-
-/* Identical to gpuasm_read_is_pattern() in search.h (host-only there). */
-HD int dev_read_is_pattern(int32_t side, uint64_t read_len, uint64_t target_len)
-{
-    if (side == GPUASM_PATTERN_READ) return 1;
-    if (side == GPUASM_PATTERN_TARGET) return 0;
-    return read_len <= target_len;
-}
-
-/* Identical to gpuasm_pair_k() in search.h: -k as given, else floor(e * m)
- * in double arithmetic (IEEE multiply and floor give the same on the device). */
-HD int32_t dev_pair_k(int32_t max_diffs, double error_rate, uint64_t m)
-{
-    if (max_diffs >= 0) return max_diffs;
-    return (int32_t)floor(error_rate * (double)m);
-}
-
-/* One (read, target) pair as the kernels see it. */
-struct pair_info {
-    const uint8_t *pat, *txt;  /* forward codes of pattern and text */
-    uint32_t m, n;             /* pattern, text length */
-    int32_t k;
-    int32_t read_is_pattern;
-    uint32_t r, t;
-    uint32_t words;            /* ceil(m / 64) */
-    uint64_t seglen, nseg;     /* nseg == 0: nothing to search */
-};
-
-HD pair_info get_pair(const scan_params &sp, uint64_t pair)
-{
-    pair_info pi;
-    pi.r = (uint32_t)(pair / sp.ntargets);
-    pi.t = (uint32_t)(pair % sp.ntargets);
-    const uint64_t rlen = sp.roff[pi.r + 1] - sp.roff[pi.r];
-    const uint64_t tlen = sp.toff[pi.t + 1] - sp.toff[pi.t];
-    pi.read_is_pattern = dev_read_is_pattern(sp.pattern_side, rlen, tlen);
-    const uint8_t *rs = sp.rcode + sp.roff[pi.r], *ts = sp.tcode + sp.toff[pi.t];
-    pi.pat = pi.read_is_pattern ? rs : ts;
-    pi.txt = pi.read_is_pattern ? ts : rs;
-    pi.m = (uint32_t)(pi.read_is_pattern ? rlen : tlen);
-    pi.n = (uint32_t)(pi.read_is_pattern ? tlen : rlen);
-    pi.k = dev_pair_k(sp.max_diffs, sp.error_rate, pi.m);
-    pi.words = (pi.m + 63u) / 64u;
-    pi.seglen = 0;
-    pi.nseg = 0;
-    /* Skipped as in search.h: m <= k.  Also k < 0 or m == 0 (no D <= k can
-     * exist: D >= 0), and n == 0 (no text position). */
-    if (pi.m == 0 || pi.k < 0 || (uint64_t)pi.m <= (uint64_t)pi.k || pi.n == 0)
-        return pi;
-    const uint64_t mk = (uint64_t)pi.m + (uint64_t)pi.k;
-    pi.seglen = mk > sp.seg_min ? mk : sp.seg_min;
-    pi.nseg = ((uint64_t)pi.n + pi.seglen - 1) / pi.seglen;
-    return pi;
-}
-
-/* Word class of a pair: 1..REG_WORDS_MAX (register kernels) or 0 (global). */
-HD int pair_class(const scan_params &sp, const pair_info &pi)
-{
-    return (!sp.force_global && pi.words <= REG_WORDS_MAX) ? (int)pi.words : 0;
-}
-
-/* Work items of a pair for class cls (2 strands x nseg), 0 if not in it. */
-HD uint64_t pair_items(const scan_params &sp, uint64_t pair, int cls, uint32_t *m_out)
-{
-    pair_info pi = get_pair(sp, pair);
-    *m_out = pi.m;
-    if (pi.nseg == 0 || pair_class(sp, pi) != cls) return 0;
-    return 2 * pi.nseg;
-}
-
-/* A sequence in the orientation searched: rc = reverse complement. */
-struct seq_view {
-    const uint8_t *p;
-    uint32_t len;
-    int32_t rc;
-    HD uint32_t operator()(uint32_t i) const
-    {
-        return rc ? gpuasm_nt16_comp(p[len - 1 - i]) : p[i];
-    }
-};
-
-/* Pv, Mv and the 4 base masks of W words in registers (indices become
- * compile-time constants once the word loops are unrolled). */
-template <int W> struct reg_store {
-    uint64_t pv[W], mv[W], b[4][W];
-    HD uint64_t &PV(uint32_t w) { return pv[w]; }
-    HD uint64_t &MV(uint32_t w) { return mv[w]; }
-    HD uint64_t &B(int base, uint32_t w) { return b[base][w]; }
-};
-
-/* The same in a slot of global scratch: array a (0 Pv, 1 Mv, 2..5 B[0..3]),
- * word w of slot s at scratch[(a * wmax + w) * nslot + s]; p = scratch + s. */
-struct glob_store {
-    uint64_t *p;
-    size_t nslot;
-    size_t wmax;
-    HD uint64_t &PV(uint32_t w) { return p[(size_t)w * nslot]; }
-    HD uint64_t &MV(uint32_t w) { return p[(wmax + w) * nslot]; }
-    HD uint64_t &B(int base, uint32_t w) { return p[((2 + (size_t)base) * wmax + w) * nslot]; }
-};
-
-/* Myers over text positions j0 .. s1-1 of one pattern, from a fresh column
- * (D[i][j0-1] = i), reporting every j in [s0, s1) with D[m][j] <= k through
- * sink.emit(j, D).  WC > 0: exactly WC words (unrolled); WC == 0: `words`. */
-template <int WC, class Store, class Sink>
-HD void myers_segment(Store &st, uint32_t words, const seq_view &pat,
-                      const seq_view &txt, uint32_t j0, uint32_t s0,
-                      uint32_t s1, int32_t k, Sink &sink)
-{
-    const uint32_t m = pat.len;
-    const uint32_t nw = WC > 0 ? (uint32_t)WC : words;
-
-    /* Pattern masks; padding bits past m stay 0 (they only feed rows > m,
-     * since carries and shifts move upwards, and row m is read directly). */
-    UNROLL_WORDS
-    for (uint32_t w = 0; w < nw; ++w) {
-        uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-        const uint32_t lo = w * 64u;
-        const uint32_t hi = m - lo < 64u ? m : lo + 64u;
-        for (uint32_t i = lo; i < hi; ++i) {
-            const uint32_t c = pat(i);
-            const uint64_t bit = (uint64_t)1 << (i - lo);
-            if (c & 1u) b0 |= bit;
-            if (c & 2u) b1 |= bit;
-            if (c & 4u) b2 |= bit;
-            if (c & 8u) b3 |= bit;
-        }
-        st.B(0, w) = b0;
-        st.B(1, w) = b1;
-        st.B(2, w) = b2;
-        st.B(3, w) = b3;
-        st.PV(w) = ~(uint64_t)0;   /* D[i][j0-1] = i: every vertical delta +1 */
-        st.MV(w) = 0;
-    }
-
-    const uint32_t lastbit = (m - 1u) & 63u;   /* row m in the last word */
-    int32_t score = (int32_t)m;                /* D[m][j0-1] */
-    for (uint32_t j = j0; j < s1; ++j) {
-        const uint32_t c = txt(j);
-        const uint64_t s_a = (uint64_t)0 - (uint64_t)(c & 1u);
-        const uint64_t s_c = (uint64_t)0 - (uint64_t)((c >> 1) & 1u);
-        const uint64_t s_g = (uint64_t)0 - (uint64_t)((c >> 2) & 1u);
-        const uint64_t s_t = (uint64_t)0 - (uint64_t)((c >> 3) & 1u);
-        int32_t hin = 0;               /* row 0 is all zeros: its delta is 0 */
-        uint64_t ph_last = 0, mh_last = 0;
-    UNROLL_WORDS
-        for (uint32_t w = 0; w < nw; ++w) {
-            /* Myers 1999 advance_block (edlib's calculateBlock). */
-            uint64_t eq = (st.B(0, w) & s_a) | (st.B(1, w) & s_c) |
-                          (st.B(2, w) & s_g) | (st.B(3, w) & s_t);
-            const uint64_t pv = st.PV(w), mv = st.MV(w);
-            const uint64_t hneg = hin < 0 ? 1u : 0u;
-            const uint64_t hpos = hin > 0 ? 1u : 0u;
-            const uint64_t xv = eq | mv;
-            eq |= hneg;
-            const uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-            uint64_t ph = mv | ~(xh | pv);
-            uint64_t mh = pv & xh;
-            if (w == nw - 1) {
-                ph_last = ph;
-                mh_last = mh;
-            }
-            hin = (int32_t)(ph >> 63) - (int32_t)(mh >> 63);
-            ph = (ph << 1) | hpos;
-            mh = (mh << 1) | hneg;
-            st.PV(w) = mh | ~(xv | ph);
-            st.MV(w) = ph & xv;
-        }
-        score += (int32_t)((ph_last >> lastbit) & 1u) - (int32_t)((mh_last >> lastbit) & 1u);
-        if (j >= s0 && score <= k) sink.emit(j, score);
-    }
-}
-
-/* Sink of one work item: adds read/target/strand to (j, D). */
-template <class Out> struct item_sink {
-    Out *out;
-    uint32_t r, t, strand;
-    HD void emit(uint32_t j, int32_t d) { out->emit(r, t, j, d, strand); }
-};
-
-/* Work item w of the current chunk and class.  off[0..npairs] is the
- * exclusive scan of pair_items() (off[npairs] = total > w). */
-template <int WC, class Store, class Out>
-HD void process_item(const scan_params &sp, const uint64_t *off, uint64_t npairs,
-                     uint64_t w, Store &st, Out &out)
-{
-    /* Largest p with off[p] <= w; then off[p] <= w < off[p + 1]. */
-    uint64_t lo = 0, hi = npairs;
-    while (hi - lo > 1) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (off[mid] <= w) lo = mid;
-        else hi = mid;
-    }
-    const pair_info pi = get_pair(sp, sp.pair0 + lo);
-    const uint64_t local = w - off[lo];
-    const uint32_t strand = (uint32_t)(local & 1u);
-    const uint64_t seg = local >> 1;
-    const uint64_t s0 = seg * pi.seglen;
-    const uint64_t s1 = s0 + pi.seglen < pi.n ? s0 + pi.seglen : pi.n;
-    const uint64_t ov = (uint64_t)pi.m + (uint64_t)pi.k - 1;   /* k >= 0 here */
-    const uint64_t j0 = s0 > ov ? s0 - ov : 0;
-    seq_view pat, txt;
-    pat.p = pi.pat;
-    pat.len = pi.m;
-    pat.rc = pi.read_is_pattern && strand;
-    txt.p = pi.txt;
-    txt.len = pi.n;
-    txt.rc = !pi.read_is_pattern && strand;
-    item_sink<Out> sink;
-    sink.out = &out;
-    sink.r = pi.r;
-    sink.t = pi.t;
-    sink.strand = strand;
-    myers_segment<WC>(st, pi.words, pat, txt, (uint32_t)j0, (uint32_t)s0,
-                      (uint32_t)s1, pi.k, sink);
-}
-
-/* ---- device side ---------------------------------------------------------- */
+/* ---- output ---------------------------------------------------------------- */
 
 /* Hits into a device array; an index past cap is counted, not written. */
 struct dev_out {
@@ -326,7 +156,12 @@ struct dev_out {
     HD void emit(uint32_t r, uint32_t t, uint32_t j, int32_t d, uint32_t s)
     {
 #ifdef __CUDA_ARCH__
-        const unsigned long long i = atomicAdd(count, 1ULL);
+        namespace cg = cooperative_groups;
+        cg::coalesced_group grp = cg::coalesced_threads();
+        unsigned long long base = 0;
+        if (grp.thread_rank() == 0) base = atomicAdd(count, (unsigned long long)grp.size());
+        base = grp.shfl(base, 0);
+        const unsigned long long i = base + grp.thread_rank();
         if (i < cap) {
             gpuasm_endhit e;
             e.read = r;
@@ -342,46 +177,551 @@ struct dev_out {
     }
 };
 
-/* cnt[i] = pair_items(pair0 + i, cls) for i < npairs, cnt[npairs] = 0;
- * *maxm = max pattern length over counted pairs (sizes class-0 scratch). */
+/* emit(j, d) of one (read, target, strand). */
+template <class Out> struct emitter {
+    Out *out;
+    uint32_t r, t, s;
+    HD void operator()(uint32_t j, int32_t d) { out->emit(r, t, j, d, s); }
+};
+
+/* ---- RP path: decode (host and device) ------------------------------------- */
+
+struct rp_launch {
+    const uint8_t *rcode;
+    const uint64_t *roff;
+    const uint8_t *tcode;
+    const uint64_t *toff;
+    uint32_t ntargets;
+    int32_t side, max_diffs;
+    double error_rate;
+    const uint64_t *blk_off;   /* [ntargets + 1] cumulative blocks of this W */
+    const uint32_t *ng;        /* [ntargets] eligible groups of this W */
+    const gcore::rp_group *groups;   /* this W's groups */
+    const uint32_t *perm;      /* reads by length */
+    uint32_t seglen;
+    uint64_t total;            /* blocks */
+};
+
+struct rp_ctx {
+    uint32_t t, n;
+    gcore::rp_group gr;
+    window win;
+};
+
+HD rp_ctx rp_setup(const rp_launch &L, uint64_t b)
+{
+    rp_ctx c;
+    c.t = (uint32_t)gcore::find_slot(L.blk_off, L.ntargets, b);
+    const uint64_t local = b - L.blk_off[c.t];
+    const uint32_t ng = L.ng[c.t];
+    c.gr = L.groups[local % ng];
+    c.n = (uint32_t)(L.toff[c.t + 1] - L.toff[c.t]);
+    c.win = gcore::make_window(local / ng, L.seglen, c.n, c.gr.ov);
+    return c;
+}
+
+struct rp_pat {
+    int valid;
+    uint32_t r, strand, m;
+    int32_t k;
+    seqv pat;
+};
+
+/* Thread tid of the block: read tid/2 of the group, strand tid&1. */
+HD rp_pat rp_thread_pattern(const rp_launch &L, const rp_ctx &c, uint32_t tid)
+{
+    rp_pat p;
+    p.valid = 0;
+    p.r = 0;
+    p.strand = tid & 1u;
+    p.m = 0;
+    p.k = 0;
+    p.pat.p = L.rcode;
+    p.pat.len = 0;
+    p.pat.rc = 0;
+    const uint32_t ri = tid >> 1;
+    if (ri >= c.gr.count) return p;
+    p.r = L.perm[c.gr.first + ri];
+    const uint64_t rlen = L.roff[p.r + 1] - L.roff[p.r];
+    p.m = (uint32_t)rlen;
+    p.k = gcore::pair_k(L.max_diffs, L.error_rate, rlen);
+    p.pat.p = L.rcode + L.roff[p.r];
+    p.pat.len = p.m;
+    p.pat.rc = (int32_t)p.strand;
+    p.valid = gcore::read_is_pattern(L.side, rlen, c.n) && gcore::searched(p.m, p.k, c.n);
+    return p;
+}
+
+/* ---- TP path: decode -------------------------------------------------------- */
+
+struct tp_launch {
+    gcore::tp_params tp;
+    const uint64_t *off;       /* [nreads + 1] exclusive scan of items per read */
+    uint32_t nreads;
+    const gcore::tp_tgt *tg;   /* eligible small targets, by length */
+    uint32_t ntg;
+    const uint64_t *eq16;      /* [small][16] */
+    uint32_t win_words;        /* words per thread of the staged window */
+};
+
+struct tp_item_ctx {
+    uint32_t r, strand, rlen;
+    seqv txt;
+    window win;
+};
+
+HD tp_item_ctx tp_item(const tp_launch &L, uint64_t item)
+{
+    tp_item_ctx c;
+    c.r = (uint32_t)gcore::find_slot(L.off, L.nreads, item);
+    const uint64_t local = item - L.off[c.r];
+    c.strand = (uint32_t)(local & 1u);
+    c.rlen = (uint32_t)(L.tp.roff[c.r + 1] - L.tp.roff[c.r]);
+    c.txt.p = L.tp.rcode + L.tp.roff[c.r];
+    c.txt.len = c.rlen;
+    c.txt.rc = (int32_t)c.strand;
+    c.win = gcore::make_window(local >> 1, L.tp.seglen, c.rlen, L.tp.ov);
+    return c;
+}
+
+/* Run every eligible target of tg_s[0 .. cnt) (Eq tables eq_s[i][16]) over
+ * the staged window of this thread. */
+template <class Out>
+HD void tp_targets(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t *eq_s,
+                   const gcore::tp_tgt *tg_s, uint32_t cnt, const tp_item_ctx &c, int32_t side,
+                   Out &out)
+{
+    for (uint32_t i = 0; i < cnt; ++i) {
+        const gcore::tp_tgt tg = tg_s[i];
+        if (gcore::read_is_pattern(side, c.rlen, tg.m)) continue;   /* not a TP pair */
+        emitter<Out> e;
+        e.out = &out;
+        e.r = c.r;
+        e.t = tg.t;
+        e.s = c.strand;
+        if (tg.m <= 32)
+            gcore::tp_run<uint32_t>(win_s, tid, nt, eq_s + 16 * (size_t)i, c.win, c.rlen, tg.m, tg.k, e);
+        else
+            gcore::tp_run<uint64_t>(win_s, tid, nt, eq_s + 16 * (size_t)i, c.win, c.rlen, tg.m, tg.k, e);
+    }
+}
+
+/* ---- per-pair enumeration (WARP and SIMPLE): decode -------------------------- */
+
+struct pair_launch {
+    gcore::pair_params sp;
+    const uint64_t *off;       /* [np + 1] exclusive scan of items of this class */
+    uint64_t np;
+    int32_t cls;
+    uint32_t R, lp;            /* warp classes */
+};
+
+struct pitem {
+    uint32_t r, t, strand;
+    gcore::witem it;
+};
+
+HD pitem pair_item(const pair_launch &L, uint64_t w)
+{
+    pitem p;
+    const uint64_t slot = gcore::find_slot(L.off, L.np, w);
+    const gcore::pair_info pi = gcore::get_pair(L.sp, L.sp.pair0 + slot);
+    gcore::item_views(pi, w - L.off[slot], &p.strand, &p.it.pat, &p.it.txt, &p.it.win);
+    p.r = pi.r;
+    p.t = pi.t;
+    p.it.m = pi.m;
+    p.it.n = pi.n;
+    p.it.k = pi.k;
+    p.it.w32 = (pi.m + 31u) / 32u;
+    p.it.ncols = p.it.win.jend - p.it.win.j0;
+    return p;
+}
+
+/* ---- device side ------------------------------------------------------------- */
+
+template <int W>
+static __global__ void __launch_bounds__(RP_NT)
+k_rp(rp_launch L, dev_out out)
+{
+    extern __shared__ uint64_t rp_smem[];
+    uint64_t *peq_s = rp_smem;
+    uint8_t *text_s = (uint8_t *)(rp_smem + 4 * W * RP_NT);
+    const uint32_t tid = threadIdx.x;
+    for (uint64_t b = blockIdx.x; b < L.total; b += gridDim.x) {
+        const rp_ctx c = rp_setup(L, b);
+        const uint8_t *tc = L.tcode + L.toff[c.t] + c.win.j0;
+        for (uint32_t i = tid; i < c.win.jend - c.win.j0; i += RP_NT)
+            text_s[i] = gcore::enc_text(tc[i]);
+        const rp_pat p = rp_thread_pattern(L, c, tid);
+        gcore::rp_build_peq<W>(peq_s, tid, RP_NT, p.pat, p.valid);
+        __syncthreads();
+        if (p.valid) {
+            emitter<dev_out> e;
+            e.out = &out;
+            e.r = p.r;
+            e.t = c.t;
+            e.s = p.strand;
+            gcore::rp_thread<W>(text_s, peq_s, tid, RP_NT, c.win, c.n, p.m, p.k, e);
+        }
+        __syncthreads();
+    }
+}
+
+/* cnt[r] = TP items of read r (r < nreads), cnt[nreads] = 0. */
 static __global__ void __launch_bounds__(THREADS)
-k_count(scan_params sp, uint64_t npairs, int cls, uint64_t *cnt, unsigned long long *maxm)
+k_count_tp(gcore::tp_params tp, uint32_t nreads, uint64_t *cnt)
 {
     const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i > npairs) return;
-    if (i == npairs) {
-        cnt[i] = 0;
-        return;
+    if (i > nreads) return;
+    cnt[i] = i == nreads ? 0 : gcore::tp_read_items(tp, tp.roff[i + 1] - tp.roff[i]);
+}
+
+static __global__ void __launch_bounds__(TP_NT)
+k_tp(tp_launch L, dev_out out)
+{
+    extern __shared__ uint64_t tp_smem[];
+    uint64_t *eq_s = tp_smem;                                        /* [TP_CHUNK][16] */
+    gcore::tp_tgt *tg_s = (gcore::tp_tgt *)(eq_s + 16 * TP_CHUNK);  /* [TP_CHUNK] */
+    uint32_t *win_s = (uint32_t *)(tg_s + TP_CHUNK);                 /* [words][TP_NT] */
+    const uint32_t tid = threadIdx.x;
+    const uint64_t total = L.off[L.nreads];
+    for (uint64_t base = (uint64_t)blockIdx.x * TP_NT; base < total;
+         base += (uint64_t)gridDim.x * TP_NT) {
+        const uint64_t item = base + tid;
+        const bool have = item < total;
+        tp_item_ctx c;
+        if (have) {
+            c = tp_item(L, item);
+            gcore::tp_stage(win_s, tid, TP_NT, c.txt, c.win.j0, c.win.jend);
+        }
+        for (uint32_t c0 = 0; c0 < L.ntg; c0 += TP_CHUNK) {
+            const uint32_t cnt = L.ntg - c0 < TP_CHUNK ? L.ntg - c0 : TP_CHUNK;
+            __syncthreads();
+            for (uint32_t i = tid; i < cnt * 16; i += TP_NT) {
+                const gcore::tp_tgt tg = L.tg[c0 + i / 16];
+                eq_s[i] = L.eq16[(size_t)tg.small * 16 + i % 16];
+            }
+            for (uint32_t i = tid; i < cnt; i += TP_NT) tg_s[i] = L.tg[c0 + i];
+            __syncthreads();
+            if (have) tp_targets(win_s, tid, TP_NT, eq_s, tg_s, cnt, c, L.tp.side, out);
+        }
+        __syncthreads();
     }
-    uint32_t m;
-    const uint64_t c = pair_items(sp, sp.pair0 + i, cls, &m);
-    cnt[i] = c;
-    if (c) atomicMax(maxm, (unsigned long long)m);
+}
+
+/* cnt[i] = items of pair pair0 + i in class cls (i < np), cnt[np] = 0. */
+static __global__ void __launch_bounds__(THREADS)
+k_count_pairs(gcore::pair_params sp, uint64_t np, int cls, uint64_t *cnt)
+{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > np) return;
+    cnt[i] = i == np ? 0 : gcore::pair_items(sp, sp.pair0 + i, cls);
+}
+
+template <int R>
+static __global__ void __launch_bounds__(THREADS)
+k_warp(pair_launch L, dev_out out)
+{
+    __shared__ uint32_t peq_all[WARPS][16 * R * 32];
+    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    const uint32_t lp = L.lp, gpw = 32u / lp;
+    const uint32_t grp = lane / lp, g = lane % lp;
+    const uint64_t total = L.off[L.np];
+    const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
+    for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
+         wbase += wstride) {
+        const uint64_t item = wbase + grp;
+        pitem p;
+        p.it.ncols = 0;
+        p.it.m = 1;
+        p.it.n = 0;
+        p.it.w32 = 1;
+        p.r = p.t = p.strand = 0;
+        if (item < total) p = pair_item(L, item);
+        gcore::wc_build_peq<R>(peq_w, lane, g, p.it);
+        __syncwarp();
+        const uint32_t mine = p.it.ncols ? p.it.ncols + lp - 1u : 0u;
+        const uint32_t steps = __reduce_max_sync(0xffffffffu, mine);
+        gcore::wlane<R> st;
+        gcore::wc_init<R>(st, p.it);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        int hout = 0;
+        /* The text code of the next step is loaded one step ahead. */
+        uint32_t code = (g == 0 && p.it.ncols) ? p.it.txt.at(p.it.win.j0) : 0u;
+        for (uint32_t t = 0; t < steps; ++t) {
+            int hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
+            if (g == 0) hin = 0;
+            const uint32_t cn = t + 1u - g;      /* column of step t+1 */
+            const uint32_t next = (t + 1u >= g && cn < p.it.ncols) ? p.it.txt.at(p.it.win.j0 + cn) : 0u;
+            hout = gcore::wc_step<R>(st, peq_w, lane, g, p.it, t, hin, code, e);
+            code = next;
+        }
+        gcore::wc_finish<R>(st, g, p.it, e);
+        __syncwarp();
+    }
 }
 
 template <int W>
 static __global__ void __launch_bounds__(THREADS)
-k_scan_reg(scan_params sp, const uint64_t *off, uint64_t npairs, uint64_t total, dev_out out)
+k_simple_reg(pair_launch L, dev_out out)
 {
+    const uint64_t total = L.off[L.np];
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t w = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w < total; w += stride) {
-        reg_store<W> st;
-        process_item<W>(sp, off, npairs, w, st, out);
+        const pitem p = pair_item(L, w);
+        gcore::reg_store<W> st;
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        gcore::simple_run<W>(st, (uint32_t)W, p.it.pat, p.it.txt, p.it.win, p.it.k, e);
     }
 }
 
 static __global__ void __launch_bounds__(THREADS)
-k_scan_glob(scan_params sp, const uint64_t *off, uint64_t npairs, uint64_t total,
-            uint64_t *scratch, uint64_t nslot, uint64_t wmax, dev_out out)
+k_simple_glob(pair_launch L, uint64_t *scratch, uint64_t nslot, uint64_t wmax, dev_out out)
 {
     const uint64_t slot = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
     if (slot >= nslot) return;
-    glob_store st;
+    gcore::glob_store st;
     st.p = scratch + slot;
     st.nslot = nslot;
     st.wmax = wmax;
-    for (uint64_t w = slot; w < total; w += nslot)
-        process_item<0>(sp, off, npairs, w, st, out);
+    const uint64_t total = L.off[L.np];
+    for (uint64_t w = slot; w < total; w += nslot) {
+        const pitem p = pair_item(L, w);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        gcore::simple_run<0>(st, p.it.w32 / 2u + (p.it.w32 & 1u), p.it.pat, p.it.txt, p.it.win,
+                             p.it.k, e);
+    }
+}
+
+/* ---- host planner (plain C++, also run by the host harness) ------------------ */
+
+struct knobs {
+    gcore::route_knobs kn;
+    uint32_t seg_simple, seg_rp, seg_tp, seg_warp;
+    uint32_t group_reads;
+    uint64_t pair_chunk;
+};
+
+/* Per target set (set_targets): lengths and the small targets' Eq tables. */
+struct target_info {
+    std::vector<uint64_t> len;        /* [ntargets] */
+    std::vector<uint32_t> small_of;   /* [ntargets] index into eq16, or UINT32_MAX */
+    std::vector<uint64_t> eq16;       /* [small][16] */
+    uint64_t maxlen;
+};
+
+static void build_target_info(const gpuasm_seqset *tg, target_info &ti)
+{
+    ti.len.assign(tg->n, 0);
+    ti.small_of.assign(tg->n, UINT32_MAX);
+    ti.eq16.clear();
+    ti.maxlen = 0;
+    for (uint32_t t = 0; t < tg->n; ++t) {
+        const uint64_t len = tg->off[t + 1] - tg->off[t];
+        ti.len[t] = len;
+        if (len > ti.maxlen) ti.maxlen = len;
+        if (len == 0 || len > gcore::TP_MAX_M) continue;
+        uint64_t b[4] = { 0, 0, 0, 0 };
+        for (uint64_t i = 0; i < len; ++i) {
+            const uint32_t c = tg->code[tg->off[t] + i];
+            for (int x = 0; x < 4; ++x)
+                if (c & (1u << x)) b[x] |= (uint64_t)1 << i;
+        }
+        ti.small_of[t] = (uint32_t)(ti.eq16.size() / 16);
+        for (uint32_t c = 0; c < 16; ++c)
+            ti.eq16.push_back(((c & 1u) ? b[0] : 0) | ((c & 2u) ? b[1] : 0) |
+                              ((c & 4u) ? b[2] : 0) | ((c & 8u) ? b[3] : 0));
+    }
+}
+
+/* Everything one scan call plans on the host from the lengths alone. */
+struct host_plan {
+    /* RP */
+    std::vector<uint32_t> perm;
+    std::vector<gcore::rp_group> groups;
+    uint32_t g_lo[5], g_hi[5];
+    std::vector<uint64_t> blk_off[5];   /* [W][ntargets + 1] */
+    std::vector<uint32_t> ng[5];        /* [W][ntargets] */
+    /* TP */
+    std::vector<gcore::tp_tgt> tps;
+    uint32_t tp_ov, tp_minlen;
+    /* per-pair classes that may have work */
+    bool cls_possible[gcore::NCLS];
+    double cells;
+};
+
+static void plan_scan(const gpuasm_seqset *reads, const target_info &ti, const gpuasm_search_opt *opt,
+                      const knobs &K, host_plan &hp)
+{
+    const uint32_t nr = reads->n, nt = (uint32_t)ti.len.size();
+    const int32_t side = opt->pattern_side;
+    const bool fast = !K.kn.simple && !K.kn.force_warp;
+    for (int c = 0; c < gcore::NCLS; ++c) hp.cls_possible[c] = false;
+
+    /* Targets by length, with prefix sums (for cells and possibility tests). */
+    std::vector<uint64_t> tl_all(ti.len);
+    std::sort(tl_all.begin(), tl_all.end());
+    std::vector<double> pre_all(nt + 1, 0.0);
+    for (uint32_t i = 0; i < nt; ++i) pre_all[i + 1] = pre_all[i] + (double)tl_all[i];
+    std::vector<uint64_t> tl_tp;                 /* searched as patterns: m > k(m) */
+    for (uint32_t t = 0; t < nt; ++t) {
+        const uint64_t m = ti.len[t];
+        if (gcore::searched(m, gcore::pair_k(opt->max_diffs, opt->error_rate, m), 1))
+            tl_tp.push_back(m);
+    }
+    std::sort(tl_tp.begin(), tl_tp.end());
+    std::vector<double> pre_tp(tl_tp.size() + 1, 0.0);
+    for (size_t i = 0; i < tl_tp.size(); ++i) pre_tp[i + 1] = pre_tp[i] + (double)tl_tp[i];
+    const uint64_t maxt = nt ? tl_all.back() : 0;
+
+    /* Reads: cells, RP candidates, classes of RP pairs. */
+    hp.cells = 0;
+    uint64_t maxr = 0;
+    std::vector<uint32_t> bucket(gcore::RP_MAX_M + 2, 0);
+    for (uint32_t r = 0; r < nr; ++r) {
+        const uint64_t rlen = reads->off[r + 1] - reads->off[r];
+        if (rlen > maxr) maxr = rlen;
+        if (rlen == 0) continue;
+        const int32_t k = gcore::pair_k(opt->max_diffs, opt->error_rate, rlen);
+        const bool rp_ok = gcore::searched(rlen, k, 1);
+        /* RP pairs: targets with read_is_pattern (and n = tlen >= 1). */
+        double rp_sum = 0;
+        bool rp_any = false;
+        if (side == GPUASM_PATTERN_READ) {
+            rp_sum = pre_all[nt];
+            rp_any = maxt >= 1;
+        } else if (side == GPUASM_PATTERN_SHORTER) {
+            const size_t i = std::lower_bound(tl_all.begin(), tl_all.end(), rlen) - tl_all.begin();
+            rp_sum = pre_all[nt] - pre_all[i];
+            rp_any = i < nt;
+        }
+        if (rp_ok && rp_any) {
+            hp.cells += 2.0 * (double)rlen * rp_sum;
+            const int cls = gcore::route(K.kn, 1, (uint32_t)rlen);
+            if (cls >= 0) hp.cls_possible[cls] = true;
+            else if (cls == gcore::ROUTE_RP) bucket[rlen]++;
+        }
+        /* TP pairs: searched targets without read_is_pattern. */
+        double tp_sum = 0;
+        if (side == GPUASM_PATTERN_TARGET) {
+            tp_sum = pre_tp[tl_tp.size()];
+        } else if (side == GPUASM_PATTERN_SHORTER) {
+            const size_t i = std::lower_bound(tl_tp.begin(), tl_tp.end(), rlen) - tl_tp.begin();
+            tp_sum = pre_tp[i];   /* tlen < rlen */
+        }
+        hp.cells += 2.0 * (double)rlen * tp_sum;
+    }
+    /* Targets: classes of TP pairs. */
+    for (uint32_t t = 0; t < nt; ++t) {
+        const uint64_t m = ti.len[t];
+        if (!gcore::searched(m, gcore::pair_k(opt->max_diffs, opt->error_rate, m), 1)) continue;
+        bool any = false;
+        if (side == GPUASM_PATTERN_TARGET) any = maxr >= 1;
+        else if (side == GPUASM_PATTERN_SHORTER) any = maxr > m;
+        if (!any) continue;
+        const int cls = gcore::route(K.kn, 0, (uint32_t)m);
+        if (cls >= 0) hp.cls_possible[cls] = true;
+    }
+
+    /* RP groups: reads by length (counting sort), cut at W changes and at
+     * group_reads reads. */
+    hp.perm.clear();
+    hp.groups.clear();
+    for (int w = 0; w <= 4; ++w) {
+        hp.g_lo[w] = hp.g_hi[w] = 0;
+        hp.blk_off[w].assign(nt + 1, 0);
+        hp.ng[w].assign(nt, 0);
+    }
+    if (fast) {
+        std::vector<uint32_t> start(gcore::RP_MAX_M + 2, 0);
+        for (uint32_t l = 1; l <= gcore::RP_MAX_M; ++l) start[l + 1] = start[l] + bucket[l];
+        hp.perm.resize(start[gcore::RP_MAX_M + 1]);
+        for (uint32_t r = 0; r < nr; ++r) {
+            const uint64_t rlen = reads->off[r + 1] - reads->off[r];
+            if (rlen >= 1 && rlen <= gcore::RP_MAX_M && bucket[rlen]) hp.perm[start[rlen]++] = r;
+        }
+        /* bucket[l] > 0 marks lengths that were counted (RP candidates);
+         * start[l] now is the end of bucket l. */
+        uint32_t i = 0;
+        for (int w = 1; w <= 4; ++w) {
+            hp.g_lo[w] = (uint32_t)hp.groups.size();
+            while (i < hp.perm.size()) {
+                const uint64_t len0 = reads->off[hp.perm[i] + 1] - reads->off[hp.perm[i]];
+                if ((len0 + 63) / 64 != (uint64_t)w) break;
+                gcore::rp_group g;
+                g.first = i;
+                g.count = 0;
+                g.ov = 0;
+                g.minlen = (uint32_t)len0;
+                while (i < hp.perm.size() && g.count < K.group_reads) {
+                    const uint64_t len = reads->off[hp.perm[i] + 1] - reads->off[hp.perm[i]];
+                    if ((len + 63) / 64 != (uint64_t)w) break;
+                    const uint64_t ov = len + (uint64_t)gcore::pair_k(opt->max_diffs, opt->error_rate, len);
+                    if (ov > g.ov) g.ov = (uint32_t)ov;
+                    ++g.count;
+                    ++i;
+                }
+                hp.groups.push_back(g);
+            }
+            hp.g_hi[w] = (uint32_t)hp.groups.size();
+            /* Blocks per target: segments x eligible groups (a prefix of
+             * this W's groups, which are sorted by length). */
+            for (uint32_t t = 0; t < nt; ++t) {
+                const uint64_t n = ti.len[t];
+                uint32_t ng = 0;
+                if (n >= 1 && side == GPUASM_PATTERN_READ) {
+                    ng = hp.g_hi[w] - hp.g_lo[w];
+                } else if (n >= 1 && side == GPUASM_PATTERN_SHORTER) {
+                    uint32_t lo = hp.g_lo[w], hi = hp.g_hi[w];   /* first group with minlen > n */
+                    while (lo < hi) {
+                        const uint32_t mid = lo + (hi - lo) / 2;
+                        if (hp.groups[mid].minlen <= n) lo = mid + 1;
+                        else hi = mid;
+                    }
+                    ng = lo - hp.g_lo[w];
+                }
+                hp.ng[w][t] = ng;
+                const uint64_t nseg = ng ? (n + K.seg_rp - 1) / K.seg_rp : 0;
+                hp.blk_off[w][t + 1] = hp.blk_off[w][t] + nseg * ng;
+            }
+        }
+    }
+
+    /* TP: eligible small targets by length. */
+    hp.tps.clear();
+    hp.tp_ov = 0;
+    hp.tp_minlen = UINT32_MAX;
+    if (fast && side != GPUASM_PATTERN_READ) {
+        for (uint32_t t = 0; t < nt; ++t) {
+            if (ti.small_of[t] == UINT32_MAX) continue;
+            const uint32_t m = (uint32_t)ti.len[t];
+            const int32_t k = gcore::pair_k(opt->max_diffs, opt->error_rate, m);
+            if (!gcore::searched(m, k, 1)) continue;
+            gcore::tp_tgt x;
+            x.t = t;
+            x.m = m;
+            x.k = k;
+            x.small = ti.small_of[t];
+            hp.tps.push_back(x);
+            if (m + (uint32_t)k > hp.tp_ov) hp.tp_ov = m + (uint32_t)k;
+            if (m < hp.tp_minlen) hp.tp_minlen = m;
+        }
+        std::stable_sort(hp.tps.begin(), hp.tps.end(),
+                         [](const gcore::tp_tgt &a, const gcore::tp_tgt &b) { return a.m < b.m; });
+    }
 }
 
 /* ---- host side ------------------------------------------------------------ */
@@ -391,15 +731,15 @@ struct gpuasm_cuda {
     int sm_count;
     char desc[320];
     cudaStream_t stream;
-    /* knobs */
-    uint32_t seg_min;
-    int force_global;
-    uint64_t pair_chunk;
+    cudaEvent_t ev0, ev1;
+    knobs K;
     /* targets */
     int have_targets;
     uint32_t ntargets;
     uint8_t *d_tcode;
     uint64_t *d_toff;
+    uint64_t *d_eq16;
+    target_info ti;
     /* batch buffers, grown as needed (capacities in bytes) */
     uint8_t *d_rcode;   size_t rcode_cap;
     uint64_t *d_roff;   size_t roff_cap;
@@ -407,9 +747,13 @@ struct gpuasm_cuda {
     uint64_t *d_off;    size_t off_cap;
     void *d_cub;        size_t cub_cap;
     uint64_t *d_scratch; size_t scratch_cap;
+    void *d_plan;       size_t plan_cap;
     gpuasm_endhit *d_hit; size_t hit_cap;    /* bytes */
-    unsigned long long *d_misc;              /* [0] hit counter, [1] max m */
-    unsigned long long *h_misc;              /* pinned [3]: total, max m, hits */
+    unsigned long long *d_misc;              /* [0] hit counter */
+    unsigned long long *h_misc;              /* pinned [1]: hits */
+    host_plan hp;
+    std::vector<uint8_t> plan_buf;
+    gpuasm_scan_stats last;
 };
 
 /* "CUDA: <function>: <error string>"; the function name is the text of the
@@ -460,6 +804,28 @@ static uint64_t env_u64(const char *name, uint64_t dflt)
     return (*end || v == 0) ? dflt : (uint64_t)v;
 }
 
+static void read_knobs(knobs &K)
+{
+    K.kn.simple = env_u64("GPUASM_CUDA_SIMPLE", 0) != 0;
+    K.kn.force_global = env_u64("GPUASM_CUDA_FORCE_GLOBAL", 0) != 0;
+    K.kn.force_warp = env_u64("GPUASM_CUDA_FORCE_WARP", 0) != 0;
+    K.kn.no_warp = env_u64("GPUASM_CUDA_NO_WARP", 0) != 0;
+    uint64_t lanes = env_u64("GPUASM_CUDA_WARP_LANES", 32);
+    uint32_t lp = 1;
+    while (lp * 2 <= lanes && lp < 32) lp *= 2;   /* largest power of 2 <= lanes */
+    K.kn.warp_lanes = (int32_t)lp;
+    const uint64_t seg = env_u64("GPUASM_CUDA_SEG_MIN", 0);   /* 0: defaults */
+    const uint64_t cap32 = (uint64_t)INT32_MAX;
+    K.seg_simple = (uint32_t)(seg ? std::min(seg, cap32) : DEFAULT_SEG_SIMPLE);
+    K.seg_warp = (uint32_t)(seg ? std::min(seg, cap32) : DEFAULT_SEG_WARP);
+    K.seg_rp = (uint32_t)(seg ? std::min<uint64_t>(seg, MAX_SEG_RP) : DEFAULT_SEG_RP);
+    K.seg_tp = (uint32_t)(seg ? std::min<uint64_t>(seg, MAX_SEG_TP) : DEFAULT_SEG_TP);
+    const uint64_t gr = env_u64("GPUASM_CUDA_GROUP", RP_GROUP_MAX);
+    K.group_reads = (uint32_t)std::min<uint64_t>(gr, RP_GROUP_MAX);
+    K.pair_chunk = env_u64("GPUASM_CUDA_PAIR_CHUNK", DEFAULT_PAIR_CHUNK);
+    if (K.pair_chunk > (uint64_t)INT32_MAX - 1) K.pair_chunk = DEFAULT_PAIR_CHUNK;
+}
+
 extern "C" int gpuasm_cuda_device_count(void)
 {
     int n = 0;
@@ -479,17 +845,18 @@ extern "C" int gpuasm_cuda_open(int device, gpuasm_cuda **out, char *err, size_t
                  n == 1 ? "" : "s");
         return -1;
     }
-    gpuasm_cuda *g = (gpuasm_cuda *)calloc(1, sizeof *g);
+    gpuasm_cuda *g = NULL;
+    try {
+        g = new gpuasm_cuda();
+    } catch (...) {
+        g = NULL;
+    }
     if (!g) {
         snprintf(err, errlen, "out of memory");
         return -1;
     }
     g->device = device;
-    g->seg_min = (uint32_t)env_u64("GPUASM_CUDA_SEG_MIN", DEFAULT_SEG_MIN);
-    if (g->seg_min == 0) g->seg_min = DEFAULT_SEG_MIN;   /* > 2^32 - 1 wrapped */
-    g->force_global = env_u64("GPUASM_CUDA_FORCE_GLOBAL", 0) != 0;
-    g->pair_chunk = env_u64("GPUASM_CUDA_PAIR_CHUNK", DEFAULT_PAIR_CHUNK);
-    if (g->pair_chunk > (uint64_t)INT32_MAX - 1) g->pair_chunk = DEFAULT_PAIR_CHUNK;
+    read_knobs(g->K);
     const uint64_t hit_cap = env_u64("GPUASM_CUDA_HIT_CAP", DEFAULT_HIT_CAP);
 
     int rc = -1;
@@ -503,8 +870,10 @@ extern "C" int gpuasm_cuda_open(int device, gpuasm_cuda **out, char *err, size_t
                  prop.major, prop.minor, prop.multiProcessorCount,
                  (double)prop.totalGlobalMem / (double)(1ULL << 30));
         if ((e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) != cudaSuccess) { cuda_fail(err, errlen, "cudaStreamCreateWithFlags", e); break; }
+        if ((e = cudaEventCreate(&g->ev0)) != cudaSuccess) { cuda_fail(err, errlen, "cudaEventCreate", e); break; }
+        if ((e = cudaEventCreate(&g->ev1)) != cudaSuccess) { cuda_fail(err, errlen, "cudaEventCreate", e); break; }
         if ((e = cudaMalloc((void **)&g->d_misc, 2 * sizeof(unsigned long long))) != cudaSuccess) { cuda_fail(err, errlen, "cudaMalloc", e); break; }
-        if ((e = cudaHostAlloc((void **)&g->h_misc, 3 * sizeof(unsigned long long), cudaHostAllocDefault)) != cudaSuccess) { cuda_fail(err, errlen, "cudaHostAlloc", e); break; }
+        if ((e = cudaHostAlloc((void **)&g->h_misc, 2 * sizeof(unsigned long long), cudaHostAllocDefault)) != cudaSuccess) { cuda_fail(err, errlen, "cudaHostAlloc", e); break; }
         if (grow((void **)&g->d_hit, &g->hit_cap, hit_cap * sizeof(gpuasm_endhit), err, errlen)) break;
         rc = 0;
     } while (0);
@@ -535,55 +904,282 @@ extern "C" int gpuasm_cuda_set_targets(gpuasm_cuda *g, const gpuasm_seqset *targ
     g->have_targets = 0;
     if (g->d_tcode) CK(cudaFree(g->d_tcode));
     if (g->d_toff) CK(cudaFree(g->d_toff));
+    if (g->d_eq16) CK(cudaFree(g->d_eq16));
     g->d_tcode = NULL;
     g->d_toff = NULL;
+    g->d_eq16 = NULL;
+    try {
+        build_target_info(targets, g->ti);
+    } catch (...) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
     const size_t nbytes = (size_t)targets->off[targets->n];
     const size_t obytes = ((size_t)targets->n + 1) * sizeof(uint64_t);
+    const size_t ebytes = g->ti.eq16.size() * sizeof(uint64_t);
     CK(cudaMalloc((void **)&g->d_tcode, nbytes ? nbytes : 1));
     CK(cudaMalloc((void **)&g->d_toff, obytes));
+    CK(cudaMalloc((void **)&g->d_eq16, ebytes ? ebytes : 1));
     if (nbytes) CK(cudaMemcpyAsync(g->d_tcode, targets->code, nbytes, cudaMemcpyHostToDevice, g->stream));
     CK(cudaMemcpyAsync(g->d_toff, targets->off, obytes, cudaMemcpyHostToDevice, g->stream));
+    if (ebytes) CK(cudaMemcpyAsync(g->d_eq16, g->ti.eq16.data(), ebytes, cudaMemcpyHostToDevice, g->stream));
     CK(cudaStreamSynchronize(g->stream));
     g->ntargets = targets->n;
     g->have_targets = 1;
     return 0;
 }
 
-/* Run one (chunk, class): count, scan, search, collect.  Appends to out. */
-static int scan_class(gpuasm_cuda *g, scan_params sp, uint64_t np, int cls,
-                      gpuasm_hits *out, char *err, size_t errlen)
+/* Device copies of the host plan, carved out of one buffer (one upload). */
+struct dev_plan {
+    uint32_t *perm;
+    gcore::rp_group *groups;
+    uint64_t *blk_off[5];
+    uint32_t *ng[5];
+    gcore::tp_tgt *tps;
+};
+
+static size_t align_up(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static int upload_plan(gpuasm_cuda *g, dev_plan &dp, char *err, size_t errlen)
 {
-    /* Items per pair, then their exclusive scan: off[np] = total. */
-    CK(cudaMemsetAsync(g->d_misc + 1, 0, sizeof(unsigned long long), g->stream));
+    const host_plan &hp = g->hp;
+    const uint32_t nt = g->ntargets;
+    size_t at = 0;
+    size_t o_perm = at; at = align_up(at + hp.perm.size() * sizeof(uint32_t));
+    size_t o_groups = at; at = align_up(at + hp.groups.size() * sizeof(gcore::rp_group));
+    size_t o_blk[5], o_ng[5];
+    for (int w = 1; w <= 4; ++w) {
+        o_blk[w] = at; at = align_up(at + ((size_t)nt + 1) * sizeof(uint64_t));
+        o_ng[w] = at; at = align_up(at + (size_t)nt * sizeof(uint32_t));
+    }
+    size_t o_tps = at; at = align_up(at + hp.tps.size() * sizeof(gcore::tp_tgt));
+    try {
+        g->plan_buf.resize(at);
+    } catch (...) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    uint8_t *h = g->plan_buf.data();
+    if (!hp.perm.empty()) memcpy(h + o_perm, hp.perm.data(), hp.perm.size() * sizeof(uint32_t));
+    if (!hp.groups.empty()) memcpy(h + o_groups, hp.groups.data(), hp.groups.size() * sizeof(gcore::rp_group));
+    for (int w = 1; w <= 4; ++w) {
+        memcpy(h + o_blk[w], hp.blk_off[w].data(), ((size_t)nt + 1) * sizeof(uint64_t));
+        if (nt) memcpy(h + o_ng[w], hp.ng[w].data(), (size_t)nt * sizeof(uint32_t));
+    }
+    if (!hp.tps.empty()) memcpy(h + o_tps, hp.tps.data(), hp.tps.size() * sizeof(gcore::tp_tgt));
+    if (grow(&g->d_plan, &g->plan_cap, at, err, errlen)) return -1;
+    uint8_t *d = (uint8_t *)g->d_plan;
+    if (at) CK(cudaMemcpyAsync(d, h, at, cudaMemcpyHostToDevice, g->stream));
+    dp.perm = (uint32_t *)(d + o_perm);
+    dp.groups = (gcore::rp_group *)(d + o_groups);
+    for (int w = 1; w <= 4; ++w) {
+        dp.blk_off[w] = (uint64_t *)(d + o_blk[w]);
+        dp.ng[w] = (uint32_t *)(d + o_ng[w]);
+    }
+    dp.tps = (gcore::tp_tgt *)(d + o_tps);
+    return 0;
+}
+
+/* Everything one launch sequence needs. */
+struct scan_ctx {
+    const gpuasm_seqset *reads;
+    const gpuasm_search_opt *opt;
+    dev_plan dp;
+    uint64_t npairs, chunk;
+    unsigned grid;        /* blocks of the grid-stride kernels */
+};
+
+static int launch_pair_class(gpuasm_cuda *g, const scan_ctx &sc, gcore::pair_params sp,
+                             uint64_t np, int cls, dev_out dout, char *err, size_t errlen)
+{
     const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
     CLEAR_ERR();
-    k_count<<<(unsigned)nblk, THREADS, 0, g->stream>>>(sp, np, cls, g->d_cnt, g->d_misc + 1);
-    CK_LAUNCH("k_count");
-    size_t cub_bytes = 0;
-    CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, g->d_cnt, g->d_off, (int)(np + 1), g->stream));
-    if (grow(&g->d_cub, &g->cub_cap, cub_bytes, err, errlen)) return -1;
-    cub_bytes = g->cub_cap;
+    k_count_pairs<<<(unsigned)nblk, THREADS, 0, g->stream>>>(sp, np, cls, g->d_cnt);
+    CK_LAUNCH("k_count_pairs");
+    size_t cub_bytes = g->cub_cap;
     CK(cub::DeviceScan::ExclusiveSum(g->d_cub, cub_bytes, g->d_cnt, g->d_off, (int)(np + 1), g->stream));
-    CK(cudaMemcpyAsync(&g->h_misc[0], g->d_off + np, sizeof(uint64_t), cudaMemcpyDeviceToHost, g->stream));
-    CK(cudaMemcpyAsync(&g->h_misc[1], g->d_misc + 1, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream));
-    CK(cudaStreamSynchronize(g->stream));
-    const uint64_t total = g->h_misc[0];
-    const uint64_t maxm = g->h_misc[1];
-    if (total == 0) return 0;
-
-    /* Class 0: as many slots as the scratch budget allows (>= 1). */
-    uint64_t wmax = 0, nslot = 0;
-    if (cls == 0) {
-        wmax = (maxm + 63) / 64;
+    pair_launch L;
+    L.sp = sp;
+    L.off = g->d_off;
+    L.np = np;
+    L.cls = cls;
+    L.R = 1;
+    L.lp = 32;
+    CLEAR_ERR();
+    if (cls >= gcore::CLS_WARP_R1) {
+        gcore::warp_shape(cls, &L.R, &L.lp);
+        switch (L.R) {
+        case 1: k_warp<1><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        case 2: k_warp<2><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        case 3: k_warp<3><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        default: k_warp<4><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        }
+        CK_LAUNCH("k_warp");
+    } else if (cls >= gcore::CLS_REG1) {
+        switch (cls) {
+        case 1: k_simple_reg<1><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        case 2: k_simple_reg<2><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        case 3: k_simple_reg<3><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        default: k_simple_reg<4><<<sc.grid, THREADS, 0, g->stream>>>(L, dout); break;
+        }
+        CK_LAUNCH("k_simple_reg");
+    } else {
+        /* Global scratch: slots for the longest sequence of the batch and
+         * the targets (a bound on every pattern of this chunk). */
+        uint64_t maxm = std::max<uint64_t>(g->ti.maxlen, 1);
+        for (uint32_t r = 0; r < sc.reads->n; ++r)
+            maxm = std::max<uint64_t>(maxm, sc.reads->off[r + 1] - sc.reads->off[r]);
+        const uint64_t wmax = (maxm + 63) / 64;
         const uint64_t slot_bytes = 6 * wmax * sizeof(uint64_t);
-        nslot = SCRATCH_BUDGET / slot_bytes;
+        uint64_t nslot = SCRATCH_BUDGET / slot_bytes;
         const uint64_t most = (uint64_t)g->sm_count * 1024;
         if (nslot > most) nslot = most;
-        if (nslot > total) nslot = total;
         if (nslot < 1) nslot = 1;
+        /* grow() frees and allocates (synchronous): only when it must. */
         if (grow((void **)&g->d_scratch, &g->scratch_cap, (size_t)(nslot * slot_bytes), err, errlen))
             return -1;
+        const uint64_t blocks = (nslot + THREADS - 1) / THREADS;
+        CLEAR_ERR();
+        k_simple_glob<<<(unsigned)blocks, THREADS, 0, g->stream>>>(L, g->d_scratch, nslot, wmax, dout);
+        CK_LAUNCH("k_simple_glob");
     }
+    return 0;
+}
+
+/* One pass of every search kernel of the scan, appending to d_hit. */
+static int launch_all(gpuasm_cuda *g, const scan_ctx &sc, dev_out dout, char *err, size_t errlen)
+{
+    const host_plan &hp = g->hp;
+    const gpuasm_search_opt *opt = sc.opt;
+
+    /* RP groups. */
+    for (int w = 1; w <= 4; ++w) {
+        const uint64_t total = hp.blk_off[w][g->ntargets];
+        if (total == 0) continue;
+        rp_launch L;
+        L.rcode = g->d_rcode;
+        L.roff = g->d_roff;
+        L.tcode = g->d_tcode;
+        L.toff = g->d_toff;
+        L.ntargets = g->ntargets;
+        L.side = opt->pattern_side;
+        L.max_diffs = opt->max_diffs;
+        L.error_rate = opt->error_rate;
+        L.blk_off = sc.dp.blk_off[w];
+        L.ng = sc.dp.ng[w];
+        L.groups = sc.dp.groups + hp.g_lo[w];
+        L.perm = sc.dp.perm;
+        L.seglen = g->K.seg_rp;
+        L.total = total;
+        const size_t smem = (size_t)4 * w * RP_NT * sizeof(uint64_t) +
+                            align_up((size_t)g->K.seg_rp + 2 * gcore::RP_MAX_M + 16);
+        const unsigned grid = (unsigned)std::min<uint64_t>(total, (uint64_t)INT32_MAX);
+        CLEAR_ERR();
+        switch (w) {
+        case 1: k_rp<1><<<grid, RP_NT, smem, g->stream>>>(L, dout); break;
+        case 2: k_rp<2><<<grid, RP_NT, smem, g->stream>>>(L, dout); break;
+        case 3: k_rp<3><<<grid, RP_NT, smem, g->stream>>>(L, dout); break;
+        default: k_rp<4><<<grid, RP_NT, smem, g->stream>>>(L, dout); break;
+        }
+        CK_LAUNCH("k_rp");
+    }
+
+    /* TP small targets: items per read, scan, search. */
+    if (!hp.tps.empty()) {
+        const uint32_t nr = sc.reads->n;
+        tp_launch L;
+        L.tp.rcode = g->d_rcode;
+        L.tp.roff = g->d_roff;
+        L.tp.side = opt->pattern_side;
+        L.tp.seglen = g->K.seg_tp;
+        L.tp.ov = hp.tp_ov;
+        L.tp.minlen = hp.tp_minlen;
+        L.tp.active = 1;
+        L.off = g->d_off;
+        L.nreads = nr;
+        L.tg = sc.dp.tps;
+        L.ntg = (uint32_t)hp.tps.size();
+        L.eq16 = g->d_eq16;
+        L.win_words = (g->K.seg_tp + hp.tp_ov + 1 + 7) / 8 + 1;
+        const uint64_t nblk = ((uint64_t)nr + 1 + THREADS - 1) / THREADS;
+        CLEAR_ERR();
+        k_count_tp<<<(unsigned)nblk, THREADS, 0, g->stream>>>(L.tp, nr, g->d_cnt);
+        CK_LAUNCH("k_count_tp");
+        size_t cub_bytes = g->cub_cap;
+        CK(cub::DeviceScan::ExclusiveSum(g->d_cub, cub_bytes, g->d_cnt, g->d_off, (int)(nr + 1), g->stream));
+        const size_t smem = (size_t)TP_CHUNK * 16 * sizeof(uint64_t) + TP_CHUNK * sizeof(gcore::tp_tgt) +
+                            (size_t)L.win_words * TP_NT * sizeof(uint32_t);
+        CLEAR_ERR();
+        k_tp<<<sc.grid, TP_NT, smem, g->stream>>>(L, dout);
+        CK_LAUNCH("k_tp");
+    }
+
+    /* Per-pair classes (WARP, SIMPLE), chunk by chunk. */
+    bool any = false;
+    for (int c = 0; c < gcore::NCLS; ++c) any = any || hp.cls_possible[c];
+    if (!any) return 0;
+    gcore::pair_params sp;
+    sp.rcode = g->d_rcode;
+    sp.roff = g->d_roff;
+    sp.tcode = g->d_tcode;
+    sp.toff = g->d_toff;
+    sp.nreads = sc.reads->n;
+    sp.ntargets = g->ntargets;
+    sp.max_diffs = opt->max_diffs;
+    sp.error_rate = opt->error_rate;
+    sp.side = opt->pattern_side;
+    sp.kn = g->K.kn;
+    sp.seg_simple = g->K.seg_simple;
+    sp.seg_warp = g->K.seg_warp;
+    for (uint64_t p0 = 0; p0 < sc.npairs; p0 += sc.chunk) {
+        const uint64_t np = std::min<uint64_t>(sc.npairs - p0, sc.chunk);
+        sp.pair0 = p0;
+        for (int c = 0; c < gcore::NCLS; ++c)
+            if (hp.cls_possible[c] && launch_pair_class(g, sc, sp, np, c, dout, err, errlen)) return -1;
+    }
+    return 0;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int scan_impl(gpuasm_cuda *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+                     gpuasm_hits *out, char *err, size_t errlen)
+{
+    CK(cudaSetDevice(g->device));
+
+    /* The batch: codes and offsets (reads are indexed by absolute offsets). */
+    const size_t nbytes = (size_t)reads->off[reads->n];
+    const size_t obytes = ((size_t)reads->n + 1) * sizeof(uint64_t);
+    if (grow((void **)&g->d_rcode, &g->rcode_cap, nbytes, err, errlen)) return -1;
+    if (grow((void **)&g->d_roff, &g->roff_cap, obytes, err, errlen)) return -1;
+
+    plan_scan(reads, g->ti, opt, g->K, g->hp);   /* may throw bad_alloc: caught by the caller */
+    g->last.cells = g->hp.cells;
+
+    scan_ctx sc;
+    sc.reads = reads;
+    sc.opt = opt;
+    sc.npairs = (uint64_t)reads->n * g->ntargets;
+    sc.chunk = std::max<uint64_t>(1, std::min<uint64_t>(sc.npairs, g->K.pair_chunk));
+    sc.grid = (unsigned)(g->sm_count * GRID_PER_SM);
+
+    /* Scan buffers for the per-read (TP) and per-pair enumerations, and
+     * CUB's temporary storage: sized before any launch (grow() synchronises). */
+    const size_t cnt_n = (size_t)std::max<uint64_t>(reads->n, sc.chunk) + 1;
+    if (grow((void **)&g->d_cnt, &g->cnt_cap, cnt_n * sizeof(uint64_t), err, errlen)) return -1;
+    if (grow((void **)&g->d_off, &g->off_cap, cnt_n * sizeof(uint64_t), err, errlen)) return -1;
+    size_t cub_bytes = 0;
+    CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, g->d_cnt, g->d_off, (int)cnt_n, g->stream));
+    if (grow(&g->d_cub, &g->cub_cap, cub_bytes, err, errlen)) return -1;
+
+    if (nbytes) CK(cudaMemcpyAsync(g->d_rcode, reads->code, nbytes, cudaMemcpyHostToDevice, g->stream));
+    CK(cudaMemcpyAsync(g->d_roff, reads->off, obytes, cudaMemcpyHostToDevice, g->stream));
+    if (upload_plan(g, sc.dp, err, errlen)) return -1;
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
@@ -592,26 +1188,15 @@ static int scan_class(gpuasm_cuda *g, scan_params sp, uint64_t np, int cls,
         dout.count = g->d_misc;
         dout.cap = cap;
         CK(cudaMemsetAsync(g->d_misc, 0, sizeof(unsigned long long), g->stream));
-        CLEAR_ERR();
-        if (cls == 0) {
-            const uint64_t blocks = (nslot + THREADS - 1) / THREADS;
-            k_scan_glob<<<(unsigned)blocks, THREADS, 0, g->stream>>>(
-                sp, g->d_off, np, total, g->d_scratch, nslot, wmax, dout);
-        } else {
-            uint64_t blocks = (total + THREADS - 1) / THREADS;
-            const uint64_t most = (uint64_t)g->sm_count * 32;
-            if (blocks > most) blocks = most;
-            switch (cls) {
-            case 1: k_scan_reg<1><<<(unsigned)blocks, THREADS, 0, g->stream>>>(sp, g->d_off, np, total, dout); break;
-            case 2: k_scan_reg<2><<<(unsigned)blocks, THREADS, 0, g->stream>>>(sp, g->d_off, np, total, dout); break;
-            case 3: k_scan_reg<3><<<(unsigned)blocks, THREADS, 0, g->stream>>>(sp, g->d_off, np, total, dout); break;
-            default: k_scan_reg<4><<<(unsigned)blocks, THREADS, 0, g->stream>>>(sp, g->d_off, np, total, dout); break;
-            }
-        }
-        CK_LAUNCH(cls == 0 ? "k_scan_glob" : "k_scan_reg");
-        CK(cudaMemcpyAsync(&g->h_misc[2], g->d_misc, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream));
+        CK(cudaEventRecord(g->ev0, g->stream));
+        if (launch_all(g, sc, dout, err, errlen)) return -1;
+        CK(cudaEventRecord(g->ev1, g->stream));
+        CK(cudaMemcpyAsync(&g->h_misc[0], g->d_misc, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream));
         CK(cudaStreamSynchronize(g->stream));
-        const unsigned long long nhit = g->h_misc[2];
+        float ms = 0;
+        CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
+        g->last.kernel_s += 1e-3 * (double)ms;
+        const unsigned long long nhit = g->h_misc[0];
         if (nhit > cap) {
             /* Some hits were not stored: make room for all and run again
              * (the set of hits is deterministic, so the rerun fits). */
@@ -633,6 +1218,7 @@ static int scan_class(gpuasm_cuda *g, scan_params sp, uint64_t np, int cls,
             CK(cudaStreamSynchronize(g->stream));
             out->n += (size_t)nhit;
         }
+        g->last.end_hits = nhit;
         return 0;
     }
 }
@@ -641,11 +1227,17 @@ extern "C" int gpuasm_cuda_scan(gpuasm_cuda *g, const gpuasm_seqset *reads,
                                 const gpuasm_search_opt *opt, gpuasm_hits *out,
                                 char *err, size_t errlen)
 {
+    const double t0 = now_s();
+    memset(&g->last, 0, sizeof g->last);
+    g->last.scans = 1;
     if (!g->have_targets) {
         snprintf(err, errlen, "CUDA backend: no targets set");
         return -1;
     }
-    if (reads->n == 0 || g->ntargets == 0) return 0;
+    if (reads->n == 0 || g->ntargets == 0) {
+        g->last.scan_s = now_s() - t0;
+        return 0;
+    }
     for (uint32_t r = 0; r < reads->n; r++) {
         if (reads->off[r + 1] - reads->off[r] > GPUASM_CUDA_MAX_LEN) {
             snprintf(err, errlen, "CUDA backend: read %u of the batch is longer than %llu bases",
@@ -653,47 +1245,42 @@ extern "C" int gpuasm_cuda_scan(gpuasm_cuda *g, const gpuasm_seqset *reads,
             return -1;
         }
     }
-    CK(cudaSetDevice(g->device));
-
-    /* The batch: codes and offsets (reads are indexed by absolute offsets). */
-    const size_t nbytes = (size_t)reads->off[reads->n];
-    const size_t obytes = ((size_t)reads->n + 1) * sizeof(uint64_t);
-    if (grow((void **)&g->d_rcode, &g->rcode_cap, nbytes, err, errlen)) return -1;
-    if (grow((void **)&g->d_roff, &g->roff_cap, obytes, err, errlen)) return -1;
-    if (nbytes) CK(cudaMemcpyAsync(g->d_rcode, reads->code, nbytes, cudaMemcpyHostToDevice, g->stream));
-    CK(cudaMemcpyAsync(g->d_roff, reads->off, obytes, cudaMemcpyHostToDevice, g->stream));
-
-    scan_params sp;
-    sp.rcode = g->d_rcode;
-    sp.roff = g->d_roff;
-    sp.tcode = g->d_tcode;
-    sp.toff = g->d_toff;
-    sp.nreads = reads->n;
-    sp.ntargets = g->ntargets;
-    sp.max_diffs = opt->max_diffs;
-    sp.error_rate = opt->error_rate;
-    sp.pattern_side = opt->pattern_side;
-    sp.seg_min = g->seg_min;
-    sp.force_global = g->force_global;
-
-    const uint64_t npairs = (uint64_t)reads->n * g->ntargets;
-    const size_t chunk = (size_t)(npairs < g->pair_chunk ? npairs : g->pair_chunk);
-    if (grow((void **)&g->d_cnt, &g->cnt_cap, (chunk + 1) * sizeof(uint64_t), err, errlen)) return -1;
-    if (grow((void **)&g->d_off, &g->off_cap, (chunk + 1) * sizeof(uint64_t), err, errlen)) return -1;
-    /* CUB is C++ and may throw; nothing may unwind into the C caller. */
+    int rc;
+    /* CUB and the planner are C++ and may throw; nothing may unwind into C. */
     try {
-        for (uint64_t p0 = 0; p0 < npairs; p0 += chunk) {
-            const uint64_t np = npairs - p0 < chunk ? npairs - p0 : chunk;
-            sp.pair0 = p0;
-            static const int classes[] = { 1, 2, 3, 4, 0 };
-            for (int c = 0; c < 5; c++)
-                if (scan_class(g, sp, np, classes[c], out, err, errlen)) return -1;
-        }
+        rc = scan_impl(g, reads, opt, out, err, errlen);
     } catch (...) {
-        snprintf(err, errlen, "CUDA backend: unexpected C++ exception");
-        return -1;
+        snprintf(err, errlen, "CUDA backend: out of memory or unexpected C++ exception");
+        rc = -1;
     }
-    return 0;
+    g->last.scan_s = now_s() - t0;
+    return rc;
+}
+
+extern "C" void gpuasm_cuda_last_stats(const gpuasm_cuda *g, gpuasm_scan_stats *out)
+{
+    *out = g->last;
+}
+
+extern "C" uint64_t gpuasm_cuda_suggest_batch_bases(const gpuasm_cuda *g)
+{
+    /* Per read base the device holds its code (1 byte), a share of the
+     * offsets, permutation and scan arrays (~28 bytes per read, i.e. ~0.2
+     * byte per base for 150-bp reads) and the hits; 4 bytes per base is a
+     * generous bound for short reads.  At most 1/8 of the free memory per
+     * handle (two handles per device are expected), between 16 Mi and
+     * 256 Mi bases. */
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(g->device) != cudaSuccess ||
+        cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return (uint64_t)64 << 20;
+    }
+    uint64_t bases = (uint64_t)free_b / 8 / 4;
+    const uint64_t lo = (uint64_t)16 << 20, hi = (uint64_t)256 << 20;
+    if (bases < lo) bases = lo;
+    if (bases > hi) bases = hi;
+    return bases;
 }
 
 extern "C" void gpuasm_cuda_close(gpuasm_cuda *g)
@@ -701,14 +1288,16 @@ extern "C" void gpuasm_cuda_close(gpuasm_cuda *g)
     if (!g) return;
     /* Best effort: errors while freeing have nowhere to go. */
     (void)cudaSetDevice(g->device);
-    void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_cnt, g->d_off,
-                    g->d_cub, g->d_scratch, g->d_hit, g->d_misc };
+    void *dev[] = { g->d_tcode, g->d_toff, g->d_eq16, g->d_rcode, g->d_roff, g->d_cnt, g->d_off,
+                    g->d_cub, g->d_scratch, g->d_plan, g->d_hit, g->d_misc };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) (void)cudaFree(dev[i]);
     if (g->h_misc) (void)cudaFreeHost(g->h_misc);
+    if (g->ev0) (void)cudaEventDestroy(g->ev0);
+    if (g->ev1) (void)cudaEventDestroy(g->ev1);
     if (g->stream) (void)cudaStreamDestroy(g->stream);
     (void)cudaGetLastError();
-    free(g);
+    delete g;
 }
 
 extern "C" void *gpuasm_cuda_host_alloc(size_t bytes)

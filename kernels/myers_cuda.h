@@ -3,7 +3,9 @@
  * Host C never sees device code: it calls these extern "C" launchers on the
  * plain structs of search.h.  Every function returns 0 on success and -1 on
  * failure, with a one-line reason (CUDA's error string included) in err.
- * Only built when configure found CUDA (HAVE_CUDA).
+ * Only built when configure found CUDA (HAVE_CUDA).  One handle is one
+ * device and one CUDA stream; a handle is used by one host thread at a time,
+ * and several handles (on one device or several) may run at once.
  */
 #ifndef GPUASM_MYERS_CUDA_H
 #define GPUASM_MYERS_CUDA_H
@@ -37,6 +39,15 @@ int gpuasm_cuda_set_targets(gpuasm_cuda *g, const gpuasm_seqset *targets,
 int gpuasm_cuda_scan(gpuasm_cuda *g, const gpuasm_seqset *reads,
                      const gpuasm_search_opt *opt, gpuasm_hits *out,
                      char *err, size_t errlen);
+
+/* What the last gpuasm_cuda_scan on this handle did (kernel_s from CUDA
+ * events around the search kernels; cells = sum of m x n over searched
+ * pairs and strands, not counting segment overlaps). */
+void gpuasm_cuda_last_stats(const gpuasm_cuda *g, gpuasm_scan_stats *out);
+
+/* Read bases per batch that keep this handle's device buffers within a
+ * comfortable share of free device memory for these targets (> 0). */
+uint64_t gpuasm_cuda_suggest_batch_bases(const gpuasm_cuda *g);
 
 void gpuasm_cuda_close(gpuasm_cuda *g);
 

@@ -75,6 +75,15 @@ typedef struct gpuasm_hits {
     size_t n, cap;
 } gpuasm_hits;
 
+/* What a scan did, for --stats and the benchmarks.  Summable. */
+typedef struct gpuasm_scan_stats {
+    double kernel_s;    /* device time of the search kernels (CUDA events); CPU: = scan_s */
+    double scan_s;      /* wall time inside the scan calls (copies, kernels, hit return) */
+    double cells;       /* sum over searched pairs and strands of m x n (DP cells) */
+    uint64_t end_hits;  /* end hits returned */
+    uint64_t scans;     /* scan calls */
+} gpuasm_scan_stats;
+
 /* Is the read the pattern of pair (read_len, target_len)? */
 static inline int gpuasm_read_is_pattern(const gpuasm_search_opt *o,
                                          uint64_t read_len, uint64_t target_len)
@@ -98,9 +107,6 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
 /* Sort into canonical order: read, target, strand, end (then dist). */
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
-/* Keep only the local minima (see above) of hits sorted by
- * gpuasm_hits_sort() that hold every end with D <= k. */
-void gpuasm_hits_keep_local_minima(gpuasm_hits *h);
 
 /* ---- CPU twin of the Myers kernel (kernels/myers_cpu.c) ---------------- */
 

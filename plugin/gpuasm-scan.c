@@ -56,9 +56,17 @@ static void usage(FILE *fp)
 "      --no-PG               do not add a @PG line\n"
 "Resources:\n"
 "  -@, --threads INT         threads [1]\n"
-"      --device DEV          auto, cpu, cuda or cuda:N [auto]\n"
-"      --batch-size INT      bases per batch (k/M/G suffixes) [16M]\n"
+"      --device DEV          auto: every CUDA device, else the CPU (one warning);\n"
+"                            cpu; cuda (device 0); cuda:N; cuda:N,M,... (a list);\n"
+"                            cuda:all (every CUDA device) [auto]\n"
+"      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
+"                            memory; CPU: 4M per thread; at most 32M by default]\n"
 "  -T, --reference FILE      reference FASTA to decode CRAM input\n"
+"Reporting:\n"
+"      --progress            progress line (reads, reads/s, hits) on stderr even\n"
+"                            when stderr is not a terminal [on a terminal only]\n"
+"      --quiet               no progress line (warnings and errors still show)\n"
+"      --stats FILE          write run statistics to FILE as JSON\n"
 "  -h, --help                this help\n"
 "  -V, --version             version of gpuasm-scan and htslib\n");
 }
@@ -91,7 +99,7 @@ static int parse_size(const char *s, long long lo, long long hi, int suffixes, l
 }
 
 enum { OPT_MODE = 256, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
-       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH };
+       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS };
 
 int main(int argc, char **argv)
 {
@@ -112,6 +120,9 @@ int main(int argc, char **argv)
         { "device", required_argument, NULL, OPT_DEVICE },
         { "batch-size", required_argument, NULL, OPT_BATCH },
         { "reference", required_argument, NULL, 'T' },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "progress", no_argument, NULL, OPT_PROGRESS },
+        { "stats", required_argument, NULL, OPT_STATS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -175,6 +186,9 @@ int main(int argc, char **argv)
             o.batch_bases = (uint64_t)v;
             break;
         case 'T': o.reference = optarg; break;
+        case OPT_QUIET: o.quiet = 1; break;
+        case OPT_PROGRESS: o.progress = 1; break;
+        case OPT_STATS: o.stats_path = optarg; break;
         case 'h': usage(stdout); return 0;
         case 'V':
             printf("gpuasm-scan %s\nhtslib %s\n", PACKAGE_VERSION, hts_version());

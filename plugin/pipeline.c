@@ -1,13 +1,40 @@
 /* pipeline.c -- read -> scan -> report -> write (see pipeline.h).
  *
- * Reads go in batches measured in bases; the engine returns the batch's end
- * hits sorted by read, so each read's records are produced in input order
- * from its slice of the hit list.  Mates stored next to each other are
- * handled together so each gets the other's position (RNEXT/PNEXT).
+ * Stages and who runs them:
+ *
+ *   reader thread    gpuasm_reader_next() into a free slot       -> scan queue
+ *   scan thread x L  gpuasm_engine_scan_lane(lane i)             -> report queue
+ *   report thread xR gpuasm_report_read() + SAM records per read -> done[seq % S]
+ *   writer (caller)  done[next % S] in input order, sam_write1   -> free list
+ *
+ * S = 2 x L + 2 slots (batch + hits + output records) circulate; nothing
+ * else is allocated per batch once the slots have grown to the largest
+ * batch seen, and nothing per read.  S bounds memory: at most S batches of
+ * about batch_bases bases exist at any time.  Why 2 x L + 2: each lane can
+ * hold one batch being scanned and one queued behind it (so a CUDA stream
+ * never waits for the reader), plus one batch being read and one being
+ * written.
+ *
+ * Order: batch numbers (seq) are given by the reader; slots in flight
+ * always have seq in [next, next + S), so done[seq % S] never collides and
+ * the writer emits batch `next` as soon as it is reported.  The engine
+ * sorts each batch's hits (gpuasm_hits_sort), and records are built from
+ * one batch alone (the reader keeps adjacent mates in one batch), so the
+ * bytes do not depend on which lane or thread handled a batch.
+ *
+ * Errors: the first one (any thread) is kept; every wait loop checks
+ * `failed`, so all threads leave, and the caller's writer close removes
+ * the -o file.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
@@ -16,12 +43,224 @@
 #include "pipeline.h"
 #include "reads.h"
 #include "sam_out.h"
+#include "stats_json.h"
 #include "targets.h"
 
-#define DEFAULT_BATCH_BASES (16u << 20)
+/* Seconds between progress line updates. */
+#define PROGRESS_PERIOD_S 0.5
+
+/* Default batch size limits (--batch-size overrides both).  A batch is the
+ * unit of overlap: the first batch is read before any scan starts and the
+ * last is written after every scan ended, so batches far larger than this
+ * (say, a device-memory-sized one holding a whole 1 M-read input) would
+ * serialise the stages again.  32 M bases is ~200 k reads of 150 bp, tens
+ * of milliseconds of GPU work even against adapters. */
+#define BATCH_BASES_MAX (32ull << 20)
+/* Host bytes per read base in flight: its code (1), its BAM record (SEQ
+ * 0.5, QUAL 1, name, core, allocation rounding), output records and hits;
+ * measured 6.7 for 100-bp FASTQ reads (peak RSS over 4 slots of 1 M
+ * bases).  Used only to keep all slots within a quarter of the RAM. */
+#define HOST_BYTES_PER_BASE 8
 
 static void *engine_alloc(void *ctx, size_t n) { return gpuasm_engine_host_alloc(ctx, n); }
 static void engine_free(void *ctx, void *p) { gpuasm_engine_host_free(ctx, p); }
+
+/* Remove a file this run wrote, but never a device or pipe named as the
+ * output (-o /dev/stdout must not unlink /dev/stdout). */
+static void remove_output(const char *path)
+{
+    struct stat st;
+    if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
+
+/* Slots for L lanes (see the top of this file for why 2 L + 2). */
+static size_t slots_for(int lanes) { return 2 * (size_t)lanes + 2; }
+
+/* The batch size when --batch-size is not given: the engine's suggestion,
+ * at most BATCH_BASES_MAX, and small enough that n_slots batches fit in a
+ * quarter of the physical memory. */
+static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots)
+{
+    uint64_t b = gpuasm_engine_suggest_batch_bases(eng);
+    if (b == 0 || b > BATCH_BASES_MAX) b = BATCH_BASES_MAX;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && psize > 0) {
+        uint64_t budget = (uint64_t)pages * (uint64_t)psize / 4;
+        uint64_t per_slot = budget / n_slots / HOST_BYTES_PER_BASE;
+        if (per_slot < b) b = per_slot;
+    }
+    return b < 1024 ? 1024 : b;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* ---- slots and queues ------------------------------------------------------ */
+
+/* One batch on its way through the pipeline, with everything reused. */
+typedef struct {
+    gpuasm_batch batch;
+    gpuasm_hits hits;
+    uint64_t seq;              /* batch number, input order, from 0 */
+    bam1_t **rec;              /* [n_rec] output records of the batch */
+    size_t n_rec, m_rec;       /* m_rec records allocated (bam_init1), reused */
+    uint64_t hit_records;      /* records that are hits (not FLAG 4) */
+    uint64_t reads_with_hits;
+} slot_t;
+
+/* FIFO of slot pointers; capacity = number of slots, so pushes never fail. */
+typedef struct {
+    slot_t **q;
+    size_t head, n, cap;
+} fifo_t;
+
+static void fifo_push(fifo_t *f, slot_t *s) { f->q[(f->head + f->n++) % f->cap] = s; }
+
+static slot_t *fifo_pop(fifo_t *f)
+{
+    slot_t *s = f->q[f->head];
+    f->head = (f->head + 1) % f->cap;
+    f->n--;
+    return s;
+}
+
+typedef struct pipe pipe_t;
+
+/* A scan or report thread. */
+typedef struct {
+    pipe_t *p;
+    pthread_t tid;
+    int started;
+    int lane;                  /* scan threads */
+    gpuasm_report rep[2];      /* report threads: a read and its mate */
+    kstring_t scratch;
+} worker_t;
+
+struct pipe {
+    const gpuasm_scan_opt *o;
+    const gpuasm_targets *t;
+    gpuasm_engine *eng;
+    gpuasm_reader *rd;
+    uint64_t max_bases;
+
+    slot_t *slot;
+    size_t n_slots;
+
+    pthread_mutex_t lock;      /* everything below */
+    pthread_cond_t cv_free, cv_scan, cv_report, cv_done;
+    fifo_t free_q, scan_q, report_q;
+    slot_t **done;             /* [n_slots] reported, by seq % n_slots */
+    uint64_t n_batches;        /* batches handed out by the reader */
+    int read_done;             /* the reader saw the end of the input */
+    int scanners_left;         /* scan threads still running */
+    int failed;
+    char err[1024];            /* the first error */
+};
+
+/* Record the first error and wake everybody.  Call with the lock held. */
+static void fail_locked(pipe_t *p, const char *msg)
+{
+    if (!p->failed) {
+        p->failed = 1;
+        snprintf(p->err, sizeof p->err, "%s", msg);
+    }
+    pthread_cond_broadcast(&p->cv_free);
+    pthread_cond_broadcast(&p->cv_scan);
+    pthread_cond_broadcast(&p->cv_report);
+    pthread_cond_broadcast(&p->cv_done);
+}
+
+static void fail(pipe_t *p, const char *msg)
+{
+    pthread_mutex_lock(&p->lock);
+    fail_locked(p, msg);
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* ---- reader ------------------------------------------------------------------ */
+
+static void *reader_main(void *arg)
+{
+    pipe_t *p = arg;
+    char msg[1024];
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->failed && p->free_q.n == 0) pthread_cond_wait(&p->cv_free, &p->lock);
+        if (p->failed) {
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        slot_t *s = fifo_pop(&p->free_q);
+        pthread_mutex_unlock(&p->lock);
+
+        int nr = gpuasm_reader_next(p->rd, &s->batch, p->max_bases, msg, sizeof msg);
+
+        pthread_mutex_lock(&p->lock);
+        if (nr < 0) {
+            fifo_push(&p->free_q, s);
+            fail_locked(p, msg);
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        if (nr == 0) {
+            fifo_push(&p->free_q, s);
+            p->read_done = 1;
+            pthread_cond_broadcast(&p->cv_scan);
+            pthread_cond_broadcast(&p->cv_done);
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        s->seq = p->n_batches++;
+        fifo_push(&p->scan_q, s);
+        pthread_cond_signal(&p->cv_scan);
+        pthread_mutex_unlock(&p->lock);
+    }
+    return NULL;
+}
+
+/* ---- scan --------------------------------------------------------------------- */
+
+static void *scan_main(void *arg)
+{
+    worker_t *w = arg;
+    pipe_t *p = w->p;
+    const gpuasm_scan_opt *o = p->o;
+    char msg[512], full[1024];
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->failed && p->scan_q.n == 0 && !p->read_done)
+            pthread_cond_wait(&p->cv_scan, &p->lock);
+        if (p->failed || p->scan_q.n == 0) {
+            /* The last scan thread out tells the report threads. */
+            if (--p->scanners_left == 0) pthread_cond_broadcast(&p->cv_report);
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        slot_t *s = fifo_pop(&p->scan_q);
+        pthread_mutex_unlock(&p->lock);
+
+        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->report.search,
+                                        &s->hits, msg, sizeof msg);
+        pthread_mutex_lock(&p->lock);
+        if (r < 0) {
+            snprintf(full, sizeof full, "%s: records %llu-%llu: %s", o->reads_path,
+                     (unsigned long long)s->batch.first_record,
+                     (unsigned long long)s->batch.first_record + s->batch.n - 1, msg);
+            fail_locked(p, full);
+        } else {
+            fifo_push(&p->report_q, s);
+            pthread_cond_signal(&p->cv_report);
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    return NULL;
+}
+
+/* ---- report: hits -> SAM records -------------------------------------------------- */
 
 /* Are rec[i] and rec[i+1] the two mates of one template? */
 static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
@@ -33,28 +272,37 @@ static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
            strcmp(bam_get_qname(x), bam_get_qname(y)) == 0;
 }
 
-typedef struct {
-    gpuasm_writer *w;
-    bam1_t *out;
-    kstring_t scratch;
-    const gpuasm_scan_opt *o;
-} emitter;
+/* The slot's next output record (allocated once, reused batch after batch),
+ * or NULL when out of memory. */
+static bam1_t *next_record(slot_t *s)
+{
+    if (s->n_rec == s->m_rec) {
+        size_t c = s->m_rec ? 2 * s->m_rec : 256;
+        bam1_t **q = realloc(s->rec, c * sizeof(*q));
+        if (!q) return NULL;
+        s->rec = q;
+        for (; s->m_rec < c; s->m_rec++)
+            if (!(s->rec[s->m_rec] = bam_init1())) return NULL;
+    }
+    return s->rec[s->n_rec++];
+}
 
-/* Write the records of one read.  mate: the report of its adjacent mate,
- * or NULL (unpaired, or mate not next to it). */
-static int emit_read(emitter *em, const bam1_t *read, const gpuasm_report *r,
-                     const gpuasm_report *mate, char *err, size_t errlen)
+/* Build the records of one read into the slot.  mate: the report of its
+ * adjacent mate, or NULL (unpaired, or mate not next to it). */
+static int emit_read(const gpuasm_scan_opt *o, slot_t *s, kstring_t *scratch,
+                     const bam1_t *read, const gpuasm_report *r, const gpuasm_report *mate)
 {
     uint16_t in_flag = read->core.flag;
     uint16_t pair_bits = in_flag & (BAM_FPAIRED | BAM_FREAD1 | BAM_FREAD2);
     int paired = (in_flag & BAM_FPAIRED) != 0;
     const gpuasm_occ *mo = mate && mate->n_occ ? &mate->occ[0] : NULL;
+    bam1_t *dst;
 
     if (r->n_occ == 0) {
-        if (!em->o->unmatched) return 0;
+        if (!o->unmatched) return 0;
         gpuasm_sam_fields f = { .flag = pair_bits | BAM_FUNMAP, .tid = -1, .pos = -1,
                                 .mapq = 0, .mtid = -1, .mpos = -1, .nm = -1, .xs = -1,
-                                .keep_tags = em->o->keep_tags };
+                                .keep_tags = o->keep_tags };
         if (mate && mo) {
             /* Unmapped read with a placed mate sits at the mate's place. */
             f.tid = f.mtid = (int32_t)mo->target;
@@ -63,9 +311,11 @@ static int emit_read(emitter *em, const bam1_t *read, const gpuasm_report *r,
         } else if (mate) {
             f.flag |= BAM_FMUNMAP;
         }
-        if (gpuasm_sam_set_record(em->out, read, &f, &em->scratch) < 0) goto oom;
-        return gpuasm_writer_write(em->w, em->out, err, errlen);
+        if (!(dst = next_record(s)) || gpuasm_sam_set_record(dst, read, &f, scratch) < 0)
+            return -1;
+        return 0;
     }
+    s->reads_with_hits++;
     for (size_t i = 0; i < r->n_occ; i++) {
         const gpuasm_occ *oc = &r->occ[i];
         gpuasm_sam_fields f = {
@@ -74,7 +324,7 @@ static int emit_read(emitter *em, const bam1_t *read, const gpuasm_report *r,
             .cigar = r->cigar + oc->cigar_off, .n_cigar = oc->n_cigar,
             .mtid = -1, .mpos = -1, .reverse = (int)oc->strand,
             .nm = oc->dist, .md = r->md.s + oc->md_off, .xs = oc->xs,
-            .keep_tags = em->o->keep_tags,
+            .keep_tags = o->keep_tags,
         };
         if (paired && mate) {
             if (mo) {
@@ -87,13 +337,11 @@ static int emit_read(emitter *em, const bam1_t *read, const gpuasm_report *r,
                 f.mpos = f.pos;
             }
         }
-        if (gpuasm_sam_set_record(em->out, read, &f, &em->scratch) < 0) goto oom;
-        if (gpuasm_writer_write(em->w, em->out, err, errlen) < 0) return -1;
+        if (!(dst = next_record(s)) || gpuasm_sam_set_record(dst, read, &f, scratch) < 0)
+            return -1;
+        s->hit_records++;
     }
     return 0;
-oom:
-    snprintf(err, errlen, "out of memory");
-    return -1;
 }
 
 /* Slice of sorted hits that belong to read i, starting at *pos. */
@@ -107,21 +355,275 @@ static size_t hits_of_read(const gpuasm_hits *h, size_t *pos, uint32_t i)
     return s;
 }
 
+/* All records of one scanned batch, in read order.  0, or -1 with err. */
+static int report_batch(worker_t *w, slot_t *s, char *err, size_t errlen)
+{
+    const gpuasm_scan_opt *o = w->p->o;
+    const gpuasm_batch *b = &s->batch;
+    char msg[512];
+    size_t hp = 0;
+    s->n_rec = 0;
+    s->hit_records = s->reads_with_hits = 0;
+    for (uint32_t i = 0; i < b->n;) {
+        int pair = adjacent_mates(b, i);
+        uint32_t nrd = pair ? 2 : 1;
+        for (uint32_t q = 0; q < nrd; q++) {
+            size_t h0 = hits_of_read(&s->hits, &hp, i + q);
+            const uint8_t *code = b->code + b->off[i + q];
+            uint32_t len = (uint32_t)(b->off[i + q + 1] - b->off[i + q]);
+            if (gpuasm_report_read(&w->rep[q], &o->report, code, len, w->p->t,
+                                   s->hits.hit + h0, hp - h0, msg, sizeof msg) < 0) {
+                snprintf(err, errlen, "%s: read %s: %s", o->reads_path,
+                         bam_get_qname(b->rec[i + q]), msg);
+                return -1;
+            }
+        }
+        for (uint32_t q = 0; q < nrd; q++)
+            if (emit_read(o, s, &w->scratch, b->rec[i + q], &w->rep[q],
+                          pair ? &w->rep[1 - q] : NULL) < 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+        i += nrd;
+    }
+    return 0;
+}
+
+static void *report_main(void *arg)
+{
+    worker_t *w = arg;
+    pipe_t *p = w->p;
+    char msg[1024];
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->failed && p->report_q.n == 0 && p->scanners_left > 0)
+            pthread_cond_wait(&p->cv_report, &p->lock);
+        if (p->failed || p->report_q.n == 0) {
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        slot_t *s = fifo_pop(&p->report_q);
+        pthread_mutex_unlock(&p->lock);
+
+        int r = report_batch(w, s, msg, sizeof msg);
+
+        pthread_mutex_lock(&p->lock);
+        if (r < 0) {
+            fail_locked(p, msg);
+        } else {
+            p->done[s->seq % p->n_slots] = s;
+            pthread_cond_signal(&p->cv_done);   /* only the writer waits on it */
+        }
+        pthread_mutex_unlock(&p->lock);
+    }
+    return NULL;
+}
+
+/* ---- progress line ------------------------------------------------------------ */
+
+typedef struct {
+    int on;
+    const char *prog;
+    double t0, last;
+    size_t width;      /* length of the line on screen, to blank a longer one */
+} progress_t;
+
+/* Rewrite the line in place: \r, the line, spaces over any longer rest. */
+static void progress_show(progress_t *pg, uint64_t reads, uint64_t hits, int final)
+{
+    char line[256];
+    double now = now_s(), dt = now - pg->t0;
+    int n = snprintf(line, sizeof line, "%s: %llu reads, %.0f reads/s, %llu hits", pg->prog,
+                     (unsigned long long)reads, dt > 0 ? (double)reads / dt : 0.0,
+                     (unsigned long long)hits);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
+    fprintf(stderr, "\r%s%*s%s", line, len < pg->width ? (int)(pg->width - len) : 0, "",
+            final ? "\n" : "");
+    fflush(stderr);
+    pg->width = len;
+    pg->last = now;
+}
+
+/* ---- the run -------------------------------------------------------------------- */
+
+typedef struct {
+    uint64_t reads, bases, records, hit_records, reads_with_hits, batches;
+} counts_t;
+
+/* Write batches in input order until the end or a failure (the writer is
+ * the calling thread).  0, or -1 when the pipeline failed (p->err). */
+static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c)
+{
+    char msg[1024];
+    for (uint64_t next = 0;;) {
+        slot_t *s = NULL;
+        int finished = 0, tick = 0;
+        pthread_mutex_lock(&p->lock);
+        for (;;) {
+            if (p->failed) break;
+            if ((s = p->done[next % p->n_slots])) {
+                p->done[next % p->n_slots] = NULL;
+                break;
+            }
+            if (p->read_done && next == p->n_batches) {
+                finished = 1;
+                break;
+            }
+            if (!pg->on) {
+                pthread_cond_wait(&p->cv_done, &p->lock);
+                continue;
+            }
+            /* Wake for the progress line even when no batch completes. */
+            double due = pg->last + PROGRESS_PERIOD_S;
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            double wait = due - now_s();
+            if (wait <= 0) {
+                tick = 1;
+                break;
+            }
+            ts.tv_sec += (time_t)wait;
+            ts.tv_nsec += (long)((wait - (double)(time_t)wait) * 1e9);
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&p->cv_done, &p->lock, &ts);
+        }
+        int failed = p->failed;
+        pthread_mutex_unlock(&p->lock);
+        if (failed) return -1;
+        if (finished) return 0;
+        if (tick) {
+            progress_show(pg, c->reads, c->hit_records, 0);
+            continue;
+        }
+        for (size_t i = 0; i < s->n_rec; i++)
+            if (gpuasm_writer_write(w, s->rec[i], msg, sizeof msg) < 0) {
+                fail(p, msg);
+                return -1;
+            }
+        c->reads += s->batch.n;
+        c->bases += s->batch.off[s->batch.n];
+        c->records += s->n_rec;
+        c->hit_records += s->hit_records;
+        c->reads_with_hits += s->reads_with_hits;
+        c->batches++;
+        next++;
+        pthread_mutex_lock(&p->lock);
+        fifo_push(&p->free_q, s);
+        pthread_cond_signal(&p->cv_free);
+        pthread_mutex_unlock(&p->lock);
+        if (pg->on && now_s() - pg->last >= PROGRESS_PERIOD_S)
+            progress_show(pg, c->reads, c->hit_records, 0);
+    }
+}
+
+/* Set up the slots, start the threads, write, stop.  0 or -1 (p->err). */
+static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c)
+{
+    int lanes = gpuasm_engine_lanes(p->eng);
+    int n_report = p->o->n_threads < 1 ? 1 : p->o->n_threads;
+    pthread_t reader;
+    int reader_started = 0, ret = -1;
+    worker_t *scan = calloc((size_t)lanes, sizeof(*scan));
+    worker_t *rep = calloc((size_t)n_report, sizeof(*rep));
+
+    p->n_slots = slots_for(lanes);
+    p->slot = calloc(p->n_slots, sizeof(*p->slot));
+    p->done = calloc(p->n_slots, sizeof(*p->done));
+    p->free_q.q = calloc(p->n_slots, sizeof(slot_t *));
+    p->scan_q.q = calloc(p->n_slots, sizeof(slot_t *));
+    p->report_q.q = calloc(p->n_slots, sizeof(slot_t *));
+    if (!scan || !rep || !p->slot || !p->done || !p->free_q.q || !p->scan_q.q || !p->report_q.q) {
+        fail(p, "out of memory");
+        goto out;
+    }
+    p->free_q.cap = p->scan_q.cap = p->report_q.cap = p->n_slots;
+    for (size_t i = 0; i < p->n_slots; i++) {
+        gpuasm_batch_init(&p->slot[i].batch, (gpuasm_alloc){ engine_alloc, engine_free, p->eng });
+        fifo_push(&p->free_q, &p->slot[i]);
+    }
+
+    /* Threads: any failure to start one is an error that stops the rest. */
+    p->scanners_left = lanes;
+    if (pthread_create(&reader, NULL, reader_main, p) != 0) {
+        fail(p, "cannot start the reader thread");
+        goto join;
+    }
+    reader_started = 1;
+    for (int i = 0; i < lanes; i++) {
+        scan[i].p = p;
+        scan[i].lane = i;
+        if (pthread_create(&scan[i].tid, NULL, scan_main, &scan[i]) != 0) {
+            /* Count the threads that will never run as finished. */
+            pthread_mutex_lock(&p->lock);
+            p->scanners_left -= lanes - i;
+            fail_locked(p, "cannot start a scan thread");
+            pthread_mutex_unlock(&p->lock);
+            goto join;
+        }
+        scan[i].started = 1;
+    }
+    for (int i = 0; i < n_report; i++) {
+        rep[i].p = p;
+        if (pthread_create(&rep[i].tid, NULL, report_main, &rep[i]) != 0) {
+            fail(p, "cannot start a report thread");
+            goto join;
+        }
+        rep[i].started = 1;
+    }
+    ret = write_in_order(p, w, pg, c);
+join:
+    if (reader_started) pthread_join(reader, NULL);
+    for (int i = 0; i < lanes; i++)
+        if (scan[i].started) pthread_join(scan[i].tid, NULL);
+    for (int i = 0; i < n_report; i++) {
+        if (rep[i].started) pthread_join(rep[i].tid, NULL);
+        gpuasm_report_free(&rep[i].rep[0]);
+        gpuasm_report_free(&rep[i].rep[1]);
+        ks_free(&rep[i].scratch);
+    }
+out:
+    if (p->failed) ret = -1;
+    free(scan);
+    free(rep);
+    return ret;
+}
+
+static void free_slots(pipe_t *p)
+{
+    for (size_t i = 0; p->slot && i < p->n_slots; i++) {
+        slot_t *s = &p->slot[i];
+        if (s->batch.mem.alloc) gpuasm_batch_free(&s->batch);
+        gpuasm_hits_free(&s->hits);
+        for (size_t j = 0; j < s->m_rec; j++) bam_destroy1(s->rec[j]);
+        free(s->rec);
+    }
+    free(p->slot);
+    free(p->done);
+    free(p->free_q.q);
+    free(p->scan_q.q);
+    free(p->report_q.q);
+}
+
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
-    int ret = -1, writer_ok = 0;
+    double t_start = now_s();
+    int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0;
     gpuasm_targets t;
-    gpuasm_engine *eng = NULL;
-    gpuasm_reader *rd = NULL;
-    gpuasm_batch batch;
-    gpuasm_hits hits = { 0 };
-    gpuasm_report rep[2];
-    emitter em = { 0 };
-    char warn[512], msg[512];
-    int have_batch = 0;
-    memset(rep, 0, sizeof rep);
+    gpuasm_writer *w = NULL;
+    FILE *stats_fp = NULL;
+    char warn[512];
+    pipe_t p;
+    counts_t c = { 0 };
+    progress_t pg = { .prog = prog };
+    memset(&p, 0, sizeof p);
+    p.o = o;
+    p.t = &t;
 
     if (gpuasm_targets_load(o->targets_path, &t, err, errlen) < 0) return -1;
+    targets_ok = 1;
     if (o->report.search.max_diffs >= 0) {
         for (uint32_t i = 0; i < t.n; i++) {
             if (gpuasm_target_len(&t, i) <= (uint64_t)o->report.search.max_diffs) {
@@ -133,77 +635,92 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             }
         }
     }
-    if (gpuasm_engine_open(o->device, o->n_threads, &eng, err, errlen, warn, sizeof warn) < 0)
+    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, err, errlen, warn, sizeof warn) < 0)
         goto out;
     if (warn[0]) fprintf(stderr, "%s: warning: %s\n", prog, warn);
-    if (gpuasm_engine_set_targets(eng, &t.set, err, errlen) < 0) goto out;
-    if (gpuasm_reader_open(o->reads_path, o->reference, o->n_threads, o->wildcards, &rd,
+    if (gpuasm_engine_set_targets(p.eng, &t.set, err, errlen) < 0) goto out;
+    if (gpuasm_reader_open(o->reads_path, o->reference, o->n_threads, o->wildcards, &p.rd,
                            err, errlen) < 0)
         goto out;
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
                              .n_threads = o->n_threads, .pg_cl = o->pg_cl,
-                             .version = o->version, .input = gpuasm_reader_header(rd),
+                             .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags };
-    if (gpuasm_writer_open(&wo, &t, &em.w, err, errlen) < 0) goto out;
-    if (!(em.out = bam_init1())) goto oom;
-    em.o = o;
-
-    gpuasm_batch_init(&batch, (gpuasm_alloc){ engine_alloc, engine_free, eng });
-    have_batch = 1;
-    uint64_t max_bases = o->batch_bases ? o->batch_bases : DEFAULT_BATCH_BASES;
-    for (;;) {
-        int nr = gpuasm_reader_next(rd, &batch, max_bases, err, errlen);
-        if (nr < 0) goto out;
-        if (nr == 0) break;
-        if (gpuasm_engine_scan(eng, &batch.set, &o->report.search, &hits, msg, sizeof msg) < 0) {
-            snprintf(err, errlen, "%s: records %llu-%llu: %s", o->reads_path,
-                     (unsigned long long)batch.first_record,
-                     (unsigned long long)batch.first_record + batch.n - 1, msg);
+    if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
+    /* Opened now so that a bad --stats path fails before any work. */
+    if (o->stats_path) {
+        errno = 0;
+        if (!(stats_fp = fopen(o->stats_path, "w"))) {
+            snprintf(err, errlen, "%s: cannot open for writing: %s", o->stats_path,
+                     strerror(errno ? errno : EIO));
             goto out;
         }
-        size_t hp = 0;
-        for (uint32_t i = 0; i < batch.n;) {
-            int pair = adjacent_mates(&batch, i);
-            uint32_t nrd = pair ? 2 : 1;
-            for (uint32_t q = 0; q < nrd; q++) {
-                size_t s = hits_of_read(&hits, &hp, i + q);
-                const uint8_t *code = batch.code + batch.off[i + q];
-                uint32_t len = (uint32_t)(batch.off[i + q + 1] - batch.off[i + q]);
-                if (gpuasm_report_read(&rep[q], &o->report, code, len, &t, hits.hit + s, hp - s,
-                                       msg, sizeof msg) < 0) {
-                    snprintf(err, errlen, "%s: read %s: %s", o->reads_path,
-                             bam_get_qname(batch.rec[i + q]), msg);
-                    goto out;
-                }
-            }
-            for (uint32_t q = 0; q < nrd; q++)
-                if (emit_read(&em, batch.rec[i + q], &rep[q], pair ? &rep[1 - q] : NULL,
-                              err, errlen) < 0)
-                    goto out;
-            i += nrd;
-        }
     }
+    p.max_bases = o->batch_bases ? o->batch_bases
+                                 : default_batch_bases(p.eng, slots_for(gpuasm_engine_lanes(p.eng)));
+    pthread_mutex_init(&p.lock, NULL);
+    pthread_cond_init(&p.cv_free, NULL);
+    pthread_cond_init(&p.cv_scan, NULL);
+    pthread_cond_init(&p.cv_report, NULL);
+    pthread_cond_init(&p.cv_done, NULL);
+    sync_ok = 1;
+
+    pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
+    pg.t0 = pg.last = now_s();
+    if (run_pipeline(&p, w, &pg, &c) < 0) {
+        if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
+        snprintf(err, errlen, "%s", p.err);
+        goto out;
+    }
+    if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
     writer_ok = 1;
     ret = 0;
-    goto out;
-oom:
-    snprintf(err, errlen, "out of memory");
 out:
-    if (em.w) {
+    if (w) {
         char cerr[512];
-        if (gpuasm_writer_close(em.w, writer_ok, cerr, sizeof cerr) < 0 && ret == 0) {
+        if (gpuasm_writer_close(w, writer_ok, cerr, sizeof cerr) < 0 && ret == 0) {
             snprintf(err, errlen, "%s", cerr);
             ret = -1;
         }
     }
-    if (em.out) bam_destroy1(em.out);
-    ks_free(&em.scratch);
-    gpuasm_report_free(&rep[0]);
-    gpuasm_report_free(&rep[1]);
-    gpuasm_hits_free(&hits);
-    if (have_batch) gpuasm_batch_free(&batch);
-    gpuasm_reader_close(rd);
-    gpuasm_engine_close(eng);
-    gpuasm_targets_free(&t);
+    if (stats_fp) {
+        if (ret == 0) {
+            gpuasm_scan_stats es;
+            gpuasm_engine_stats(p.eng, &es);
+            gpuasm_run_stats rs = {
+                .program = prog, .version = o->version, .device = gpuasm_engine_describe(p.eng),
+                .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
+                .records = c.records, .reads_with_hits = c.reads_with_hits,
+                .batches = c.batches, .batch_bases = p.max_bases,
+                .wall_s = now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
+                .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
+            };
+            errno = 0;
+            int bad = gpuasm_stats_json_write(stats_fp, &rs) < 0;
+            bad |= fclose(stats_fp) != 0;
+            if (bad) {
+                snprintf(err, errlen, "%s: write failed: %s", o->stats_path,
+                         strerror(errno ? errno : EIO));
+                ret = -1;
+                /* The run fails, so its output goes too (as for any failure). */
+                remove_output(o->out_path);
+            }
+        } else {
+            fclose(stats_fp);
+        }
+        /* A failed run leaves no statistics that look like a result. */
+        if (ret < 0) remove_output(o->stats_path);
+    }
+    if (sync_ok) {
+        pthread_mutex_destroy(&p.lock);
+        pthread_cond_destroy(&p.cv_free);
+        pthread_cond_destroy(&p.cv_scan);
+        pthread_cond_destroy(&p.cv_report);
+        pthread_cond_destroy(&p.cv_done);
+    }
+    free_slots(&p);
+    gpuasm_reader_close(p.rd);
+    gpuasm_engine_close(p.eng);
+    if (targets_ok) gpuasm_targets_free(&t);
     return ret;
 }

@@ -1,5 +1,14 @@
-/* pipeline.h -- the ordered read -> scan -> report -> write loop behind
- * gpuasm-scan.  Memory is bounded by the batch size, whatever the input. */
+/* pipeline.h -- the ordered read -> scan -> report -> write pipeline behind
+ * gpuasm-scan.
+ *
+ * Threads: one reader (fills batches of about batch_bases read bases), one
+ * scan thread per engine lane (engine.h: two per CUDA device, one for the
+ * CPU), a pool of report threads (traceback and SAM record building, one
+ * per -@ thread) and the writer (the calling thread), which writes batches
+ * strictly in input order.  A fixed set of 2 x lanes + 2 batches circulates
+ * between them, so memory is bounded by the batch size, whatever the input.
+ * The output is byte-identical for any lanes, threads and batch size.
+ */
 #ifndef GPUASM_PIPELINE_H
 #define GPUASM_PIPELINE_H
 
@@ -13,20 +22,27 @@ typedef struct gpuasm_scan_opt {
     const char *out_path;      /* NULL or "-": stdout */
     const char *out_format;    /* sam | bam | cram */
     const char *reference;     /* -T: reference for CRAM input, or NULL */
-    const char *device;        /* auto | cpu | cuda | cuda:N */
+    const char *device;        /* auto | cpu | cuda | cuda:N | cuda:N,M,... | cuda:all */
     int n_threads;             /* -@ */
-    uint64_t batch_bases;      /* 0: default for the backend */
+    uint64_t batch_bases;      /* 0: gpuasm_engine_suggest_batch_bases() */
     gpuasm_report_opt report;  /* search options, --all, --eqx */
     int unmatched;             /* --unmatched */
     int keep_tags;             /* --keep-tags */
     int wildcards;             /* --match-read-wildcards */
+    int quiet;                 /* --quiet: no progress line */
+    int progress;              /* --progress: progress line even when stderr is no terminal */
+    const char *stats_path;    /* --stats FILE (JSON, io/stats_json.h), or NULL */
     const char *pg_cl;         /* @PG CL, NULL for --no-PG */
     const char *version;
 } gpuasm_scan_opt;
 
-/* Run a whole scan.  Warnings go to stderr prefixed with `prog`.
+/* Run a whole scan.  Warnings go to stderr prefixed with `prog`; so does the
+ * progress line (stderr a terminal or o->progress, and not o->quiet):
+ * "PROG: N reads, R reads/s, H hits" rewritten in place with \r about twice
+ * a second, ended with a newline.  H counts hit records (not FLAG 4 ones).
  * Returns 0, or -1 with one line in err ("FILE: record N (NAME): what");
- * on failure the -o file is removed. */
+ * on failure the -o file and the --stats file are removed.  The first error
+ * of any thread wins; the others stop. */
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen);
 
 #endif

@@ -6,6 +6,7 @@
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
 
+#include "grow.h"
 #include "report.h"
 
 typedef struct {
@@ -17,18 +18,6 @@ typedef struct {
 typedef struct {
     uint64_t lo, hi;    /* closed interval in forward text coordinates */
 } span_t;
-
-static int grow(void **p, size_t *cap, size_t want, size_t sz)
-{
-    if (want <= *cap) return 0;
-    size_t c = *cap ? *cap : 16;
-    while (c < want) c *= 2;
-    void *q = realloc(*p, c * sz);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 static int cand_cmp(const void *a, const void *b)
 {
@@ -46,7 +35,7 @@ static int push_cigar(gpuasm_report *r, uint32_t op, uint32_t len)
         r->cigar[r->n_cigar - 1] += len << BAM_CIGAR_SHIFT;
         return 0;
     }
-    if (grow((void **)&r->cigar, &r->m_cigar, r->n_cigar + 1, sizeof(*r->cigar)) < 0) return -1;
+    if (gpuasm_grow((void **)&r->cigar, &r->m_cigar, r->n_cigar + 1, sizeof(*r->cigar)) < 0) return -1;
     r->cigar[r->n_cigar++] = bam_cigar_gen(len, op);
     return 0;
 }
@@ -111,7 +100,7 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
     r->n_cigar = 0;
     r->md.l = 0;
     if (n == 0) return 0;
-    if (grow((void **)&r->rc, &r->m_rc, (size_t)len + 1, 1) < 0) goto oom;
+    if (gpuasm_grow((void **)&r->rc, &r->m_rc, (size_t)len + 1, 1) < 0) goto oom;
     for (uint32_t i = 0; i < len; i++) r->rc[i] = gpuasm_nt16_comp(code[len - 1 - i]);
 
     size_t i = 0;
@@ -122,7 +111,7 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
         /* hits[i..j): one (read, target), sorted by strand then end. */
         /* The kernels report only local minima (search.h): those are the
          * candidates, ranked best first. */
-        if (grow(&r->cand, &r->m_cand, j - i, sizeof(cand_t)) < 0) goto oom;
+        if (gpuasm_grow(&r->cand, &r->m_cand, j - i, sizeof(cand_t)) < 0) goto oom;
         cand_t *cand = r->cand;
         size_t nc = j - i;
         for (size_t c = 0; c < nc; c++)
@@ -153,14 +142,14 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
             for (size_t q = 0; q < n_acc && !overlaps; q++)
                 overlaps = sp.lo <= acc[q].hi && acc[q].lo <= sp.hi;
             if (overlaps) continue;
-            if (grow(&r->acc, &r->m_acc, n_acc + 1, sizeof(span_t)) < 0) goto oom;
+            if (gpuasm_grow(&r->acc, &r->m_acc, n_acc + 1, sizeof(span_t)) < 0) goto oom;
             ((span_t *)r->acc)[n_acc++] = sp;
             if (!o->all && n_acc == 2) {
                 r->occ[first_occ].xs = cand[c].dist;
                 break;
             }
             if (n_acc == 2) r->occ[first_occ].xs = cand[c].dist;
-            if (grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
+            if (gpuasm_grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
             r->occ[r->n_occ] = (gpuasm_occ){ .target = ti, .strand = cand[c].strand,
                                              .dist = cand[c].dist, .xs = -1 };
             if (describe(r, o, rip, len, tcode) < 0) goto oom;

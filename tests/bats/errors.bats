@@ -131,3 +131,13 @@ fails_with() {
     assert_one_error "$T/no/such/dir/out.sam"
     assert_equal "$output" ""
 }
+
+@test "a failed run removes only a regular -o file, never a device" {
+    # -o names a symlink to /dev/null (stat sees a character device): the
+    # failed run must leave it alone, where a plain unlink would remove it.
+    ln -s /dev/null "$T/devnull.sam"
+    printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\nIII\n' > "$T/bad.fq"
+    run --separate-stderr scan --device cpu -o "$T/devnull.sam" "$T/bad.fq" "$TARGETS"
+    assert_failure 1
+    [ -L "$T/devnull.sam" ]
+}

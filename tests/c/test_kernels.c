@@ -896,44 +896,6 @@ static void test_long(void)
 
 /* ---- main ---------------------------------------------------------------- */
 
-/* gpuasm_hits_keep_local_minima (used on backends that return every end
- * with D <= k) against the plain definition, on random pairs. */
-static void test_keep_local_minima(void)
-{
-    int ok = 1;
-    size_t n_all = 0, n_kept = 0;
-    for (int c = 0; c < 300 && ok; c++) {
-        uint32_t m = 1 + (uint32_t)below(40);
-        uint64_t n = 1 + below(400);
-        uint8_t *p = xmalloc(m), *t = xmalloc(n);
-        int al = chance(0.3) ? AL_AC : AL_ACGT;
-        rnd_seq(p, m, al);
-        rnd_seq(t, n, al);
-        int32_t k = (int32_t)below(m);
-        int32_t *D = xmalloc(n * sizeof(int32_t));
-        if (gpuasm_naive_dp(p, m, t, n, D) < 0) abort();
-        gpuasm_hits all = {0}, want = {0};
-        for (uint32_t s = 0; s < 2; s++)          /* two runs: the filter must not mix them */
-            for (uint64_t j = 0; j < n; j++) {
-                gpuasm_endhit e = { 7, 3, (uint32_t)j, D[j], s };
-                if (D[j] <= k && gpuasm_hits_push(&all, e) < 0) abort();
-                if (local_min(D, n, j, k) && gpuasm_hits_push(&want, e) < 0) abort();
-            }
-        n_all += all.n;
-        gpuasm_hits_sort(&all);
-        gpuasm_hits_keep_local_minima(&all);
-        n_kept += all.n;
-        ok = same_hits(&all, &want, "keep_local_minima");
-        gpuasm_hits_free(&all);
-        gpuasm_hits_free(&want);
-        free(D);
-        free(p);
-        free(t);
-    }
-    tap(ok, "hits_keep_local_minima equals the definition (%zu ends <= k -> %zu minima)", n_all,
-        n_kept);
-}
-
 /* ---- (d) long patterns through the engine ---------------------------------- */
 
 /* Expected hits of every pair of (reads, tg) from gpuasm_myers_cpu_pair,
@@ -1059,8 +1021,6 @@ int main(void)
     test_long();
     rng = seed ^ 0x1046;
     test_engine_long(device);
-    rng = seed ^ 0x10ca1;
-    test_keep_local_minima();
 
     printf("1..%d\n", n_tests);
     printf("# %d of %d failed, %.1f s CPU\n", n_failed, n_tests,

@@ -1,0 +1,67 @@
+/* stats_json.c -- the --stats JSON object (see stats_json.h).  Formatted by
+ * hand: one flat object does not need a JSON library. */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdio.h>
+#include <sys/resource.h>
+
+#include "stats_json.h"
+
+long gpuasm_peak_rss_kb(void)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) < 0) return 0;
+    return ru.ru_maxrss;   /* Linux: KiB */
+}
+
+/* A JSON string (RFC 8259 §7): quote, backslash and control characters
+ * escaped; other bytes (UTF-8) as they are.  NULL is written as "". */
+static void put_string(FILE *fp, const char *s)
+{
+    fputc('"', fp);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
+        switch (*p) {
+        case '"': fputs("\\\"", fp); break;
+        case '\\': fputs("\\\\", fp); break;
+        case '\b': fputs("\\b", fp); break;
+        case '\f': fputs("\\f", fp); break;
+        case '\n': fputs("\\n", fp); break;
+        case '\r': fputs("\\r", fp); break;
+        case '\t': fputs("\\t", fp); break;
+        default:
+            if (*p < 0x20) fprintf(fp, "\\u%04x", *p);
+            else fputc(*p, fp);
+        }
+    }
+    fputc('"', fp);
+}
+
+/* JSON has no NaN or infinity. */
+static double finite_or_0(double x) { return isfinite(x) ? x : 0.0; }
+
+int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
+{
+    double tcups = s->kernel_s > 0 ? s->cells / s->kernel_s / 1e12 : 0.0;
+    double rps = s->wall_s > 0 ? (double)s->reads / s->wall_s : 0.0;
+    fputs("{\"program\":", fp);
+    put_string(fp, s->program);
+    fputs(",\"version\":", fp);
+    put_string(fp, s->version);
+    fputs(",\"device\":", fp);
+    put_string(fp, s->device);
+    fprintf(fp, ",\"lanes\":%d", s->lanes);
+    fprintf(fp, ",\"reads\":%llu", (unsigned long long)s->reads);
+    fprintf(fp, ",\"bases\":%llu", (unsigned long long)s->bases);
+    fprintf(fp, ",\"records\":%llu", (unsigned long long)s->records);
+    fprintf(fp, ",\"reads_with_hits\":%llu", (unsigned long long)s->reads_with_hits);
+    fprintf(fp, ",\"batches\":%llu", (unsigned long long)s->batches);
+    fprintf(fp, ",\"batch_bases\":%llu", (unsigned long long)s->batch_bases);
+    fprintf(fp, ",\"wall_s\":%.6f", finite_or_0(s->wall_s));
+    fprintf(fp, ",\"scan_s\":%.6f", finite_or_0(s->scan_s));
+    fprintf(fp, ",\"kernel_s\":%.6f", finite_or_0(s->kernel_s));
+    fprintf(fp, ",\"cells\":%.17g", finite_or_0(s->cells));
+    fprintf(fp, ",\"kernel_tcups\":%.6g", finite_or_0(tcups));
+    fprintf(fp, ",\"reads_per_s\":%.3f", finite_or_0(rps));
+    fprintf(fp, ",\"peak_rss_kb\":%ld}\n", s->peak_rss_kb);
+    return ferror(fp) ? -1 : 0;
+}

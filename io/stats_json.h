@@ -1,0 +1,44 @@
+/* stats_json.h -- the --stats report of gpuasm-scan: one JSON object.
+ *
+ * Field names are an interface (tests/bench reads them):
+ *   {"program":"gpuasm-scan","version":"...","device":"...","lanes":N,
+ *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
+ *    "batch_bases":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
+ *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N}
+ * Units: seconds, bases, DP cells (m x n per searched pair and strand,
+ * search.h), TCUPS = 10^12 cells per second of kernel time.
+ */
+#ifndef GPUASM_STATS_JSON_H
+#define GPUASM_STATS_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct gpuasm_run_stats {
+    const char *program;       /* "gpuasm-scan" */
+    const char *version;
+    const char *device;        /* gpuasm_engine_describe() */
+    int lanes;                 /* engine lanes (scan threads) */
+    uint64_t reads;            /* primary input records scanned */
+    uint64_t bases;            /* their bases */
+    uint64_t records;          /* output records (FLAG 4 ones included) */
+    uint64_t reads_with_hits;  /* reads with at least one hit record */
+    uint64_t batches;          /* batches scanned */
+    uint64_t batch_bases;      /* batch size limit used, bases */
+    double wall_s;             /* whole run: targets, engine start, reading to closing */
+    double scan_s;             /* wall time inside scan calls, summed over lanes */
+    double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
+    double cells;              /* DP cells */
+    long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
+} gpuasm_run_stats;
+
+/* Peak resident set size of this process so far, KiB (getrusage). */
+long gpuasm_peak_rss_kb(void);
+
+/* Write s as one JSON object and a newline to fp; kernel_tcups
+ * (cells / kernel_s / 10^12) and reads_per_s (reads / wall_s) are derived,
+ * 0 when their divisor is 0.  Returns 0, or -1 when writing failed. */
+int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s);
+
+#endif

@@ -1,0 +1,694 @@
+/* myers_cuda_core.cuh -- the per-thread and per-lane logic of the CUDA Myers
+ * kernels (kernels/myers_cuda.cu), as __host__ __device__ code so that a
+ * host program can run exactly this code on the CPU (a throwaway harness
+ * drives every path against gpuasm_myers_cpu_scan on random inputs).
+ *
+ * Nothing here launches anything; myers_cuda.cu holds the kernels (thin
+ * wrappers that stage shared memory and call these functions) and the host
+ * side.  See myers_cuda.cu's header comment for the design and the numbers.
+ */
+#ifndef GPUASM_MYERS_CUDA_CORE_CUH
+#define GPUASM_MYERS_CUDA_CORE_CUH
+
+#include <stdint.h>
+#include <math.h>
+
+#include "search.h"
+
+#define HD __host__ __device__ __forceinline__
+
+/* Unroll a loop on the device pass only (the host compiler does not know
+ * the pragma; the host harness does not care about speed). */
+#ifdef __CUDA_ARCH__
+#define DEV_UNROLL _Pragma("unroll")
+#else
+#define DEV_UNROLL
+#endif
+
+namespace gcore {
+
+/* D above every k: "not <= k, value unknown".  Local-minimum tests only
+ * compare values <= k exactly, so any value > k may stand for it. */
+enum { BIGD = 0x3fffffff };
+
+/* Identical to gpuasm_read_is_pattern() / gpuasm_pair_k() in search.h
+ * (those are host-only static inline there).  IEEE multiply and floor give
+ * the same double result on the device. */
+HD int read_is_pattern(int32_t side, uint64_t read_len, uint64_t target_len)
+{
+    if (side == GPUASM_PATTERN_READ) return 1;
+    if (side == GPUASM_PATTERN_TARGET) return 0;
+    return read_len <= target_len;
+}
+
+HD int32_t pair_k(int32_t max_diffs, double error_rate, uint64_t m)
+{
+    if (max_diffs >= 0) return max_diffs;
+    return (int32_t)floor(error_rate * (double)m);
+}
+
+/* Is a pair with pattern length m searched at all (search.h: m <= k is
+ * skipped; k < 0 or m == 0 can report nothing)? */
+HD int searched(uint64_t m, int32_t k, uint64_t n)
+{
+    return m > 0 && k >= 0 && m > (uint64_t)k && n > 0;
+}
+
+/* A sequence in the orientation searched: rc = reverse complement. */
+struct seqv {
+    const uint8_t *p;
+    uint32_t len;
+    int32_t rc;
+    HD uint32_t at(uint32_t i) const
+    {
+        return rc ? gpuasm_nt16_comp(p[len - 1 - i]) : p[i];
+    }
+};
+
+/* ---- local minima (search.h) ------------------------------------------
+ * The DP of a work item visits columns j0 .. jend-1 in order; lm_push()
+ * gets D[m][j] of each (or BIGD when it is known to be > k) and decides
+ * whether j-1 is a reported local minimum:
+ *     D[j-1] <= k, D[j-2] > D[j-1], D[j] >= D[j-1], s0 <= j-1 < s1.
+ * A value > k may be represented by anything > k (it can never be a
+ * candidate, and compared with a candidate <= k it is on the right side).
+ * d1/d2 start at BIGD: position j0-1 is either text position -1 (no left
+ * neighbour: "larger") or before s0-1 (never a candidate's neighbour, see
+ * the overlap argument in myers_cuda.cu).  After the last text position
+ * n-1 the caller pushes BIGD at j = n (no right neighbour). */
+struct lmin {
+    int32_t d1, d2;    /* D[j-1], D[j-2] */
+};
+
+HD void lm_init(lmin &s) { s.d1 = BIGD; s.d2 = BIGD; }
+
+template <class Emit>
+HD void lm_push(lmin &s, int32_t d, uint32_t j, int32_t k, uint32_t s0, uint32_t s1,
+                Emit &emit)
+{
+    if (s.d1 <= k) {
+        if (s.d2 > s.d1 && d >= s.d1 && j - 1 >= s0 && j - 1 < s1) emit(j - 1, s.d1);
+    }
+    s.d2 = s.d1;
+    s.d1 = d;
+}
+
+/* Segment [s0, s1) of a text of n positions, DP window [j0, jend):
+ * j0 = s0 - ov clamped at 0, jend = min(s1 + 1, n) (one column past s1 for
+ * the right-neighbour test).  ov >= m + k: every alignment with <= k
+ * differences of an end j >= s0 - 1 starts at >= j - (m + k) + 1 >= j0. */
+struct window {
+    uint32_t s0, s1, j0, jend;
+};
+
+HD window make_window(uint64_t seg, uint64_t seglen, uint64_t n, uint64_t ov)
+{
+    window w;
+    const uint64_t s0 = seg * seglen;
+    const uint64_t s1 = s0 + seglen < n ? s0 + seglen : n;
+    w.s0 = (uint32_t)s0;
+    w.s1 = (uint32_t)s1;
+    w.j0 = (uint32_t)(s0 > ov ? s0 - ov : 0);
+    w.jend = (uint32_t)(s1 + 1 < n ? s1 + 1 : n);
+    return w;
+}
+
+/* ---- the Myers block step ------------------------------------------------
+ * Hyyrö's block step (edlib's calculateBlock), identical to block_step() of
+ * myers_cpu.c for T = uint64_t; T = uint32_t gives 32-row blocks.  hin,
+ * the return value in {-1, 0, +1}: horizontal delta of the row above the
+ * block and of the row selected by hbit. */
+template <class T>
+HD int block_step(T &pv_io, T &mv_io, T eq, int hin, T hbit)
+{
+    const T pv = pv_io, mv = mv_io;
+    const T hneg = (T)(hin < 0), hpos = (T)(hin > 0);
+    const T xv = eq | mv;
+    eq |= hneg;
+    const T xh = (((eq & pv) + pv) ^ pv) | eq;
+    T ph = mv | ~(xh | pv);
+    T mh = pv & xh;
+    const int hout = (int)((ph & hbit) != 0) - (int)((mh & hbit) != 0);
+    ph = (ph << 1) | hpos;
+    mh = (mh << 1) | hneg;
+    pv_io = mh | ~(xv | ph);
+    mv_io = ph & xv;
+    return hout;
+}
+
+/* Text code as staged for the read-as-pattern kernel: 0..3 for a single
+ * base (A, C, G, T), 16 | code otherwise (IUPAC sets, 0). */
+HD uint8_t enc_text(uint32_t c)
+{
+    c &= 15;
+    switch (c) {
+    case 1: return 0;
+    case 2: return 1;
+    case 4: return 2;
+    case 8: return 3;
+    default: return (uint8_t)(16 | c);
+    }
+}
+
+/* ======================================================================
+ * Path RP: read as pattern, W 64-bit words (m <= 64 W <= 256), a group of
+ * patterns per block against one staged text segment; Ukkonen's cut-off
+ * exactly as run_blocks() of myers_cpu.c.
+ * peq_s layout: [base 0..3][word w][thread]  (one 64-bit mask each).
+ * ====================================================================== */
+
+/* Masks of one pattern (the read, strand given) into peq_s; an invalid
+ * slot (no pattern) gets zero masks. */
+template <int W>
+HD void rp_build_peq(uint64_t *peq_s, uint32_t tid, uint32_t nt, const seqv &pat, int valid)
+{
+    for (int w = 0; w < W; ++w) {
+        uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        if (valid) {
+            const uint32_t lo = (uint32_t)w * 64u;
+            const uint32_t hi = pat.len - lo < 64u ? pat.len : lo + 64u;
+            for (uint32_t i = lo; i < hi; ++i) {
+                const uint32_t c = pat.at(i);
+                const uint64_t bit = (uint64_t)1 << (i - lo);
+                if (c & 1u) b0 |= bit;
+                if (c & 2u) b1 |= bit;
+                if (c & 4u) b2 |= bit;
+                if (c & 8u) b3 |= bit;
+            }
+        }
+        peq_s[((size_t)0 * W + w) * nt + tid] = b0;
+        peq_s[((size_t)1 * W + w) * nt + tid] = b1;
+        peq_s[((size_t)2 * W + w) * nt + tid] = b2;
+        peq_s[((size_t)3 * W + w) * nt + tid] = b3;
+    }
+}
+
+template <int W>
+HD uint64_t rp_eq(const uint64_t *peq_s, uint32_t tid, uint32_t nt, uint32_t e, int w)
+{
+    if (e < 4) return peq_s[((size_t)e * W + w) * nt + tid];
+    /* IUPAC set (or 0) in the target: OR of the masks of its bases. */
+    uint64_t eq = 0;
+    if (e & 1u) eq |= peq_s[((size_t)0 * W + w) * nt + tid];
+    if (e & 2u) eq |= peq_s[((size_t)1 * W + w) * nt + tid];
+    if (e & 4u) eq |= peq_s[((size_t)2 * W + w) * nt + tid];
+    if (e & 8u) eq |= peq_s[((size_t)3 * W + w) * nt + tid];
+    return eq;
+}
+
+/* Rows of block b of an m-row pattern with W blocks. */
+template <int W>
+HD int32_t rp_rows(uint32_t m, int b)
+{
+    return b + 1 < W ? 64 : (int32_t)m - 64 * (W - 1);
+}
+
+/* One thread's DP: pattern masks in peq_s (column tid), text window
+ * text_s[0 .. jend-j0) = enc_text of positions j0 .. jend-1 of a text of n
+ * positions; reports local minima in [s0, s1) through emit(j, d). */
+template <int W, class Emit>
+HD void rp_thread(const uint8_t *text_s, const uint64_t *peq_s, uint32_t tid, uint32_t nt,
+                  const window &win, uint32_t n, uint32_t m, int32_t k, Emit &emit)
+{
+    uint64_t pv[W], mv[W];
+    int32_t sc[W];
+    const uint64_t top = (uint64_t)1 << 63;
+    const uint64_t hlast = (uint64_t)1 << ((m - 1u) & 63u);
+    /* Active blocks 0 .. last as a thermometer mask (bit b: block b active);
+     * an index would let the compiler address pv/sc dynamically, which puts
+     * them in local memory.  Column j0-1: D[i] = i; rows <= k live in
+     * blocks 0 .. k/64 (run_blocks()). */
+    uint32_t act = (1u << W) - 1u;
+    if ((uint32_t)k / 64u + 1u < (uint32_t)W) act = (1u << ((uint32_t)k / 64u + 1u)) - 1u;
+    DEV_UNROLL
+    for (int b = 0; b < W; ++b) {
+        pv[b] = ~(uint64_t)0;
+        mv[b] = 0;
+        sc[b] = 64 * b + rp_rows<W>(m, b);
+    }
+    lmin lm;
+    lm_init(lm);
+    for (uint32_t j = win.j0; j < win.jend; ++j) {
+        const uint32_t e = text_s[j - win.j0];
+        int h = 0;
+        int32_t sl = 0;
+        uint32_t nact = act;
+        DEV_UNROLL
+        for (int b = 0; b < W; ++b) {
+            if ((act >> b) & 1u) {
+                const uint64_t eq = rp_eq<W>(peq_s, tid, nt, e, b);
+                h = block_step<uint64_t>(pv[b], mv[b], eq, h, b + 1 < W ? top : hlast);
+                sc[b] += h;
+                sl = sc[b];
+            } else if (b > 0 && ((act >> (b - 1)) & 1u) && sl - h <= k) {
+                /* Block b = last + 1 comes in: sl - h is the last row of
+                 * block `last` in column j-1; the new block starts from
+                 * "that + 1 per row", an over-estimate with valid deltas. */
+                pv[b] = ~(uint64_t)0;
+                mv[b] = 0;
+                sc[b] = sl - h + rp_rows<W>(m, b);
+                const uint64_t eq = rp_eq<W>(peq_s, tid, nt, e, b);
+                sc[b] += block_step<uint64_t>(pv[b], mv[b], eq, h, b + 1 < W ? top : hlast);
+                nact |= 1u << b;
+            }
+        }
+        act = nact;
+        /* Drop blocks whose every cell is > k (from the top, cascading). */
+        DEV_UNROLL
+        for (int b = W - 1; b >= 1; --b)
+            if (((act >> b) & 1u) && !((act >> (b + 1)) & 1u) && sc[b] >= k + rp_rows<W>(m, b))
+                act &= ~(1u << b);
+        const int32_t d = ((act >> (W - 1)) & 1u) ? sc[W - 1] : (int32_t)BIGD;
+        lm_push(lm, d, j, k, win.s0, win.s1, emit);
+    }
+    if (win.jend == n) lm_push(lm, (int32_t)BIGD, n, k, win.s0, win.s1, emit);
+}
+
+/* A group of RP patterns: reads perm[first .. first+count), both strands
+ * (thread 2i = read i strand 0, 2i+1 = strand 1), all with ceil(m/64) = W;
+ * ov = max over the group of m + k; minlen = shortest read. */
+struct rp_group {
+    uint32_t first, count;
+    uint32_t ov, minlen;
+};
+
+/* ======================================================================
+ * Path TP: target as pattern, m <= 64 (one word), a thread per
+ * (read, strand, text segment) of the read, looping over the small
+ * targets; the text window packed 4 bits per code in win_s[word][thread].
+ * ====================================================================== */
+
+/* Per scan: one eligible small target (m <= 64, m > k), by length. */
+struct tp_tgt {
+    uint32_t t, m;
+    int32_t k;
+    uint32_t small;   /* index into the per-target Eq tables */
+};
+
+HD void tp_stage(uint32_t *win_s, uint32_t tid, uint32_t nt, const seqv &txt,
+                 uint32_t j0, uint32_t jend)
+{
+    uint32_t wd = 0, q = 0;
+    for (uint32_t j = j0; j < jend; ++j) {
+        wd |= (txt.at(j) & 15u) << (4u * (q & 7u));
+        if ((++q & 7u) == 0) {
+            win_s[(size_t)(q / 8u - 1u) * nt + tid] = wd;
+            wd = 0;
+        }
+    }
+    if (q & 7u) win_s[(size_t)(q / 8u) * nt + tid] = wd;
+}
+
+/* One (pattern, window) run with T-bit words (m <= bits of T); eq16 is the
+ * target's 16-entry Eq table. */
+template <class T, class Emit>
+HD void tp_run(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t *eq16,
+               const window &win, uint32_t n, uint32_t m, int32_t k, Emit &emit)
+{
+    T pv = ~(T)0, mv = 0;
+    const uint32_t lb = (m - 1u) & (uint32_t)(sizeof(T) * 8 - 1);
+    int32_t score = (int32_t)m;
+    lmin lm;
+    lm_init(lm);
+    uint32_t wd = 0;
+    for (uint32_t j = win.j0, q = 0; j < win.jend; ++j, ++q) {
+        if ((q & 7u) == 0) wd = win_s[(size_t)(q / 8u) * nt + tid];
+        const uint32_t c = (wd >> (4u * (q & 7u))) & 15u;
+        const T eq = (T)eq16[c];
+        const T xv = eq | mv;
+        const T xh = (((eq & pv) + pv) ^ pv) | eq;
+        T ph = mv | ~(xh | pv);
+        T mh = pv & xh;
+        score += (int32_t)((ph >> lb) & 1u) - (int32_t)((mh >> lb) & 1u);
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+        lm_push(lm, score, j, k, win.s0, win.s1, emit);
+    }
+    if (win.jend == n) lm_push(lm, (int32_t)BIGD, n, k, win.s0, win.s1, emit);
+}
+
+/* ======================================================================
+ * Path WARP: long patterns, warp-cooperative wavefront.  A group of LP
+ * lanes (LP | 32) runs one work item; lane g of the group owns 32-bit words
+ * [g R, g R + R) of the pattern; at step t lane g processes column
+ * c = t - g and passes the horizontal delta of its top word to lane g+1
+ * (a __shfl_up_sync on the device, an array in the host harness).
+ * peq_w layout (one warp's region): [code 0..15][word r][warp lane].
+ * ====================================================================== */
+
+template <int R> struct wlane {
+    uint32_t pv[R], mv[R];
+    int32_t score;
+    lmin lm;
+};
+
+/* Work item as the lanes see it. */
+struct witem {
+    seqv pat, txt;
+    uint32_t m, n;
+    int32_t k;
+    window win;
+    uint32_t w32;      /* ceil(m / 32) */
+    uint32_t ncols;    /* jend - j0; 0 for an empty slot */
+};
+
+template <int R>
+HD void wc_build_peq(uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it)
+{
+    for (int r = 0; r < R; ++r) {
+        uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
+        if (it.ncols && w < it.w32) {
+            const uint32_t lo = w * 32u;
+            const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
+            for (uint32_t i = lo; i < hi; ++i) {
+                const uint32_t c = it.pat.at(i);
+                const uint32_t bit = 1u << (i - lo);
+                if (c & 1u) b0 |= bit;
+                if (c & 2u) b1 |= bit;
+                if (c & 4u) b2 |= bit;
+                if (c & 8u) b3 |= bit;
+            }
+        }
+        for (uint32_t c = 0; c < 16; ++c)
+            peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b0 : 0) | ((c & 2u) ? b1 : 0) |
+                                                     ((c & 4u) ? b2 : 0) | ((c & 8u) ? b3 : 0);
+    }
+}
+
+template <int R>
+HD void wc_init(wlane<R> &L, const witem &it)
+{
+    for (int r = 0; r < R; ++r) {
+        L.pv[r] = ~0u;
+        L.mv[r] = 0;
+    }
+    L.score = (int32_t)it.m;
+    lm_init(L.lm);
+}
+
+/* Step t of lane g: column c = t - g when 0 <= c < ncols (code = text code
+ * of position j0 + c); hin from lane g-1 (0 for g = 0).  Returns the delta
+ * of the lane's top word (0 when idle).  The lane holding row m-1 keeps the
+ * score and reports local minima. */
+template <int R, class Emit>
+HD int wc_step(wlane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g,
+               const witem &it, uint32_t t, int hin, uint32_t code, Emit &emit)
+{
+    const uint32_t c = t - g;                 /* wraps when t < g: idle */
+    if (t < g || c >= it.ncols) return 0;
+    const uint32_t wl = it.w32 - 1u;          /* word of row m-1 */
+    const uint32_t glast = wl / (uint32_t)R, rlast = wl % (uint32_t)R;
+    const uint32_t hl = 1u << ((it.m - 1u) & 31u);
+    int h = hin;
+    int hs = 0;
+    DEV_UNROLL
+    for (int r = 0; r < R; ++r) {
+        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
+        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
+        h = block_step<uint32_t>(L.pv[r], L.mv[r], eq, h, w == wl ? hl : 0x80000000u);
+        if ((uint32_t)r == rlast) hs = h;
+    }
+    if (g == glast) {
+        L.score += hs;
+        lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);
+    }
+    return h;
+}
+
+/* After the last step: the virtual column n (no right neighbour). */
+template <int R, class Emit>
+HD void wc_finish(wlane<R> &L, uint32_t g, const witem &it, Emit &emit)
+{
+    const uint32_t glast = (it.w32 - 1u) / (uint32_t)R;
+    if (it.ncols && g == glast && it.win.jend == it.n)
+        lm_push(L.lm, (int32_t)BIGD, it.n, it.k, it.win.s0, it.win.s1, emit);
+}
+
+/* ======================================================================
+ * Path SIMPLE (the #2 kernel, GPUASM_CUDA_SIMPLE=1 and the fallback for
+ * patterns longer than the warp path holds): one thread per item, W
+ * 64-bit words in registers (WC > 0) or in global scratch (WC == 0).
+ * ====================================================================== */
+
+template <int W> struct reg_store {
+    uint64_t pv[W], mv[W], b[4][W];
+    HD uint64_t &PV(uint32_t w) { return pv[w]; }
+    HD uint64_t &MV(uint32_t w) { return mv[w]; }
+    HD uint64_t &B(int base, uint32_t w) { return b[base][w]; }
+};
+
+/* Slot s of global scratch: array a (0 Pv, 1 Mv, 2..5 B[0..3]), word w at
+ * scratch[(a * wmax + w) * nslot + s]; p = scratch + s. */
+struct glob_store {
+    uint64_t *p;
+    size_t nslot, wmax;
+    HD uint64_t &PV(uint32_t w) { return p[(size_t)w * nslot]; }
+    HD uint64_t &MV(uint32_t w) { return p[(wmax + w) * nslot]; }
+    HD uint64_t &B(int base, uint32_t w) { return p[((2 + (size_t)base) * wmax + w) * nslot]; }
+};
+
+template <int WC, class Store, class Emit>
+HD void simple_run(Store &st, uint32_t words, const seqv &pat, const seqv &txt,
+                   const window &win, int32_t k, Emit &emit)
+{
+    const uint32_t m = pat.len;
+    const uint32_t nw = WC > 0 ? (uint32_t)WC : words;
+    for (uint32_t w = 0; w < nw; ++w) {
+        uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+        const uint32_t lo = w * 64u;
+        const uint32_t hi = m - lo < 64u ? m : lo + 64u;
+        for (uint32_t i = lo; i < hi; ++i) {
+            const uint32_t c = pat.at(i);
+            const uint64_t bit = (uint64_t)1 << (i - lo);
+            if (c & 1u) b0 |= bit;
+            if (c & 2u) b1 |= bit;
+            if (c & 4u) b2 |= bit;
+            if (c & 8u) b3 |= bit;
+        }
+        st.B(0, w) = b0;
+        st.B(1, w) = b1;
+        st.B(2, w) = b2;
+        st.B(3, w) = b3;
+        st.PV(w) = ~(uint64_t)0;
+        st.MV(w) = 0;
+    }
+    const uint64_t top = (uint64_t)1 << 63;
+    const uint64_t hl = (uint64_t)1 << ((m - 1u) & 63u);
+    int32_t score = (int32_t)m;
+    lmin lm;
+    lm_init(lm);
+    for (uint32_t j = win.j0; j < win.jend; ++j) {
+        const uint32_t c = txt.at(j);
+        const uint64_t s_a = (uint64_t)0 - (uint64_t)(c & 1u);
+        const uint64_t s_c = (uint64_t)0 - (uint64_t)((c >> 1) & 1u);
+        const uint64_t s_g = (uint64_t)0 - (uint64_t)((c >> 2) & 1u);
+        const uint64_t s_t = (uint64_t)0 - (uint64_t)((c >> 3) & 1u);
+        int h = 0;
+        for (uint32_t w = 0; w < nw; ++w) {
+            const uint64_t eq = (st.B(0, w) & s_a) | (st.B(1, w) & s_c) |
+                                (st.B(2, w) & s_g) | (st.B(3, w) & s_t);
+            uint64_t pv = st.PV(w), mv = st.MV(w);
+            h = block_step<uint64_t>(pv, mv, eq, h, w + 1 == nw ? hl : top);
+            st.PV(w) = pv;
+            st.MV(w) = mv;
+        }
+        score += h;
+        lm_push(lm, score, j, k, win.s0, win.s1, emit);
+    }
+    if (win.jend == txt.len) lm_push(lm, (int32_t)BIGD, txt.len, k, win.s0, win.s1, emit);
+}
+
+/* ======================================================================
+ * Routing: which path searches a (read, target) pair.  Host and device
+ * agree through this one function.
+ * ====================================================================== */
+
+enum {
+    RP_MAX_M = 256,      /* read-as-pattern group path: W = 1..4 64-bit words */
+    TP_MAX_M = 64,       /* target-as-pattern single-word path */
+    WARP_RMAX = 4,       /* warp path: up to 4 32-bit words per lane */
+    WARP_MAX_M = 32 * 32 * WARP_RMAX,   /* 4096 */
+    /* Classes of the per-pair enumeration (count, scan, search): */
+    CLS_GLOB = 0,        /* simple, global scratch */
+    CLS_REG1 = 1,        /* simple, W = 1..4 registers: 1..4 */
+    CLS_WARP_R1 = 5,     /* warp R = 1, LP = 1, 2, 4, 8, 16, 32: 5..10 */
+    CLS_WARP_R2 = 11,    /* warp R = 2, 3, 4 with LP = 32: 11..13 */
+    NCLS = 14,
+    ROUTE_NONE = -1, ROUTE_RP = -2, ROUTE_TP = -3
+};
+
+struct route_knobs {
+    int32_t simple;       /* everything through the simple path */
+    int32_t force_global; /* simple path: global scratch for every W */
+    int32_t force_warp;   /* every pair through the warp path (m <= 4096) */
+    int32_t no_warp;      /* long patterns through the simple path */
+    int32_t warp_lanes;   /* most lanes per warp group: 1..32 (power of 2) */
+};
+
+HD int lanes_class(uint32_t lp)
+{
+    int c = 0;
+    while ((1u << c) < lp) ++c;
+    return c;   /* log2 */
+}
+
+/* Route of a pair with pattern length m (searched() already true).
+ * Returns ROUTE_RP / ROUTE_TP (group / small-target kernels, enumerated on
+ * the host) or a class id. */
+HD int route(const route_knobs &kn, int rip, uint32_t m)
+{
+    const uint32_t w64 = (m + 63u) / 64u;
+    if (kn.simple) return (!kn.force_global && w64 <= 4) ? (int)w64 : CLS_GLOB;
+    if (!kn.force_warp) {
+        if (rip && m <= RP_MAX_M) return ROUTE_RP;
+        if (!rip && m <= TP_MAX_M) return ROUTE_TP;
+    }
+    if (!kn.no_warp && m <= WARP_MAX_M) {
+        const uint32_t w32 = (m + 31u) / 32u;
+        const uint32_t maxl = (uint32_t)kn.warp_lanes;
+        const uint32_t R = (w32 + maxl - 1u) / maxl;
+        if (R <= 1) {
+            uint32_t lp = 1;
+            while (lp < w32) lp <<= 1;
+            return CLS_WARP_R1 + lanes_class(lp);
+        }
+        if (R <= WARP_RMAX) return CLS_WARP_R2 + (int)R - 2;
+    }
+    return (!kn.force_global && w64 <= 4) ? (int)w64 : CLS_GLOB;
+}
+
+/* Lanes per group and words per lane of a warp class. */
+HD void warp_shape(int cls, uint32_t *R, uint32_t *lp)
+{
+    if (cls >= CLS_WARP_R2) {
+        *R = (uint32_t)(cls - CLS_WARP_R2 + 2);
+        *lp = 32;
+    } else {
+        *R = 1;
+        *lp = 1u << (cls - CLS_WARP_R1);
+    }
+}
+
+/* Everything the per-pair enumeration needs, by value. */
+struct pair_params {
+    const uint8_t *rcode;
+    const uint64_t *roff;
+    const uint8_t *tcode;
+    const uint64_t *toff;
+    uint32_t nreads, ntargets;
+    int32_t max_diffs;
+    double error_rate;
+    int32_t side;
+    route_knobs kn;
+    uint32_t seg_simple;   /* segment length of the simple path (>= 1) */
+    uint32_t seg_warp;     /* segment length of the warp path (>= 1) */
+    uint64_t pair0;        /* first pair of the current chunk */
+};
+
+struct pair_info {
+    seqv pat, txt;         /* strand 0 views (rc = 0) */
+    uint32_t m, n, r, t;
+    int32_t k;
+    int32_t rip;
+    int32_t cls;           /* route */
+    uint64_t seglen, nseg; /* nseg == 0: not searched */
+};
+
+HD pair_info get_pair(const pair_params &sp, uint64_t pair)
+{
+    pair_info pi;
+    pi.r = (uint32_t)(pair / sp.ntargets);
+    pi.t = (uint32_t)(pair % sp.ntargets);
+    const uint64_t rlen = sp.roff[pi.r + 1] - sp.roff[pi.r];
+    const uint64_t tlen = sp.toff[pi.t + 1] - sp.toff[pi.t];
+    pi.rip = read_is_pattern(sp.side, rlen, tlen);
+    const uint8_t *rs = sp.rcode + sp.roff[pi.r], *ts = sp.tcode + sp.toff[pi.t];
+    pi.pat.p = pi.rip ? rs : ts;
+    pi.txt.p = pi.rip ? ts : rs;
+    pi.m = (uint32_t)(pi.rip ? rlen : tlen);
+    pi.n = (uint32_t)(pi.rip ? tlen : rlen);
+    pi.pat.len = pi.m;
+    pi.txt.len = pi.n;
+    pi.pat.rc = 0;
+    pi.txt.rc = 0;
+    pi.k = pair_k(sp.max_diffs, sp.error_rate, pi.m);
+    pi.seglen = 0;
+    pi.nseg = 0;
+    pi.cls = ROUTE_NONE;
+    if (!searched(pi.m, pi.k, pi.n)) return pi;
+    pi.cls = route(sp.kn, pi.rip, pi.m);
+    const uint64_t mk = (uint64_t)pi.m + (uint64_t)pi.k;
+    const uint64_t smin = pi.cls >= CLS_WARP_R1 ? sp.seg_warp : sp.seg_simple;
+    pi.seglen = mk > smin ? mk : smin;
+    pi.nseg = ((uint64_t)pi.n + pi.seglen - 1) / pi.seglen;
+    return pi;
+}
+
+/* Items of a pair for class cls: 2 strands x nseg, 0 if not in it. */
+HD uint64_t pair_items(const pair_params &sp, uint64_t pair, int cls)
+{
+    const pair_info pi = get_pair(sp, pair);
+    if (pi.nseg == 0 || pi.cls != cls) return 0;
+    return 2 * pi.nseg;
+}
+
+/* Largest p < np with off[p] <= w (off is an exclusive scan, off[np] > w). */
+HD uint64_t find_slot(const uint64_t *off, uint64_t np, uint64_t w)
+{
+    uint64_t lo = 0, hi = np;
+    while (hi - lo > 1) {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (off[mid] <= w) lo = mid;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* Item `local` (strand = local & 1, segment = local >> 1) of a pair: the
+ * strand-specific views and the window. */
+HD void item_views(const pair_info &pi, uint64_t local, uint32_t *strand, seqv *pat,
+                   seqv *txt, window *win)
+{
+    *strand = (uint32_t)(local & 1u);
+    const uint64_t seg = local >> 1;
+    *pat = pi.pat;
+    *txt = pi.txt;
+    pat->rc = pi.rip && *strand;
+    txt->rc = !pi.rip && *strand;
+    *win = make_window(seg, pi.seglen, pi.n, (uint64_t)pi.m + (uint64_t)pi.k);
+}
+
+/* ---- the TP (small target) path's per-read enumeration ---------------- */
+
+struct tp_params {
+    const uint8_t *rcode;
+    const uint64_t *roff;
+    int32_t side;
+    uint32_t seglen;       /* text segment length (>= 1) */
+    uint32_t ov;           /* max over eligible small targets of m + k */
+    uint32_t minlen;       /* shortest eligible small target (UINT32_MAX: none) */
+    int32_t active;        /* the path is on (not simple / force_warp) */
+};
+
+/* Does read r (rlen bases) have any TP pair with an eligible small target?
+ * TP means !read_is_pattern(rlen, tlen); for SHORTER that is tlen < rlen. */
+HD int tp_read_has_work(const tp_params &tp, uint64_t rlen)
+{
+    if (!tp.active || rlen == 0 || tp.minlen == UINT32_MAX) return 0;
+    if (tp.side == GPUASM_PATTERN_READ) return 0;
+    if (tp.side == GPUASM_PATTERN_TARGET) return 1;
+    return tp.minlen < rlen;
+}
+
+HD uint64_t tp_read_items(const tp_params &tp, uint64_t rlen)
+{
+    if (!tp_read_has_work(tp, rlen)) return 0;
+    return 2 * ((rlen + tp.seglen - 1) / tp.seglen);
+}
+
+}  /* namespace gcore */
+
+#endif
