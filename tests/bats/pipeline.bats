@@ -344,3 +344,18 @@ PY
         done
     done
 }
+
+@test "report parts never split adjacent mates: one big batch = tiny batches" {
+    bam=$GPUASM_SHARED_DATA/reads/ebola_viralngs/G5012.3.subset.bam
+    ref=$GPUASM_SHARED_DATA/genomes/ebola_G5012.3_consensus.fasta
+    [ -f "$bam" ] || skip "shared data not found"
+    # One unpaired read first shifts the pairs to (odd, even) positions, so a
+    # part boundary every 256 reads falls between two mates.
+    { samtools view -H "$bam"
+      samtools view "$bam" | head -n 1 | awk 'BEGIN{OFS="\t"} {$1="solo"; $2=4; print}'
+      for i in 1 2 3 4; do samtools view "$bam"; done; } | samtools view -b -o "$BATS_TEST_TMPDIR/shifted.bam" -
+    scan --device cpu --no-PG -@ 4 --batch-size 1G "$BATS_TEST_TMPDIR/shifted.bam" "$ref" > "$BATS_TEST_TMPDIR/big.sam"
+    scan --device cpu --no-PG -@ 4 --batch-size 1000 "$BATS_TEST_TMPDIR/shifted.bam" "$ref" > "$BATS_TEST_TMPDIR/tiny.sam"
+    [ "$(grep -vc '^@' "$BATS_TEST_TMPDIR/big.sam")" -gt 700 ]
+    cmp "$BATS_TEST_TMPDIR/big.sam" "$BATS_TEST_TMPDIR/tiny.sam"
+}
