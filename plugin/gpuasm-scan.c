@@ -60,7 +60,7 @@ static void usage(FILE *fp)
 "                            cpu; cuda (device 0); cuda:N; cuda:N,M,... (a list);\n"
 "                            cuda:all (every CUDA device) [auto]\n"
 "      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
-"                            memory; CPU: 4M per thread; at most 32M by default]\n"
+"                            memory; CPU: 4M per thread; at most 4M by default]\n"
 "  -T, --reference FILE      reference FASTA to decode CRAM input\n"
 "Reporting:\n"
 "      --progress            progress line (reads, reads/s, hits) on stderr even\n"

@@ -7,13 +7,14 @@
  *   report thread xR gpuasm_report_read() + SAM records per read -> done[seq % S]
  *   writer (caller)  done[next % S] in input order, sam_write1   -> free list
  *
- * S = 2 x L + 2 slots (batch + hits + output records) circulate; nothing
+ * S = 4 x L + 4 slots (batch + hits + output records) circulate; nothing
  * else is allocated per batch once the slots have grown to the largest
  * batch seen, and nothing per read.  S bounds memory: at most S batches of
- * about batch_bases bases exist at any time.  Why 2 x L + 2: each lane can
+ * about batch_bases bases exist at any time.  Why 4 x L + 4: each lane can
  * hold one batch being scanned and one queued behind it (so a CUDA stream
  * never waits for the reader), plus one batch being read and one being
- * written.
+ * written; with small batches (BATCH_BASES_MAX) the same again lets the
+ * report threads work on several batches while a slow one is written.
  *
  * Order: batch numbers (seq) are given by the reader; slots in flight
  * always have seq in [next, next + S), so done[seq % S] never collides and
@@ -53,9 +54,11 @@
  * unit of overlap: the first batch is read before any scan starts and the
  * last is written after every scan ended, so batches far larger than this
  * (say, a device-memory-sized one holding a whole 1 M-read input) would
- * serialise the stages again.  32 M bases is ~200 k reads of 150 bp, tens
- * of milliseconds of GPU work even against adapters. */
-#define BATCH_BASES_MAX (32ull << 20)
+ * serialise the stages again.  Measured on an H200 (tests/bench/sweep-batch,
+ * 1 M P2 reads): 32 M-base batches 3.10 s wall, 16 M 2.33 s, 8 M 1.93 s,
+ * 4 M 1.70 s, 2 M 1.66 s, with the scan flat at ~0.85 s; 4 M bases is
+ * ~27 k reads of 150 bp, still thousands of blocks per launch. */
+#define BATCH_BASES_MAX (4ull << 20)
 /* Host bytes per read base in flight: its code (1), its BAM record (SEQ
  * 0.5, QUAL 1, name, core, allocation rounding), output records and hits;
  * measured 6.7 for 100-bp FASTQ reads (peak RSS over 4 slots of 1 M
@@ -73,8 +76,8 @@ static void remove_output(const char *path)
     if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
 }
 
-/* Slots for L lanes (see the top of this file for why 2 L + 2). */
-static size_t slots_for(int lanes) { return 2 * (size_t)lanes + 2; }
+/* Slots for L lanes (see the top of this file for why 4 L + 4). */
+static size_t slots_for(int lanes) { return 4 * (size_t)lanes + 4; }
 
 /* The batch size when --batch-size is not given: the engine's suggestion,
  * at most BATCH_BASES_MAX, and small enough that n_slots batches fit in a
