@@ -409,6 +409,12 @@ if ceil32:
               "costs per scan (launches, copies, hits back) bound its TCUPS; at m = 1024 it is %.2g cells, %.3g us "
               "at the best ceiling.\n" % (2 * 32 * 4194304, 2 * 32 * 4194304 / (ceil32 * 1e12) * 1e6,
                                          2 * 1024 * 4194304, 2 * 1024 * 4194304 / (ceil_max * 1e12) * 1e6))
+# The gaps of missed targets, written by the developers from this run's
+# numbers and profiles (tests/bench/gaps.md); kept beside the generated text.
+gaps = os.path.join(os.path.dirname(os.path.abspath(__file__)), "gaps.md")
+if os.path.exists(gaps):
+    with open(gaps) as fg:
+        md.append("\n" + fg.read())
 if notes:
     md.append("\n## Notes from the run\n")
     md.append("".join("* %s\n" % n for n in notes))
