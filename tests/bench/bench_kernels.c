@@ -23,14 +23,7 @@
 #include "engine.h"
 #include "targets.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "splitmix.h"
 static uint8_t rnd_base(void) { return (uint8_t)(1u << (rnd() & 3)); }
 
 static double now(void)

@@ -38,16 +38,7 @@
 #include <edlib.h>
 #include <htslib/sam.h>
 
-/* bench_kernels' generator (splitmix64, same constant and start), so that
- * `p1` here and there draw the same pattern and text. */
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t rnd(void)
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-}
+#include "splitmix.h"
 /* bench_kernels draws nt16 code 1 << (r & 3): A, C, G, T in that order. */
 static char rnd_base(void) { return "ACGT"[rnd() & 3]; }
 
