@@ -98,8 +98,6 @@ fail:
     return -1;
 }
 
-sam_hdr_t *gpuasm_writer_header(gpuasm_writer *w) { return w->hdr; }
-
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen)
 {
     if (sam_write1(w->out, w->hdr, rec) < 0) {

@@ -28,9 +28,6 @@ typedef struct gpuasm_writer_opt {
 int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
                        gpuasm_writer **out, char *err, size_t errlen);
 
-/* The output header (for sam_format1-style callers). */
-sam_hdr_t *gpuasm_writer_header(gpuasm_writer *w);
-
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen);
 
 /* Close.  ok == 0 means the run failed: the file given with -o is removed so

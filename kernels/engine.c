@@ -13,11 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "clock.h"
 #include "engine.h"
 #ifdef HAVE_CUDA
 #include "myers_cuda.h"
@@ -244,8 +244,6 @@ void gpuasm_engine_close(gpuasm_engine *e)
 
 const char *gpuasm_engine_describe(const gpuasm_engine *e) { return e->desc; }
 
-int gpuasm_engine_is_cuda(const gpuasm_engine *e) { return e->is_cuda; }
-
 int gpuasm_engine_lanes(const gpuasm_engine *e) { return e->n_lanes; }
 
 int gpuasm_engine_set_targets(gpuasm_engine *e, const gpuasm_seqset *targets,
@@ -396,11 +394,14 @@ static int cpu_scan(gpuasm_engine *e, const gpuasm_seqset *reads, const gpuasm_s
 
 /* ---- scans ---------------------------------------------------------------- */
 
-static double now_s(void)
+
+static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    to->kernel_s += s->kernel_s;
+    to->scan_s += s->scan_s;
+    to->cells += s->cells;
+    to->end_hits += s->end_hits;
+    to->scans += s->scans;
 }
 
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,
@@ -413,7 +414,7 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     }
     lane_t *l = &e->lane[lane];
     gpuasm_scan_stats s = { 0 };
-    double t0 = now_s();
+    double t0 = gpuasm_now_s();
     int r;
     out->n = 0;
 #ifdef HAVE_CUDA
@@ -436,7 +437,7 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     if (r < 0) return -1;
     /* Wall time of the whole call, sort and reduction included; the CPU has
      * no separate kernel clock, so its kernel time is the same wall time. */
-    s.scan_s = now_s() - t0;
+    s.scan_s = gpuasm_now_s() - t0;
 #ifdef HAVE_CUDA
     if (!l->cuda)
 #endif
@@ -444,11 +445,7 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     s.end_hits = out->n;
     s.scans = 1;
     pthread_mutex_lock(&e->stats_lock);
-    l->stats.kernel_s += s.kernel_s;
-    l->stats.scan_s += s.scan_s;
-    l->stats.cells += s.cells;
-    l->stats.end_hits += s.end_hits;
-    l->stats.scans += s.scans;
+    stats_add(&l->stats, &s);
     pthread_mutex_unlock(&e->stats_lock);
     return 0;
 }
@@ -464,14 +461,7 @@ void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total)
 {
     memset(total, 0, sizeof(*total));
     pthread_mutex_lock(&e->stats_lock);
-    for (int i = 0; i < e->n_lanes; i++) {
-        const gpuasm_scan_stats *s = &e->lane[i].stats;
-        total->kernel_s += s->kernel_s;
-        total->scan_s += s->scan_s;
-        total->cells += s->cells;
-        total->end_hits += s->end_hits;
-        total->scans += s->scans;
-    }
+    for (int i = 0; i < e->n_lanes; i++) stats_add(total, &e->lane[i].stats);
     pthread_mutex_unlock(&e->stats_lock);
 }
 

@@ -26,7 +26,6 @@ int gpuasm_engine_open(const char *device, int n_threads, gpuasm_engine **out,
 
 /* "cpu (N threads)" or the CUDA device's description. */
 const char *gpuasm_engine_describe(const gpuasm_engine *e);
-int gpuasm_engine_is_cuda(const gpuasm_engine *e);
 
 /* Give the engine the targets (kept by pointer: must outlive the engine). */
 int gpuasm_engine_set_targets(gpuasm_engine *e, const gpuasm_seqset *targets,

@@ -157,29 +157,34 @@ HD uint8_t enc_text(uint32_t c)
  * peq_s layout: [base 0..3][word w][thread]  (one 64-bit mask each).
  * ====================================================================== */
 
+/* The four base masks (A, C, G, T) of pattern word w (bases 64w ..
+ * 64w+63, clipped to the pattern): bit i of b[x] is set iff pattern base
+ * 64w+i contains base x.  Eq of any text code is the OR of the masks of its
+ * bases, which is the nt16 match rule. */
+HD void word_masks(const seqv &pat, uint32_t w, uint64_t b[4])
+{
+    b[0] = b[1] = b[2] = b[3] = 0;
+    const uint32_t lo = w * 64u;
+    const uint32_t hi = pat.len - lo < 64u ? pat.len : lo + 64u;
+    for (uint32_t i = lo; i < hi; ++i) {
+        const uint32_t c = pat.at(i);
+        const uint64_t bit = (uint64_t)1 << (i - lo);
+        if (c & 1u) b[0] |= bit;
+        if (c & 2u) b[1] |= bit;
+        if (c & 4u) b[2] |= bit;
+        if (c & 8u) b[3] |= bit;
+    }
+}
+
 /* Masks of one pattern (the read, strand given) into peq_s; an invalid
  * slot (no pattern) gets zero masks. */
 template <int W>
 HD void rp_build_peq(uint64_t *peq_s, uint32_t tid, uint32_t nt, const seqv &pat, int valid)
 {
     for (int w = 0; w < W; ++w) {
-        uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-        if (valid) {
-            const uint32_t lo = (uint32_t)w * 64u;
-            const uint32_t hi = pat.len - lo < 64u ? pat.len : lo + 64u;
-            for (uint32_t i = lo; i < hi; ++i) {
-                const uint32_t c = pat.at(i);
-                const uint64_t bit = (uint64_t)1 << (i - lo);
-                if (c & 1u) b0 |= bit;
-                if (c & 2u) b1 |= bit;
-                if (c & 4u) b2 |= bit;
-                if (c & 8u) b3 |= bit;
-            }
-        }
-        peq_s[((size_t)0 * W + w) * nt + tid] = b0;
-        peq_s[((size_t)1 * W + w) * nt + tid] = b1;
-        peq_s[((size_t)2 * W + w) * nt + tid] = b2;
-        peq_s[((size_t)3 * W + w) * nt + tid] = b3;
+        uint64_t b[4] = { 0, 0, 0, 0 };
+        if (valid) word_masks(pat, (uint32_t)w, b);
+        for (int x = 0; x < 4; ++x) peq_s[((size_t)x * W + w) * nt + tid] = b[x];
     }
 }
 
@@ -457,21 +462,9 @@ HD void simple_run(Store &st, uint32_t words, const seqv &pat, const seqv &txt,
     const uint32_t m = pat.len;
     const uint32_t nw = WC > 0 ? (uint32_t)WC : words;
     for (uint32_t w = 0; w < nw; ++w) {
-        uint64_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
-        const uint32_t lo = w * 64u;
-        const uint32_t hi = m - lo < 64u ? m : lo + 64u;
-        for (uint32_t i = lo; i < hi; ++i) {
-            const uint32_t c = pat.at(i);
-            const uint64_t bit = (uint64_t)1 << (i - lo);
-            if (c & 1u) b0 |= bit;
-            if (c & 2u) b1 |= bit;
-            if (c & 4u) b2 |= bit;
-            if (c & 8u) b3 |= bit;
-        }
-        st.B(0, w) = b0;
-        st.B(1, w) = b1;
-        st.B(2, w) = b2;
-        st.B(3, w) = b3;
+        uint64_t b[4];
+        word_masks(pat, w, b);
+        for (int x = 0; x < 4; ++x) st.B(x, w) = b[x];
         st.PV(w) = ~(uint64_t)0;
         st.MV(w) = 0;
     }

@@ -40,6 +40,7 @@
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "pipeline.h"
 #include "reads.h"
@@ -95,12 +96,6 @@ static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots)
     return b < 1024 ? 1024 : b;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* ---- slots and queues ------------------------------------------------------ */
 
@@ -497,7 +492,7 @@ typedef struct {
 static void progress_show(progress_t *pg, uint64_t reads, uint64_t hits, int final)
 {
     char line[256];
-    double now = now_s(), dt = now - pg->t0;
+    double now = gpuasm_now_s(), dt = now - pg->t0;
     int n = snprintf(line, sizeof line, "%s: %llu reads, %.0f reads/s, %llu hits", pg->prog,
                      (unsigned long long)reads, dt > 0 ? (double)reads / dt : 0.0,
                      (unsigned long long)hits);
@@ -542,7 +537,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             double due = pg->last + PROGRESS_PERIOD_S;
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
-            double wait = due - now_s();
+            double wait = due - gpuasm_now_s();
             if (wait <= 0) {
                 tick = 1;
                 break;
@@ -582,7 +577,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
         fifo_push(&p->free_q, s);
         pthread_cond_signal(&p->cv_free);
         pthread_mutex_unlock(&p->lock);
-        if (pg->on && now_s() - pg->last >= PROGRESS_PERIOD_S)
+        if (pg->on && gpuasm_now_s() - pg->last >= PROGRESS_PERIOD_S)
             progress_show(pg, c->reads, c->hit_records, 0);
     }
 }
@@ -681,7 +676,7 @@ static void free_slots(pipe_t *p)
 
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
-    double t_start = now_s();
+    double t_start = gpuasm_now_s();
     int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0;
     gpuasm_targets t;
     gpuasm_writer *w = NULL;
@@ -738,7 +733,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     sync_ok = 1;
 
     pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
-    pg.t0 = pg.last = now_s();
+    pg.t0 = pg.last = gpuasm_now_s();
     if (run_pipeline(&p, w, &pg, &c) < 0) {
         if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
         snprintf(err, errlen, "%s", p.err);
@@ -764,7 +759,7 @@ out:
                 .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
                 .batches = c.batches, .batch_bases = p.max_bases,
-                .wall_s = now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
+                .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
             };
             errno = 0;

@@ -23,21 +23,9 @@
 #include "engine.h"
 #include "targets.h"
 
-#include "splitmix.h"
+#include "bench_common.h"
 static uint8_t rnd_base(void) { return (uint8_t)(1u << (rnd() & 3)); }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Median seconds of reps scans (after one warm-up); hits of the last. */
 static double time_scan(gpuasm_engine *e, const gpuasm_seqset *reads,

@@ -38,22 +38,10 @@
 #include <edlib.h>
 #include <htslib/sam.h>
 
-#include "splitmix.h"
+#include "bench_common.h"
 /* bench_kernels draws nt16 code 1 << (r & 3): A, C, G, T in that order. */
 static char rnd_base(void) { return "ACGT"[rnd() & 3]; }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static int run_p1(uint64_t m, uint64_t n, int k, int reps)
 {
