@@ -281,25 +281,6 @@ uint64_t gpuasm_engine_suggest_batch_bases(const gpuasm_engine *e)
 
 /* ---- the CPU lane --------------------------------------------------------- */
 
-/* DP cells of reads[first .. first+count): m x n per searched pair and
- * strand, with the kernels' rule for which pairs are searched (search.h). */
-static uint64_t cpu_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
-                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt)
-{
-    uint64_t cells = 0;
-    for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
-        uint64_t rlen = reads->off[r + 1] - reads->off[r];
-        for (uint32_t t = 0; t < targets->n; t++) {
-            uint64_t tlen = targets->off[t + 1] - targets->off[t];
-            int rip = gpuasm_read_is_pattern(opt, rlen, tlen);
-            uint64_t m = rip ? rlen : tlen, n = rip ? tlen : rlen;
-            if ((int64_t)m <= (int64_t)gpuasm_pair_k(opt, m)) continue;
-            cells += 2 * m * n;
-        }
-    }
-    return cells;
-}
-
 /* Threads take chunks of reads from a shared cursor, so a batch with a few
  * long reads still spreads over every thread. */
 typedef struct {
@@ -309,12 +290,13 @@ typedef struct {
     pthread_mutex_t lock;
     uint32_t next, chunk;
     int failed;
+    char err[512];     /* the first failure's reason */
 } cpu_job;
 
 typedef struct {
     cpu_job *job;
     gpuasm_hits *hits;
-    uint64_t cells;   /* this worker's share, summed after the join */
+    double cells;     /* this worker's share, summed after the join */
 } cpu_worker;
 
 static void *cpu_worker_run(void *arg)
@@ -329,13 +311,16 @@ static void *cpu_worker_run(void *arg)
         j->next += count;
         pthread_mutex_unlock(&j->lock);
         if (stop) break;
-        if (gpuasm_myers_cpu_scan(j->reads, first, count, j->e->targets, j->opt, w->hits) < 0) {
+        char why[512];
+        if (gpuasm_cpu_scan(j->reads, first, count, j->e->targets, j->opt, w->hits,
+                            why, sizeof why) < 0) {
             pthread_mutex_lock(&j->lock);
+            if (!j->failed) snprintf(j->err, sizeof j->err, "%s", why);
             j->failed = 1;
             pthread_mutex_unlock(&j->lock);
             break;
         }
-        w->cells += cpu_cells(j->reads, first, count, j->e->targets, j->opt);
+        w->cells += gpuasm_scan_cells(j->reads, first, count, j->e->targets, j->opt);
     }
     return NULL;
 }
@@ -369,13 +354,13 @@ static int cpu_scan(gpuasm_engine *e, const gpuasm_seqset *reads, const gpuasm_s
     if (w && tid) cpu_worker_run(&w[0]);
     for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&job.lock);
-    uint64_t c = 0;
+    double c = 0;
     for (int i = 0; w && i < nt; i++) c += w[i].cells;
-    *cells = (double)c;
+    *cells = c;
     free(w);
     free(tid);
     if (job.failed) {
-        snprintf(err, errlen, "CPU scan: out of memory or cannot start threads");
+        snprintf(err, errlen, "%s", job.err[0] ? job.err : "CPU scan: out of memory or cannot start threads");
         return -1;
     }
     size_t total = 0;

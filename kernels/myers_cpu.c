@@ -29,14 +29,19 @@
 
 #include "nt16.h"
 #include "search.h"
+#include "twin.h"
 
 #define WORD_BITS 64
 
 /* Scratch memory for one pattern, grown and reused across pairs. */
 typedef struct peq_buf {
-    uint64_t *peq;   /* [16 * n_words]: bit i of peq[c*W + b] = row 64b+i+1 matches c */
+    uint64_t *peq;   /* [symbols * n_words]: bit i of peq[c*W + b] = row 64b+i+1 matches c */
     size_t cap;      /* words allocated */
 } peq_buf;
+
+/* Symbols of an alphabet (the Peq table's rows); text codes are masked
+ * with symbols - 1 (nt16 codes are 4-bit). */
+static unsigned n_symbols(int alphabet) { return alphabet == GPUASM_ALPHABET_BYTE ? 256 : 16; }
 
 /* Column state of the block algorithm, grown and reused across pairs. */
 typedef struct col_buf {
@@ -47,10 +52,10 @@ typedef struct col_buf {
 
 typedef void (*emit_fn)(void *ctx, uint64_t j, int32_t d);
 
-static int grow_peq(peq_buf *p, size_t n_words)
+static int grow_peq(peq_buf *p, size_t n_words, unsigned symbols)
 {
-    if (n_words > SIZE_MAX / sizeof(uint64_t) / 16) return -1;
-    size_t need = 16 * n_words;
+    if (n_words > SIZE_MAX / sizeof(uint64_t) / symbols) return -1;
+    size_t need = symbols * n_words;
     if (need <= p->cap) return 0;
     uint64_t *q = realloc(p->peq, need * sizeof(uint64_t));
     if (!q) return -1;
@@ -86,18 +91,25 @@ static void free_col(col_buf *c)
 
 static size_t n_words_of(uint64_t m) { return (size_t)((m + WORD_BITS - 1) / WORD_BITS); }
 
-/* PEq (seed 003 Algorithm 1, PREPROCESSINGPEQ) for the nt16 set-match rule:
- * a text code c matches pattern row i iff pattern[i] & c != 0, i.e. iff they
- * share one of the four bases.  So the rows holding each base (A, C, G, T
- * bit) are collected first and PEq[c] is the union over the bases of c.
- * Code 0 (N in a read) holds no base and sets no bit. */
-static int build_peq(peq_buf *p, const uint8_t *pattern, uint64_t m)
+/* PEq (seed 003 Algorithm 1, PREPROCESSINGPEQ).
+ * nt16: a text code c matches pattern row i iff pattern[i] & c != 0, i.e.
+ * iff they share one of the four bases.  So the rows holding each base (A,
+ * C, G, T bit) are collected first and PEq[c] is the union over the bases
+ * of c.  Code 0 (N in a read) holds no base and sets no bit.
+ * Byte alphabet: PEq[c] holds the rows equal to c. */
+static int build_peq(peq_buf *p, const uint8_t *pattern, uint64_t m, int alphabet)
 {
     size_t W = n_words_of(m);
-    if (grow_peq(p, W) < 0) return -1;
+    unsigned symbols = n_symbols(alphabet);
+    if (grow_peq(p, W, symbols) < 0) return -1;
     uint64_t *peq = p->peq;
+    memset(peq, 0, symbols * W * sizeof(uint64_t));
+    if (alphabet == GPUASM_ALPHABET_BYTE) {
+        for (uint64_t i = 0; i < m; i++)
+            peq[(size_t)pattern[i] * W + i / WORD_BITS] |= (uint64_t)1 << (i % WORD_BITS);
+        return 0;
+    }
     /* PEq[1], [2], [4], [8] are the per-base masks themselves. */
-    memset(peq, 0, 16 * W * sizeof(uint64_t));
     for (uint64_t i = 0; i < m; i++) {
         unsigned pc = pattern[i] & 15;
         size_t b = (size_t)(i / WORD_BITS);
@@ -142,14 +154,14 @@ static inline int block_step(uint64_t *pv_io, uint64_t *mv_io, uint64_t eq,
 }
 
 /* One word: no blocks, no cut-off (there is nothing to cut). */
-static void run_one_word(const uint64_t *peq, uint32_t m, const uint8_t *text,
+static void run_one_word(const uint64_t *peq, unsigned sym_mask, uint32_t m, const uint8_t *text,
                          uint64_t n, int32_t k, emit_fn emit, void *ctx)
 {
     const uint64_t hbit = (uint64_t)1 << (m - 1);
     uint64_t pv = ~(uint64_t)0, mv = 0;
     int64_t score = m;
     for (uint64_t j = 0; j < n; j++) {
-        uint64_t eq = peq[text[j] & 15];
+        uint64_t eq = peq[text[j] & sym_mask];
         uint64_t xv = eq | mv;
         uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
         uint64_t ph = mv | ~(xh | pv);
@@ -188,7 +200,7 @@ static inline int64_t block_rows(uint32_t m, size_t W, size_t b)
  * Dropping: a block whose last-row score is >= k + rows has every cell > k
  * (vertical deltas are >= -1), so it may leave the active set.  Block 0
  * always stays.  Needs k >= 0 (run_pair() returns before otherwise). */
-static void run_blocks(const uint64_t *peq, uint32_t m, size_t W, col_buf *cb,
+static void run_blocks(const uint64_t *peq, unsigned sym_mask, uint32_t m, size_t W, col_buf *cb,
                        const uint8_t *text, uint64_t n, int32_t k,
                        emit_fn emit, void *ctx)
 {
@@ -208,7 +220,7 @@ static void run_blocks(const uint64_t *peq, uint32_t m, size_t W, col_buf *cb,
     }
 
     for (uint64_t j = 0; j < n; j++) {
-        const uint64_t *eqc = peq + (size_t)(text[j] & 15) * W;
+        const uint64_t *eqc = peq + (size_t)(text[j] & sym_mask) * W;
         int h = 0;   /* row 0: free start */
         for (size_t b = 0; b <= last; b++) {
             h = block_step(&pv[b], &mv[b], eqc[b], h, b + 1 < W ? hbit_full : hbit_last);
@@ -230,18 +242,18 @@ static void run_blocks(const uint64_t *peq, uint32_t m, size_t W, col_buf *cb,
 }
 
 /* Search one pattern (PEq built) against one text. */
-static int run_pair(const peq_buf *pb, col_buf *cb, uint32_t m,
+static int run_pair(const peq_buf *pb, unsigned sym_mask, col_buf *cb, uint32_t m,
                     const uint8_t *text, uint64_t n, int32_t k,
                     emit_fn emit, void *ctx)
 {
     if (m == 0 || k < 0 || n == 0) return 0;
     size_t W = n_words_of(m);
     if (W == 1) {
-        run_one_word(pb->peq, m, text, n, k, emit, ctx);
+        run_one_word(pb->peq, sym_mask, m, text, n, k, emit, ctx);
         return 0;
     }
     if (grow_col(cb, W) < 0) return -1;
-    run_blocks(pb->peq, m, W, cb, text, n, k, emit, ctx);
+    run_blocks(pb->peq, sym_mask, m, W, cb, text, n, k, emit, ctx);
     return 0;
 }
 
@@ -259,148 +271,54 @@ int gpuasm_myers_cpu_pair(const uint8_t *pattern, uint32_t m,
     peq_buf pb = {0};
     col_buf cb = {0};
     int rc = -1;
-    if (build_peq(&pb, pattern, m) == 0)
-        rc = run_pair(&pb, &cb, m, text, n, k, emit, ctx);
+    if (build_peq(&pb, pattern, m, GPUASM_ALPHABET_NT16) == 0)
+        rc = run_pair(&pb, 15, &cb, m, text, n, k, emit, ctx);
     free_peq(&pb);
     free_col(&cb);
     return rc;
 }
 
-/* ---- the batch scan ---------------------------------------------------- */
+/* ---- the twin (twin.h) ------------------------------------------------- */
 
-/* Everything one gpuasm_myers_cpu_scan() call reuses from pair to pair.  It
- * lives on that call's stack, so concurrent calls share nothing. */
-typedef struct scan_work {
-    peq_buf read_peq[2];    /* PEq of the current read, strand 0 / 1 */
-    int read_peq_ok[2];     /* built for the current read? */
-    peq_buf tgt_peq;        /* PEq of target tgt_peq_id */
-    int64_t tgt_peq_id;     /* -1: none */
+/* PEq caches: the read as pattern alternates strands from target to target,
+ * so each strand of the current read keeps its own; a target as pattern
+ * keeps one. */
+typedef struct myers_ws {
+    int alphabet;
+    peq_buf peq[3];         /* [0], [1]: read strand 0 / 1; [2]: target */
+    uint64_t key[3];        /* pattern_key held, UINT64_MAX: none */
     col_buf col;
-    uint8_t *rc;            /* reverse complement of the current read */
-    size_t rc_cap;
-    int rc_ok;
-    gpuasm_hits *out;       /* where emit_hit() appends */
-    gpuasm_endhit cur;      /* read/target/strand of the pair being run */
-    int oom;
-    /* Local-minimum filter (search.h): the last position seen with
-     * D <= k, held until its right neighbour is known. */
-    int have_pending, pending_left_ok;
-    uint64_t pending_j;
-    int32_t pending_d;
-} scan_work;
+} myers_ws;
 
-static void push_hit(scan_work *w, uint64_t j, int32_t d)
+static void *myers_open(const gpuasm_search_opt *opt)
 {
-    gpuasm_endhit e = w->cur;
-    e.end = (uint32_t)j;
-    e.dist = d;
-    if (gpuasm_hits_push(w->out, e) < 0) w->oom = 1;
+    myers_ws *w = calloc(1, sizeof *w);
+    if (!w) return NULL;
+    w->alphabet = opt->alphabet;
+    for (int i = 0; i < 3; i++) w->key[i] = UINT64_MAX;
+    return w;
 }
 
-/* Positions arrive in increasing j, only those with D <= k; a position
- * missing between two arrivals had D > k.  So j is a local minimum iff
- * j-1 did not arrive or had a larger D, and j+1 did not arrive or has a D
- * at least as large. */
-static void emit_hit(void *ctx, uint64_t j, int32_t d)
+static int myers_pair(void *ws, const gpuasm_twin_pair *p, gpuasm_emit_fn emit, void *ctx)
 {
-    scan_work *w = ctx;
-    int left_ok = 1;
-    if (w->have_pending && w->pending_j + 1 == j) {
-        left_ok = w->pending_d > d;
-        if (w->pending_left_ok && d >= w->pending_d) push_hit(w, w->pending_j, w->pending_d);
-    } else if (w->have_pending && w->pending_left_ok) {
-        push_hit(w, w->pending_j, w->pending_d);
+    myers_ws *w = ws;
+    int slot = (p->pattern_key & 1) ? (int)((p->pattern_key >> 1) & 1) : 2;
+    if (w->key[slot] != p->pattern_key) {
+        w->key[slot] = UINT64_MAX;
+        if (build_peq(&w->peq[slot], p->pattern, p->m, w->alphabet) < 0) return -1;
+        w->key[slot] = p->pattern_key;
     }
-    w->have_pending = 1;
-    w->pending_left_ok = left_ok;
-    w->pending_j = j;
-    w->pending_d = d;
+    return run_pair(&w->peq[slot], n_symbols(w->alphabet) - 1, &w->col, p->m,
+                    p->text, p->n, p->k, emit, ctx);
 }
 
-static void flush_hits(scan_work *w)
+static void myers_close(void *ws)
 {
-    if (w->have_pending && w->pending_left_ok) push_hit(w, w->pending_j, w->pending_d);
-    w->have_pending = 0;
+    myers_ws *w = ws;
+    if (!w) return;
+    for (int i = 0; i < 3; i++) free_peq(&w->peq[i]);
+    free_col(&w->col);
+    free(w);
 }
 
-static int build_rc(scan_work *w, const uint8_t *read, uint64_t len)
-{
-    if (len > w->rc_cap) {
-        uint8_t *p = realloc(w->rc, len);
-        if (!p) return -1;
-        w->rc = p;
-        w->rc_cap = len;
-    }
-    for (uint64_t i = 0; i < len; i++) w->rc[i] = gpuasm_nt16_comp(read[len - 1 - i]);
-    w->rc_ok = 1;
-    return 0;
-}
-
-int gpuasm_myers_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
-                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                          gpuasm_hits *out)
-{
-    scan_work w;
-    memset(&w, 0, sizeof w);
-    w.tgt_peq_id = -1;
-    w.out = out;
-    int rc = 0;
-
-    for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
-        const uint8_t *read = reads->code + reads->off[r];
-        uint64_t rlen = reads->off[r + 1] - reads->off[r];
-        w.read_peq_ok[0] = w.read_peq_ok[1] = 0;
-        w.rc_ok = 0;
-        for (uint32_t t = 0; t < targets->n; t++) {
-            const uint8_t *tgt = targets->code + targets->off[t];
-            uint64_t tlen = targets->off[t + 1] - targets->off[t];
-            int rip = gpuasm_read_is_pattern(opt, rlen, tlen);
-            uint64_t m = rip ? rlen : tlen;
-            uint64_t n = rip ? tlen : rlen;
-            int32_t k = gpuasm_pair_k(opt, m);
-            if ((int64_t)m <= (int64_t)k) continue;   /* also skips empty reads */
-            if (k < 0 || n == 0) continue;            /* nothing can be reported */
-            /* end is a uint32_t and the pair API takes a uint32_t m. */
-            if (m > UINT32_MAX || n > (uint64_t)UINT32_MAX + 1) { rc = -1; goto done; }
-            if (!w.rc_ok && build_rc(&w, read, rlen) < 0) { rc = -1; goto done; }
-            for (uint32_t s = 0; s < 2; s++) {
-                const uint8_t *rseq = s ? w.rc : read;
-                const peq_buf *pb;
-                const uint8_t *text;
-                if (rip) {
-                    if (!w.read_peq_ok[s]) {
-                        if (build_peq(&w.read_peq[s], rseq, m) < 0) { rc = -1; goto done; }
-                        w.read_peq_ok[s] = 1;
-                    }
-                    pb = &w.read_peq[s];
-                    text = tgt;
-                } else {
-                    if (w.tgt_peq_id != (int64_t)t) {
-                        w.tgt_peq_id = -1;
-                        if (build_peq(&w.tgt_peq, tgt, m) < 0) { rc = -1; goto done; }
-                        w.tgt_peq_id = t;
-                    }
-                    pb = &w.tgt_peq;
-                    text = rseq;
-                }
-                w.cur.read = (uint32_t)r;
-                w.cur.target = t;
-                w.cur.strand = s;
-                w.have_pending = 0;
-                int run_rc = run_pair(pb, &w.col, (uint32_t)m, text, n, k, emit_hit, &w);
-                flush_hits(&w);
-                if (run_rc < 0 || w.oom) {
-                    rc = -1;
-                    goto done;
-                }
-            }
-        }
-    }
-done:
-    free_peq(&w.read_peq[0]);
-    free_peq(&w.read_peq[1]);
-    free_peq(&w.tgt_peq);
-    free_col(&w.col);
-    free(w.rc);
-    return rc;
-}
+const gpuasm_twin gpuasm_twin_myers = { "myers", myers_open, myers_pair, myers_close };

@@ -118,6 +118,7 @@
 
 #include "myers_cuda.h"
 #include "myers_cuda_core.cuh"
+#include "cuda_kit.cuh"
 
 using gcore::seqv;
 using gcore::window;
@@ -148,34 +149,7 @@ static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
 
 /* ---- output ---------------------------------------------------------------- */
 
-/* Hits into a device array; an index past cap is counted, not written. */
-struct dev_out {
-    gpuasm_endhit *hit;
-    unsigned long long *count;
-    unsigned long long cap;
-    HD void emit(uint32_t r, uint32_t t, uint32_t j, int32_t d, uint32_t s)
-    {
-#ifdef __CUDA_ARCH__
-        namespace cg = cooperative_groups;
-        cg::coalesced_group grp = cg::coalesced_threads();
-        unsigned long long base = 0;
-        if (grp.thread_rank() == 0) base = atomicAdd(count, (unsigned long long)grp.size());
-        base = grp.shfl(base, 0);
-        const unsigned long long i = base + grp.thread_rank();
-        if (i < cap) {
-            gpuasm_endhit e;
-            e.read = r;
-            e.target = t;
-            e.end = j;
-            e.dist = d;
-            e.strand = s;
-            hit[i] = e;
-        }
-#else
-        (void)r; (void)t; (void)j; (void)d; (void)s;
-#endif
-    }
-};
+/* dev_out (the hit array) is in cuda_kit.cuh. */
 
 /* emit(j, d) of one (read, target, strand). */
 template <class Out> struct emitter {
@@ -754,6 +728,9 @@ struct gpuasm_cuda {
     host_plan hp;
     std::vector<uint8_t> plan_buf;
     gpuasm_scan_stats last;
+    /* for the seed kernels (cuda_kit.cuh) */
+    const gpuasm_seqset *targets;             /* host view, kept by the caller */
+    kit_scratch scratch[KIT_SCRATCH_SLOTS];
 };
 
 /* "CUDA: <function>: <error string>"; the function name is the text of the
@@ -925,6 +902,7 @@ extern "C" int gpuasm_cuda_set_targets(gpuasm_cuda *g, const gpuasm_seqset *targ
     if (ebytes) CK(cudaMemcpyAsync(g->d_eq16, g->ti.eq16.data(), ebytes, cudaMemcpyHostToDevice, g->stream));
     CK(cudaStreamSynchronize(g->stream));
     g->ntargets = targets->n;
+    g->targets = targets;
     g->have_targets = 1;
     return 0;
 }
@@ -1140,6 +1118,21 @@ static int launch_all(gpuasm_cuda *g, const scan_ctx &sc, dev_out dout, char *er
     return 0;
 }
 
+/* The seed kernels of issue #4, by opt.kernel (Myers on the byte alphabet
+ * has its own single-word kernel). */
+static int launch_seed(const kit_batch &kb, dev_out dout, char *err, size_t errlen)
+{
+    switch (kb.opt.kernel) {
+    case GPUASM_KERNEL_MYERS: return gpuasm_myers_byte_cuda_launch(kb, dout, err, errlen);
+    case GPUASM_KERNEL_DP: return gpuasm_dp_cuda_launch(kb, dout, err, errlen);
+    case GPUASM_KERNEL_SCAN: return gpuasm_scan_cuda_launch(kb, dout, err, errlen);
+    case GPUASM_KERNEL_HAMMING: return gpuasm_hamming_cuda_launch(kb, dout, err, errlen);
+    default:
+        snprintf(err, errlen, "CUDA backend: unknown kernel %d", (int)kb.opt.kernel);
+        return -1;
+    }
+}
+
 static double now_s(void)
 {
     struct timespec ts;
@@ -1158,8 +1151,29 @@ static int scan_impl(gpuasm_cuda *g, const gpuasm_seqset *reads, const gpuasm_se
     if (grow((void **)&g->d_rcode, &g->rcode_cap, nbytes, err, errlen)) return -1;
     if (grow((void **)&g->d_roff, &g->roff_cap, obytes, err, errlen)) return -1;
 
-    plan_scan(reads, g->ti, opt, g->K, g->hp);   /* may throw bad_alloc: caught by the caller */
-    g->last.cells = g->hp.cells;
+    /* The seed kernels (cuda_kit.cuh) plan for themselves. */
+    const int seed = opt->kernel != GPUASM_KERNEL_MYERS || opt->alphabet != GPUASM_ALPHABET_NT16;
+    kit_batch kb;
+    if (seed) {
+        g->last.cells = gpuasm_scan_cells(reads, 0, reads->n, g->targets, opt);
+        kb.nreads = reads->n;
+        kb.h_roff = reads->off;
+        kb.h_rcode = reads->code;
+        kb.ntargets = g->ntargets;
+        kb.h_toff = g->targets->off;
+        kb.h_tcode = g->targets->code;
+        kb.d_rcode = g->d_rcode;
+        kb.d_roff = g->d_roff;
+        kb.d_tcode = g->d_tcode;
+        kb.d_toff = g->d_toff;
+        kb.opt = *opt;
+        kb.stream = g->stream;
+        kb.sm_count = g->sm_count;
+        kb.scratch = g->scratch;
+    } else {
+        plan_scan(reads, g->ti, opt, g->K, g->hp);   /* may throw bad_alloc: caught by the caller */
+        g->last.cells = g->hp.cells;
+    }
 
     scan_ctx sc;
     sc.reads = reads;
@@ -1179,7 +1193,7 @@ static int scan_impl(gpuasm_cuda *g, const gpuasm_seqset *reads, const gpuasm_se
 
     if (nbytes) CK(cudaMemcpyAsync(g->d_rcode, reads->code, nbytes, cudaMemcpyHostToDevice, g->stream));
     CK(cudaMemcpyAsync(g->d_roff, reads->off, obytes, cudaMemcpyHostToDevice, g->stream));
-    if (upload_plan(g, sc.dp, err, errlen)) return -1;
+    if (!seed && upload_plan(g, sc.dp, err, errlen)) return -1;
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
@@ -1189,7 +1203,7 @@ static int scan_impl(gpuasm_cuda *g, const gpuasm_seqset *reads, const gpuasm_se
         dout.cap = cap;
         CK(cudaMemsetAsync(g->d_misc, 0, sizeof(unsigned long long), g->stream));
         CK(cudaEventRecord(g->ev0, g->stream));
-        if (launch_all(g, sc, dout, err, errlen)) return -1;
+        if (seed ? launch_seed(kb, dout, err, errlen) : launch_all(g, sc, dout, err, errlen)) return -1;
         CK(cudaEventRecord(g->ev1, g->stream));
         CK(cudaMemcpyAsync(&g->h_misc[0], g->d_misc, sizeof(unsigned long long), cudaMemcpyDeviceToHost, g->stream));
         CK(cudaStreamSynchronize(g->stream));
@@ -1239,10 +1253,23 @@ extern "C" int gpuasm_cuda_scan(gpuasm_cuda *g, const gpuasm_seqset *reads,
         return 0;
     }
     for (uint32_t r = 0; r < reads->n; r++) {
-        if (reads->off[r + 1] - reads->off[r] > GPUASM_CUDA_MAX_LEN) {
+        const uint64_t rlen = reads->off[r + 1] - reads->off[r];
+        if (rlen > GPUASM_CUDA_MAX_LEN) {
             snprintf(err, errlen, "CUDA backend: read %u of the batch is longer than %llu bases",
                      r + 1, (unsigned long long)GPUASM_CUDA_MAX_LEN);
             return -1;
+        }
+        /* The same refusal as the CPU twins' (gpuasm_cpu_scan). */
+        for (uint32_t t = 0; gpuasm_kernel_max_pattern(opt) && t < g->ntargets; t++) {
+            const uint64_t m = gpuasm_pair_too_long(opt, rlen, g->targets->off[t + 1] - g->targets->off[t]);
+            if (m) {
+                snprintf(err, errlen, "--kernel %s takes patterns of at most %llu bases; "
+                         "read %u of the batch vs target %u has one of %llu",
+                         gpuasm_kernel_name(opt->kernel),
+                         (unsigned long long)gpuasm_kernel_max_pattern(opt), r + 1, t + 1,
+                         (unsigned long long)m);
+                return -1;
+            }
         }
     }
     int rc;
@@ -1292,6 +1319,8 @@ extern "C" void gpuasm_cuda_close(gpuasm_cuda *g)
                     g->d_cub, g->d_scratch, g->d_plan, g->d_hit, g->d_misc };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) (void)cudaFree(dev[i]);
+    for (int i = 0; i < KIT_SCRATCH_SLOTS; i++)
+        if (g->scratch[i].p) (void)cudaFree(g->scratch[i].p);
     if (g->h_misc) (void)cudaFreeHost(g->h_misc);
     if (g->ev0) (void)cudaEventDestroy(g->ev0);
     if (g->ev1) (void)cudaEventDestroy(g->ev1);

@@ -52,11 +52,40 @@ enum gpuasm_pattern_side {
     GPUASM_PATTERN_TARGET  = 2  /* --pattern target */
 };
 
-/* What to search for.  Plain values so it can be passed to CUDA by value. */
+/* The kernels (DESIGN.md "Kernels"; issue #4).  Every kernel computes the
+ * same D[m][j] of its mode and reports the same end hits (the contract
+ * above); they differ in how, and so in speed. */
+enum gpuasm_kernel {
+    GPUASM_KERNEL_MYERS   = 0, /* edit: bit-parallel Myers 1999 (seed 003) */
+    GPUASM_KERNEL_DP      = 1, /* edit: anti-diagonal wavefront DP (seed 000, seed 001 §6-8) */
+    GPUASM_KERNEL_SCAN    = 2, /* edit: Wu-Manber as inclusive scans (seed 002), m <= 64 */
+    GPUASM_KERNEL_HAMMING = 3  /* hamming: k-mismatch (seed 004) */
+};
+
+/* Symbols of the sequences of a scan. */
+enum gpuasm_alphabet {
+    GPUASM_ALPHABET_NT16 = 0,  /* nt16 set codes (nt16.h), match = (a & b) != 0, both strands */
+    GPUASM_ALPHABET_BYTE = 1   /* any byte, match = (a == b), strand 0 only (library API) */
+};
+
+/* Kernel variants, for reproducing a paper's layout next to ours.  Same hits. */
+enum gpuasm_variant {
+    GPUASM_VARIANT_BEST   = 0, /* the fastest layout we have */
+    GPUASM_VARIANT_PAPER  = 1, /* the seed paper's layout (hamming: OPT-block-thread, seed 004 §4) */
+    GPUASM_VARIANT_THREAD = 2  /* hamming: one thread per text position, no shared memory (seed 004 "thread") */
+};
+
+/* What to search for.  Plain values so it can be passed to CUDA by value.
+ * Zero-initialised fields give the defaults (myers, nt16, best, auto). */
 typedef struct gpuasm_search_opt {
     int32_t max_diffs;     /* -k; < 0 means use error_rate */
     double  error_rate;    /* -e; k = floor(error_rate * m) in double arithmetic */
     int32_t pattern_side;  /* enum gpuasm_pattern_side */
+    int32_t kernel;        /* enum gpuasm_kernel */
+    int32_t alphabet;      /* enum gpuasm_alphabet */
+    int32_t variant;       /* enum gpuasm_variant */
+    int32_t segments;      /* dp kernel: split each text into this many segments
+                            * (seed 000's D, Table I); 0: the kernel chooses */
 } gpuasm_search_opt;
 
 /* One text position where the pattern ends with at most k differences, at a
@@ -84,6 +113,44 @@ typedef struct gpuasm_scan_stats {
     uint64_t scans;     /* scan calls */
 } gpuasm_scan_stats;
 
+/* Hamming mode (seed 004 Definition 3): for the same contract, D[m][j] is
+ * the number of mismatches between P and T[j-m+1 .. j] for j >= m-1 and is
+ * undefined (treated as > k, never reported) for j < m-1.  Pairs with
+ * n < m have no hit. */
+static inline int gpuasm_is_hamming(const gpuasm_search_opt *o)
+{
+    return o->kernel == GPUASM_KERNEL_HAMMING;
+}
+
+/* Strands searched: 2 for DNA (nt16), 1 for the byte alphabet. */
+static inline int gpuasm_strands(const gpuasm_search_opt *o)
+{
+    return o->alphabet == GPUASM_ALPHABET_BYTE ? 1 : 2;
+}
+
+/* Longest pattern the chosen kernel takes (bases), or 0 for no limit.  The
+ * same on every backend, so outputs never differ by backend: the scan
+ * kernel holds the pattern in one 64-bit word (seed 002), and the CUDA
+ * Myers kernel on the byte alphabet has single-word paths only. */
+static inline uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *o)
+{
+    if (o->kernel == GPUASM_KERNEL_SCAN) return 64;
+    if (o->kernel == GPUASM_KERNEL_MYERS && o->alphabet == GPUASM_ALPHABET_BYTE) return 64;
+    return 0;
+}
+
+/* "myers", "dp", "scan", "hamming"; NULL for an unknown value. */
+static inline const char *gpuasm_kernel_name(int32_t kernel)
+{
+    switch (kernel) {
+    case GPUASM_KERNEL_MYERS: return "myers";
+    case GPUASM_KERNEL_DP: return "dp";
+    case GPUASM_KERNEL_SCAN: return "scan";
+    case GPUASM_KERNEL_HAMMING: return "hamming";
+    default: return NULL;
+    }
+}
+
 /* Is the read the pattern of pair (read_len, target_len)? */
 static inline int gpuasm_read_is_pattern(const gpuasm_search_opt *o,
                                          uint64_t read_len, uint64_t target_len)
@@ -108,18 +175,28 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
 
-/* ---- CPU twin of the Myers kernel (kernels/myers_cpu.c) ---------------- */
+/* ---- the CPU twins (kernels/cpu_scan.c dispatches to kernels/<k>_cpu.c) -- */
 
-/* Scan every (read, target, strand) pair of reads[first .. first+count) and
- * append its end hits to out.  Returns 0, or -1 when out of memory.
- * Bit-parallel Myers 1999 (seed 003 §2.2), 64-bit words, multi-word
- * patterns of any length (Hyyrö's blocks), one whole text per pair. */
-int gpuasm_myers_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
-                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                          gpuasm_hits *out);
+/* Scan every (read, target, strand) pair of reads[first .. first+count)
+ * with opt->kernel's CPU twin and append its end hits to out.  Returns 0,
+ * or -1 with a one-line reason in err (out of memory; a pattern longer than
+ * gpuasm_kernel_max_pattern(); a bad opt->kernel). */
+int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                    const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                    gpuasm_hits *out, char *err, size_t errlen);
 
-/* One pattern against one text: calls emit(ctx, j, D[m][j]) for every j with
- * D[m][j] <= k (all of them, not only the local minima), in increasing j.  pattern/text are nt16 codes (already in
+/* DP cells of reads[first .. first+count) against every target: m x n per
+ * searched pair and strand (the --stats and benchmark figure). */
+double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt);
+
+/* Does pair (read_len, target_len) break opt's kernel's pattern limit?
+ * Returns the offending pattern length (> 0) or 0 when the pair is fine
+ * (pairs that are not searched at all are fine). */
+uint64_t gpuasm_pair_too_long(const gpuasm_search_opt *opt, uint64_t read_len, uint64_t target_len);
+
+/* The Myers twin on one pattern and one text (nt16 codes): calls
+ * emit(ctx, j, D[m][j]) for every j with D[m][j] <= k (all of them, not only the local minima), in increasing j.  pattern/text are nt16 codes (already in
  * the orientation to search).  m >= 1.  Returns 0 or -1 (out of memory). */
 int gpuasm_myers_cpu_pair(const uint8_t *pattern, uint32_t m,
                           const uint8_t *text, uint64_t n, int32_t k,

@@ -188,3 +188,24 @@ void gpuasm_aln_free(gpuasm_aln *a)
     a->op = NULL;
     a->n_op = a->m_op = 0;
 }
+
+int gpuasm_hamming_alignment(const uint8_t *pattern, uint32_t m,
+                             const uint8_t *text, uint64_t n,
+                             uint64_t end, int32_t dist, gpuasm_aln *out)
+{
+    if (m == 0 || end >= n || end + 1 < m) return -2;
+    if (aln_grow(out, m) < 0) return -1;
+    const uint64_t start = end + 1 - m;
+    int32_t d = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const int match = gpuasm_nt16_match(pattern[i], text[start + i]);
+        out->op[i] = match ? GPUASM_OP_MATCH : GPUASM_OP_SUBST;
+        d += !match;
+    }
+    if (d != dist) return -2;
+    out->n_op = m;
+    out->tstart = start;
+    out->tend = end;
+    out->dist = d;
+    return 0;
+}

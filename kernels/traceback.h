@@ -44,6 +44,15 @@ int gpuasm_traceback(const uint8_t *pattern, uint32_t m,
                      uint64_t end, int32_t dist,
                      gpuasm_tb_work *w, gpuasm_aln *out);
 
+/* The alignment of a Hamming-mode end hit (search.h; seed 004 Definition
+ * 3): pattern[0..m) against text[end-m+1 .. end], one MATCH or SUBST
+ * column per base, no gaps.  Returns 0; -1 out of memory; -2 when m == 0,
+ * end >= n, end < m-1 or the window has not exactly `dist` mismatches (a
+ * kernel bug). */
+int gpuasm_hamming_alignment(const uint8_t *pattern, uint32_t m,
+                             const uint8_t *text, uint64_t n,
+                             uint64_t end, int32_t dist, gpuasm_aln *out);
+
 void gpuasm_tb_work_free(gpuasm_tb_work *w);
 void gpuasm_aln_free(gpuasm_aln *a);
 

@@ -42,7 +42,12 @@ static void usage(FILE *fp)
 "Search:\n"
 "  -k, --max-diffs INT       at most INT differences (overrides -e)\n"
 "  -e, --error-rate FLOAT    k = floor(FLOAT * pattern length), 0 <= FLOAT < 1 [0.1]\n"
-"      --mode edit           edit distance (Levenshtein) [edit]\n"
+"      --mode MODE           edit: edit distance (Levenshtein); hamming: k mismatches,\n"
+"                            no indels (implies --kernel hamming) [edit]\n"
+"      --kernel NAME         myers: bit-parallel Myers [default for edit];\n"
+"                            dp: anti-diagonal DP (seed 000); scan: Wu-Manber as an\n"
+"                            inclusive scan (seed 002, patterns <= 64 bases);\n"
+"                            hamming: k-mismatch (seed 004, implies --mode hamming)\n"
 "      --pattern WHICH       shorter|read|target: which sequence is the pattern [shorter]\n"
 "      --all                 every non-overlapping occurrence, best first\n"
 "                            [default: the best per read and target]\n"
@@ -98,7 +103,7 @@ static int parse_size(const char *s, long long lo, long long hi, int suffixes, l
     return 0;
 }
 
-enum { OPT_MODE = 256, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
+enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS };
 
 int main(int argc, char **argv)
@@ -107,6 +112,7 @@ int main(int argc, char **argv)
         { "max-diffs", required_argument, NULL, 'k' },
         { "error-rate", required_argument, NULL, 'e' },
         { "mode", required_argument, NULL, OPT_MODE },
+        { "kernel", required_argument, NULL, OPT_KERNEL },
         { "pattern", required_argument, NULL, OPT_PATTERN },
         { "all", no_argument, NULL, OPT_ALL },
         { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
@@ -133,6 +139,7 @@ int main(int argc, char **argv)
                                 .pattern_side = GPUASM_PATTERN_SHORTER } },
     };
     int no_pg = 0, c;
+    const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
     long long v;
     char *endp;
 
@@ -152,8 +159,12 @@ int main(int argc, char **argv)
                 return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
             break;
         case OPT_MODE:
-            if (strcmp(optarg, "edit"))
-                return fail("invalid --mode '%s' (this version implements: edit)", optarg), 1;
+            if (!strcmp(optarg, "edit")) mode = "edit";
+            else if (!strcmp(optarg, "hamming")) mode = "hamming";
+            else return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+            break;
+        case OPT_KERNEL:
+            kernel = optarg;
             break;
         case OPT_PATTERN:
             if (!strcmp(optarg, "shorter")) o.report.search.pattern_side = GPUASM_PATTERN_SHORTER;
@@ -202,6 +213,23 @@ int main(int argc, char **argv)
             else fail("unknown option %s (see --help)", argv[optind - 1]);
             return 1;
         }
+    }
+    /* --mode and --kernel: hamming is both a mode and its kernel; the edit
+     * kernels are myers (default), dp and scan. */
+    if (kernel) {
+        int32_t kk = 0;
+        while (gpuasm_kernel_name(kk) && strcmp(gpuasm_kernel_name(kk), kernel)) kk++;
+        if (!gpuasm_kernel_name(kk))
+            return fail("invalid --kernel '%s' (expected myers, dp, scan or hamming)", kernel), 1;
+        o.report.search.kernel = kk;
+    }
+    if (mode && !strcmp(mode, "hamming")) {
+        if (kernel && o.report.search.kernel != GPUASM_KERNEL_HAMMING)
+            return fail("--kernel %s searches edit distance; --mode hamming needs --kernel hamming",
+                        kernel), 1;
+        o.report.search.kernel = GPUASM_KERNEL_HAMMING;
+    } else if (mode && o.report.search.kernel == GPUASM_KERNEL_HAMMING) {
+        return fail("%s", "--kernel hamming searches mismatches only; it needs --mode hamming, not --mode edit"), 1;
     }
     if (argc - optind != 2) {
         if (argc == optind) { usage(stderr); return 1; }

@@ -271,6 +271,30 @@ static int cut_parts(slot_t *s, int n_report)
     return 0;
 }
 
+/* When a batch failed because a pair's pattern is longer than the kernel
+ * takes (gpuasm_kernel_max_pattern), name the read and the target.  1 when
+ * such a pair was found (message in msg), else 0. */
+static int limit_message(const pipe_t *p, const gpuasm_batch *b, char *msg, size_t len)
+{
+    const gpuasm_search_opt *so = &p->o->report.search;
+    if (!gpuasm_kernel_max_pattern(so)) return 0;
+    for (uint32_t i = 0; i < b->n; i++) {
+        uint64_t rlen = b->set.off[i + 1] - b->set.off[i];
+        for (uint32_t t = 0; t < p->t->n; t++) {
+            uint64_t m = gpuasm_pair_too_long(so, rlen, gpuasm_target_len(p->t, t));
+            if (!m) continue;
+            snprintf(msg, len, "%s: record %llu (%s): --kernel %s takes patterns of at most %llu "
+                     "bases, but against target %s the pattern has %llu (use --kernel myers)",
+                     p->o->reads_path, (unsigned long long)(b->first_record + i),
+                     bam_get_qname(b->rec[i]), gpuasm_kernel_name(so->kernel),
+                     (unsigned long long)gpuasm_kernel_max_pattern(so), p->t->name[t],
+                     (unsigned long long)m);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static void *scan_main(void *arg)
 {
     worker_t *w = arg;
@@ -293,7 +317,9 @@ static void *scan_main(void *arg)
         int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->report.search,
                                         &s->hits, msg, sizeof msg);
         pthread_mutex_lock(&p->lock);
-        if (r < 0) {
+        if (r < 0 && limit_message(p, &s->batch, full, sizeof full)) {
+            fail_locked(p, full);
+        } else if (r < 0) {
             snprintf(full, sizeof full, "%s: records %llu-%llu: %s", o->reads_path,
                      (unsigned long long)s->batch.first_record,
                      (unsigned long long)s->batch.first_record + s->batch.n - 1, msg);

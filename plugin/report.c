@@ -126,8 +126,11 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
             const uint8_t *rs = cand[c].strand ? r->rc : code;
             const uint8_t *pat = rip ? rs : tcode, *txt = rip ? tcode : rs;
             uint64_t m = rip ? len : tlen, tn = rip ? tlen : len;
-            int tb = gpuasm_traceback(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,
-                                      &r->tb, &r->aln);
+            int tb = gpuasm_is_hamming(&o->search)
+                     ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, cand[c].end,
+                                                cand[c].dist, &r->aln)
+                     : gpuasm_traceback(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,
+                                        &r->tb, &r->aln);
             if (tb == -1) goto oom;
             if (tb < 0) {
                 snprintf(err, errlen, "internal error: end hit (target %s, strand %u, end %u, "

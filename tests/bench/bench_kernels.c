@@ -71,7 +71,7 @@ int main(int argc, char **argv)
         for (uint64_t i = 0; i < n; i++) t[i] = rnd_base();
         uint64_t poff[2] = { 0, m }, toff[2] = { 0, n };
         gpuasm_seqset tg = { 1, poff, p }, rd = { 1, toff, t };
-        gpuasm_search_opt opt = { k, 0, GPUASM_PATTERN_TARGET };
+        gpuasm_search_opt opt = { .max_diffs = k, .error_rate = 0, .pattern_side = GPUASM_PATTERN_TARGET };
         if (gpuasm_engine_set_targets(e, &tg, err, sizeof err) < 0) {
             fprintf(stderr, "bench_kernels: %s\n", err);
             return 1;
@@ -120,7 +120,7 @@ int main(int argc, char **argv)
             off[r + 1] = at;
         }
         gpuasm_seqset rd = { nr, off, code };
-        gpuasm_search_opt opt = { -1, 0.1, GPUASM_PATTERN_SHORTER };
+        gpuasm_search_opt opt = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER };
         if (gpuasm_engine_set_targets(e, &tg.set, err, sizeof err) < 0) {
             fprintf(stderr, "bench_kernels: %s\n", err);
             return 1;

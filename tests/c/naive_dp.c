@@ -11,8 +11,16 @@ static int32_t min3(int32_t a, int32_t b, int32_t c)
     return x < c ? x : c;
 }
 
+static int sym_match(int byte, uint8_t a, uint8_t b) { return byte ? a == b : gpuasm_nt16_match(a, b); }
+
 int gpuasm_naive_dp(const uint8_t *pattern, uint32_t m,
                     const uint8_t *text, uint64_t n, int32_t *last)
+{
+    return gpuasm_naive_dp_alpha(pattern, m, text, n, 0, last);
+}
+
+int gpuasm_naive_dp_alpha(const uint8_t *pattern, uint32_t m,
+                          const uint8_t *text, uint64_t n, int byte, int32_t *last)
 {
     /* Column by column (one text base at a time), keeping D[0..m][j]. */
     int32_t *col = malloc(((size_t)m + 1) * sizeof(int32_t));
@@ -22,7 +30,7 @@ int gpuasm_naive_dp(const uint8_t *pattern, uint32_t m,
         int32_t diag = col[0];   /* D[i-1][j-1] */
         col[0] = 0;              /* free start */
         for (uint32_t i = 1; i <= m; i++) {
-            int32_t cost = gpuasm_nt16_match(pattern[i - 1], text[j - 1]) ? 0 : 1;
+            int32_t cost = sym_match(byte, pattern[i - 1], text[j - 1]) ? 0 : 1;
             int32_t left = col[i];   /* D[i][j-1] */
             int32_t v = min3(diag + cost, col[i - 1] + 1, left + 1);
             diag = left;
@@ -78,4 +86,18 @@ int gpuasm_naive_dp_band(const uint8_t *pattern, uint32_t m,
     free(prev);
     free(cur);
     return 0;
+}
+
+void gpuasm_naive_hamming(const uint8_t *pattern, uint32_t m,
+                          const uint8_t *text, uint64_t n, int byte, int32_t *last)
+{
+    for (uint64_t j = 0; j < n; j++) {
+        if (j + 1 < m) {
+            last[j] = INT32_MAX;
+            continue;
+        }
+        int32_t d = 0;
+        for (uint32_t i = 0; i < m; i++) d += !sym_match(byte, pattern[i], text[j + 1 - m + i]);
+        last[j] = d;
+    }
 }

@@ -19,6 +19,17 @@
 int gpuasm_naive_dp(const uint8_t *pattern, uint32_t m,
                     const uint8_t *text, uint64_t n, int32_t *last);
 
+/* gpuasm_naive_dp with the byte alphabet's rule when byte != 0 (match iff
+ * equal; search.h GPUASM_ALPHABET_BYTE). */
+int gpuasm_naive_dp_alpha(const uint8_t *pattern, uint32_t m,
+                          const uint8_t *text, uint64_t n, int byte, int32_t *last);
+
+/* Hamming (seed 004 Definition 3): last[j] = mismatches of the pattern
+ * against text[j-m+1 .. j] for j >= m-1, INT32_MAX for j < m-1 (no window).
+ * Match rule nt16 (byte == 0) or equality (byte != 0). */
+void gpuasm_naive_hamming(const uint8_t *pattern, uint32_t m,
+                          const uint8_t *text, uint64_t n, int byte, int32_t *last);
+
 /* The same DP restricted to a band of diagonals, for patterns too long for
  * the full matrix: only cells (i, x) with x - i in [dlo, dhi] are computed
  * (x = text bases consumed, 0..n), every other cell counts as infinite, and

@@ -11,8 +11,15 @@
  *       the reported distance and end, and equals an unbanded DP's walk-back;
  *       hand-made tie cases; a 100,000-base pattern.
  *
+ *   (e) the byte alphabet (library API): every kernel's pairs and the engine
+ *       against the naive DP / Hamming count with the equality rule.
+ *
  * Environment: GPUASM_TEST_SEED (default fixed) varies the random cases;
- * GPUASM_TEST_DEVICE (default "cpu") is the engine's --device.  With
+ * GPUASM_TEST_DEVICE (default "cpu") is the engine's --device;
+ * GPUASM_TEST_KERNEL (default "myers"; or dp, scan, hamming) is the kernel
+ * under test: (a), (b), (d), (e) run it, against the naive Hamming count for
+ * hamming; the scan kernel gets patterns of at most 64 bases (its limit,
+ * which is tested too); (c) is kernel-independent and runs with myers.  With
  * GPUASM_TEST_DEVICE=cuda and no usable device: "1..0 # SKIP", exit 77.
  * Exit status 0 when every test passed, else 1.
  */
@@ -29,6 +36,26 @@
 #include "nt16.h"
 #include "search.h"
 #include "traceback.h"
+#include "twin.h"
+
+/* ---- the kernel under test -------------------------------------------- */
+
+static int32_t g_kernel = GPUASM_KERNEL_MYERS;   /* GPUASM_TEST_KERNEL */
+
+static int is_hamming(void) { return g_kernel == GPUASM_KERNEL_HAMMING; }
+
+/* Longest pattern the kernel takes in these tests (0: any). */
+static uint32_t max_m(void) { return g_kernel == GPUASM_KERNEL_SCAN ? 64 : 0; }
+
+static const gpuasm_twin *twin_under_test(void)
+{
+    switch (g_kernel) {
+    case GPUASM_KERNEL_DP: return &gpuasm_twin_dp;
+    case GPUASM_KERNEL_SCAN: return &gpuasm_twin_scan;
+    case GPUASM_KERNEL_HAMMING: return &gpuasm_twin_hamming;
+    default: return &gpuasm_twin_myers;
+    }
+}
 
 /* ---- TAP ---------------------------------------------------------------- */
 
@@ -175,19 +202,58 @@ static void collect(void *ctx, uint64_t j, int32_t d) { jd_push(ctx, j, d); }
 
 /* Myers' hits for each k in ks[] against the naive last row.  Returns 1 when
  * all agree. */
-static int check_pair(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n,
-                      const int32_t *ks, int nk, const char *what)
+/* The naive D along the text for the kernel under test: edit distance, or
+ * the Hamming count (INT32_MAX where no window ends). */
+static void naive_last(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n, int byte,
+                       int32_t *last)
 {
-    int32_t *last = xmalloc((size_t)n * sizeof(int32_t));
-    if (gpuasm_naive_dp(p, m, t, n, last) < 0) abort();
+    if (is_hamming()) gpuasm_naive_hamming(p, m, t, n, byte, last);
+    else if (gpuasm_naive_dp_alpha(p, m, t, n, byte, last) < 0) abort();
+}
+
+/* Every j with D <= k from the kernel under test, one pattern and one text.
+ * Myers on nt16 goes through gpuasm_myers_cpu_pair (which takes any k and
+ * n); the twins take the pairs the scan walk gives them (twin.h: n >= 1,
+ * 0 <= k < m), so other pairs yield nothing here, as in a scan. */
+static int kernel_pair(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n, int32_t k,
+                       int byte, jd_list *got)
+{
+    if (g_kernel == GPUASM_KERNEL_MYERS && !byte)
+        return gpuasm_myers_cpu_pair(p, m, t, n, k, collect, got);
+    if (n == 0 || k < 0 || (int64_t)k >= (int64_t)m) return 0;
+    const gpuasm_twin *tw = twin_under_test();
+    gpuasm_search_opt o = { k, 0, GPUASM_PATTERN_SHORTER, g_kernel,
+                            byte ? GPUASM_ALPHABET_BYTE : GPUASM_ALPHABET_NT16, 0, 0 };
+    void *ws = tw->open(&o);
+    if (!ws) return -1;
+    gpuasm_twin_pair pp = { p, m, t, n, k, 1 };
+    int rc = tw->pair(ws, &pp, collect, got);
+    tw->close(ws);
+    return rc;
+}
+
+/* Does the kernel under test report j for this k?  (Twins are not asked
+ * about k >= m: those pairs are never searched.) */
+static int expect_hit(int32_t D, uint32_t m, int32_t k, int byte)
+{
+    if ((g_kernel != GPUASM_KERNEL_MYERS || byte) && (int64_t)k >= (int64_t)m) return 0;
+    return D <= k;
+}
+
+static int check_pair_alpha(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n,
+                            const int32_t *ks, int nk, int byte, const char *what)
+{
+    int32_t *last = xmalloc(((size_t)n + 1) * sizeof(int32_t));
+    naive_last(p, m, t, n, byte, last);
     int ok = 1;
     jd_list got = {0};
     for (int q = 0; q < nk && ok; q++) {
         int32_t k = ks[q];
         got.n = 0;
         got.unordered = 0;
-        if (gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got) != 0) {
-            diag("%s: m=%u n=%" PRIu64 " k=%d: myers returned an error", what, m, n, k);
+        if (kernel_pair(p, m, t, n, k, byte, &got) != 0) {
+            diag("%s: m=%u n=%" PRIu64 " k=%d: %s returned an error", what, m, n, k,
+                 gpuasm_kernel_name(g_kernel));
             ok = 0;
             break;
         }
@@ -197,11 +263,12 @@ static int check_pair(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n
         }
         size_t g = 0;
         for (uint64_t j = 0; j < n && ok; j++) {
-            int want = last[j] <= k;
+            int want = expect_hit(last[j], m, k, byte);
             int have = g < got.n && got.a[g].j == j;
             if (want != have || (have && got.a[g].d != last[j])) {
-                diag("%s: m=%u n=%" PRIu64 " k=%d: at j=%" PRIu64 " naive D=%d, myers %s%d",
-                     what, m, n, k, j, last[j], have ? "D=" : "no hit", have ? got.a[g].d : 0);
+                diag("%s: m=%u n=%" PRIu64 " k=%d: at j=%" PRIu64 " naive D=%d, %s %s%d",
+                     what, m, n, k, j, last[j], gpuasm_kernel_name(g_kernel),
+                     have ? "D=" : "no hit", have ? got.a[g].d : 0);
                 ok = 0;
             }
             if (have) g++;
@@ -214,6 +281,12 @@ static int check_pair(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n
     free(got.a);
     free(last);
     return ok;
+}
+
+static int check_pair(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n,
+                      const int32_t *ks, int nk, const char *what)
+{
+    return check_pair_alpha(p, m, t, n, ks, nk, 0, what);
 }
 
 /* One (pattern, text) case for pattern length m, of kind `kind`, checked at
@@ -270,22 +343,79 @@ static int pair_case(uint32_t m, int kind, const char *what)
 
 static void test_pairs(void)
 {
-    for (uint32_t m = 1; m <= 300; m++) {
+    const char *kn = gpuasm_kernel_name(g_kernel);
+    const char *oracle = is_hamming() ? "the naive Hamming count" : "the naive DP";
+    const uint32_t top = max_m() ? max_m() : 300;
+    for (uint32_t m = 1; m <= top; m++) {
         int ok = 1;
         for (int c = 0; c < 16 && ok; c++) ok = pair_case(m, c % 4, "pair");
-        tap(ok, "myers_cpu_pair m=%u: 16 texts x 8 k match the naive DP", m);
+        tap(ok, "%s pair m=%u: 16 texts x 8 k match %s", kn, m, oracle);
     }
     static const uint32_t edge[] = { 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257 };
     for (size_t q = 0; q < sizeof edge / sizeof edge[0]; q++) {
+        if (max_m() && edge[q] > max_m()) continue;
         int ok = 1;
         for (int c = 0; c < 100 && ok; c++) ok = pair_case(edge[q], c % 4, "edge");
-        tap(ok, "myers_cpu_pair m=%u (word boundary): 100 texts x 8 k match the naive DP", edge[q]);
+        tap(ok, "%s pair m=%u (word boundary): 100 texts x 8 k match %s", kn, edge[q], oracle);
     }
     static const uint32_t longm[] = { 1000, 2047, 5000 };
-    for (size_t q = 0; q < sizeof longm / sizeof longm[0]; q++) {
+    for (size_t q = 0; q < sizeof longm / sizeof longm[0] && !max_m(); q++) {
         int ok = 1;
         for (int c = 0; c < 8 && ok; c++) ok = pair_case(longm[q], c % 4, "long");
-        tap(ok, "myers_cpu_pair m=%u: 8 texts x 8 k match the naive DP", longm[q]);
+        tap(ok, "%s pair m=%u: 8 texts x 8 k match %s", kn, longm[q], oracle);
+    }
+}
+
+/* ---- (e) the byte alphabet ------------------------------------------------ */
+
+/* Random bytes from an alphabet of sigma symbols (spread over 0..255). */
+static void rnd_bytes(uint8_t *s, uint64_t n, unsigned sigma)
+{
+    for (uint64_t i = 0; i < n; i++) s[i] = (uint8_t)((below(sigma) * 37 + 11) & 255);
+}
+
+/* A copy of src with about rate*len edits, bytes from the same alphabet. */
+static uint64_t mutate_bytes(const uint8_t *src, uint64_t len, double rate, unsigned sigma,
+                             uint8_t *dst)
+{
+    uint64_t o = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        uint8_t b;
+        rnd_bytes(&b, 1, sigma);
+        if (!chance(rate)) { dst[o++] = src[i]; continue; }
+        switch (is_hamming() ? 0 : below(3)) {
+        case 0: dst[o++] = b; break;
+        case 1: dst[o++] = b; dst[o++] = src[i]; break;
+        default: break;
+        }
+    }
+    return o;
+}
+
+static void test_pairs_byte(void)
+{
+    static const unsigned sigmas[] = { 2, 4, 64, 256 };
+    const char *kn = gpuasm_kernel_name(g_kernel);
+    const uint32_t top = 64;   /* Myers on bytes (CUDA) and scan take m <= 64 */
+    for (uint32_t m = 1; m <= top; m += (m < 8 ? 1 : 7)) {
+        int ok = 1;
+        for (int c = 0; c < 24 && ok; c++) {
+            unsigned sigma = sigmas[c % 4];
+            uint8_t *p = xmalloc(m), *t = xmalloc(4 * (size_t)m + 64);
+            rnd_bytes(p, m, sigma);
+            uint64_t a = below(m + 10), n = a;
+            rnd_bytes(t, a, sigma);
+            if (c % 3) n += mutate_bytes(p, m, 0.1, sigma, t + n);
+            uint64_t b = below(m + 10);
+            rnd_bytes(t + n, b, sigma);
+            n += b;
+            int32_t ks[4] = { 0, 1, (int32_t)(m / 4), (int32_t)below(m) };
+            ok = check_pair_alpha(p, m, t, n, ks, 4, 1, "byte pair");
+            free(p);
+            free(t);
+        }
+        tap(ok, "%s pair, byte alphabet, m=%u: 24 texts (sigma 2..256) x 4 k match %s", kn, m,
+            is_hamming() ? "the naive Hamming count" : "the naive DP");
     }
 }
 
@@ -350,7 +480,7 @@ static int make_pair(const gpuasm_seqset *reads, uint32_t r, const gpuasm_seqset
 {
     uint64_t rl = slen(reads, r), tl = slen(tg, t);
     const uint8_t *rs = sseq(reads, r);
-    if (s) { revcomp(rs, rl, rcbuf); rs = rcbuf; }
+    if (s) { revcomp(rs, rl, rcbuf); rs = rcbuf; }   /* (never for the byte alphabet) */
     if (gpuasm_read_is_pattern(opt, rl, tl)) {
         pd->p = rs; pd->m = rl; pd->t = sseq(tg, t); pd->n = tl;
     } else {
@@ -370,17 +500,18 @@ static int local_min(const int32_t *D, uint64_t n, uint64_t j, int32_t k)
 static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
                           const gpuasm_search_opt *opt, gpuasm_hits *out)
 {
-    uint64_t maxr = 0;
+    uint64_t maxr = 1;
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
     uint8_t *rc = xmalloc(maxr);
+    const int byte = opt->alphabet == GPUASM_ALPHABET_BYTE;
     out->n = 0;
     for (uint32_t r = 0; r < reads->n; r++)
         for (uint32_t t = 0; t < tg->n; t++)
-            for (uint32_t s = 0; s < 2; s++) {
+            for (uint32_t s = 0; s < (byte ? 1u : 2u); s++) {
                 pair_def pd;
                 if (!make_pair(reads, r, tg, t, s, opt, rc, &pd)) continue;
-                int32_t *last = xmalloc(pd.n * sizeof(int32_t));
-                if (gpuasm_naive_dp(pd.p, (uint32_t)pd.m, pd.t, pd.n, last) < 0) abort();
+                int32_t *last = xmalloc((pd.n + 1) * sizeof(int32_t));
+                naive_last(pd.p, (uint32_t)pd.m, pd.t, pd.n, byte, last);
                 for (uint64_t j = 0; j < pd.n; j++)
                     if (local_min(last, pd.n, j, pd.k)) {
                         gpuasm_endhit e = { r, t, (uint32_t)j, last[j], s };
@@ -602,11 +733,15 @@ typedef struct {
 
 static void build_sets(seqs *reads, seqs *tg, int wildcards)
 {
-    static const uint64_t tlen[] = { 12, 34, 80, 150, 151, 400, 1200 };
+    /* The scan kernel takes patterns of <= 64 bases: short targets only, so
+     * that the shorter sequence of every pair is at most 64. */
+    static const uint64_t tlen_any[] = { 12, 34, 80, 150, 151, 400, 1200 };
+    static const uint64_t tlen_short[] = { 12, 34, 40, 50, 63, 64, 64 };
+    const uint64_t *tlen = max_m() ? tlen_short : tlen_any;
     seqs_init(reads);
     seqs_init(tg);
     uint8_t *buf = xmalloc(4096), *mut = xmalloc(8192);
-    for (size_t t = 0; t < sizeof tlen / sizeof tlen[0]; t++) {
+    for (size_t t = 0; t < sizeof tlen_any / sizeof tlen_any[0]; t++) {
         rnd_seq(buf, tlen[t], chance(0.5) ? AL_IUPAC : AL_ACGT);
         seqs_add(tg, buf, tlen[t]);
     }
@@ -651,17 +786,22 @@ static void build_sets(seqs *reads, seqs *tg, int wildcards)
 static void test_engine(const char *device)
 {
     static const engine_case cases[] = {
-        { "e=0.1 shorter",         { -1, 0.10, GPUASM_PATTERN_SHORTER }, 0 },
-        { "k=3 shorter",           {  3, 0.10, GPUASM_PATTERN_SHORTER }, 0 },
-        { "k=0 shorter",           {  0, 0.10, GPUASM_PATTERN_SHORTER }, 0 },
-        { "e=0.2 read",            { -1, 0.20, GPUASM_PATTERN_READ    }, 0 },
-        { "k=6 read wildcards",    {  6, 0.10, GPUASM_PATTERN_READ    }, 1 },
-        { "e=0.15 target",         { -1, 0.15, GPUASM_PATTERN_TARGET  }, 0 },
-        { "k=10 target wildcards", { 10, 0.10, GPUASM_PATTERN_TARGET  }, 1 },
+        { "e=0.1 shorter",         { .max_diffs = -1, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_SHORTER }, 0 },
+        { "k=3 shorter",           { .max_diffs = 3, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_SHORTER }, 0 },
+        { "k=0 shorter",           { .max_diffs = 0, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_SHORTER }, 0 },
+        { "e=0.2 read",            { .max_diffs = -1, .error_rate = 0.20, .pattern_side = GPUASM_PATTERN_READ }, 0 },
+        { "k=6 read wildcards",    { .max_diffs = 6, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_READ }, 1 },
+        { "e=0.15 target",         { .max_diffs = -1, .error_rate = 0.15, .pattern_side = GPUASM_PATTERN_TARGET }, 0 },
+        { "k=10 target wildcards", { .max_diffs = 10, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_TARGET }, 1 },
     };
     static const int threads[] = { 1, 2, 3, 5 };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        const engine_case *ec = &cases[c];
+        engine_case ecv = cases[c];
+        ecv.opt.kernel = g_kernel;
+        const engine_case *ec = &ecv;
+        /* --pattern read makes 300-base reads patterns: beyond scan's limit
+         * (test_scan_limit checks the refusal). */
+        if (max_m() && ec->opt.pattern_side == GPUASM_PATTERN_READ) continue;
         seqs rs, ts;
         build_sets(&rs, &ts, ec->wildcards);
         gpuasm_seqset reads = view(&rs), tg = view(&ts);
@@ -716,13 +856,14 @@ static void test_engine(const char *device)
             char what[160];
             snprintf(what, sizeof what, "engine %s, %d threads, %s", ec->name, threads[q], split);
             if (ok) ok = same_hits(&got, &want, what);
-            tap(ok, "%s (%s): hits equal the naive DP", what, gpuasm_engine_describe(e));
+            tap(ok, "%s (%s, %s): hits equal %s", what, gpuasm_kernel_name(g_kernel),
+                gpuasm_engine_describe(e), is_hamming() ? "the naive Hamming count" : "the naive DP");
             gpuasm_engine_close(e);
         }
 
         char what[160];
         snprintf(what, sizeof what, "engine %s", ec->name);
-        test_tracebacks(&reads, &tg, &ec->opt, &want, what);
+        if (!is_hamming()) test_tracebacks(&reads, &tg, &ec->opt, &want, what);
 
         /* gpuasm_hits_sort gives the canonical order from any order. */
         if (want.n > 1) {
@@ -961,7 +1102,7 @@ static void test_engine_long(const char *device)
         seqs_add(&tg, g, cases[c].glen);
         seqs_add(&reads, rc, cl);
         gpuasm_seqset rv = view(&reads), tv = view(&tg);
-        gpuasm_search_opt opt = { cases[c].k, cases[c].e, GPUASM_PATTERN_SHORTER };
+        gpuasm_search_opt opt = { cases[c].k, cases[c].e, GPUASM_PATTERN_SHORTER, g_kernel, 0, 0, 0 };
         gpuasm_hits want = {0}, got = {0};
         expected_hits_myers(&rv, &tv, &opt, &want);
         gpuasm_hits_sort(&want);
@@ -990,6 +1131,161 @@ static void test_engine_long(const char *device)
     gpuasm_engine_close(e);
 }
 
+/* ---- (e) the byte alphabet through the engine -------------------------------- */
+
+/* Texts of random bytes with mutated copies of byte patterns, searched with
+ * GPUASM_ALPHABET_BYTE (strand 0 only), against the naive oracle. */
+static void test_engine_byte(const char *device)
+{
+    static const unsigned sigmas[] = { 4, 26, 64, 256 };
+    for (size_t q = 0; q < sizeof sigmas / sizeof sigmas[0]; q++) {
+        unsigned sigma = sigmas[q];
+        seqs rs, ts;
+        seqs_init(&rs);
+        seqs_init(&ts);
+        uint8_t *buf = xmalloc(8192), *mut = xmalloc(512);
+        static const uint64_t plen[] = { 4, 9, 31, 64 };
+        for (size_t t = 0; t < 4; t++) {
+            rnd_bytes(buf, plen[t], sigma);
+            seqs_add(&ts, buf, plen[t]);
+        }
+        for (int r = 0; r < 60; r++) {
+            uint64_t n = 0, len = below(3) ? 200 + below(2000) : below(60);
+            while (n < len) {
+                if (chance(0.3)) {
+                    uint32_t t = (uint32_t)below(4);
+                    n += mutate_bytes(ts.code + ts.off[t], ts.off[t + 1] - ts.off[t],
+                                      0.08, sigma, buf + n);
+                } else {
+                    uint64_t f = 1 + below(50);
+                    rnd_bytes(buf + n, f, sigma);
+                    n += f;
+                }
+                if (n > 4000) break;
+            }
+            seqs_add(&rs, buf, n);
+        }
+        gpuasm_seqset reads = view(&rs), tg = view(&ts);
+        static const struct { int32_t k; double e; } ke[] = { { 0, 0 }, { 2, 0 }, { -1, 0.1 } };
+        for (size_t c = 0; c < 3; c++) {
+            gpuasm_search_opt opt = { ke[c].k, ke[c].e, GPUASM_PATTERN_SHORTER, g_kernel,
+                                      GPUASM_ALPHABET_BYTE, 0, 0 };
+            gpuasm_hits want = {0}, got = {0};
+            expected_hits(&reads, &tg, &opt, &want);
+            gpuasm_hits_sort(&want);
+            char err[512], warn[512], what[160];
+            gpuasm_engine *e = NULL;
+            int ok = gpuasm_engine_open(device, 2, &e, err, sizeof err, warn, sizeof warn) == 0;
+            if (!ok) diag("open %s: %s", device, err);
+            ok = ok && gpuasm_engine_set_targets(e, &tg, err, sizeof err) == 0;
+            uint32_t cuts[1] = { reads.n / 2 };
+            snprintf(what, sizeof what, "engine %s byte alphabet sigma=%u k=%d e=%.2f",
+                     gpuasm_kernel_name(g_kernel), sigma, ke[c].k, ke[c].e);
+            ok = ok && engine_run(e, &reads, cuts, 1, &opt, &got) && same_hits(&got, &want, what);
+            tap(ok && want.n > 0, "%s on %s: %zu hits equal the naive %s", what, device, want.n,
+                is_hamming() ? "Hamming count" : "DP");
+            if (e) gpuasm_engine_close(e);
+            gpuasm_hits_free(&want);
+            gpuasm_hits_free(&got);
+        }
+        free(buf);
+        free(mut);
+        seqs_free(&rs);
+        seqs_free(&ts);
+    }
+}
+
+/* The scan kernel (and Myers on bytes) refuse patterns past 64 bases with a
+ * message, on every backend, rather than giving partial answers. */
+static void test_pattern_limit(const char *device)
+{
+    if (!max_m()) return;
+    seqs rs, ts;
+    seqs_init(&rs);
+    seqs_init(&ts);
+    uint8_t buf[200];
+    rnd_seq(buf, 65, AL_ACGT);
+    seqs_add(&ts, buf, 65);
+    rnd_seq(buf, 200, AL_ACGT);
+    seqs_add(&rs, buf, 200);
+    gpuasm_seqset reads = view(&rs), tg = view(&ts);
+    gpuasm_search_opt opt = { 3, 0, GPUASM_PATTERN_SHORTER, g_kernel, 0, 0, 0 };
+    char err[512] = "", warn[512];
+    gpuasm_engine *e = NULL;
+    gpuasm_hits h = {0};
+    int opened = gpuasm_engine_open(device, 1, &e, err, sizeof err, warn, sizeof warn) == 0 &&
+                 gpuasm_engine_set_targets(e, &tg, err, sizeof err) == 0;
+    int rc = opened ? gpuasm_engine_scan(e, &reads, &opt, &h, err, sizeof err) : 0;
+    tap(opened && rc < 0 && strstr(err, "at most 64") && strstr(err, "65"),
+        "%s on %s refuses a 65-base pattern: %s", gpuasm_kernel_name(g_kernel), device, err);
+    /* 64 bases is fine. */
+    seqs_free(&ts);
+    seqs_init(&ts);
+    rnd_seq(buf, 64, AL_ACGT);
+    seqs_add(&ts, buf, 64);
+    tg = view(&ts);
+    rc = opened && gpuasm_engine_set_targets(e, &tg, err, sizeof err) == 0
+         ? gpuasm_engine_scan(e, &reads, &opt, &h, err, sizeof err) : -1;
+    tap(rc == 0, "%s on %s takes a 64-base pattern", gpuasm_kernel_name(g_kernel), device);
+    if (e) gpuasm_engine_close(e);
+    gpuasm_hits_free(&h);
+    seqs_free(&rs);
+    seqs_free(&ts);
+}
+
+/* Hamming's long case: a 1,000-base read with 3% substitutions (no indels)
+ * against a 30 kb genome, and a 5,000-base one vs 100 kb, naive oracle. */
+static void test_engine_long_hamming(const char *device)
+{
+    static const struct { uint64_t glen, rlen; } cases[] = { { 30000, 1000 }, { 100000, 5000 } };
+    for (size_t c = 0; c < 2; c++) {
+        seqs reads, tg;
+        seqs_init(&reads);
+        seqs_init(&tg);
+        uint8_t *g = xmalloc(cases[c].glen), *copy = xmalloc(cases[c].rlen), *rc = xmalloc(cases[c].rlen);
+        rnd_seq(g, cases[c].glen, AL_ACGT);
+        uint64_t at = below(cases[c].glen - cases[c].rlen), subs = 0;
+        for (uint64_t i = 0; i < cases[c].rlen; i++) {
+            copy[i] = g[at + i];
+            if (chance(0.03)) {
+                uint8_t b;
+                do b = rnd_base(AL_ACGT); while (b == copy[i]);
+                copy[i] = b;
+                subs++;
+            }
+        }
+        revcomp(copy, cases[c].rlen, rc);
+        seqs_add(&tg, g, cases[c].glen);
+        seqs_add(&reads, rc, cases[c].rlen);
+        gpuasm_seqset rv = view(&reads), tv = view(&tg);
+        gpuasm_search_opt opt = { -1, 0.05, GPUASM_PATTERN_SHORTER, g_kernel, 0, 0, 0 };
+        gpuasm_hits want = {0}, got = {0};
+        expected_hits(&rv, &tv, &opt, &want);
+        gpuasm_hits_sort(&want);
+        char err[512], warn[512];
+        gpuasm_engine *e = NULL;
+        int ok = gpuasm_engine_open(device, 2, &e, err, sizeof err, warn, sizeof warn) == 0 &&
+                 gpuasm_engine_set_targets(e, &tv, err, sizeof err) == 0;
+        uint32_t cut = 0;
+        ok = ok && engine_run(e, &rv, &cut, 0, &opt, &got) && same_hits(&got, &want, "hamming long");
+        int found = 0;
+        for (size_t i = 0; i < want.n; i++)
+            found |= want.hit[i].strand == 1 && want.hit[i].end == at + cases[c].rlen - 1 &&
+                     want.hit[i].dist == (int32_t)subs;
+        tap(ok && found, "engine hamming %" PRIu64 "-base read (%" PRIu64 " substitutions) vs %"
+            PRIu64 " bases on %s: %zu hits equal the naive count, planted copy found",
+            cases[c].rlen, subs, cases[c].glen, device, want.n);
+        if (e) gpuasm_engine_close(e);
+        gpuasm_hits_free(&want);
+        gpuasm_hits_free(&got);
+        free(g);
+        free(copy);
+        free(rc);
+        seqs_free(&reads);
+        seqs_free(&tg);
+    }
+}
+
 int main(void)
 {
     const char *device = getenv("GPUASM_TEST_DEVICE");
@@ -1007,20 +1303,38 @@ int main(void)
         }
         gpuasm_engine_close(e);
     }
-    printf("# seed %" PRIu64 ", device %s\n", seed, device);
+    const char *kernel_s = getenv("GPUASM_TEST_KERNEL");
+    if (kernel_s && *kernel_s) {
+        int32_t k = 0;
+        while (gpuasm_kernel_name(k) && strcmp(gpuasm_kernel_name(k), kernel_s)) k++;
+        if (!gpuasm_kernel_name(k)) {
+            printf("Bail out! unknown GPUASM_TEST_KERNEL '%s'\n", kernel_s);
+            return 1;
+        }
+        g_kernel = k;
+    }
+    printf("# seed %" PRIu64 ", device %s, kernel %s\n", seed, device, gpuasm_kernel_name(g_kernel));
     clock_t c0 = clock();
 
     rng = seed;
     test_pairs();
+    rng = seed ^ 0xb1e;
+    test_pairs_byte();
     printf("# (a) done at %.1f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
     rng = seed ^ 0x5eed0b;
     test_engine(device);
     printf("# (b) done at %.1f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
-    test_tb_hand();
-    rng = seed ^ 0x10c;
-    test_long();
+    if (g_kernel == GPUASM_KERNEL_MYERS) {
+        test_tb_hand();
+        rng = seed ^ 0x10c;
+        test_long();
+    }
     rng = seed ^ 0x1046;
-    test_engine_long(device);
+    if (is_hamming()) test_engine_long_hamming(device);
+    else if (!max_m()) test_engine_long(device);
+    rng = seed ^ 0xb7e;
+    test_engine_byte(device);
+    test_pattern_limit(device);
 
     printf("1..%d\n", n_tests);
     printf("# %d of %d failed, %.1f s CPU\n", n_failed, n_tests,

@@ -1,0 +1,4 @@
+/* PLACEHOLDER until the hamming CUDA kernel lands (issue #4). */
+#include "cuda_kit.cuh"
+int gpuasm_hamming_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen)
+{ (void)b; (void)out; snprintf(err, errlen, "hamming: not built"); return -1; }
