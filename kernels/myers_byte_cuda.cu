@@ -1,4 +1,145 @@
-/* PLACEHOLDER until the myers_byte CUDA kernel lands (issue #4). */
+/* myers_byte_cuda.cu -- the Myers kernel on the byte alphabet (library API,
+ * GPUASM_ALPHABET_BYTE), for texts that are not DNA: seed 003's King James
+ * Bible experiment (Tabela 4.1) runs here.
+ *
+ * Patterns of at most 64 symbols (gpuasm_kernel_max_pattern()): one 64-bit
+ * word, Myers 1999 exactly as run_one_word() of myers_cpu.c.  Strand 0 only.
+ *
+ * Layout (seed 003's task-parallel scheme, GBPR-like): every searched
+ * (read, target) pair's text is cut into segments of `seglen` symbols; one
+ * thread runs one segment (starting m + k symbols early, search.h's
+ * segment argument in myers_cuda.cu), and one block of NT threads holds
+ * NT consecutive segments of ONE pair, so the block builds that pair's
+ * 256-entry Peq once in shared memory (2 KB) and every thread's Eq is one
+ * shared load indexed by its text byte.  The host plans blocks: per block
+ * the pair and its first segment.  seglen adapts to the batch so that a
+ * single long text (the Bible: 4.4 M symbols) still fills the GPU.
+ */
+#include <algorithm>
+#include <vector>
+
 #include "cuda_kit.cuh"
+
+namespace {
+
+enum { NT = 128, SEG_MIN = 256, SEG_MAX = 4096 };
+
+/* One block of the plan: a pair and its first segment. */
+struct mb_block {
+    uint32_t read, target;
+    int32_t k;
+    uint32_t rip;     /* read is the pattern */
+    uint32_t seg0;
+};
+
+struct mb_launch {
+    const uint8_t *rcode;
+    const uint64_t *roff;
+    const uint8_t *tcode;
+    const uint64_t *toff;
+    const mb_block *blk;
+    uint32_t seglen;
+};
+
+struct byte_emit {
+    dev_out *out;
+    uint32_t r, t;
+    __device__ void operator()(uint32_t j, int32_t d) { out->emit(r, t, j, d, 0); }
+};
+
+__global__ void __launch_bounds__(NT) k_myers_byte(mb_launch L, dev_out out)
+{
+    __shared__ uint64_t peq[256];
+    const mb_block B = L.blk[blockIdx.x];
+    const uint8_t *rs = L.rcode + L.roff[B.read];
+    const uint32_t rlen = (uint32_t)(L.roff[B.read + 1] - L.roff[B.read]);
+    const uint8_t *ts = L.tcode + L.toff[B.target];
+    const uint32_t tlen = (uint32_t)(L.toff[B.target + 1] - L.toff[B.target]);
+    const uint8_t *pat = B.rip ? rs : ts, *text = B.rip ? ts : rs;
+    const uint32_t m = B.rip ? rlen : tlen, n = B.rip ? tlen : rlen;
+
+    for (uint32_t c = threadIdx.x; c < 256; c += NT) peq[c] = 0;
+    __syncthreads();
+    /* m <= 64 bits; one thread per pattern symbol, OR into the symbol's word. */
+    for (uint32_t i = threadIdx.x; i < m; i += NT)
+        atomicOr((unsigned long long *)&peq[pat[i]], 1ull << i);
+    __syncthreads();
+
+    const uint64_t seg = (uint64_t)B.seg0 + threadIdx.x;
+    if (seg * L.seglen >= n) return;
+    const gcore::window win = gcore::make_window(seg, L.seglen, n, (uint64_t)m + (uint64_t)B.k);
+    byte_emit emit = { &out, B.read, B.target };
+    const uint32_t lb = m - 1u;
+    uint64_t pv = ~0ull, mv = 0;
+    int32_t score = (int32_t)m;
+    gcore::lmin lm;
+    gcore::lm_init(lm);
+    for (uint32_t j = win.j0; j < win.jend; ++j) {
+        const uint64_t eq = peq[text[j]];
+        const uint64_t xv = eq | mv;
+        const uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(xh | pv);
+        uint64_t mh = pv & xh;
+        score += (int32_t)((ph >> lb) & 1u) - (int32_t)((mh >> lb) & 1u);
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+        gcore::lm_push(lm, score, j, B.k, win.s0, win.s1, emit);
+    }
+    if (win.jend == n) gcore::lm_push(lm, (int32_t)gcore::BIGD, n, B.k, win.s0, win.s1, emit);
+}
+
+} // namespace
+
 int gpuasm_myers_byte_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen)
-{ (void)b; (void)out; snprintf(err, errlen, "myers_byte: not built"); return -1; }
+{
+    const gpuasm_search_opt &o = b.opt;
+    /* Segment length: enough threads for the whole GPU (about 1024 per SM)
+     * over all searched text, between SEG_MIN and SEG_MAX symbols. */
+    uint64_t total = 0;
+    for (uint32_t r = 0; r < b.nreads; r++) {
+        const uint64_t rl = b.h_roff[r + 1] - b.h_roff[r];
+        for (uint32_t t = 0; t < b.ntargets; t++) {
+            const uint64_t tl = b.h_toff[t + 1] - b.h_toff[t];
+            const int rip = gcore::read_is_pattern(o.pattern_side, rl, tl);
+            const uint64_t m = rip ? rl : tl, n = rip ? tl : rl;
+            if (gcore::searched(m, gcore::pair_k(o.max_diffs, o.error_rate, m), n)) total += n;
+        }
+    }
+    if (!total) return 0;
+    const uint64_t want_threads = (uint64_t)b.sm_count * 1024;
+    const uint32_t seglen = (uint32_t)std::min<uint64_t>(
+        SEG_MAX, std::max<uint64_t>(SEG_MIN, total / want_threads));
+
+    std::vector<mb_block> plan;
+    for (uint32_t r = 0; r < b.nreads; r++) {
+        const uint64_t rl = b.h_roff[r + 1] - b.h_roff[r];
+        for (uint32_t t = 0; t < b.ntargets; t++) {
+            const uint64_t tl = b.h_toff[t + 1] - b.h_toff[t];
+            const int rip = gcore::read_is_pattern(o.pattern_side, rl, tl);
+            const uint64_t m = rip ? rl : tl, n = rip ? tl : rl;
+            const int32_t k = gcore::pair_k(o.max_diffs, o.error_rate, m);
+            if (!gcore::searched(m, k, n)) continue;
+            const uint64_t segs = (n + seglen - 1) / seglen;
+            for (uint64_t s0 = 0; s0 < segs; s0 += NT)
+                plan.push_back(mb_block{ r, t, k, (uint32_t)rip, (uint32_t)s0 });
+        }
+    }
+    void *d_plan = NULL;
+    const size_t bytes = plan.size() * sizeof(mb_block);
+    if (kit_grow(b, 0, bytes, &d_plan, err, errlen)) return -1;
+    KIT_CK(cudaMemcpyAsync(d_plan, plan.data(), bytes, cudaMemcpyHostToDevice, b.stream));
+    mb_launch L = { b.d_rcode, b.d_roff, b.d_tcode, b.d_toff, (const mb_block *)d_plan, seglen };
+    /* Grids of at most 2^31 - 1 blocks; the plan is cut into launches. */
+    const size_t max_grid = 1u << 30;
+    for (size_t first = 0; first < plan.size(); first += max_grid) {
+        const size_t nb = std::min(max_grid, plan.size() - first);
+        L.blk = (const mb_block *)d_plan + first;
+        k_myers_byte<<<(unsigned)nb, NT, 0, b.stream>>>(L, out);
+        KIT_CK_LAUNCH("k_myers_byte");
+    }
+    /* The plan may go out of scope now: a copy from pageable memory
+     * returns only once the source has been staged. */
+    return 0;
+}

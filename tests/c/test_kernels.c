@@ -19,7 +19,10 @@
  * GPUASM_TEST_KERNEL (default "myers"; or dp, scan, hamming) is the kernel
  * under test: (a), (b), (d), (e) run it, against the naive Hamming count for
  * hamming; the scan kernel gets patterns of at most 64 bases (its limit,
- * which is tested too); (c) is kernel-independent and runs with myers.  With
+ * which is tested too); (c) is kernel-independent and runs with myers.
+ * GPUASM_TEST_VARIANT (best, paper, thread) and GPUASM_TEST_SEGMENTS (dp's
+ * D) set opt.variant / opt.segments of every engine scan: layouts of the
+ * CUDA kernels that must give the same hits.  With
  * GPUASM_TEST_DEVICE=cuda and no usable device: "1..0 # SKIP", exit 77.
  * Exit status 0 when every test passed, else 1.
  */
@@ -41,6 +44,8 @@
 /* ---- the kernel under test -------------------------------------------- */
 
 static int32_t g_kernel = GPUASM_KERNEL_MYERS;   /* GPUASM_TEST_KERNEL */
+static int32_t g_variant = GPUASM_VARIANT_BEST;  /* GPUASM_TEST_VARIANT: best, paper, thread */
+static int32_t g_segments;                       /* GPUASM_TEST_SEGMENTS: dp's D (0: auto) */
 
 static int is_hamming(void) { return g_kernel == GPUASM_KERNEL_HAMMING; }
 
@@ -561,7 +566,11 @@ static int engine_run(gpuasm_engine *e, const gpuasm_seqset *reads, const uint32
         if (!code) abort();
         if (nbases) memcpy(code, reads->code + reads->off[from], nbases);
         gpuasm_seqset batch = { nb, off, code };
-        int rc = gpuasm_engine_scan(e, &batch, opt, &h, err, sizeof err);
+        /* Variants and segment counts change the layout, never the hits. */
+        gpuasm_search_opt o = *opt;
+        o.variant = g_variant;
+        o.segments = g_segments;
+        int rc = gpuasm_engine_scan(e, &batch, &o, &h, err, sizeof err);
         gpuasm_engine_host_free(e, code);
         free(off);
         if (rc != 0) {
@@ -1313,7 +1322,20 @@ int main(void)
         }
         g_kernel = k;
     }
-    printf("# seed %" PRIu64 ", device %s, kernel %s\n", seed, device, gpuasm_kernel_name(g_kernel));
+    const char *variant_s = getenv("GPUASM_TEST_VARIANT");
+    if (variant_s && *variant_s) {
+        if (!strcmp(variant_s, "best")) g_variant = GPUASM_VARIANT_BEST;
+        else if (!strcmp(variant_s, "paper")) g_variant = GPUASM_VARIANT_PAPER;
+        else if (!strcmp(variant_s, "thread")) g_variant = GPUASM_VARIANT_THREAD;
+        else {
+            printf("Bail out! unknown GPUASM_TEST_VARIANT '%s'\n", variant_s);
+            return 1;
+        }
+    }
+    const char *seg_s = getenv("GPUASM_TEST_SEGMENTS");
+    if (seg_s && *seg_s) g_segments = (int32_t)strtol(seg_s, NULL, 10);
+    printf("# seed %" PRIu64 ", device %s, kernel %s, variant %s, segments %d\n", seed, device,
+           gpuasm_kernel_name(g_kernel), variant_s && *variant_s ? variant_s : "best", g_segments);
     clock_t c0 = clock();
 
     rng = seed;

@@ -77,6 +77,25 @@ def asm_distance(p, t, k):
     return best
 
 
+def hamming_distance(p, t, k):
+    """min over windows of t of the mismatches against p (seed 004
+    Definition 3), or k+1 if that is > k (or t is shorter than p)."""
+    m = len(p)
+    if m <= k:
+        return 0 if m == 0 else None  # not searched by gpuasm
+    best = k + 1
+    for s in range(len(t) - m + 1):
+        d = 0
+        for i in range(m):
+            if not p[i] & t[s + i]:
+                d += 1
+                if d >= best:
+                    break
+        if d < best:
+            best = d
+    return best
+
+
 def read_fastx(path):
     recs = []
     with open(path) as f:
@@ -111,6 +130,7 @@ def main():
     ap.add_argument("-e", type=float, default=0.1)
     ap.add_argument("-k", type=int, default=-1)
     ap.add_argument("--pattern", default="shorter", choices=["shorter", "read", "target"])
+    ap.add_argument("--mode", default="edit", choices=["edit", "hamming"])
     ap.add_argument("reads")
     ap.add_argument("targets")
     ap.add_argument("sam")
@@ -169,12 +189,13 @@ def main():
                 read_pat = len(fwd) <= len(tc)
             m = len(fwd) if read_pat else len(tc)
             k = a.k if a.k >= 0 else int(math.floor(a.e * m))
+            dist = hamming_distance if a.mode == "hamming" else asm_distance
             if m <= k:
                 d = [None, None]
             elif read_pat:
-                d = [asm_distance(fwd, tc, k), asm_distance(rev, tc, k)]
+                d = [dist(fwd, tc, k), dist(rev, tc, k)]
             else:
-                d = [asm_distance(tc, fwd, k), asm_distance(tc, rev, k)]
+                d = [dist(tc, fwd, k), dist(tc, rev, k)]
             best = min(x for x in d if x is not None) if d[0] is not None else None
             want = best is not None and best <= k
             r = by_t.get(t)
@@ -212,6 +233,8 @@ def main():
             core = [o for o in ops if o[1] != "S"]
             if any(o[1] == "S" for o in ops[1:-1]) or (read_pat and len(core) != len(ops)):
                 problems.append("%s vs %s: bad S in CIGAR %s" % (rname, tnames[t], r[5]))
+            if a.mode == "hamming" and any(o[1] in "ID" for o in ops):
+                problems.append("%s vs %s: gap in a Hamming CIGAR %s" % (rname, tnames[t], r[5]))
             ok = True
             for n, op in ops:
                 if op == "S":
