@@ -149,7 +149,7 @@ enum {
     PATH_BESTM_SH = 4, PATH_BESTM_GL = 5
 };
 
-/* Global ring scratch budget of LOOP_GL (one ring per block of a wave). */
+/* Global scratch budget of LOOP_GL / BESTM_GL (one slot per block of a wave). */
 const size_t DP_GRING_BUDGET = (size_t)256 << 20;
 
 /* One searched (read, target) pair of a bucket: its items are
@@ -172,8 +172,8 @@ struct dp_args {
     int32_t side, max_diffs;
     double error_rate;
     int32_t segments;         /* opt.segments */
-    int32_t *gring;           /* LOOP_GL: rings, ring_words ints per block */
-    uint64_t ring_words;
+    int32_t *gring;           /* LOOP_GL / BESTM_GL: one slot per block of the launch */
+    uint64_t ring_words;      /* ints per slot */
 };
 
 /* One work item: (pair, strand, segment). */

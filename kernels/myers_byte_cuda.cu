@@ -95,24 +95,10 @@ __global__ void __launch_bounds__(NT) k_myers_byte(mb_launch L, dev_out out)
 int gpuasm_myers_byte_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen)
 {
     const gpuasm_search_opt &o = b.opt;
-    /* Segment length: enough threads for the whole GPU (about 1024 per SM)
-     * over all searched text, between SEG_MIN and SEG_MAX symbols. */
+    /* The searched pairs first: their text lengths set the segment length. */
+    struct pair_t { uint32_t r, t; int32_t k; uint32_t rip; uint64_t n; };
+    std::vector<pair_t> pairs;
     uint64_t total = 0;
-    for (uint32_t r = 0; r < b.nreads; r++) {
-        const uint64_t rl = b.h_roff[r + 1] - b.h_roff[r];
-        for (uint32_t t = 0; t < b.ntargets; t++) {
-            const uint64_t tl = b.h_toff[t + 1] - b.h_toff[t];
-            const int rip = gcore::read_is_pattern(o.pattern_side, rl, tl);
-            const uint64_t m = rip ? rl : tl, n = rip ? tl : rl;
-            if (gcore::searched(m, gcore::pair_k(o.max_diffs, o.error_rate, m), n)) total += n;
-        }
-    }
-    if (!total) return 0;
-    const uint64_t want_threads = (uint64_t)b.sm_count * 1024;
-    const uint32_t seglen = (uint32_t)std::min<uint64_t>(
-        SEG_MAX, std::max<uint64_t>(SEG_MIN, total / want_threads));
-
-    std::vector<mb_block> plan;
     for (uint32_t r = 0; r < b.nreads; r++) {
         const uint64_t rl = b.h_roff[r + 1] - b.h_roff[r];
         for (uint32_t t = 0; t < b.ntargets; t++) {
@@ -121,10 +107,21 @@ int gpuasm_myers_byte_cuda_launch(const kit_batch &b, dev_out out, char *err, si
             const uint64_t m = rip ? rl : tl, n = rip ? tl : rl;
             const int32_t k = gcore::pair_k(o.max_diffs, o.error_rate, m);
             if (!gcore::searched(m, k, n)) continue;
-            const uint64_t segs = (n + seglen - 1) / seglen;
-            for (uint64_t s0 = 0; s0 < segs; s0 += NT)
-                plan.push_back(mb_block{ r, t, k, (uint32_t)rip, (uint32_t)s0 });
+            pairs.push_back(pair_t{ r, t, k, (uint32_t)rip, n });
+            total += n;
         }
+    }
+    if (!total) return 0;
+    /* Segment length: enough threads for the whole GPU (about 1024 per SM)
+     * over all searched text, between SEG_MIN and SEG_MAX symbols. */
+    const uint64_t want_threads = (uint64_t)b.sm_count * 1024;
+    const uint32_t seglen = (uint32_t)std::min<uint64_t>(
+        SEG_MAX, std::max<uint64_t>(SEG_MIN, total / want_threads));
+    std::vector<mb_block> plan;
+    for (const pair_t &p : pairs) {
+        const uint64_t segs = (p.n + seglen - 1) / seglen;
+        for (uint64_t s0 = 0; s0 < segs; s0 += NT)
+            plan.push_back(mb_block{ p.r, p.t, p.k, p.rip, (uint32_t)s0 });
     }
     void *d_plan = NULL;
     const size_t bytes = plan.size() * sizeof(mb_block);

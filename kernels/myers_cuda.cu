@@ -733,29 +733,12 @@ struct gpuasm_cuda {
     kit_scratch scratch[KIT_SCRATCH_SLOTS];
 };
 
-/* "CUDA: <function>: <error string>"; the function name is the text of the
- * call up to its '('. */
-static int cuda_fail(char *err, size_t errlen, const char *call, cudaError_t e)
-{
-    if (err && errlen)
-        snprintf(err, errlen, "CUDA: %.*s: %s", (int)strcspn(call, "("), call,
-                 cudaGetErrorString(e));
-    return -1;
-}
-
-#define CK(call) do {                                                     \
-        cudaError_t ck_e_ = (call);                                       \
-        if (ck_e_ != cudaSuccess) return cuda_fail(err, errlen, #call, ck_e_); \
-    } while (0)
-
-/* After a launch: launch errors now, execution errors at the next sync.
+/* Error checks: cuda_kit.cuh's "CUDA: <call>: <error string>" into err.
  * CLEAR_ERR before a launch, so that a stale error of an earlier, already
  * reported call is not taken for the launch's. */
+#define CK KIT_CK
+#define CK_LAUNCH KIT_CK_LAUNCH
 #define CLEAR_ERR() ((void)cudaGetLastError())
-#define CK_LAUNCH(name) do {                                              \
-        cudaError_t ck_e_ = cudaGetLastError();                           \
-        if (ck_e_ != cudaSuccess) return cuda_fail(err, errlen, name, ck_e_); \
-    } while (0)
 
 /* Make *p hold at least `need` bytes (contents are not kept). */
 static int grow(void **p, size_t *cap, size_t need, char *err, size_t errlen)
@@ -840,17 +823,17 @@ extern "C" int gpuasm_cuda_open(int device, gpuasm_cuda **out, char *err, size_t
     do {
         cudaDeviceProp prop;
         cudaError_t e;
-        if ((e = cudaSetDevice(device)) != cudaSuccess) { cuda_fail(err, errlen, "cudaSetDevice", e); break; }
-        if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess) { cuda_fail(err, errlen, "cudaGetDeviceProperties", e); break; }
+        if ((e = cudaSetDevice(device)) != cudaSuccess) { kit_fail(err, errlen, "cudaSetDevice", e); break; }
+        if ((e = cudaGetDeviceProperties(&prop, device)) != cudaSuccess) { kit_fail(err, errlen, "cudaGetDeviceProperties", e); break; }
         g->sm_count = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
         snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs, %.0f GiB)", prop.name,
                  prop.major, prop.minor, prop.multiProcessorCount,
                  (double)prop.totalGlobalMem / (double)(1ULL << 30));
-        if ((e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) != cudaSuccess) { cuda_fail(err, errlen, "cudaStreamCreateWithFlags", e); break; }
-        if ((e = cudaEventCreate(&g->ev0)) != cudaSuccess) { cuda_fail(err, errlen, "cudaEventCreate", e); break; }
-        if ((e = cudaEventCreate(&g->ev1)) != cudaSuccess) { cuda_fail(err, errlen, "cudaEventCreate", e); break; }
-        if ((e = cudaMalloc((void **)&g->d_misc, 2 * sizeof(unsigned long long))) != cudaSuccess) { cuda_fail(err, errlen, "cudaMalloc", e); break; }
-        if ((e = cudaHostAlloc((void **)&g->h_misc, 2 * sizeof(unsigned long long), cudaHostAllocDefault)) != cudaSuccess) { cuda_fail(err, errlen, "cudaHostAlloc", e); break; }
+        if ((e = cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking)) != cudaSuccess) { kit_fail(err, errlen, "cudaStreamCreateWithFlags", e); break; }
+        if ((e = cudaEventCreate(&g->ev0)) != cudaSuccess) { kit_fail(err, errlen, "cudaEventCreate", e); break; }
+        if ((e = cudaEventCreate(&g->ev1)) != cudaSuccess) { kit_fail(err, errlen, "cudaEventCreate", e); break; }
+        if ((e = cudaMalloc((void **)&g->d_misc, 2 * sizeof(unsigned long long))) != cudaSuccess) { kit_fail(err, errlen, "cudaMalloc", e); break; }
+        if ((e = cudaHostAlloc((void **)&g->h_misc, 2 * sizeof(unsigned long long), cudaHostAllocDefault)) != cudaSuccess) { kit_fail(err, errlen, "cudaHostAlloc", e); break; }
         if (grow((void **)&g->d_hit, &g->hit_cap, hit_cap * sizeof(gpuasm_endhit), err, errlen)) break;
         rc = 0;
     } while (0);

@@ -179,19 +179,28 @@ def table1(rows):
                "byte alphabet, k = D* = ASM(X, Y) (the paper's output: the best distance).\n")
     ms_ = sorted({r["m"] for r in t})
     head = ["m", "D*"] + ["D=%d" % d for d in T1_D] + ["D=auto"]
-    body = []
-    for m in ms_:
-        k = next((r["k"] for r in t if r["m"] == m), None)
-        row = [m, k]
-        for i, d in enumerate(T1_D):
-            r = find(t, m=m, kernel="dp", segments=d)
-            p = T1_GPU.get(m, [None] * 8)[i]
-            row.append("%s (%s)" % (ms(r), fmt_ms(p)) if r or p else "n/a")
-        row.append(ms(find(t, m=m, kernel="dp", segments=0)))
-        body.append(row)
-    out.append(table(head, body))
-    out.append("")
-    head = ["m", "our best D", "dp ms", "dp GCUPS", "dp wall ms", "paper best D", "GTX 580 ms",
+    for variant, what in (("paper", "The paper's layout (seed 000 §IV: a ring of 3 "
+                           "anti-diagonals in shared memory, one thread per row, one "
+                           "__syncthreads per anti-diagonal):"),
+                          ("best", "Our layout (a thread owns rows and advances 4 text "
+                           "columns per __syncthreads, cells in registers, Hopper "
+                           "DPX min-add):")):
+        if not any(r["kernel"] == "dp" and r["variant"] == variant for r in t):
+            continue
+        out.append(what + "\n")
+        body = []
+        for m in ms_:
+            k = next((r["k"] for r in t if r["m"] == m), None)
+            row = [m, k]
+            for i, d in enumerate(T1_D):
+                r = find(t, m=m, kernel="dp", variant=variant, segments=d)
+                p = T1_GPU.get(m, [None] * 8)[i]
+                row.append("%s (%s)" % (ms(r), fmt_ms(p)) if r or p else "n/a")
+            row.append(ms(find(t, m=m, kernel="dp", variant=variant, segments=0)))
+            body.append(row)
+        out.append(table(head, body))
+        out.append("")
+    head = ["m", "our best layout, D", "dp ms", "dp GCUPS", "dp wall ms", "paper best D", "GTX 580 ms",
             "GTX 580 / ours", "paper CPU ms", "myers ms (nt16, 2 strands)", "myers GCUPS",
             "myers byte ms", "hits", "checks"]
     body = []
@@ -204,7 +213,7 @@ def table1(rows):
         myb = find(t, m=m, kernel="myers", alphabet="byte")
         bad = [r for r in t if r["m"] == m and not ok(r)]
         body.append([
-            m, (best["segments"] or "auto") if best else "n/a", ms(best),
+            m, "%s, %s" % (best["variant"], best["segments"] or "auto") if best else "n/a", ms(best),
             g3(best["rate"] if best else None), ms(best, "wall_s"),
             T1_D[pbest] if pg else "n/a", fmt_ms(pg[pbest]) if pg else "n/a",
             ratio(pg[pbest] / 1e3 if pg else None, best["kernel_s"] if best else None),
