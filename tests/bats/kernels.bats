@@ -95,7 +95,8 @@ short_targets() {
     run scan --help
     assert_success
     assert_output --partial "--kernel NAME"
-    assert_output --partial "hamming: k mismatches"
+    assert_output --partial "--mode MODE"
+    assert_output --partial "hamming (mismatches only"
 }
 
 @test "@PG CL records --kernel" {
