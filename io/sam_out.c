@@ -12,15 +12,8 @@
 #include <htslib/kstring.h>
 
 #include "nt16.h"
+#include "output_file.h"
 #include "sam_out.h"
-
-/* Remove a failed run's -o file, but only a regular file: "-o /dev/stdout"
- * run as root must not delete the device node. */
-static void remove_output(const char *path)
-{
-    struct stat st;
-    if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
-}
 
 struct gpuasm_writer {
     samFile *out;
@@ -90,7 +83,7 @@ oom:
 fail:
     if (w) {
         if (w->out) sam_close(w->out);
-        remove_output(w->path);
+        gpuasm_output_remove(w->path);
         if (w->hdr) sam_hdr_destroy(w->hdr);
         free(w->path);
         free(w);
@@ -116,7 +109,7 @@ int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
                  strerror(errno ? errno : EIO));
         ret = -1;
     }
-    if (!ok || ret < 0) remove_output(w->path);
+    if (!ok || ret < 0) gpuasm_output_remove(w->path);
     sam_hdr_destroy(w->hdr);
     free(w->path);
     free(w);

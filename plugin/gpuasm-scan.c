@@ -134,8 +134,7 @@ int main(int argc, char **argv)
     };
     gpuasm_scan_opt o = {
         .out_format = "sam", .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
-        .report = { .search = { .max_diffs = -1, .error_rate = 0.1,
-                                .pattern_side = GPUASM_PATTERN_SHORTER } },
+        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER },
     };
     int no_pg = 0, c;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
@@ -148,13 +147,13 @@ int main(int argc, char **argv)
         case 'k':
             if (parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
                 return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
-            o.report.search.max_diffs = (int32_t)v;
+            o.search.max_diffs = (int32_t)v;
             break;
         case 'e':
             errno = 0;
-            o.report.search.error_rate = strtod(optarg, &endp);
-            if (endp == optarg || *endp || errno || !(o.report.search.error_rate >= 0.0) ||
-                !(o.report.search.error_rate < 1.0))
+            o.search.error_rate = strtod(optarg, &endp);
+            if (endp == optarg || *endp || errno || !(o.search.error_rate >= 0.0) ||
+                !(o.search.error_rate < 1.0))
                 return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
             break;
         case OPT_MODE:
@@ -166,9 +165,9 @@ int main(int argc, char **argv)
             kernel = optarg;
             break;
         case OPT_PATTERN:
-            if (!strcmp(optarg, "shorter")) o.report.search.pattern_side = GPUASM_PATTERN_SHORTER;
-            else if (!strcmp(optarg, "read")) o.report.search.pattern_side = GPUASM_PATTERN_READ;
-            else if (!strcmp(optarg, "target")) o.report.search.pattern_side = GPUASM_PATTERN_TARGET;
+            if (!strcmp(optarg, "shorter")) o.search.pattern_side = GPUASM_PATTERN_SHORTER;
+            else if (!strcmp(optarg, "read")) o.search.pattern_side = GPUASM_PATTERN_READ;
+            else if (!strcmp(optarg, "target")) o.search.pattern_side = GPUASM_PATTERN_TARGET;
             else return fail("invalid --pattern '%s' (expected shorter, read or target)", optarg), 1;
             break;
         case OPT_ALL: o.report.all = 1; break;
@@ -220,14 +219,14 @@ int main(int argc, char **argv)
         while (gpuasm_kernel_name(kk) && strcmp(gpuasm_kernel_name(kk), kernel)) kk++;
         if (!gpuasm_kernel_name(kk))
             return fail("invalid --kernel '%s' (expected myers, dp, scan or hamming)", kernel), 1;
-        o.report.search.kernel = kk;
+        o.search.kernel = kk;
     }
     if (mode && !strcmp(mode, "hamming")) {
-        if (kernel && o.report.search.kernel != GPUASM_KERNEL_HAMMING)
+        if (kernel && o.search.kernel != GPUASM_KERNEL_HAMMING)
             return fail("--kernel %s searches edit distance; --mode hamming needs --kernel hamming",
                         kernel), 1;
-        o.report.search.kernel = GPUASM_KERNEL_HAMMING;
-    } else if (mode && o.report.search.kernel == GPUASM_KERNEL_HAMMING) {
+        o.search.kernel = GPUASM_KERNEL_HAMMING;
+    } else if (mode && o.search.kernel == GPUASM_KERNEL_HAMMING) {
         return fail("%s", "--kernel hamming searches mismatches only; it needs --mode hamming, not --mode edit"), 1;
     }
     if (argc - optind != 2) {

@@ -42,6 +42,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "output_file.h"
 #include "pipeline.h"
 #include "reads.h"
 #include "sam_out.h"
@@ -68,14 +69,6 @@
 
 static void *engine_alloc(void *ctx, size_t n) { return gpuasm_engine_host_alloc(ctx, n); }
 static void engine_free(void *ctx, void *p) { gpuasm_engine_host_free(ctx, p); }
-
-/* Remove a file this run wrote, but never a device or pipe named as the
- * output (-o /dev/stdout must not unlink /dev/stdout). */
-static void remove_output(const char *path)
-{
-    struct stat st;
-    if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
-}
 
 /* Slots for L lanes (see the top of this file for why 4 L + 4). */
 static size_t slots_for(int lanes) { return 4 * (size_t)lanes + 4; }
@@ -276,7 +269,7 @@ static int cut_parts(slot_t *s, int n_report)
  * such a pair was found (message in msg), else 0. */
 static int limit_message(const pipe_t *p, const gpuasm_batch *b, char *msg, size_t len)
 {
-    const gpuasm_search_opt *so = &p->o->report.search;
+    const gpuasm_search_opt *so = &p->o->search;
     if (!gpuasm_kernel_max_pattern(so)) return 0;
     for (uint32_t i = 0; i < b->n; i++) {
         uint64_t rlen = b->set.off[i + 1] - b->set.off[i];
@@ -314,7 +307,7 @@ static void *scan_main(void *arg)
         slot_t *s = fifo_pop(&p->scan_q);
         pthread_mutex_unlock(&p->lock);
 
-        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->report.search,
+        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->search,
                                         &s->hits, msg, sizeof msg);
         pthread_mutex_lock(&p->lock);
         if (r < 0 && limit_message(p, &s->batch, full, sizeof full)) {
@@ -452,7 +445,7 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
             size_t h0 = hits_of_read(&sl->hits, &hp, i + q);
             const uint8_t *code = b->code + b->off[i + q];
             uint32_t len = (uint32_t)(b->off[i + q + 1] - b->off[i + q]);
-            if (gpuasm_report_read(&w->rep[q], &o->report, code, len, w->p->t,
+            if (gpuasm_report_read(&w->rep[q], &o->search, &o->report, code, len, w->p->t,
                                    sl->hits.hit + h0, hp - h0, msg, sizeof msg) < 0) {
                 snprintf(err, errlen, "%s: read %s: %s", o->reads_path,
                          bam_get_qname(b->rec[i + q]), msg);
@@ -717,12 +710,12 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
 
     if (gpuasm_targets_load(o->targets_path, &t, err, errlen) < 0) return -1;
     targets_ok = 1;
-    if (o->report.search.max_diffs >= 0) {
+    if (o->search.max_diffs >= 0) {
         for (uint32_t i = 0; i < t.n; i++) {
-            if (gpuasm_target_len(&t, i) <= (uint64_t)o->report.search.max_diffs) {
+            if (gpuasm_target_len(&t, i) <= (uint64_t)o->search.max_diffs) {
                 snprintf(err, errlen, "%s: record %u (%s): -k %d is not smaller than the "
                          "target's length (%llu): every position would match",
-                         o->targets_path, i + 1, t.name[i], o->report.search.max_diffs,
+                         o->targets_path, i + 1, t.name[i], o->search.max_diffs,
                          (unsigned long long)gpuasm_target_len(&t, i));
                 goto out;
             }
@@ -796,13 +789,13 @@ out:
                          strerror(errno ? errno : EIO));
                 ret = -1;
                 /* The run fails, so its output goes too (as for any failure). */
-                remove_output(o->out_path);
+                gpuasm_output_remove(o->out_path);
             }
         } else {
             fclose(stats_fp);
         }
         /* A failed run leaves no statistics that look like a result. */
-        if (ret < 0) remove_output(o->stats_path);
+        if (ret < 0) gpuasm_output_remove(o->stats_path);
     }
     if (sync_ok) {
         pthread_mutex_destroy(&p.lock);

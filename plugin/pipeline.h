@@ -25,7 +25,8 @@ typedef struct gpuasm_scan_opt {
     const char *device;        /* auto | cpu | cuda | cuda:N | cuda:N,M,... | cuda:all */
     int n_threads;             /* -@ */
     uint64_t batch_bases;      /* 0: gpuasm_engine_suggest_batch_bases() */
-    gpuasm_report_opt report;  /* search options, --all, --eqx */
+    gpuasm_search_opt search;  /* what to search for: -k/-e, --mode, --kernel, --pattern */
+    gpuasm_report_opt report;  /* what to report: --all, --eqx */
     int unmatched;             /* --unmatched */
     int keep_tags;             /* --keep-tags */
     int wildcards;             /* --match-read-wildcards */

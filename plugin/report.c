@@ -92,7 +92,7 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
     return 0;
 }
 
-int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
+int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,
                        const uint8_t *code, uint32_t len, const gpuasm_targets *t,
                        const gpuasm_endhit *hits, size_t n, char *err, size_t errlen)
 {
@@ -120,13 +120,13 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
 
         const uint8_t *tcode = t->code + t->off[ti];
         uint64_t tlen = t->off[ti + 1] - t->off[ti];
-        int rip = gpuasm_read_is_pattern(&o->search, len, tlen);
+        int rip = gpuasm_read_is_pattern(so, len, tlen);
         size_t n_acc = 0, first_occ = r->n_occ;
         for (size_t c = 0; c < nc; c++) {
             const uint8_t *rs = cand[c].strand ? r->rc : code;
             const uint8_t *pat = rip ? rs : tcode, *txt = rip ? tcode : rs;
             uint64_t m = rip ? len : tlen, tn = rip ? tlen : len;
-            int tb = gpuasm_is_hamming(&o->search)
+            int tb = gpuasm_is_hamming(so)
                      ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, cand[c].end,
                                                 cand[c].dist, &r->aln)
                      : gpuasm_traceback(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,

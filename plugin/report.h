@@ -21,7 +21,6 @@
 #include "targets.h"
 
 typedef struct gpuasm_report_opt {
-    gpuasm_search_opt search;
     int all;   /* --all */
     int eqx;   /* --eqx: =/X instead of M */
 } gpuasm_report_opt;
@@ -55,7 +54,7 @@ typedef struct gpuasm_report {
  * r->occ (targets in file order, best first within a target).  Returns 0;
  * -1 with err on out of memory or an end hit that does not trace back
  * (a kernel fault). */
-int gpuasm_report_read(gpuasm_report *r, const gpuasm_report_opt *o,
+int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,
                        const uint8_t *code, uint32_t len, const gpuasm_targets *t,
                        const gpuasm_endhit *hits, size_t n, char *err, size_t errlen);
 
