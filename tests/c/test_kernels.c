@@ -9,7 +9,9 @@
  *       of search.h, for several batch splits and thread counts.
  *   (c) gpuasm_traceback() on every hit of (b): the alignment re-walks to
  *       the reported distance and end, and equals an unbanded DP's walk-back;
- *       hand-made tie cases; a 100,000-base pattern.
+ *       the linear method equals the banded one on every hit (and with a
+ *       tiny memory budget), gpuasm_hit_starts() equals a plain reverse
+ *       DP; hand-made tie cases; patterns of 10 kb, 100 kb and 1 Mb.
  *
  *   (e) the byte alphabet (library API): every kernel's pairs and the engine
  *       against the naive DP / Hamming count with the equality rule.
@@ -694,18 +696,69 @@ static int greedy_walk_matches(const uint8_t *p, uint64_t m, const uint8_t *t,
     return ok;
 }
 
-/* Traceback of every hit in h (expected hits of one engine case).  The
- * greedy-walk oracle is O(m^2) per hit, so it runs on a sample. */
+/* Do two alignments agree column for column (and in start and end)? */
+static int same_aln(const gpuasm_aln *a, const gpuasm_aln *b)
+{
+    return a->tstart == b->tstart && a->tend == b->tend && a->dist == b->dist &&
+           a->n_op == b->n_op && memcmp(a->op, b->op, a->n_op) == 0;
+}
+
+/* Independent oracle of gpuasm_hit_starts(): the plain DP of the reversed
+ * pattern against the reversed text from `end` back (anchored at the end:
+ * R[0][y] = y, R[i][0] = i), and every s with R[m][end+1-s] == dist.  1
+ * when the smallest and largest such s are s_lo and s_hi and no s costs
+ * less.  O(m * (m + dist)). */
+static int starts_match(const uint8_t *p, uint64_t m, const uint8_t *t, uint64_t end,
+                        int32_t dist, uint64_t s_lo, uint64_t s_hi, const char *what)
+{
+    uint64_t Y = end + 1 < m + (uint64_t)dist ? end + 1 : m + (uint64_t)dist;
+    int32_t *prev = xmalloc((Y + 1) * sizeof(int32_t)), *cur = xmalloc((Y + 1) * sizeof(int32_t));
+    for (uint64_t y = 0; y <= Y; y++) prev[y] = (int32_t)y;
+    for (uint64_t i = 1; i <= m; i++) {
+        cur[0] = (int32_t)i;
+        for (uint64_t y = 1; y <= Y; y++) {
+            int32_t v = prev[y - 1] + (gpuasm_nt16_match(p[m - i], t[end + 1 - y]) ? 0 : 1);
+            if (prev[y] + 1 < v) v = prev[y] + 1;
+            if (cur[y - 1] + 1 < v) v = cur[y - 1] + 1;
+            cur[y] = v;
+        }
+        int32_t *x = prev; prev = cur; cur = x;
+    }
+    int ok = 1, any = 0;
+    uint64_t lo = 0, hi = 0;
+    for (uint64_t y = 0; y <= Y && ok; y++) {
+        if (prev[y] < dist) { diag("%s: start %" PRIu64 " costs %d < %d", what, end + 1 - y, prev[y], dist); ok = 0; }
+        if (prev[y] == dist) { hi = any ? hi : end + 1 - y; lo = end + 1 - y; any = 1; }
+    }
+    if (ok && (!any || lo != s_lo || hi != s_hi)) {
+        diag("%s: hit_starts %" PRIu64 "..%" PRIu64 ", the plain DP %" PRIu64 "..%" PRIu64 "%s",
+             what, s_lo, s_hi, lo, hi, any ? "" : " (none)");
+        ok = 0;
+    }
+    free(prev);
+    free(cur);
+    return ok;
+}
+
+/* Traceback of every hit in h (expected hits of one engine case), by the
+ * banded method and by the linear one twice: with the default budget (one
+ * kept range) and with a 512-byte budget (a few columns kept at a time and
+ * two ranges per level, so every hit of more than a few bases goes through
+ * many levels of checkpoints).  The three must
+ * agree exactly.  The greedy-walk and start oracles are O(m^2) per hit, so
+ * they run on a sample. */
 static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
                             const gpuasm_search_opt *opt, const gpuasm_hits *h,
                             const char *what)
 {
-    gpuasm_tb_work w = {0};
-    gpuasm_aln a = {0};
+    gpuasm_tb_work w = { .method = GPUASM_TB_BANDED };
+    gpuasm_tb_work wl = { .method = GPUASM_TB_LINEAR };
+    gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .mem_bytes = 512 };
+    gpuasm_aln a = {0}, al = {0};
     uint64_t maxr = 1;
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
     uint8_t *rc = xmalloc(maxr);
-    int ok_tb = 1, ok_rm = 1;
+    int ok_tb = 1, ok_rm = 1, ok_lin = 1, ok_st = 1;
     size_t n_rm = 0;
     size_t every = h->n / 400 + 1;
     for (size_t i = 0; i < h->n && ok_tb; i++) {
@@ -720,16 +773,43 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
             break;
         }
         ok_tb = rewalk(pd.p, pd.m, pd.t, pd.n, &a, e->end, e->dist, what);
+        for (int q = 0; q < 2 && ok_lin; q++) {
+            int rl = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist,
+                                      q ? &wt : &wl, &al);
+            if (rl != 0 || !same_aln(&a, &al)) {
+                diag("%s: linear traceback (%s budget) r%u t%u s%u end %u d%d: rc %d, start %"
+                     PRIu64 " ops %zu, banded start %" PRIu64 " ops %zu", what,
+                     q ? "512-byte" : "default", e->read, e->target, e->strand, e->end, e->dist, rl,
+                     al.tstart, al.n_op, a.tstart, a.n_op);
+                ok_lin = 0;
+            }
+        }
+        uint64_t s_lo = 0, s_hi = 0;
+        int rs = gpuasm_hit_starts(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist, &wl,
+                                   &s_lo, &s_hi);
+        if (ok_st && (rs != 0 || a.tstart < s_lo || a.tstart > s_hi)) {
+            diag("%s: hit_starts r%u end %u d%d: rc %d, %" PRIu64 "..%" PRIu64 ", traceback start %"
+                 PRIu64, what, e->read, e->end, e->dist, rs, s_lo, s_hi, a.tstart);
+            ok_st = 0;
+        }
         if (ok_tb && ok_rm && i % every == 0) {
             ok_rm = greedy_walk_matches(pd.p, pd.m, pd.t, &a, e->end, e->dist, what);
+            ok_st = ok_st && starts_match(pd.p, pd.m, pd.t, e->end, e->dist, s_lo, s_hi, what);
             n_rm++;
         }
     }
     tap(ok_tb, "%s: traceback of all %zu hits re-walks to their end and distance", what, h->n);
     tap(ok_rm, "%s: traceback equals an unbanded DP's greedy walk-back (%zu hits checked)", what, n_rm);
+    tap(ok_lin, "%s: the linear traceback (default and 512-byte budgets) equals the banded one on "
+        "all %zu hits", what, h->n);
+    tap(ok_st, "%s: hit_starts brackets every traceback start and equals the plain reverse DP "
+        "(%zu hits checked)", what, n_rm);
     free(rc);
     gpuasm_aln_free(&a);
+    gpuasm_aln_free(&al);
     gpuasm_tb_work_free(&w);
+    gpuasm_tb_work_free(&wl);
+    gpuasm_tb_work_free(&wt);
 }
 
 /* ---- (b) cases ------------------------------------------------------------- */
@@ -913,29 +993,39 @@ static void enc(const char *s, uint8_t *out)
     for (size_t i = 0; s[i]; i++) out[i] = code_of(s[i]);
 }
 
-/* ops as a string: M(atch) X (subst) P(gap) T(gap). */
+/* ops as a string: M(atch) X (subst) P(gap) T(gap).  Every method (banded,
+ * linear with the default budget, linear with 512 bytes) must give it. */
 static void test_tb_case(const char *p, const char *t, uint64_t end, int32_t dist,
                          int want_rc, uint64_t want_start, const char *want_ops)
 {
+    static const struct { int method; size_t mem; const char *name; } how[] = {
+        { GPUASM_TB_BANDED, 0, "banded" }, { GPUASM_TB_LINEAR, 0, "linear" },
+        { GPUASM_TB_LINEAR, 512, "linear 512 B" },
+    };
     uint8_t pb[64], tb[64];
     enc(p, pb);
     enc(t, tb);
-    gpuasm_tb_work w = {0};
-    gpuasm_aln a = {0};
-    int rc = gpuasm_traceback(pb, (uint32_t)strlen(p), tb, strlen(t), end, dist, &w, &a);
-    char ops[130] = "";
-    if (rc == 0)
-        for (size_t i = 0; i < a.n_op && i < 128; i++) ops[i] = "MXPT"[a.op[i] & 3];
-    int ok = rc == want_rc && (rc != 0 || (a.tstart == want_start && !strcmp(ops, want_ops)));
-    if (!ok)
-        diag("got rc %d start %" PRIu64 " ops %s", rc, rc == 0 ? a.tstart : 0, ops);
+    int ok = 1;
+    for (size_t h = 0; h < sizeof how / sizeof how[0]; h++) {
+        gpuasm_tb_work w = { .method = how[h].method, .mem_bytes = how[h].mem };
+        gpuasm_aln a = {0};
+        int rc = gpuasm_traceback(pb, (uint32_t)strlen(p), tb, strlen(t), end, dist, &w, &a);
+        char ops[130] = "";
+        if (rc == 0)
+            for (size_t i = 0; i < a.n_op && i < 128; i++) ops[i] = "MXPT"[a.op[i] & 3];
+        if (rc != want_rc || (rc == 0 && (a.tstart != want_start || strcmp(ops, want_ops)))) {
+            diag("%s: got rc %d start %" PRIu64 " ops %s", how[h].name, rc, rc == 0 ? a.tstart : 0, ops);
+            ok = 0;
+        }
+        gpuasm_aln_free(&a);
+        gpuasm_tb_work_free(&w);
+    }
     if (want_rc == 0)
-        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: start %" PRIu64 " ops %s", p, t, end,
-            dist, want_start, want_ops);
+        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: start %" PRIu64 " ops %s (every method)",
+            p, t, end, dist, want_start, want_ops);
     else
-        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: rejected (%d)", p, t, end, dist, want_rc);
-    gpuasm_aln_free(&a);
-    gpuasm_tb_work_free(&w);
+        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: rejected (%d) by every method", p, t, end,
+            dist, want_rc);
 }
 
 static void test_tb_hand(void)
@@ -959,89 +1049,173 @@ static void test_tb_hand(void)
     test_tb_case("ACGT", "ACTGT", 4, 0, -2, 0, "");
     /* an end past the text is refused */
     test_tb_case("ACG", "ACG", 3, 0, -2, 0, "");
+    /* dist == m: two mismatches (start 0) rather than two pattern gaps
+     * against nothing (start 2); one base: X, not P */
+    test_tb_case("AC", "GT", 1, 2, 0, 0, "XX");
+    test_tb_case("A", "C", 0, 1, 0, 0, "X");
+    test_tb_case("AC", "GT", 1, 3, -2, 0, "");
+
+    /* gpuasm_hit_starts: "AT" ending at the T of "AGT" costs 1 from start
+     * 0 (MTM), 1 (XM) and 2 (PM): the traceback's start is the middle one */
+    uint8_t pb[8], tb[8];
+    enc("AT", pb);
+    enc("AGT", tb);
+    gpuasm_tb_work w = {0};
+    uint64_t lo = 9, hi = 9;
+    int rc = gpuasm_hit_starts(pb, 2, tb, 3, 2, 1, &w, &lo, &hi);
+    tap(rc == 0 && lo == 0 && hi == 2, "hit_starts AT in AGT end 2 d1: starts 0..2 (got rc %d, %"
+        PRIu64 "..%" PRIu64 ")", rc, lo, hi);
+    enc("ACG", pb);
+    enc("TTACGTT", tb);
+    rc = gpuasm_hit_starts(pb, 3, tb, 7, 4, 0, &w, &lo, &hi);
+    tap(rc == 0 && lo == 2 && hi == 2, "hit_starts ACG in TTACGTT end 4 d0: start 2");
+    rc = gpuasm_hit_starts(pb, 3, tb, 7, 4, 1, &w, &lo, &hi);
+    tap(rc == -2, "hit_starts refuses a distance above the optimum (got %d)", rc);
+    rc = gpuasm_hit_starts(pb, 3, tb, 7, 5, 0, &w, &lo, &hi);
+    tap(rc == -2, "hit_starts refuses a distance below the optimum (got %d)", rc);
+    gpuasm_tb_work_free(&w);
 }
 
-/* ---- (c) a 100,000-base pattern ------------------------------------------ */
+/* ---- (c) long patterns: 10 kb, 100 kb, 1 Mb ------------------------------ */
 
+/* Traceback of end (end, dist) of a long pattern by the linear method with
+ * the default budget and with a small one (more levels of checkpoints),
+ * and, where m * (2 dist + 1) is small enough for the test machine, by the
+ * banded method: every alignment re-walks to (end, dist) and they are all
+ * equal.  Returns 1 when all of that holds. */
+static int long_tracebacks(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n,
+                           uint64_t end, int32_t dist, size_t small_mem, int banded,
+                           const char *what)
+{
+    gpuasm_tb_work wl = { .method = GPUASM_TB_LINEAR };
+    gpuasm_tb_work ws = { .method = GPUASM_TB_LINEAR, .mem_bytes = small_mem };
+    gpuasm_tb_work wb = { .method = GPUASM_TB_BANDED };
+    gpuasm_aln a = {0}, b = {0};
+    clock_t c0 = clock();
+    int r = gpuasm_traceback(p, m, t, n, end, dist, &wl, &a);
+    double s_lin = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    int ok = r == 0 && rewalk(p, m, t, n, &a, end, dist, what);
+    if (r) diag("%s: linear traceback returned %d", what, r);
+    c0 = clock();
+    r = gpuasm_traceback(p, m, t, n, end, dist, &ws, &b);
+    double s_small = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (ok && (r != 0 || !same_aln(&a, &b))) {
+        diag("%s: linear traceback with %zu bytes: rc %d, start %" PRIu64 " vs %" PRIu64, what,
+             small_mem, r, b.tstart, a.tstart);
+        ok = 0;
+    }
+    double s_band = -1;
+    if (ok && banded) {
+        c0 = clock();
+        r = gpuasm_traceback(p, m, t, n, end, dist, &wb, &b);
+        s_band = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        if (r != 0 || !same_aln(&a, &b)) {
+            diag("%s: banded traceback: rc %d, start %" PRIu64 " vs %" PRIu64, what, r, b.tstart,
+                 a.tstart);
+            ok = 0;
+        }
+    }
+    printf("# %s: end %" PRIu64 " d%d: linear %.2f s, linear %zu B %.2f s, banded %.2f s\n", what,
+           end, dist, s_lin, small_mem, s_small, s_band);
+    gpuasm_aln_free(&a);
+    gpuasm_aln_free(&b);
+    gpuasm_tb_work_free(&wl);
+    gpuasm_tb_work_free(&ws);
+    gpuasm_tb_work_free(&wb);
+    return ok;
+}
+
+/* A pattern of m random bases with a mutated copy (rate per base) planted
+ * in random flanks.  10 kb and 100 kb: the Myers twin finds every end hit
+ * (checked against the banded naive DP around the copy), and the best and
+ * the worst (distance k) are traced back.  1 Mb: a search is O(m^2 / 64)
+ * there, too slow for a test, so the banded naive DP gives D at the copy's
+ * end (exact: an alignment of cost <= k stays within k diagonals of the
+ * end's) and that end is traced back. */
 static void test_long(void)
 {
-    const uint32_t m = 100000;
-    uint8_t *p = xmalloc(m);
-    rnd_seq(p, m, AL_ACGT);
-    uint64_t fl = 20000, fr = 20000;
-    uint8_t *t = xmalloc(fl + 2 * (uint64_t)m + fr + 1);
-    rnd_seq(t, fl, AL_ACGT);
-    uint64_t edits;
-    uint64_t cl = mutate(p, m, 0.005, AL_ACGT, t + fl, &edits);
-    rnd_seq(t + fl + cl, fr, AL_ACGT);
-    uint64_t n = fl + cl + fr;
-    uint64_t pend = fl + cl - 1;                       /* end of the planted copy */
-    int32_t k = (int32_t)edits + 100;
-
-    jd_list got = {0};
-    clock_t c0 = clock();
-    int rc = gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got);
-    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
-    printf("# long: m=%u n=%" PRIu64 " edits=%" PRIu64 " k=%d: %zu hits in %.2f s\n", m, n,
-           edits, k, got.n, secs);
-
-    /* The naive DP in a band of diagonals around the planted copy's end:
-     * exact for every end whose optimal paths stay inside it (ends within
-     * w - k diagonals of the centre; all hits must be there). */
-    int64_t d0 = (int64_t)pend + 1 - (int64_t)m, w = 3 * (int64_t)k;
-    int32_t *last = xmalloc(n * sizeof(int32_t));
-    if (gpuasm_naive_dp_band(p, m, t, n, d0 - w, d0 + w, last) < 0) abort();
-    int ok = rc == 0 && got.n > 0;
-    int32_t best = INT32_MAX;
-    size_t best_i = 0;
-    uint64_t jlo = (uint64_t)(d0 - (w - k) + m - 1), jhi = (uint64_t)(d0 + (w - k) + m - 1);
-    size_t g = 0;
-    for (size_t i = 0; i < got.n && ok; i++)
-        if (got.a[i].j < jlo || got.a[i].j > jhi) {
-            diag("long: hit at %" PRIu64 " outside the checked window %" PRIu64 "..%" PRIu64,
-                 got.a[i].j, jlo, jhi);
-            ok = 0;
+    static const struct { uint32_t m; double rate; uint64_t flank; size_t small_mem; int search, banded; }
+    cases[] = {
+        { 10000, 0.05, 3000, 64 << 10, 1, 1 },
+        { 100000, 0.005, 20000, 256 << 10, 1, 1 },
+        { 1000000, 0.0002, 5000, 1 << 20, 0, 0 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint32_t m = cases[c].m;
+        char what[64];
+        snprintf(what, sizeof what, "long m=%u", m);
+        uint8_t *p = xmalloc(m);
+        rnd_seq(p, m, AL_ACGT);
+        uint64_t fl = cases[c].flank, fr = cases[c].flank;
+        uint8_t *t = xmalloc(fl + 2 * (uint64_t)m + fr + 1);
+        rnd_seq(t, fl, AL_ACGT);
+        uint64_t edits;
+        uint64_t cl = mutate(p, m, cases[c].rate, AL_ACGT, t + fl, &edits);
+        rnd_seq(t + fl + cl, fr, AL_ACGT);
+        uint64_t n = fl + cl + fr;
+        uint64_t pend = fl + cl - 1;                       /* end of the planted copy */
+        int32_t k = (int32_t)edits + 100;
+        int64_t d0 = (int64_t)pend + 1 - (int64_t)m;      /* its diagonal */
+        /* The banded naive DP: band +-w around d0 is exact for every end
+         * within w - k diagonals of pend's. */
+        int64_t w = cases[c].search ? 3 * (int64_t)k : k;
+        int32_t *last = xmalloc(n * sizeof(int32_t));
+        clock_t c0 = clock();
+        if (gpuasm_naive_dp_band(p, m, t, n, d0 - w, d0 + w, last) < 0) abort();
+        printf("# %s: n=%" PRIu64 " edits=%" PRIu64 " k=%d: banded naive DP in %.2f s\n", what, n,
+               edits, k, (double)(clock() - c0) / CLOCKS_PER_SEC);
+        jd best = { pend, last[pend] }, worst = best;
+        int ok = last[pend] <= (int32_t)edits;
+        if (!ok) diag("%s: D at the copy's end is %d > %" PRIu64 " edits", what, last[pend], edits);
+        if (ok && cases[c].search) {
+            jd_list got = {0};
+            c0 = clock();
+            int rc = gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got);
+            printf("# %s: %zu hits in %.2f s\n", what, got.n, (double)(clock() - c0) / CLOCKS_PER_SEC);
+            uint64_t jlo = (uint64_t)(d0 - (w - k) + m - 1), jhi = (uint64_t)(d0 + (w - k) + m - 1);
+            size_t g = 0;
+            ok = rc == 0 && got.n > 0;
+            for (size_t i = 0; i < got.n && ok; i++)
+                if (got.a[i].j < jlo || got.a[i].j > jhi) {
+                    diag("%s: hit at %" PRIu64 " outside the checked window %" PRIu64 "..%" PRIu64,
+                         what, got.a[i].j, jlo, jhi);
+                    ok = 0;
+                }
+            best.d = INT32_MAX;
+            worst.d = -1;
+            for (uint64_t j = jlo; j <= jhi && j < n && ok; j++) {
+                while (g < got.n && got.a[g].j < j) g++;
+                int have = g < got.n && got.a[g].j == j;
+                if (have != (last[j] <= k) || (have && got.a[g].d != last[j])) {
+                    diag("%s: at j=%" PRIu64 " banded naive D=%d, myers %s%d", what, j, last[j],
+                         have ? "D=" : "no hit", have ? got.a[g].d : 0);
+                    ok = 0;
+                }
+                if (have && got.a[g].d < best.d) best = got.a[g];
+                if (have && got.a[g].d > worst.d) worst = got.a[g];
+            }
+            tap(ok && best.d <= (int32_t)edits,
+                "%s: copy with %" PRIu64 " edits found, best D=%d, every hit equals the banded "
+                "naive DP", what, edits, best.d == INT32_MAX ? -1 : best.d);
+            free(got.a);
         }
-    for (uint64_t j = jlo; j <= jhi && j < n && ok; j++) {
-        while (g < got.n && got.a[g].j < j) g++;
-        int have = g < got.n && got.a[g].j == j;
-        int want = last[j] <= k;
-        if (have != want || (have && got.a[g].d != last[j])) {
-            diag("long: at j=%" PRIu64 " banded naive D=%d, myers %s%d", j, last[j],
-                 have ? "D=" : "no hit", have ? got.a[g].d : 0);
-            ok = 0;
-        }
-        if (have && got.a[g].d < best) { best = got.a[g].d; best_i = g; }
+        int ok_tb = ok && long_tracebacks(p, m, t, n, best.j, best.d, cases[c].small_mem,
+                                          cases[c].banded, what);
+        if (ok_tb && cases[c].search)
+            ok_tb = long_tracebacks(p, m, t, n, worst.j, worst.d, cases[c].small_mem,
+                                    cases[c].banded, what);
+        if (cases[c].search)
+            tap(ok_tb, "%s: tracebacks of the best (D=%d) and the worst (D=%d) hit re-walk to "
+                "their distance; linear%s and linear with %zu KiB agree", what, best.d, worst.d,
+                cases[c].banded ? ", banded" : "", cases[c].small_mem >> 10);
+        else
+            tap(ok_tb, "%s: traceback of the copy's end (naive D=%d) re-walks to its distance; "
+                "linear with the default budget and with %zu KiB agree", what, best.d,
+                cases[c].small_mem >> 10);
+        free(last);
+        free(p);
+        free(t);
     }
-    tap(ok && best <= (int32_t)edits,
-        "long: m=100000 copy with %" PRIu64 " edits found, best D=%d, every hit equals the banded naive DP",
-        edits, best == INT32_MAX ? -1 : best);
-
-    gpuasm_tb_work wk = {0};
-    gpuasm_aln a = {0};
-    int ok_tb = 0;
-    if (ok) {
-        c0 = clock();
-        /* the best hit and the worst one (distance k) */
-        size_t worst_i = 0;
-        for (size_t i = 0; i < got.n; i++) if (got.a[i].d > got.a[worst_i].d) worst_i = i;
-        ok_tb = 1;
-        size_t pick[2] = { best_i, worst_i };
-        for (int q = 0; q < 2 && ok_tb; q++) {
-            jd h = got.a[pick[q]];
-            int r = gpuasm_traceback(p, m, t, n, h.j, h.d, &wk, &a);
-            if (r != 0) { diag("long: traceback returned %d", r); ok_tb = 0; break; }
-            ok_tb = rewalk(p, m, t, n, &a, h.j, h.d, "long");
-        }
-        printf("# long: 2 tracebacks in %.2f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
-    }
-    tap(ok_tb, "long: tracebacks of the best and the worst hit re-walk to their distance");
-    gpuasm_aln_free(&a);
-    gpuasm_tb_work_free(&wk);
-    free(last);
-    free(got.a);
-    free(p);
-    free(t);
 }
 
 /* ---- main ---------------------------------------------------------------- */
