@@ -15,6 +15,9 @@
  *
  *   (e) the byte alphabet (library API): every kernel's pairs and the engine
  *       against the naive DP / Hamming count with the equality rule.
+ *   (f) gpuasm_report_read() (which traces back only what it reports)
+ *       against the rule that traces back every candidate, on targets full
+ *       of repeats: same occurrences, positions and XS.
  *
  * Environment: GPUASM_TEST_SEED (default fixed) varies the random cases;
  * GPUASM_TEST_DEVICE (default "cpu") is the engine's --device;
@@ -36,10 +39,14 @@
 #include <string.h>
 #include <time.h>
 
+#include <htslib/sam.h>
+
 #include "engine.h"
 #include "naive_dp.h"
 #include "nt16.h"
 #include "search.h"
+#include "report.h"
+#include "targets.h"
 #include "traceback.h"
 #include "twin.h"
 
@@ -1218,6 +1225,208 @@ static void test_long(void)
     }
 }
 
+/* ---- (f) the report: only reported hits are traced back ------------------ */
+
+/* One expected occurrence of the reference rule below. */
+typedef struct {
+    uint32_t target, strand;
+    int32_t dist, xs;
+    uint64_t tstart;
+} ref_occ;
+
+/* The report rule written the plain way (as report.c did before it traced
+ * back only what it reports): every candidate of a (read, target), best
+ * first, traced back; one whose interval overlaps an accepted one dropped;
+ * the first kept, the second's distance its XS (--all: all kept).  hits:
+ * one read's, sorted.  Returns the occurrences in out (room for n). */
+static size_t report_reference(const gpuasm_seqset *reads, uint32_t r, const gpuasm_seqset *tg,
+                               const gpuasm_search_opt *opt, int all, const gpuasm_endhit *h,
+                               size_t n, uint8_t *rcbuf, ref_occ *out)
+{
+    size_t n_out = 0;
+    gpuasm_tb_work w = { .method = GPUASM_TB_BANDED };
+    gpuasm_aln a = {0};
+    gpuasm_endhit *c = xmalloc((n ? n : 1) * sizeof *c);
+    uint64_t (*acc)[2] = xmalloc((n ? n : 1) * sizeof *acc);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && h[j].target == h[i].target) j++;
+        size_t nc = j - i, n_acc = 0, first = n_out;
+        memcpy(c, h + i, nc * sizeof *c);
+        for (size_t x = 1; x < nc; x++)            /* rank: dist, strand, end */
+            for (size_t y = x; y > 0; y--) {
+                gpuasm_endhit *p = &c[y - 1], *q = &c[y];
+                int later = p->dist != q->dist ? p->dist > q->dist
+                          : p->strand != q->strand ? p->strand > q->strand : p->end > q->end;
+                if (!later) break;
+                gpuasm_endhit t = *p; *p = *q; *q = t;
+            }
+        for (size_t x = 0; x < nc; x++) {
+            pair_def pd;
+            make_pair(reads, r, tg, c[x].target, c[x].strand, opt, rcbuf, &pd);
+            int rc = gpuasm_is_hamming(opt)
+                     ? gpuasm_hamming_alignment(pd.p, (uint32_t)pd.m, pd.t, pd.n, c[x].end, c[x].dist, &a)
+                     : gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, c[x].end, c[x].dist, &w, &a);
+            if (rc != 0) abort();
+            int mirror = !gpuasm_read_is_pattern(opt, slen(reads, r), slen(tg, c[x].target)) &&
+                         c[x].strand;
+            uint64_t lo = mirror ? pd.n - 1 - a.tend : a.tstart, hi = mirror ? pd.n - 1 - a.tstart : a.tend;
+            int ov = 0;
+            for (size_t q = 0; q < n_acc && !ov; q++) ov = lo <= acc[q][1] && acc[q][0] <= hi;
+            if (ov) continue;
+            acc[n_acc][0] = lo;
+            acc[n_acc][1] = hi;
+            if (++n_acc == 2) out[first].xs = c[x].dist;
+            if (n_acc == 2 && !all) break;
+            out[n_out++] = (ref_occ){ c[x].target, c[x].strand, c[x].dist, -1, a.tstart };
+        }
+        i = j;
+    }
+    free(c);
+    free(acc);
+    gpuasm_aln_free(&a);
+    gpuasm_tb_work_free(&w);
+    return n_out;
+}
+
+/* Targets full of repeats (a unit repeated with 5% edits, between random
+ * stretches) and reads cut from them, with flanks, or made of 2-4 copies
+ * of a short target: many overlapping candidates per (read, target), so
+ * XS and --all take every branch of report.c's overlap decision. */
+static void build_repeat_sets(seqs *reads, seqs *tg)
+{
+    seqs_init(reads);
+    seqs_init(tg);
+    uint8_t *buf = xmalloc(8192), *mut = xmalloc(16384), unit[64];
+    for (int t = 0; t < 8; t++) {
+        uint64_t len = 0;
+        if (t < 3) {                                        /* short, adapter-like */
+            len = 12 + below(20);
+            rnd_seq(buf, len, AL_ACGT);
+        } else {
+            size_t ul = 2 + (size_t)below(40);
+            rnd_seq(unit, ul, AL_ACGT);
+            for (int part = 0; part < 6; part++) {
+                uint64_t l = 20 + below(200);
+                if (chance(0.6)) {
+                    uint8_t rep[1024];
+                    for (uint64_t q = 0; q < l; q++) rep[q] = unit[q % ul];
+                    len += mutate(rep, l, 0.05, AL_ACGT, buf + len, NULL);
+                } else {
+                    rnd_seq(buf + len, l, AL_ACGT);
+                    len += l;
+                }
+            }
+        }
+        seqs_add(tg, buf, len);
+    }
+    for (int r = 0; r < 120; r++) {
+        uint64_t len = 0;
+        if (r % 3 == 0) {                                   /* copies of a short target */
+            uint32_t t = (uint32_t)below(3);
+            for (int q = 0, nq = 2 + (int)below(3); q < nq; q++) {
+                uint64_t f = below(30);
+                rnd_seq(buf + len, f, AL_ACGT);
+                len += f;
+                uint64_t l = mutate(tg->code + tg->off[t], tg->off[t + 1] - tg->off[t], 0.05,
+                                    AL_ACGT, mut, NULL);
+                if (chance(0.5)) revcomp(mut, l, buf + len); else memcpy(buf + len, mut, l);
+                len += l;
+            }
+        } else {                                            /* a piece of a repeat target */
+            uint32_t t = 3 + (uint32_t)below(5);
+            uint64_t tl = tg->off[t + 1] - tg->off[t], a = below(tl), l = 8 + below(250);
+            if (a + l > tl) l = tl - a;
+            uint64_t ml = mutate(tg->code + tg->off[t] + a, l, 0.04, AL_ACGT, mut, NULL);
+            uint64_t f = chance(0.5) ? below(20) : 0;
+            rnd_seq(buf, f, AL_ACGT);
+            if (chance(0.5)) revcomp(mut, ml, buf + f); else memcpy(buf + f, mut, ml);
+            len = f + ml;
+        }
+        seqs_add(reads, buf, len);
+    }
+    free(buf);
+    free(mut);
+}
+
+static void test_report(void)
+{
+    static const struct { const char *name; gpuasm_search_opt opt; } cases[] = {
+        { "e=0.2 shorter", { .max_diffs = -1, .error_rate = 0.2 } },
+        { "k=3 shorter", { .max_diffs = 3 } },
+        { "e=0.3 read", { .max_diffs = -1, .error_rate = 0.3, .pattern_side = GPUASM_PATTERN_READ } },
+        { "e=0.2 target", { .max_diffs = -1, .error_rate = 0.2, .pattern_side = GPUASM_PATTERN_TARGET } },
+        { "hamming e=0.15", { .max_diffs = -1, .error_rate = 0.15, .kernel = GPUASM_KERNEL_HAMMING } },
+    };
+    seqs rs, ts;
+    build_repeat_sets(&rs, &ts);
+    gpuasm_seqset reads = view(&rs), tg = view(&ts);
+    char *names[8] = { "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7" };
+    gpuasm_targets tt = { .n = tg.n, .name = names, .off = (uint64_t *)tg.off,
+                          .code = (uint8_t *)tg.code, .set = tg };
+    uint64_t maxr = 1;
+    for (uint32_t r = 0; r < reads.n; r++) if (slen(&reads, r) > maxr) maxr = slen(&reads, r);
+    uint8_t *rcbuf = xmalloc(maxr);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gpuasm_hits h = {0};
+        int32_t kernel = g_kernel;           /* naive_last() follows the kernel under test */
+        g_kernel = cases[c].opt.kernel;
+        expected_hits(&reads, &tg, &cases[c].opt, &h);
+        g_kernel = kernel;
+        gpuasm_hits_sort(&h);
+        for (int all = 0; all < 2; all++) {
+            gpuasm_report rep;
+            memset(&rep, 0, sizeof rep);
+            gpuasm_report_opt ro = { .all = all };
+            ref_occ *want = xmalloc((h.n ? h.n : 1) * sizeof *want);
+            size_t pos = 0, n_occ = 0, n_xs = 0, n_multi = 0;
+            int ok = 1;
+            for (uint32_t r = 0; r < reads.n && ok; r++) {
+                size_t h0 = pos;
+                while (pos < h.n && h.hit[pos].read == r) pos++;
+                size_t nw = report_reference(&reads, r, &tg, &cases[c].opt, all, h.hit + h0,
+                                             pos - h0, rcbuf, want);
+                char err[256];
+                if (gpuasm_report_read(&rep, &cases[c].opt, &ro, sseq(&reads, r),
+                                       (uint32_t)slen(&reads, r), &tt, h.hit + h0, pos - h0, err,
+                                       sizeof err) != 0) {
+                    diag("report %s read %u: %s", cases[c].name, r, err);
+                    ok = 0;
+                    break;
+                }
+                ok = rep.n_occ == nw;
+                for (size_t q = 0; q < nw && ok; q++) {
+                    const gpuasm_occ *g = &rep.occ[q];
+                    int rip = gpuasm_read_is_pattern(&cases[c].opt, slen(&reads, r), slen(&tg, g->target));
+                    uint32_t c0 = rep.cigar[g->cigar_off];
+                    uint64_t clip = bam_cigar_op(c0) == BAM_CSOFT_CLIP ? bam_cigar_oplen(c0) : 0;
+                    ok = g->target == want[q].target && g->strand == want[q].strand &&
+                         g->dist == want[q].dist && g->xs == want[q].xs &&
+                         (rip ? (uint64_t)g->pos == want[q].tstart : clip == want[q].tstart);
+                    n_xs += want[q].xs >= 0;
+                }
+                if (!ok)
+                    diag("report %s%s read %u: %zu occurrences, the plain rule %zu (first: t%u s%u "
+                         "d%d xs%d start %" PRIu64 ")", cases[c].name, all ? " --all" : "", r,
+                         rep.n_occ, nw, nw ? want[0].target : 0, nw ? want[0].strand : 0,
+                         nw ? want[0].dist : 0, nw ? want[0].xs : 0, nw ? want[0].tstart : 0);
+                n_occ += nw;
+                for (size_t q = 1; q < nw; q++) n_multi += want[q].target == want[q - 1].target;
+            }
+            tap(ok && n_xs > 0 && (!all || n_multi > 0),
+                "report %s%s: %zu occurrences (%zu XS, %zu second occurrences of a target) equal "
+                "the rule with every candidate traced back (%zu candidates)", cases[c].name,
+                all ? " --all" : "", n_occ, n_xs, n_multi, h.n);
+            free(want);
+            gpuasm_report_free(&rep);
+        }
+        gpuasm_hits_free(&h);
+    }
+    free(rcbuf);
+    seqs_free(&rs);
+    seqs_free(&ts);
+}
+
 /* ---- main ---------------------------------------------------------------- */
 
 /* ---- (d) long patterns through the engine ---------------------------------- */
@@ -1531,6 +1740,10 @@ int main(void)
     rng = seed ^ 0xb7e;
     test_engine_byte(device);
     test_pattern_limit(device);
+    if (g_kernel == GPUASM_KERNEL_MYERS) {
+        rng = seed ^ 0x4e90;
+        test_report();
+    }
 
     printf("1..%d\n", n_tests);
     printf("# %d of %d failed, %.1f s CPU\n", n_failed, n_tests,
