@@ -200,8 +200,16 @@ static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *t
 /* ---- linear memory: Myers' bit-vectors in a band, divide and conquer ---- */
 
 #define WB 64                          /* rows per block (one 64-bit word) */
-#define BANDED_MAX_CELLS (1u << 20)    /* AUTO: banded up to m * (2d+1) cells */
-#define DEFAULT_MEM_BYTES ((size_t)32 << 20)
+/* AUTO picks the banded method while the band is at most BANDED_MAX_WIDTH
+ * diagonals (and its bits at most BANDED_MAX_CELLS / 4 bytes): it costs
+ * ~2 ns per cell, the linear one ~35-45 ns per pattern base while the band
+ * fits a word or two, so they cross near 2d+1 = 15-17 whatever m
+ * (tests/bench/bench_traceback on the 2-core dev machine: m = 150: d 7
+ * banded 4.7 us, linear 5.3; d 9 6.0, 5.4.  m = 10,000: d 7 464, 428 us;
+ * d 12 770, 435 us.  m = 100,000: d 20 17.3 ms, 5.1 ms). */
+#define BANDED_MAX_WIDTH 15
+#define BANDED_MAX_CELLS (1u << 24)
+#define DEFAULT_MEM_BYTES ((size_t)16 << 20)
 
 /* One kept column of a leaf range: blocks fb..lb, their words at off. */
 typedef struct leafcol {
@@ -248,8 +256,11 @@ typedef struct band {
     int hin0;               /* horizontal delta of row 0: 0 free start, 1 anchored */
     const uint8_t *text;
     int64_t t0, tstep;      /* column x reads text[t0 + tstep * x] */
+    int64_t k;              /* cells above k are of no use (k = the hit's distance) */
+    uint64_t row0_over_k;   /* row 0 exceeds k in every column after this one */
     uint64_t x;             /* column held */
-    int64_t fb, lb;         /* blocks held, first and last */
+    int64_t fb, lb;         /* blocks held, first and last (for the next step) */
+    int64_t sfb, slb;       /* blocks computed (and stored) in column x */
     uint64_t *pv, *mv;      /* [W] vertical deltas (Myers' Pv/Mv) by block */
     int64_t *sc;            /* [W] F at each block's last row */
 } band;
@@ -322,8 +333,8 @@ static inline int block_step(uint64_t *pv_io, uint64_t *mv_io, uint64_t eq, int 
 static void band_init(band *bd, uint64_t x0)
 {
     bd->x = x0;
-    bd->fb = 0;
-    bd->lb = block_of(rows_hi(bd, x0));
+    bd->fb = bd->sfb = 0;
+    bd->lb = bd->slb = block_of(rows_hi(bd, x0));
     for (int64_t b = 0; b <= bd->lb; b++) {
         bd->pv[b] = ~(uint64_t)0;
         bd->mv[b] = 0;
@@ -331,12 +342,11 @@ static void band_init(band *bd, uint64_t x0)
     }
 }
 
-static inline void block_in_band(band *bd, int64_t b, const uint64_t *eq, int *h,
+static inline void block_in_band(band *bd, int64_t b, uint64_t eq, int *h, uint64_t hbit,
                                  uint64_t **store)
 {
     uint64_t ph, mh;
-    int64_t lr = last_row(bd, b);
-    *h = block_step(&bd->pv[b], &bd->mv[b], eq[b], *h, (uint64_t)1 << ((lr - 1) & 63), &ph, &mh);
+    *h = block_step(&bd->pv[b], &bd->mv[b], eq, *h, hbit, &ph, &mh);
     bd->sc[b] += *h;
     if (*store) {
         uint64_t *s = *store;
@@ -348,26 +358,48 @@ static inline void block_in_band(band *bd, int64_t b, const uint64_t *eq, int *h
     }
 }
 
-/* Advance the running column by one text column.  With store, the new
- * column's blocks fb..lb are written there, four words each. */
+/* Advance the running column by one text column: blocks sfb..slb; with
+ * store, their words are written there, four per block.  Blocks leave
+ * and enter on two rules, both exact for every cell of an alignment of
+ * cost <= k that stays in the band:
+ *   the band     rows outside diagonals dlo..dhi (one row more per column);
+ *   the values   (Ukkonen 1985, as myers_cpu.c's cut-off) a block whose
+ *                cells all exceed k leaves from the bottom or, when every
+ *                row above it is gone, from the top; a block enters below
+ *                only when the last row above it was <= k in column x-1
+ *                (the only way its first row can be <= k in column x).
+ * A block entering below starts from "one more per row" than the last row
+ * of the block above in column x-1, and the row above a top block that
+ * left counts +1 per column: over-estimates that no alignment of cost <= k
+ * in the band ever reads. */
 static void band_step(band *bd, uint64_t *store)
 {
     uint64_t x = ++bd->x;
     int64_t nfb = block_of(rows_lo(bd, x)), nlb = block_of(rows_hi(bd, x));
+    if (nfb < bd->fb) nfb = bd->fb;
     if (nfb > bd->lb) nfb = bd->lb;   /* a block entering below needs the one above */
     const uint64_t *eq = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x] & 15) * bd->W;
+    const uint64_t hfull = (uint64_t)1 << 63;
     int h = nfb == 0 ? bd->hin0 : 1;
-    for (int64_t b = nfb; b <= bd->lb; b++) block_in_band(bd, b, eq, &h, &store);
-    while (bd->lb < nlb) {
+    int64_t last = bd->lb < bd->W - 1 ? bd->lb : bd->W - 2;   /* blocks with 64 rows */
+    for (int64_t b = nfb; b <= last; b++) block_in_band(bd, b, eq[b], &h, hfull, &store);
+    if (bd->lb == bd->W - 1 && nfb <= bd->lb)
+        block_in_band(bd, bd->lb, eq[bd->lb], &h, (uint64_t)1 << ((bd->m - 1) & 63), &store);
+    if (bd->lb < nlb && bd->sc[bd->lb] - h <= bd->k) {
         int64_t b = ++bd->lb;
-        /* The rows of b in column x-1: one more per row than the last row
-         * of b-1 there (an over-estimate, as Myers' column 0). */
         bd->pv[b] = ~(uint64_t)0;
         bd->mv[b] = 0;
         bd->sc[b] = bd->sc[b - 1] - h + (last_row(bd, b) - b * WB);
-        block_in_band(bd, b, eq, &h, &store);
+        block_in_band(bd, b, eq[b], &h, (uint64_t)1 << ((last_row(bd, b) - 1) & 63), &store);
     }
-    bd->fb = nfb;
+    bd->sfb = bd->fb = nfb;
+    bd->slb = bd->lb;
+    /* Cells of a block all exceed k when its last row is >= k + its rows
+     * (the rows above its last differ by at most one each). */
+    while (bd->lb > bd->fb && bd->sc[bd->lb] >= bd->k + (last_row(bd, bd->lb) - bd->lb * WB))
+        bd->lb--;
+    while (bd->fb < bd->lb && bd->sc[bd->fb] >= bd->k + WB && (bd->fb > 0 || x >= bd->row0_over_k))
+        bd->fb++;
 }
 
 /* Size the running column and Peq for a pattern of m bases. */
@@ -414,6 +446,8 @@ int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
     bd.dlo = -d;
     bd.dhi = d;
     bd.hin0 = 1;
+    bd.k = d;
+    bd.row0_over_k = (uint64_t)d;
     bd.text = text;
     bd.t0 = e1;
     bd.tstep = -1;
@@ -427,7 +461,8 @@ int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
     for (int64_t y = 1; y <= Y; y++) {
         band_step(&bd, NULL);
         if (y < (int64_t)m - d) continue;
-        int64_t v = bd.sc[bd.W - 1];   /* D(m, y) = ED(pattern, text[e1-y .. end]) */
+        /* D(m, y) = ED(pattern, text[e1-y .. end]); past k when not computed */
+        int64_t v = bd.slb == bd.W - 1 ? bd.sc[bd.W - 1] : d + 1;
         if (v < d) return -2;         /* a better alignment ends here: not the hit's d */
         if (v == d) {
             if (ylo < 0) ylo = y;
@@ -564,11 +599,11 @@ static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck)
     size_t off = 0;
     for (uint64_t c = 0; c < cols; c++) {
         band_step(&r->bd, L->leaf + off);
-        L->lc[c] = (leafcol){ r->bd.fb, r->bd.lb, off };
-        off += 4 * (size_t)(r->bd.lb - r->bd.fb + 1);
+        L->lc[c] = (leafcol){ r->bd.sfb, r->bd.slb, off };
+        off += 4 * (size_t)(r->bd.slb - r->bd.sfb + 1);
     }
     /* F(m, end+1) must be the hit's distance. */
-    if (b == r->x1 && (r->bd.lb != r->bd.W - 1 || r->bd.sc[r->bd.W - 1] != r->d)) return -2;
+    if (b == r->x1 && (r->bd.slb != r->bd.W - 1 || r->bd.sc[r->bd.W - 1] != r->d)) return -2;
     return leaf_walk(r, a);
 }
 
@@ -618,6 +653,8 @@ static int traceback_linear(const uint8_t *pattern, uint32_t m, const uint8_t *t
     r.bd.dlo = -floor_half(-((int64_t)s_lo + e - d));              /* ceil */
     r.bd.dhi = floor_half((int64_t)s_hi + e + d);
     r.bd.hin0 = 0;
+    r.bd.k = d;
+    r.bd.row0_over_k = UINT64_MAX;      /* row 0 is 0 (free start) */
     r.bd.text = text;
     r.bd.t0 = -1;
     r.bd.tstep = 1;
@@ -667,9 +704,11 @@ int gpuasm_traceback(const uint8_t *pattern, uint32_t m,
 {
     if (m == 0 || dist < 0 || end >= n) return -2;
     int method = w->method;
-    if (method == GPUASM_TB_AUTO)
-        method = (uint64_t)m * (2 * (uint64_t)dist + 1) <= BANDED_MAX_CELLS ? GPUASM_TB_BANDED
-                                                                           : GPUASM_TB_LINEAR;
+    if (method == GPUASM_TB_AUTO) {
+        uint64_t width = 2 * (uint64_t)dist + 1;
+        method = width <= BANDED_MAX_WIDTH && (uint64_t)m * width <= BANDED_MAX_CELLS
+                 ? GPUASM_TB_BANDED : GPUASM_TB_LINEAR;
+    }
     return method == GPUASM_TB_BANDED ? traceback_banded(pattern, m, text, end, dist, w, out)
                                       : traceback_linear(pattern, m, text, n, end, dist, w, out);
 }

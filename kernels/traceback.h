@@ -4,7 +4,8 @@
  * Two algorithms give the same alignment (the tie rule below):
  *   banded  Ukkonen 1985: the pattern is aligned in a band of 2d+1
  *           diagonals with 2 bits of direction per cell: O(m * d) time and
- *           m * (2d+1) / 4 bytes.  Used while that is small (short reads).
+ *           m * (2d+1) / 4 bytes.  Used while the band is narrow (d <= 7),
+ *           where it is the faster one.
  *   linear  a reverse search gives the starts (gpuasm_hit_starts), then the
  *           window is aligned with Myers' bit-vectors (Myers 1999, Hyyrö
  *           2001 blocks) in a band of diagonals, divide and conquer over
@@ -35,7 +36,7 @@ typedef struct gpuasm_aln {
 
 /* gpuasm_tb_work.method: which algorithm gpuasm_traceback() runs.  Every
  * one gives the same alignment; tests and benchmarks force one. */
-enum { GPUASM_TB_AUTO = 0,    /* banded while m * (2d+1) is small, else linear */
+enum { GPUASM_TB_AUTO = 0,    /* banded while 2d+1 <= 15 (and m * (2d+1) <= 2^24), else linear */
        GPUASM_TB_BANDED = 1,
        GPUASM_TB_LINEAR = 2 };
 
@@ -46,7 +47,7 @@ typedef struct gpuasm_tb_work {
     struct gpuasm_tb_lin *lin;       /* linear: its buffers (traceback.c) */
     int method;                      /* GPUASM_TB_*; 0 = AUTO */
     size_t mem_bytes;                /* linear: budget of its column store and
-                                      * checkpoints, bytes; 0 = 32 MiB */
+                                      * checkpoints, bytes; 0 = 16 MiB */
 } gpuasm_tb_work;
 
 /* Align pattern[0..m) (m >= 1) to a substring of text[0..n) ending at
