@@ -37,7 +37,7 @@ pair_vs_edlib() {
 }
 
 @test "1 Mb pair with 1% edits: edlib's HW distance, alignment re-walks (GPUASM_TEST_LONG)" {
-    [ -n "${GPUASM_TEST_LONG:-}" ] || skip "set GPUASM_TEST_LONG=1 (about two minutes on 2 cores)"
+    [ -n "${GPUASM_TEST_LONG:-}" ] || skip "set GPUASM_TEST_LONG=1 (about 90 s on 2 cores)"
     pair_vs_edlib 1000000 11
 }
 

@@ -21,8 +21,9 @@ the same bytes (random.Random(SEED), Python >= 3.2).
       insertion (1 to 3 random bases, lengths 1/2/3 with probability
       0.6/0.3/0.1) or deletion (1 base), in the proportions 0.4 / 0.3 / 0.3
       (nanopore errors are mostly indels).  The read name records its
-      source: <genome>_<r>_<start>_<strand>_<rate> (start 0-based on the
-      forward genome, strand + or -, rate in percent).  Qualities are all
+      source: g<G>_<r>_<start>_<len>_<strand>_<rate>, G the genome's index
+      in the list (0-based), start 0-based on the forward genome, len the
+      fragment's bases, strand + or -, rate in percent.  Qualities are all
       '5' (Phred 20).
 
   mutate GENOME.fa LEN RATE SEED NAME OUT.fa
@@ -116,7 +117,8 @@ def cmd_reads(genomes, n, length, elo, ehi, seed, out_path):
     gs = [read_fasta(p) for p in genomes.split(",")]
     with open(out_path, "w") as f:
         for r in range(int(n)):
-            gname, g = gs[r % len(gs)]
+            gi = r % len(gs)
+            g = gs[gi][1]
             ln = min(int(length), int(0.9 * len(g)))
             start = rng.randrange(len(g) - ln + 1)
             frag = g[start:start + ln]
@@ -125,8 +127,8 @@ def cmd_reads(genomes, n, length, elo, ehi, seed, out_path):
                 frag = frag.translate(COMP)[::-1]
             rate = rng.uniform(float(elo), float(ehi))
             s = nanopore_errors(rng, frag, rate)
-            f.write("@%s_%d_%d_%s_%.1f\n%s\n+\n%s\n"
-                    % (gname.split("|")[-1], r, start, strand, 100 * rate, s, "5" * len(s)))
+            f.write("@g%d_%d_%d_%d_%s_%.1f\n%s\n+\n%s\n"
+                    % (gi, r, start, ln, strand, 100 * rate, s, "5" * len(s)))
 
 
 def cmd_mutate(genome, length, rate, seed, name, out_path):
