@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <htslib/bgzf.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
 #include <htslib/thread_pool.h>
@@ -19,6 +20,7 @@ typedef struct {
     sam_hdr_t *hdr;
     char *path;
     int seqfile;         /* FASTQ/FASTA: no pairing of its own (reads.h) */
+    int cram;
     uint64_t n_read;     /* records read so far (all, skipped ones included) */
     int eof;
 } source_t;
@@ -54,10 +56,23 @@ static int source_open(source_t *s, const char *path, const char *reference,
         return -1;
     }
     if (tp) hts_set_thread_pool(s->in, tp);
-    enum htsExactFormat f = hts_get_format(s->in)->format;
+    const htsFormat *fmt = hts_get_format(s->in);
+    enum htsExactFormat f = fmt->format;
     s->seqfile = f == fastq_format || f == fasta_format;
+    s->cram = f == cram;
     s->hdr = sam_hdr_read(s->in);
     if (!s->hdr) {
+        if (f == empty_format && fmt->compression != no_compression) {
+            /* Nothing came out of the compressed data: an empty file
+             * compressed, or one cut short (htslib's format detection
+             * does not tell, a read does). */
+            char c;
+            BGZF *bz = s->in->is_bgzf ? s->in->fp.bgzf : NULL;
+            if ((bz && bgzf_read(bz, &c, 1) < 0) || !gpuasm_gzip_complete(path)) {
+                snprintf(err, errlen, "%s: record 1: truncated or corrupt compressed data", path);
+                return -1;
+            }
+        }
         if (f == empty_format) {
             /* An empty read file is an empty read set, as in samtools. */
             s->hdr = sam_hdr_init();
@@ -188,7 +203,13 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
         if (ret == -1) { s->eof = 1; return 0; }
         if (ret < -1) {
             char what[512];
-            gpuasm_diagnose_record(s->path, s->seqfile, s->n_read + 1, what, sizeof what);
+            if (s->cram)
+                /* htslib has said why (a missing reference, most often). */
+                snprintf(what, sizeof what, "record %llu: cannot decode the CRAM record (htslib's "
+                         "message above says why; a CRAM file needs its reference: -T FILE)",
+                         (unsigned long long)s->n_read + 1);
+            else
+                gpuasm_diagnose_record(s->path, s->seqfile, s->n_read + 1, what, sizeof what);
             snprintf(err, errlen, "%s: %s", s->path, what);
             return -1;
         }

@@ -52,6 +52,10 @@ int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, 
             goto oom;
         }
     }
+    if (strpbrk(line->s, "\n\r")) {
+        snprintf(err, errlen, "read group line has a line break");
+        return -1;
+    }
     if (line->l < 4 || strncmp(line->s, "@RG\t", 4)) {
         snprintf(err, errlen, "read group line '%s' does not start with @RG and a tab", spec);
         return -1;
@@ -60,8 +64,8 @@ int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, 
     int n_id = 0;
     for (const char *f = line->s + 4; ; ) {
         size_t n = strcspn(f, "\t");
-        if (n < 3 || f[2] != ':' || !isalpha((unsigned char)f[0]) ||
-            !isalnum((unsigned char)f[1]) || memchr(f, '\n', n) || memchr(f, '\r', n)) {
+        if (n < 4 || f[2] != ':' || !isalpha((unsigned char)f[0]) ||
+            !isalnum((unsigned char)f[1])) {
             snprintf(err, errlen, "read group line '%s': field '%.*s' is not TAG:VALUE", spec,
                      (int)n, f);
             return -1;

@@ -13,6 +13,7 @@
 #include <htslib/kseq.h>
 #include <htslib/kstring.h>
 
+#include "diagnose.h"
 #include "grow.h"
 #include "targets.h"
 
@@ -173,11 +174,13 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
         goto out;
     }
-    if (fmt.format == empty_format) {
+    /* A compressed file with nothing in it may also be one cut short: the
+     * read below tells the two apart. */
+    if (fmt.format == empty_format && fmt.compression == no_compression) {
         snprintf(err, errlen, "%s: empty target file", path);
         goto out;
     }
-    if (fmt.format != fasta_format && fmt.format != fastq_format) {
+    if (fmt.format != fasta_format && fmt.format != fastq_format && fmt.format != empty_format) {
         snprintf(err, errlen, "%s: not a FASTA or FASTQ file", path);
         goto out;
     }
@@ -232,7 +235,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         if (t->n == 1 || len > t->max_len) t->max_len = len;
         if (t->n == 1 || len < t->min_len) t->min_len = len;
     }
-    if (bz->errcode) {
+    if (bz->errcode || (t->n == 0 && fmt.compression != no_compression && !gpuasm_gzip_complete(path))) {
         snprintf(err, errlen, "%s: record %u: truncated or corrupt compressed data",
                  path, t->n + 1);
         goto out;
