@@ -24,6 +24,7 @@
 #include "config.h"
 #endif
 #include "pipeline.h"
+#include "registry.h"
 #include "sam_out.h"
 
 #ifndef PACKAGE_VERSION
@@ -52,10 +53,15 @@ static void usage(FILE *fp)
 "  -e, --error-rate FLOAT    k = floor(FLOAT * pattern length), 0 <= FLOAT < 1\n"
 "                            [0.1]\n"
 "      --mode MODE           edit (Levenshtein) or hamming (mismatches only, no\n"
-"                            indels; implies --kernel hamming) [edit]\n"
-"      --kernel NAME         myers (bit-parallel, default for edit), dp (seed 000\n"
-"                            wavefront DP), scan (seed 002 scans, patterns <= 64\n"
-"                            bases) or hamming (seed 004; implies --mode hamming)\n"
+"                            indels) [edit]\n"
+"      --kernel NAME         how D is computed; every kernel of a mode gives the\n"
+"                            same hits [the mode's default, marked *]:\n");
+    for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+        const gpuasm_kernel_desc *d = gpuasm_kernel_get(k);
+        fprintf(fp, "                              %-8s %-8s %s%s\n", d->name,
+                gpuasm_mode_name(d->mode), d->summary, (d->caps & GPUASM_CAP_DEFAULT) ? " *" : "");
+    }
+    fprintf(fp,
 "      --pattern WHICH       shorter|read|target: which sequence is the pattern\n"
 "                            [shorter]\n"
 "      --all                 every non-overlapping occurrence, best first\n"
@@ -83,7 +89,8 @@ static void usage(FILE *fp)
 "                            every record\n"
 "      --rg TAG:VAL          a field of that @RG line (as samtools import -r);\n"
 "                            may be repeated\n"
-"      --unmatched           also write reads without hits (FLAG 4)\n"
+"      --unmatched           also write reads without hits (FLAG 4); a pair with\n"
+"                            a hit is written whole in any case\n"
 "      --eqx                 =/X in CIGAR instead of M\n"
 "      --keep-tags           copy aux tags (and @RG lines) of SAM/BAM/CRAM input\n"
 "      --no-PG               do not add a @PG line\n"
@@ -234,9 +241,9 @@ int main(int argc, char **argv)
                 return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
             break;
         case OPT_MODE:
-            if (!strcmp(optarg, "edit")) mode = "edit";
-            else if (!strcmp(optarg, "hamming")) mode = "hamming";
-            else return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+            if (gpuasm_mode_find(optarg) < 0)
+                return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+            mode = optarg;
             break;
         case OPT_KERNEL:
             kernel = optarg;
@@ -305,22 +312,26 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    /* --mode and --kernel: hamming is both a mode and its kernel; the edit
-     * kernels are myers (default), dp and scan. */
-    if (kernel) {
-        int32_t kk = 0;
-        while (gpuasm_kernel_name(kk) && strcmp(gpuasm_kernel_name(kk), kernel)) kk++;
-        if (!gpuasm_kernel_name(kk))
-            return fail("invalid --kernel '%s' (expected myers, dp, scan or hamming)", kernel), 1;
-        o.search.kernel = kk;
+    /* --mode and --kernel (the kernel table, registry.h): a kernel computes
+     * one mode; --mode alone takes that mode's default kernel, --kernel alone
+     * implies its mode, both must agree. */
+    if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
+        kstring_t names = KS_INITIALIZE;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++)
+            ksprintf(&names, "%s%s", k == 0 ? "" : gpuasm_kernel_get(k + 1) ? ", " : " or ",
+                     gpuasm_kernel_get(k)->name);
+        fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
+        ks_free(&names);
+        return 1;
     }
-    if (mode && !strcmp(mode, "hamming")) {
-        if (kernel && o.search.kernel != GPUASM_KERNEL_HAMMING)
-            return fail("--kernel %s searches edit distance; --mode hamming needs --kernel hamming",
-                        kernel), 1;
-        o.search.kernel = GPUASM_KERNEL_HAMMING;
-    } else if (mode && o.search.kernel == GPUASM_KERNEL_HAMMING) {
-        return fail("%s", "--kernel hamming searches mismatches only; it needs --mode hamming, not --mode edit"), 1;
+    if (mode) {
+        const int32_t m = gpuasm_mode_find(mode);
+        if (kernel && gpuasm_kernel_get(o.search.kernel)->mode != m)
+            return fprintf(stderr, "%s: --kernel %s is a kernel of --mode %s; --mode %s needs a "
+                           "kernel of its own (e.g. --kernel %s)\n", prog, kernel,
+                           gpuasm_mode_name(gpuasm_kernel_get(o.search.kernel)->mode), mode,
+                           gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
+        if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
     }
     if (o.report.best && o.report.all)
         return fail("%s", "--best reports one record per read, --all every occurrence: "

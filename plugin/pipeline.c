@@ -46,6 +46,7 @@
 #include "pipeline.h"
 #include "reads.h"
 #include "records.h"
+#include "scan_errors.h"
 #include "sam_out.h"
 #include "stats_json.h"
 #include "targets.h"
@@ -273,36 +274,13 @@ static int cut_parts(slot_t *s, int n_report)
     return 0;
 }
 
-/* When a batch failed because a pair's pattern is longer than the kernel
- * takes (gpuasm_kernel_max_pattern), name the read and the target.  1 when
- * such a pair was found (message in msg), else 0. */
-static int limit_message(const pipe_t *p, const gpuasm_batch *b, char *msg, size_t len)
-{
-    const gpuasm_search_opt *so = &p->o->search;
-    if (!gpuasm_kernel_max_pattern(so)) return 0;
-    for (uint32_t i = 0; i < b->n; i++) {
-        uint64_t rlen = b->set.off[i + 1] - b->set.off[i];
-        for (uint32_t t = 0; t < p->t->n; t++) {
-            uint64_t m = gpuasm_pair_too_long(so, rlen, gpuasm_target_len(p->t, t));
-            if (!m) continue;
-            snprintf(msg, len, "%s: record %llu (%s): --kernel %s takes patterns of at most %llu "
-                     "bases, but against target %s the pattern has %llu (use --kernel myers)",
-                     p->o->reads_path, (unsigned long long)(b->first_record + i),
-                     bam_get_qname(b->rec[i]), gpuasm_kernel_name(so->kernel),
-                     (unsigned long long)gpuasm_kernel_max_pattern(so), p->t->name[t],
-                     (unsigned long long)m);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static void *scan_main(void *arg)
 {
     worker_t *w = arg;
     pipe_t *p = w->p;
     const gpuasm_scan_opt *o = p->o;
-    char msg[512], full[1024];
+    char full[1024];
+    gpuasm_err why;
     for (;;) {
         pthread_mutex_lock(&p->lock);
         while (!p->failed && p->scan_q.n == 0 && !p->read_done)
@@ -317,14 +295,10 @@ static void *scan_main(void *arg)
         pthread_mutex_unlock(&p->lock);
 
         int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->search,
-                                        &s->hits, msg, sizeof msg);
+                                        &s->hits, &why);
         pthread_mutex_lock(&p->lock);
-        if (r < 0 && limit_message(p, &s->batch, full, sizeof full)) {
-            fail_locked(p, full);
-        } else if (r < 0) {
-            snprintf(full, sizeof full, "%s: records %llu-%llu: %s", o->reads_path,
-                     (unsigned long long)s->batch.first_record,
-                     (unsigned long long)s->batch.first_record + s->batch.n - 1, msg);
+        if (r < 0) {
+            gpuasm_msg_scan(o->reads_path, &s->batch, p->t, &o->search, &why, full, sizeof full);
             fail_locked(p, full);
         } else if (cut_parts(s, p->n_report) < 0) {
             fail_locked(p, "out of memory");
@@ -628,7 +602,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     gpuasm_targets t;
     gpuasm_writer *w = NULL;
     FILE *stats_fp = NULL;
-    char warn[512];
+    gpuasm_err why, fallback;
     pipe_t p;
     counts_t c = { 0 };
     progress_t pg = { .prog = prog };
@@ -661,12 +635,18 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             }
         }
     }
-    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, err, errlen, warn, sizeof warn) < 0)
+    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, &why, &fallback) < 0) {
+        gpuasm_msg_engine_open(o->device, &why, err, errlen);
         goto out;
+    }
     /* Falling back to the CPU is what --device auto is for: news only to
      * those who ask for more than warnings (issue #9). */
-    if (warn[0] && says(o, HTS_LOG_INFO)) fprintf(stderr, "%s: info: %s\n", prog, warn);
-    if (gpuasm_engine_set_targets(p.eng, &t.set, err, errlen) < 0) goto out;
+    if (fallback.status && says(o, HTS_LOG_INFO))
+        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, fallback.msg);
+    if (gpuasm_engine_set_targets(p.eng, &t.set, &why) < 0) {
+        snprintf(err, errlen, "%s: %s", o->targets_path, why.msg);
+        goto out;
+    }
     if (gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
                            o->wildcards, &p.rd, err, errlen) < 0)
         goto out;

@@ -7,6 +7,7 @@
 #include <htslib/kstring.h>
 
 #include "grow.h"
+#include "registry.h"
 #include "report.h"
 
 typedef struct {
@@ -157,7 +158,7 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
             const uint8_t *rs = cand[c].strand ? r->rc : code;
             const uint8_t *pat = rip ? rs : tcode, *txt = rip ? tcode : rs;
             uint64_t m = rip ? len : tlen, tn = rip ? tlen : len;
-            int tb = gpuasm_is_hamming(so)
+            int tb = gpuasm_search_mode(so) == GPUASM_MODE_HAMMING
                      ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, cand[c].end,
                                                 cand[c].dist, &r->aln)
                      : gpuasm_traceback(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,

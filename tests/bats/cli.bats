@@ -155,3 +155,19 @@ bad_value() {
     assert_equal "$output" "$auto"
     assert_equal "$stderr" "$auto_err"
 }
+
+@test "tuning knobs (kernels/settings.h): a bad value is a one-line error naming the knob" {
+    GPUASM_CUDA_GROUP=100 run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    assert_one_error
+    assert_equal "$stderr" "gpuasm-scan: GPUASM_CUDA_GROUP='100': expected an integer from 1 to 64"
+    assert_equal "$output" ""
+    GPUASM_DP_ROWS=two run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    assert_one_error
+    [[ "$stderr" == *"GPUASM_DP_ROWS='two'"* ]]
+    # a knob within its range changes nothing on the CPU
+    run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
+    local plain=$output
+    GPUASM_CUDA_GROUP=3 GPUASM_DP_ROWS=8 run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
+    assert_success
+    assert_equal "$output" "$plain"
+}
