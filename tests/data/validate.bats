@@ -7,8 +7,11 @@
 # Picard runs once, in one JVM, over every file (tests/data/ValidateSamFiles.java;
 # a JVM start costs ~2 s): the outputs are made and validated in
 # setup_file, each test reads its files' part of the report.  Picard is
-# Debian's picard-tools (PicardCommandLine is its wrapper; the jar is used
-# here directly).  A hand-made bad file checks that the validation can fail.
+# Debian's picard-tools: its wrapper is `PicardCommandLine ValidateSamFile
+# I=x.bam` (`picard-tools` is the deprecated name of the same script, which
+# also echoes "JavOpt: ..." lines on stdout and splits arguments at spaces);
+# the jar is used here directly.  Hand-made bad files check that the
+# validation can fail.
 #
 # Warnings: none is accepted.  Two things Picard would flag are the user's
 # to give: a read group (MISSING_READ_GROUP is an ERROR without -R/--rg or
