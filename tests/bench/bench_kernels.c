@@ -86,7 +86,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "p2") && argc == 8) {
         gpuasm_targets tg;
-        if (gpuasm_targets_load(argv[3], &tg, err.msg, sizeof err.msg) < 0) {
+        if (gpuasm_targets_load(argv[3], 0, &tg, err.msg, sizeof err.msg) < 0) {
             fprintf(stderr, "bench_kernels: %s\n", err.msg);
             return 1;
         }

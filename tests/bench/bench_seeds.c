@@ -631,7 +631,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_seeds: %s\n", err.msg);
         return 1;
     }
-    if (warn[0]) fprintf(stderr, "bench_seeds: %s\n", warn);
+    if (warn.status) fprintf(stderr, "bench_seeds: %s; using the CPU\n", warn.msg);
     time_t now_t = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now_t));
