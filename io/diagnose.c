@@ -55,3 +55,15 @@ void gpuasm_diagnose_record(const char *path, int can_reread, uint64_t rec_no,
     kseq_destroy(ks);
     gzclose(fp);
 }
+
+int gpuasm_gzip_complete(const char *path)
+{
+    if (!strcmp(path, "-")) return 1;
+    gzFile fp = gzopen(path, "r");
+    if (!fp) return 1;
+    char buf[4096];
+    while (gzread(fp, buf, sizeof buf) > 0) {}
+    int ok = !gz_failed(fp);
+    gzclose(fp);
+    return ok;
+}

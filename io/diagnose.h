@@ -19,4 +19,10 @@
 void gpuasm_diagnose_record(const char *path, int can_reread, uint64_t rec_no,
                             char *out, size_t outlen);
 
+/* Does the gzip/bgzf file `path` (not "-") decompress to its end without
+ * an error?  1 yes (or it cannot be reread), 0 no.  For compressed files
+ * that htslib found empty: htslib takes a gzip header with nothing after it
+ * for the end of the data, zlib knows the stream was cut. */
+int gpuasm_gzip_complete(const char *path);
+
 #endif

@@ -5,63 +5,119 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <htslib/bgzf.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
 #include <htslib/thread_pool.h>
+#include <stdatomic.h>
 
 #include "diagnose.h"
 #include "reads.h"
 
-struct gpuasm_reader {
+/* One input file. */
+typedef struct {
     samFile *in;
     sam_hdr_t *hdr;
     char *path;
+    int seqfile;         /* FASTQ/FASTA: no pairing of its own (reads.h) */
+    int cram;
+    uint64_t n_read;     /* records read so far (all, skipped ones included) */
+    int eof;
+} source_t;
+
+struct gpuasm_reader {
+    source_t src[2];     /* R1 (or the only file), R2 */
+    int paired_files;    /* src[1] is R2 */
     hts_tpool *pool;
     htsThreadPool tp;
     int wildcards;
-    uint64_t n_read;     /* records read so far (all, skipped ones included) */
+    uint64_t n_pairs;    /* pairs read from paired files */
     bam1_t *pending;     /* a record read ahead, or NULL */
     uint64_t pending_no; /* its 1-based record number */
-    int eof;
+    bam1_t *mate;        /* paired files: R2's record being read */
+    _Atomic uint64_t n_out;  /* primary records read (gpuasm_reader_count) */
 };
 
-int gpuasm_reader_open(const char *path, const char *reference, int n_threads,
-                       int wildcards, gpuasm_reader **out, char *err, size_t errlen)
+static int source_open(source_t *s, const char *path, const char *reference,
+                       htsThreadPool *tp, char *err, size_t errlen)
+{
+    if (!(s->path = strdup(path))) {
+        snprintf(err, errlen, "%s: out of memory", path);
+        return -1;
+    }
+    errno = 0;
+    s->in = sam_open(path, "r");
+    if (!s->in) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+        return -1;
+    }
+    if (reference && hts_set_fai_filename(s->in, reference) < 0) {
+        snprintf(err, errlen, "%s: cannot use reference %s", path, reference);
+        return -1;
+    }
+    if (tp) hts_set_thread_pool(s->in, tp);
+    const htsFormat *fmt = hts_get_format(s->in);
+    enum htsExactFormat f = fmt->format;
+    s->seqfile = f == fastq_format || f == fasta_format;
+    s->cram = f == cram;
+    s->hdr = sam_hdr_read(s->in);
+    if (!s->hdr) {
+        if (f == empty_format && fmt->compression != no_compression) {
+            /* Nothing came out of the compressed data: an empty file
+             * compressed, or one cut short (htslib's format detection
+             * does not tell, a read does). */
+            char c;
+            BGZF *bz = s->in->is_bgzf ? s->in->fp.bgzf : NULL;
+            if ((bz && bgzf_read(bz, &c, 1) < 0) || !gpuasm_gzip_complete(path)) {
+                snprintf(err, errlen, "%s: record 1: truncated or corrupt compressed data", path);
+                return -1;
+            }
+        }
+        if (f == empty_format) {
+            /* An empty read file is an empty read set, as in samtools. */
+            s->hdr = sam_hdr_init();
+            s->eof = 1;
+            if (!s->hdr) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+        } else {
+            snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file or cannot read its header", path);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static void source_close(source_t *s)
+{
+    if (s->hdr) sam_hdr_destroy(s->hdr);
+    if (s->in) sam_close(s->in);
+    free(s->path);
+}
+
+int gpuasm_reader_open(const char *path, const char *path2, const char *reference,
+                       int n_threads, int wildcards, gpuasm_reader **out,
+                       char *err, size_t errlen)
 {
     gpuasm_reader *r = calloc(1, sizeof(*r));
-    if (!r || !(r->path = strdup(path))) {
+    if (!r) {
         snprintf(err, errlen, "%s: out of memory", path);
-        free(r);
         return -1;
     }
     r->wildcards = wildcards;
-    errno = 0;
-    r->in = sam_open(path, "r");
-    if (!r->in) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
-        goto fail;
-    }
-    if (reference && hts_set_fai_filename(r->in, reference) < 0) {
-        snprintf(err, errlen, "%s: cannot use reference %s", path, reference);
-        goto fail;
-    }
+    r->paired_files = path2 != NULL;
     if (n_threads > 1) {
         if (!(r->pool = hts_tpool_init(n_threads))) {
             snprintf(err, errlen, "%s: cannot start %d threads", path, n_threads);
             goto fail;
         }
         r->tp.pool = r->pool;
-        hts_set_thread_pool(r->in, &r->tp);
     }
-    r->hdr = sam_hdr_read(r->in);
-    if (!r->hdr) {
-        if (hts_get_format(r->in)->format == empty_format) {
-            /* An empty read file is an empty read set, as in samtools. */
-            r->hdr = sam_hdr_init();
-            r->eof = 1;
-            if (!r->hdr) { snprintf(err, errlen, "%s: out of memory", path); goto fail; }
-        } else {
-            snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file or cannot read its header", path);
+    if (source_open(&r->src[0], path, reference, r->pool ? &r->tp : NULL, err, errlen) < 0)
+        goto fail;
+    if (path2) {
+        if (source_open(&r->src[1], path2, reference, r->pool ? &r->tp : NULL, err, errlen) < 0)
+            goto fail;
+        if (!(r->mate = bam_init1())) {
+            snprintf(err, errlen, "%s: out of memory", path2);
             goto fail;
         }
     }
@@ -72,16 +128,21 @@ fail:
     return -1;
 }
 
-const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r) { return r->hdr; }
+const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r) { return r->src[0].hdr; }
+
+uint64_t gpuasm_reader_count(const gpuasm_reader *r)
+{
+    return atomic_load_explicit(&((gpuasm_reader *)r)->n_out, memory_order_relaxed);
+}
 
 void gpuasm_reader_close(gpuasm_reader *r)
 {
     if (!r) return;
-    if (r->pending) bam_destroy1(r->pending);
-    if (r->hdr) sam_hdr_destroy(r->hdr);
-    if (r->in) sam_close(r->in);
+    if (r->pending && r->pending != r->mate) bam_destroy1(r->pending);
+    if (r->mate) bam_destroy1(r->mate);
+    source_close(&r->src[0]);
+    source_close(&r->src[1]);
     if (r->pool) hts_tpool_destroy(r->pool);
-    free(r->path);
     free(r);
 }
 
@@ -131,47 +192,115 @@ static void to_sequencing_orientation(bam1_t *rec)
     rec->core.flag &= ~BAM_FREVERSE;
 }
 
-/* Read the next primary record into *dst (a reused bam1_t).
+/* Read the next primary record of one file into *dst (a reused bam1_t).
+ * 1: got one; 0: end of input; -1: error (err filled). */
+static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
+                        char *err, size_t errlen)
+{
+    if (s->eof) return 0;
+    for (;;) {
+        int ret = sam_read1(s->in, s->hdr, dst);
+        if (ret == -1) { s->eof = 1; return 0; }
+        if (ret < -1) {
+            char what[512];
+            if (s->cram)
+                /* htslib has said why (a missing reference, most often). */
+                snprintf(what, sizeof what, "record %llu: cannot decode the CRAM record (htslib's "
+                         "message above says why; a CRAM file needs its reference: -T FILE)",
+                         (unsigned long long)s->n_read + 1);
+            else
+                gpuasm_diagnose_record(s->path, s->seqfile, s->n_read + 1, what, sizeof what);
+            snprintf(err, errlen, "%s: %s", s->path, what);
+            return -1;
+        }
+        s->n_read++;
+        if (s->seqfile) {
+            /* htslib's flags from a "/1" "/2" name suffix (reads.h): a
+             * single file is single-end, paired files set their own. */
+            dst->core.flag = BAM_FUNMAP;
+        } else {
+            if (dst->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
+            if (dst->core.l_qseq == 0 && !(dst->core.flag & BAM_FUNMAP) && dst->core.n_cigar) {
+                /* SEQ '*' on a primary record: nothing to search, and nothing
+                 * to write back; refuse rather than report a read silently lost. */
+                snprintf(err, errlen, "%s: record %llu (%s): no sequence (SEQ is '*')",
+                         s->path, (unsigned long long)s->n_read, bam_get_qname(dst));
+                return -1;
+            }
+        }
+        if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
+        *rec_no = s->n_read;
+        atomic_fetch_add_explicit(&r->n_out, 1, memory_order_relaxed);
+        return 1;
+    }
+}
+
+/* Paired files: R1's next read into dst, R2's into r->mate, checked to be
+ * mates.  1, 0 at the end of both, -1 with err. */
+static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
+{
+    source_t *a = &r->src[0], *b = &r->src[1];
+    uint64_t na = 0, nb = 0;
+    int ga = next_primary(r, a, dst, &na, err, errlen);
+    if (ga < 0) return -1;
+    int gb = next_primary(r, b, r->mate, &nb, err, errlen);
+    if (gb < 0) return -1;
+    if (!ga && !gb) return 0;
+    uint64_t k = r->n_pairs + 1;
+    if (!gb) {
+        snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
+                 "%s ends after %llu", a->path, b->path, a->path, (unsigned long long)k,
+                 bam_get_qname(dst), b->path, (unsigned long long)r->n_pairs);
+        return -1;
+    }
+    if (!ga) {
+        snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
+                 "%s ends after %llu", a->path, b->path, b->path, (unsigned long long)k,
+                 bam_get_qname(r->mate), a->path, (unsigned long long)r->n_pairs);
+        return -1;
+    }
+    if (strcmp(bam_get_qname(dst), bam_get_qname(r->mate)) != 0) {
+        snprintf(err, errlen, "%s, %s: read %llu: mate names differ (%s in %s, %s in %s; "
+                 "the files must list the mates of each pair in the same order)",
+                 a->path, b->path, (unsigned long long)k, bam_get_qname(dst), a->path,
+                 bam_get_qname(r->mate), b->path);
+        return -1;
+    }
+    r->n_pairs = k;
+    /* As samtools import -1 -2 writes them: 77 and 141. */
+    dst->core.flag = BAM_FPAIRED | BAM_FUNMAP | BAM_FMUNMAP | BAM_FREAD1;
+    r->mate->core.flag = BAM_FPAIRED | BAM_FUNMAP | BAM_FMUNMAP | BAM_FREAD2;
+    return 1;
+}
+
+/* Read the next read into *dst (a reused bam1_t): the read ahead, the next
+ * primary record of the file, or from paired files R1's then R2's read.
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *err, size_t errlen)
 {
+    int got;
     if (r->pending) {
         bam1_t *p = r->pending;
         r->pending = NULL;
         *rec_no = r->pending_no;
         int ok = bam_copy1(dst, p) != NULL;
-        bam_destroy1(p);
+        if (p != r->mate) bam_destroy1(p);
         if (!ok) {
-            snprintf(err, errlen, "%s: out of memory", r->path);
+            snprintf(err, errlen, "%s: out of memory", r->src[0].path);
             return -1;
         }
-        return 1;
+        got = 1;
+    } else if (r->paired_files) {
+        if ((got = next_pair(r, dst, err, errlen)) == 1) {
+            /* R2's read comes next (copied from r->mate: no allocation). */
+            r->pending = r->mate;
+            r->pending_no = 2 * r->n_pairs;
+            *rec_no = 2 * r->n_pairs - 1;
+        }
+    } else {
+        got = next_primary(r, &r->src[0], dst, rec_no, err, errlen);
     }
-    if (r->eof) return 0;
-    for (;;) {
-        int ret = sam_read1(r->in, r->hdr, dst);
-        if (ret == -1) { r->eof = 1; return 0; }
-        if (ret < -1) {
-            char what[512];
-            enum htsExactFormat f = hts_get_format(r->in)->format;
-            gpuasm_diagnose_record(r->path, f == fastq_format || f == fasta_format,
-                                   r->n_read + 1, what, sizeof what);
-            snprintf(err, errlen, "%s: %s", r->path, what);
-            return -1;
-        }
-        r->n_read++;
-        if (dst->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
-        if (dst->core.l_qseq == 0 && !(dst->core.flag & BAM_FUNMAP) && dst->core.n_cigar) {
-            /* SEQ '*' on a primary record: nothing to search, and nothing
-             * to write back; refuse rather than report a read silently lost. */
-            snprintf(err, errlen, "%s: record %llu (%s): no sequence (SEQ is '*')",
-                     r->path, (unsigned long long)r->n_read, bam_get_qname(dst));
-            return -1;
-        }
-        if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
-        *rec_no = r->n_read;
-        return 1;
-    }
+    return got;
 }
 
 int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
@@ -236,6 +365,6 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
     b->set.code = b->code;
     return (int)b->n;
 oom:
-    snprintf(err, errlen, "%s: out of memory", r->path);
+    snprintf(err, errlen, "%s: out of memory", r->src[0].path);
     return -1;
 }

@@ -9,6 +9,20 @@
  * A batch holds whole reads up to a number of bases, and never ends between
  * the two mates of a pair stored next to each other (0x40 then 0x80), so
  * that mate fields can be filled within one batch.
+ *
+ * Pairing (plugin/records.h states what the output does with it) comes only
+ * from real pairing:
+ *   - SAM/BAM/CRAM input keeps its FLAG 0x1/0x40/0x80;
+ *   - FASTQ/FASTA from one file is single-end: htslib takes a name's "/1" or
+ *     "/2" (any "/digit") for a mate number, drops it from the name and sets
+ *     0x1/0x40/0x80; the name stays without it (as samtools import writes
+ *     it) and the flags are cleared to 0x4 (unmapped, unpaired);
+ *   - two files (R1, R2) are read in lockstep, R1's read then R2's, each
+ *     pair adjacent, with FLAG 77 and 141 (0x1 0x4 0x8 and 0x40 / 0x80) as
+ *     samtools import -1 -2 gives them.  The mates must have the same name
+ *     once "/1" "/2" is gone, and the files the same number of reads.
+ *     Record numbers then count R1 and R2 reads alternately (R1's n-th read
+ *     is record 2n-1).
  */
 #ifndef GPUASM_READS_H
 #define GPUASM_READS_H
@@ -39,15 +53,22 @@ typedef struct gpuasm_batch {
 
 typedef struct gpuasm_reader gpuasm_reader;
 
-/* Open reads.  path "-" is stdin; reference is the FASTA used to decode
- * CRAM (NULL: htslib's defaults); n_threads > 1 gives htslib a decoding
- * thread pool (it helps BGZF/BAM/CRAM, not plain gzip).  wildcards: see
- * gpuasm_read_code().  Returns 0, or -1 with "FILE: reason" in err. */
-int gpuasm_reader_open(const char *path, const char *reference, int n_threads,
-                       int wildcards, gpuasm_reader **out, char *err, size_t errlen);
+/* Open reads.  path "-" is stdin; path2: R2's file for paired files (R1 in
+ * path), else NULL; reference is the FASTA used to decode CRAM (NULL:
+ * htslib's defaults); n_threads > 1 gives htslib a decoding thread pool (it
+ * helps BGZF/BAM/CRAM, not plain gzip).  wildcards: see gpuasm_read_code().
+ * Returns 0, or -1 with "FILE: reason" in err. */
+int gpuasm_reader_open(const char *path, const char *path2, const char *reference,
+                       int n_threads, int wildcards, gpuasm_reader **out,
+                       char *err, size_t errlen);
 
-/* The input's header (empty for FASTA/FASTQ). */
+/* The input's header (R1's; empty for FASTA/FASTQ). */
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r);
+
+/* Reads read so far (primary records, both mates of paired files, one read
+ * ahead included); safe to call from any thread while another reads (for
+ * the progress line). */
+uint64_t gpuasm_reader_count(const gpuasm_reader *r);
 
 /* Fill `b` with the next reads, about max_bases bases (at least one read).
  * Returns the number of reads (0 at the end of the input), or -1 with

@@ -1,5 +1,6 @@
 /* sam_out.c -- SAM/BAM/CRAM output (see sam_out.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,20 +22,97 @@ struct gpuasm_writer {
     char *path;         /* NULL for stdout */
 };
 
-static int copy_rg_lines(sam_hdr_t *dst, const sam_hdr_t *src)
+/* The ID of an @RG line held in `line` (tab-separated fields), into id. */
+static int rg_line_id(const char *line, kstring_t *id)
+{
+    for (const char *p = line; p && *p; p = strchr(p, '\t')) {
+        if (*p == '\t') p++;
+        if (!strncmp(p, "ID:", 3)) {
+            id->l = 0;
+            size_t n = strcspn(p + 3, "\t");
+            return kputsn(p + 3, n, id) < 0 ? -1 : 0;
+        }
+    }
+    return -1;
+}
+
+int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, size_t errlen)
+{
+    line->l = 0;
+    /* bwa -R: "\t" stands for a tab (shells do not make one of it). */
+    if (strncmp(spec, "@RG", 3) && kputs("@RG\t", line) < 0) goto oom;
+    for (const char *p = spec; *p; p++) {
+        if (p[0] == '\\' && p[1] == 't') {
+            if (kputc('\t', line) < 0) goto oom;
+            p++;
+        } else if (p[0] == '\\' && p[1] == '\\') {
+            if (kputc('\\', line) < 0) goto oom;
+            p++;
+        } else if (kputc(*p, line) < 0) {
+            goto oom;
+        }
+    }
+    if (strpbrk(line->s, "\n\r")) {
+        snprintf(err, errlen, "read group line has a line break");
+        return -1;
+    }
+    if (line->l < 4 || strncmp(line->s, "@RG\t", 4)) {
+        snprintf(err, errlen, "read group line '%s' does not start with @RG and a tab", spec);
+        return -1;
+    }
+    /* Fields: TAG:VALUE, a two-character tag, each once; ID required. */
+    int n_id = 0;
+    for (const char *f = line->s + 4; ; ) {
+        size_t n = strcspn(f, "\t");
+        if (n < 4 || f[2] != ':' || !isalpha((unsigned char)f[0]) ||
+            !isalnum((unsigned char)f[1])) {
+            snprintf(err, errlen, "read group line '%s': field '%.*s' is not TAG:VALUE", spec,
+                     (int)n, f);
+            return -1;
+        }
+        for (const char *g = line->s + 4; g < f; g += strcspn(g, "\t") + 1)
+            if (!strncmp(g, f, 3)) {
+                snprintf(err, errlen, "read group line '%s': tag %.2s given twice", spec, f);
+                return -1;
+            }
+        if (!strncmp(f, "ID:", 3)) n_id++;
+        if (!f[n]) break;
+        f += n + 1;
+    }
+    if (!n_id) {
+        snprintf(err, errlen, "read group line '%s' has no ID:", spec);
+        return -1;
+    }
+    if (rg_line_id(line->s, id) < 0) goto oom;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* Copy the input's @RG lines, except one whose ID is skip_id. */
+static int copy_rg_lines(sam_hdr_t *dst, const sam_hdr_t *src, const char *skip_id)
 {
     /* sam_hdr_str is not const-correct; the header is not modified. */
     sam_hdr_t *s = (sam_hdr_t *)src;
-    int n = sam_hdr_count_lines(s, "RG");
-    for (int i = 0; i < n; i++) {
-        kstring_t ks = KS_INITIALIZE;
-        if (sam_hdr_find_line_pos(s, "RG", i, &ks) < 0 ||
-            sam_hdr_add_lines(dst, ks.s, ks.l) < 0) {
-            ks_free(&ks);
-            return -1;
-        }
-        ks_free(&ks);
+    int n = sam_hdr_count_lines(s, "RG"), ret = 0;
+    kstring_t ks = KS_INITIALIZE, id = KS_INITIALIZE;
+    for (int i = 0; i < n && ret == 0; i++) {
+        if (sam_hdr_find_line_pos(s, "RG", i, &ks) < 0) { ret = -1; break; }
+        if (skip_id && rg_line_id(ks.s, &id) == 0 && !strcmp(id.s, skip_id)) continue;
+        if (sam_hdr_add_lines(dst, ks.s, ks.l) < 0) ret = -1;
     }
+    ks_free(&ks);
+    ks_free(&id);
+    return ret;
+}
+
+/* Do the format options say how to find the CRAM reference? */
+static int names_reference(const htsFormat *f)
+{
+    for (const hts_opt *o = f->specific; o; o = o->next)
+        if (o->opt == CRAM_OPT_REFERENCE || o->opt == CRAM_OPT_NO_REF || o->opt == CRAM_OPT_EMBED_REF)
+            return 1;
     return 0;
 }
 
@@ -42,18 +120,23 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
                        gpuasm_writer **out, char *err, size_t errlen)
 {
     const char *shown = (o->path && strcmp(o->path, "-")) ? o->path : "standard output";
+    kstring_t rg_id = KS_INITIALIZE;
     gpuasm_writer *w = calloc(1, sizeof(*w));
     if (!w) goto oom;
     if (o->path && strcmp(o->path, "-") && !(w->path = strdup(o->path))) goto oom;
 
-    const char *mode = !strcmp(o->format, "bam") ? "wb" : !strcmp(o->format, "cram") ? "wc" : "w";
+    const htsFormat *f = o->format;
+    const char *mode = f->format == bam ? "wb" : f->format == cram ? "wc"
+                     : f->compression == bgzf ? "wz" : "w";
     errno = 0;
-    w->out = sam_open(w->path ? w->path : "-", mode);
+    /* sam_open_format applies the format options (hts_opt_apply). */
+    w->out = sam_open_format(w->path ? w->path : "-", mode, f);
     if (!w->out) {
-        snprintf(err, errlen, "%s: cannot open for writing: %s", shown, strerror(errno ? errno : EIO));
+        snprintf(err, errlen, "%s: cannot open for writing%s%s", shown,
+                 errno ? ": " : " (see htslib's message above)", errno ? strerror(errno) : "");
         goto fail;
     }
-    if (!strcmp(o->format, "cram") && hts_set_opt(w->out, CRAM_OPT_NO_REF, 1) < 0) {
+    if (f->format == cram && !names_reference(f) && hts_set_opt(w->out, CRAM_OPT_NO_REF, 1) < 0) {
         snprintf(err, errlen, "%s: cannot set CRAM options", shown);
         goto fail;
     }
@@ -65,9 +148,18 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
     for (uint32_t i = 0; i < t->n; i++) {
         char len[32];
         snprintf(len, sizeof len, "%llu", (unsigned long long)gpuasm_target_len(t, i));
-        if (sam_hdr_add_line(w->hdr, "SQ", "SN", t->name[i], "LN", len, NULL) < 0) goto oom;
+        int r = t->desc[i]
+              ? sam_hdr_add_line(w->hdr, "SQ", "SN", t->name[i], "LN", len, "DS", t->desc[i], NULL)
+              : sam_hdr_add_line(w->hdr, "SQ", "SN", t->name[i], "LN", len, NULL);
+        if (r < 0) goto oom;
     }
-    if (o->copy_rg && o->input && copy_rg_lines(w->hdr, o->input) < 0) goto oom;
+    if (o->rg_line && rg_line_id(o->rg_line, &rg_id) < 0) goto oom;
+    if (o->copy_rg && o->input && copy_rg_lines(w->hdr, o->input, o->rg_line ? rg_id.s : NULL) < 0)
+        goto oom;
+    if (o->rg_line && sam_hdr_add_lines(w->hdr, o->rg_line, 0) < 0) {
+        snprintf(err, errlen, "%s: cannot add the read group line '%s'", shown, o->rg_line);
+        goto fail;
+    }
     if (o->pg_cl &&
         sam_hdr_add_pg(w->hdr, "gpuasm-scan", "PN", "gpuasm-scan", "VN", o->version,
                        "CL", o->pg_cl, NULL) < 0)
@@ -76,11 +168,13 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         snprintf(err, errlen, "%s: cannot write the header", shown);
         goto fail;
     }
+    ks_free(&rg_id);
     *out = w;
     return 0;
 oom:
     snprintf(err, errlen, "%s: out of memory", shown);
 fail:
+    ks_free(&rg_id);
     if (w) {
         if (w->out) sam_close(w->out);
         gpuasm_output_remove(w->path);
@@ -161,19 +255,21 @@ int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fiel
     }
     int has_qual = n > 0 && q[0] != 0xff;
     size_t l_aux = (f->keep_tags ? (size_t)bam_get_l_aux((bam1_t *)read) : 0) + 64 +
-                   (f->md ? strlen(f->md) : 0);
+                   (f->md ? strlen(f->md) : 0) + (f->rg ? strlen(f->rg) + 4 : 0);
     if (bam_set1(dst, read->core.l_qname - read->core.l_extranul - 1, bam_get_qname(read),
                  f->flag, f->tid, f->pos, f->mapq, f->n_cigar, f->cigar,
                  f->mtid, f->mpos, 0, (size_t)n, seq, has_qual ? qual : NULL, l_aux) < 0)
         return -1;
     if (f->nm >= 0) {
-        int32_t as = -f->nm;
         if (bam_aux_update_int(dst, "NM", f->nm) < 0) return -1;
         if (f->md && bam_aux_append(dst, "MD", 'Z', (int)strlen(f->md) + 1, (const uint8_t *)f->md) < 0)
             return -1;
-        if (bam_aux_update_int(dst, "AS", as) < 0) return -1;
+        if (bam_aux_update_int(dst, "AS", -f->dist) < 0) return -1;
         if (f->xs >= 0 && bam_aux_update_int(dst, "XS", f->xs) < 0) return -1;
+        if (f->dist != f->nm && bam_aux_update_int(dst, "XD", f->dist) < 0) return -1;
     }
+    if (f->rg && bam_aux_append(dst, "RG", 'Z', (int)strlen(f->rg) + 1, (const uint8_t *)f->rg) < 0)
+        return -1;
     if (f->keep_tags) {
         /* Copy the input's tags after ours, skipping the ones we set so that
          * no tag appears twice. */
@@ -183,7 +279,7 @@ int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fiel
             size_t sz = aux_value_size(a + 2, end);
             if (sz == 0) break;  /* damaged block: copy no further */
             if (memcmp(a, "NM", 2) && memcmp(a, "MD", 2) && memcmp(a, "AS", 2) &&
-                memcmp(a, "XS", 2) &&
+                memcmp(a, "XS", 2) && memcmp(a, "XD", 2) && (!f->rg || memcmp(a, "RG", 2)) &&
                 bam_aux_append(dst, (const char *)a, (char)a[2], (int)(sz - 1), a + 3) < 0)
                 return -1;
             a += 2 + sz;

@@ -13,20 +13,34 @@ typedef struct gpuasm_writer gpuasm_writer;
 
 typedef struct gpuasm_writer_opt {
     const char *path;       /* NULL or "-": stdout */
-    const char *format;     /* "sam", "bam" or "cram" */
+    const htsFormat *format;/* sam (compression bgzf: sam.gz), bam or cram, with its
+                             * htslib options (hts_opt list in ->specific:
+                             * -O FMT,OPT=VAL and --output-fmt-option) */
     int n_threads;          /* > 1: htslib compression threads */
     const char *pg_cl;      /* @PG CL; NULL: no @PG (--no-PG) */
     const char *version;    /* @PG VN */
     const sam_hdr_t *input; /* input header: its @RG lines are copied when copy_rg */
     int copy_rg;
+    const char *rg_line;    /* -R/--rg: one @RG header line (no newline), or NULL */
 } gpuasm_writer_opt;
 
 /* Open the output and write the header: @HD VN:1.6 SO:unsorted GO:query,
- * one @SQ per target in file order, @RG from the input when asked, @PG.
- * CRAM is written without a reference (the targets are in memory, and a
- * reference file would need a .fai beside it).  0, or -1 with err. */
+ * one @SQ per target in file order (SN, LN, and DS where the target was
+ * renamed: targets.h), @RG from the input when asked (except one with the
+ * ID of rg_line), rg_line, @PG.  CRAM is written without a reference (the
+ * targets are in memory, and a reference file would need a .fai beside it)
+ * unless the format options name one (reference=, no_ref=0, embed_ref=).
+ * 0, or -1 with err ("FILE: reason"; a bad rg_line or format option). */
 int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
                        gpuasm_writer **out, char *err, size_t errlen);
+
+/* The @RG header line of -R/--rg: spec is a line as bwa -R takes it
+ * ("@RG\tID:x\tSM:y", a backslash-t standing for a tab, "\\" for a
+ * backslash) or its fields alone ("ID:x\tSM:y", as samtools addreplacerg
+ * -r).  Fields must be TAG:VALUE (two-character tags), each tag once, ID
+ * among them.  Fills line (no newline) and id (its ID value).  0, or -1
+ * with a reason in err that quotes spec. */
+int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, size_t errlen);
 
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen);
 
@@ -46,9 +60,11 @@ typedef struct gpuasm_sam_fields {
     int32_t mtid;           /* mate's target, -1 */
     int64_t mpos;           /* mate's 0-based position, -1 */
     int reverse;            /* write SEQ reverse-complemented, QUAL reversed */
-    int32_t nm;             /* NM:i and AS:i = -NM; < 0: no NM/AS/MD */
+    int32_t nm;             /* NM:i (SAM's edit distance); < 0: no NM/MD/AS/XS/XD */
+    int32_t dist;           /* the search distance: AS:i = -dist, XD:i = dist when != nm */
     const char *md;         /* MD:Z */
     int32_t xs;             /* XS:i; < 0: none */
+    const char *rg;         /* RG:Z, or NULL */
     int keep_tags;          /* copy the read's aux tags after ours */
 } gpuasm_sam_fields;
 

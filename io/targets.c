@@ -1,95 +1,261 @@
 /* targets.c -- load the target set through htslib (see targets.h). */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <htslib/sam.h>
+#include <htslib/bgzf.h>
+#include <htslib/hfile.h>
+#include <htslib/hts.h>
 #include <htslib/khash.h>
+#include <htslib/kseq.h>
+#include <htslib/kstring.h>
 
 #include "diagnose.h"
 #include "grow.h"
 #include "targets.h"
 
-KHASH_MAP_INIT_STR(name2idx, uint32_t)
+/* kseq's stream treats a negative read as data (ks_getc would return the
+ * stale buffer forever): report an error as the end of the stream and let
+ * the caller look at the BGZF error code. */
+static int bgzf_read_or_end(BGZF *fp, void *buf, int n)
+{
+    ssize_t r = bgzf_read(fp, buf, (size_t)n);
+    return r < 0 ? 0 : (int)r;
+}
 
-/* Grow *p (element size sz) to hold at least want elements. */
-int gpuasm_targets_load(const char *path, gpuasm_targets *t, char *err, size_t errlen)
+KSEQ_INIT(BGZF *, bgzf_read_or_end)
+KHASH_SET_INIT_STR(names)
+KHASH_MAP_INIT_STR(first, uint32_t)
+
+/* SAM v1.6 §1.2.1: the characters of a reference name ([0-9A-Za-z!#$%&+./:;
+ * ?@^_|~-] first, then also * and =). */
+static int sam_name_char(unsigned char c, int first)
+{
+    if (isalnum(c)) return 1;
+    if (!first && (c == '*' || c == '=')) return 1;
+    return c != 0 && strchr("!#$%&+./:;?@^_|~-", c) != NULL;
+}
+
+/* The first character SAM does not allow in `name`, or 0. */
+static char bad_name_char(const char *name)
+{
+    for (const char *p = name; *p; p++)
+        if (!sam_name_char((unsigned char)*p, p == name)) return *p;
+    return 0;
+}
+
+/* Is `s` in the set? */
+static int in_set(khash_t(names) *h, const char *s)
+{
+    return kh_get(names, h, s) != kh_end(h);
+}
+
+/* The header line as @SQ DS shows it: the first word, one space, the
+ * comment; tabs and other control characters (which a header line cannot
+ * hold) as spaces. */
+static char *header_text(const kseq_t *ks)
+{
+    kstring_t d = KS_INITIALIZE;
+    if (kputs(ks->name.s, &d) < 0 ||
+        (ks->comment.l && (kputc(' ', &d) < 0 || kputsn(ks->comment.s, ks->comment.l, &d) < 0))) {
+        ks_free(&d);
+        return NULL;
+    }
+    for (size_t i = 0; i < d.l; i++)
+        if (iscntrl((unsigned char)d.s[i])) d.s[i] = ' ';
+    return ks_release(&d);
+}
+
+/* Give every target its SAM name (rules in targets.h).  word[i] is target
+ * i's first word; on return t->name[i] holds the name, and t->desc[i] the
+ * header line where the two differ.  0, or -1 with err. */
+static int assign_names(const char *path, int strict, gpuasm_targets *t, char **word,
+                        char **header, char *err, size_t errlen)
+{
+    int ret = -1, absent;
+    khash_t(names) *taken = kh_init(names);  /* names given out or kept */
+    khash_t(first) *first = kh_init(first);  /* first words that may be kept -> target */
+    kstring_t cand = KS_INITIALIZE;
+    if (!taken || !first) goto oom;
+    /* A valid first word seen for the first time keeps its name, whatever
+     * comes before it in the file: reserve those names up front. */
+    for (uint32_t i = 0; i < t->n; i++) {
+        char bad = bad_name_char(word[i]);
+        khint_t k = kh_get(first, first, word[i]);
+        if (k != kh_end(first)) {
+            uint32_t j = kh_val(first, k);
+            if (strict) {
+                snprintf(err, errlen, "%s: record %u (%s): duplicate target name (first seen as "
+                         "record %u; without --strict-names it would be renamed)",
+                         path, i + 1, word[i], j + 1);
+                goto out;
+            }
+            /* The target that keeps the name shows its header too, so that
+             * each of the namesakes can be told apart. */
+            if (!t->desc[j]) {
+                t->desc[j] = header[j];
+                header[j] = NULL;
+            }
+            continue;
+        }
+        if (bad && strict) {
+            snprintf(err, errlen, "%s: record %u (%s): name has a character SAM does not allow "
+                     "in @SQ SN ('%c'; without --strict-names it would be mapped to '_')",
+                     path, i + 1, word[i], bad);
+            goto out;
+        }
+        if (bad) continue;
+        k = kh_put(first, first, word[i], &absent);
+        if (absent < 0) goto oom;
+        kh_val(first, k) = i;
+    }
+    for (uint32_t i = 0; i < t->n; i++) {
+        khint_t k = kh_get(first, first, word[i]);
+        if (k != kh_end(first)) {
+            /* A valid name: the first target with it keeps it. */
+            kh_del(first, first, k);
+            kh_put(names, taken, word[i], &absent);
+            if (absent < 0) goto oom;
+            t->name[i] = word[i];
+            word[i] = NULL;
+            continue;
+        }
+        int dup = bad_name_char(word[i]) == 0;   /* valid, so its name was taken before */
+        cand.l = 0;
+        if (kputs(word[i], &cand) < 0) goto oom;
+        for (size_t c = 0; c < cand.l; c++)
+            if (!sam_name_char((unsigned char)cand.s[c], c == 0)) cand.s[c] = '_';
+        size_t base = cand.l;
+        for (unsigned sfx = 2; in_set(taken, cand.s) || kh_get(first, first, cand.s) != kh_end(first);
+             sfx++) {
+            cand.l = base;
+            if (ksprintf(&cand, "_%u", sfx) < 0) goto oom;
+        }
+        if (!(t->name[i] = strdup(cand.s))) goto oom;
+        kh_put(names, taken, t->name[i], &absent);
+        if (absent < 0) goto oom;
+        t->desc[i] = header[i];
+        header[i] = NULL;
+        if (dup && t->n_dup++ == 0) t->first_dup = i;
+        if (!dup) t->n_mapped++;
+    }
+    ret = 0;
+    goto out;
+oom:
+    snprintf(err, errlen, "%s: out of memory", path);
+out:
+    if (taken) kh_destroy(names, taken);
+    if (first) kh_destroy(first, first);
+    ks_free(&cand);
+    return ret;
+}
+
+int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
+                        char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
-    int ret = -1;
-    samFile *in = NULL;
-    sam_hdr_t *hdr = NULL;
-    bam1_t *b = bam_init1();
-    khash_t(name2idx) *seen = kh_init(name2idx);
-    size_t m_name = 0, m_off = 0, m_code = 0;
-    uint64_t n_rec = 0;
+    int ret = -1, r;
+    hFILE *hf = NULL;
+    BGZF *bz = NULL;
+    kseq_t *ks = NULL;
+    char **word = NULL, **header = NULL;   /* [n] first words, header lines */
+    size_t m_word = 0, m_header = 0, m_off = 0, m_code = 0;
+    htsFormat fmt;
 
-    if (!b || !seen) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        goto out;
-    }
-    in = sam_open(path, "r");
-    if (!in) {
+    errno = 0;
+    if (!(hf = hopen(path, "r"))) {
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
         goto out;
     }
-    hdr = sam_hdr_read(in);
-    if (!hdr) {
-        if (hts_get_format(in)->format == empty_format)
-            snprintf(err, errlen, "%s: empty target file", path);
-        else
-            snprintf(err, errlen, "%s: not a FASTA/FASTQ/SAM/BAM/CRAM file", path);
+    if (hts_detect_format2(hf, path, &fmt) < 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
         goto out;
     }
-    if (gpuasm_grow((void **)&t->off, &m_off, 1, sizeof(*t->off)) < 0) goto oom;
-    t->off[0] = 0;
-
-    int r;
-    while ((r = sam_read1(in, hdr, b)) >= 0) {
-        n_rec++;
-        const char *name = bam_get_qname(b);
-        uint32_t len = (uint32_t)b->core.l_qseq;
-        if (len == 0) {
-            snprintf(err, errlen, "%s: record %llu (%s): target has no bases",
-                     path, (unsigned long long)n_rec, name);
-            goto out;
-        }
-        int absent;
-        khint_t k = kh_put(name2idx, seen, name, &absent);
-        if (absent < 0) goto oom;
-        if (!absent) {
-            snprintf(err, errlen, "%s: record %llu (%s): duplicate target name (first seen as record %u)",
-                     path, (unsigned long long)n_rec, name, kh_val(seen, k) + 1);
-            goto out;
-        }
-        if (gpuasm_grow((void **)&t->name, &m_name, t->n + 1, sizeof(*t->name)) < 0) goto oom;
-        if (!(t->name[t->n] = strdup(name))) goto oom;
-        kh_key(seen, k) = t->name[t->n];   /* the hash must not keep b's buffer */
-        kh_val(seen, k) = t->n;
-        if (gpuasm_grow((void **)&t->off, &m_off, t->n + 2, sizeof(*t->off)) < 0) goto oom;
-        uint64_t o = t->off[t->n];
-        if (gpuasm_grow((void **)&t->code, &m_code, o + len, 1) < 0) goto oom;
-        const uint8_t *s = bam_get_seq(b);
-        for (uint32_t i = 0; i < len; i++) t->code[o + i] = (uint8_t)bam_seqi(s, i);
-        t->off[t->n + 1] = o + len;
-        if (t->n == 0 || len > t->max_len) t->max_len = len;
-        if (t->n == 0 || len < t->min_len) t->min_len = len;
-        t->n++;
-    }
-    if (r < -1) {
-        char what[512];
-        enum htsExactFormat f = hts_get_format(in)->format;
-        gpuasm_diagnose_record(path, f == fastq_format || f == fasta_format, n_rec + 1,
-                               what, sizeof what);
-        snprintf(err, errlen, "%s: %s", path, what);
-        goto out;
-    }
-    if (t->n == 0) {
+    /* A compressed file with nothing in it may also be one cut short: the
+     * read below tells the two apart. */
+    if (fmt.format == empty_format && fmt.compression == no_compression) {
         snprintf(err, errlen, "%s: empty target file", path);
         goto out;
     }
+    if (fmt.format != fasta_format && fmt.format != fastq_format && fmt.format != empty_format) {
+        snprintf(err, errlen, "%s: not a FASTA or FASTQ file", path);
+        goto out;
+    }
+    /* bgzf_hopen reads plain, gzip and bgzf alike, from what hopen peeked. */
+    if (!(bz = bgzf_hopen(hf, "r"))) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
+        goto out;
+    }
+    hf = NULL;   /* bz owns it now */
+    if (!(ks = kseq_init(bz))) goto oom;
+    if (gpuasm_grow((void **)&t->off, &m_off, 1, sizeof(*t->off)) < 0) goto oom;
+    t->off[0] = 0;
+
+    while ((r = kseq_read(ks)) >= 0) {
+        uint32_t no = t->n + 1;
+        if (ks->name.l == 0) {
+            snprintf(err, errlen, "%s: record %u: empty name (a header line with no name "
+                     "right after its '%c')", path, no, fmt.format == fasta_format ? '>' : '@');
+            goto out;
+        }
+        if (t->n == UINT32_MAX - 1) {
+            snprintf(err, errlen, "%s: record %u (%s): too many targets", path, no, ks->name.s);
+            goto out;
+        }
+        if (gpuasm_grow((void **)&t->off, &m_off, (size_t)t->n + 2, sizeof(*t->off)) < 0 ||
+            gpuasm_grow((void **)&word, &m_word, (size_t)t->n + 1, sizeof(*word)) < 0 ||
+            gpuasm_grow((void **)&header, &m_header, (size_t)t->n + 1, sizeof(*header)) < 0 ||
+            gpuasm_grow((void **)&t->code, &m_code, t->off[t->n] + ks->seq.l, 1) < 0)
+            goto oom;
+        /* Whitespace (a CR of a blank CRLF line kseq leaves in) is not a base;
+         * everything else is coded as htslib codes SEQ (unknown letters: N). */
+        uint8_t *c = t->code + t->off[t->n];
+        uint64_t len = 0;
+        for (size_t i = 0; i < ks->seq.l; i++) {
+            unsigned char ch = (unsigned char)ks->seq.s[i];
+            if (!isspace(ch)) c[len++] = (uint8_t)seq_nt16_table[ch];
+        }
+        if (len == 0) {
+            snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no, ks->name.s);
+            goto out;
+        }
+        if (len > INT32_MAX) {
+            snprintf(err, errlen, "%s: record %u (%s): target longer than %d bases", path, no,
+                     ks->name.s, INT32_MAX);
+            goto out;
+        }
+        word[t->n] = strdup(ks->name.s);
+        header[t->n] = header_text(ks);
+        t->n++;   /* counted now so that the names are freed on any error */
+        if (!word[t->n - 1] || !header[t->n - 1]) goto oom;
+        t->off[t->n] = t->off[t->n - 1] + len;
+        if (t->n == 1 || len > t->max_len) t->max_len = len;
+        if (t->n == 1 || len < t->min_len) t->min_len = len;
+    }
+    if (bz->errcode || (t->n == 0 && fmt.compression != no_compression && !gpuasm_gzip_complete(path))) {
+        snprintf(err, errlen, "%s: record %u: truncated or corrupt compressed data",
+                 path, t->n + 1);
+        goto out;
+    }
+    if (r == -2) {
+        snprintf(err, errlen, "%s: record %u (%s): quality length %zu != sequence length %zu",
+                 path, t->n + 1, ks->name.s, ks->qual.l, ks->seq.l);
+        goto out;
+    }
+    if (r < -1) {
+        snprintf(err, errlen, "%s: record %u: malformed record", path, t->n + 1);
+        goto out;
+    }
+    if (t->n == 0) {
+        snprintf(err, errlen, "%s: empty target file (no records)", path);
+        goto out;
+    }
+    if (!(t->name = calloc(t->n, sizeof(*t->name))) || !(t->desc = calloc(t->n, sizeof(*t->desc))))
+        goto oom;
+    if (assign_names(path, strict_names, t, word, header, err, errlen) < 0) goto out;
     t->set.n = t->n;
     t->set.off = t->off;
     t->set.code = t->code;
@@ -98,18 +264,23 @@ int gpuasm_targets_load(const char *path, gpuasm_targets *t, char *err, size_t e
 oom:
     snprintf(err, errlen, "%s: out of memory", path);
 out:
-    if (seen) kh_destroy(name2idx, seen);
-    if (b) bam_destroy1(b);
-    if (hdr) sam_hdr_destroy(hdr);
-    if (in) sam_close(in);
+    for (uint32_t i = 0; word && i < t->n; i++) free(word[i]);
+    for (uint32_t i = 0; header && i < t->n; i++) free(header[i]);
+    free(word);
+    free(header);
+    if (ks) kseq_destroy(ks);
+    if (bz) bgzf_close(bz);
+    if (hf) hclose_abruptly(hf);
     if (ret < 0) gpuasm_targets_free(t);
     return ret;
 }
 
 void gpuasm_targets_free(gpuasm_targets *t)
 {
-    for (uint32_t i = 0; i < t->n; i++) free(t->name[i]);
+    for (uint32_t i = 0; t->name && i < t->n; i++) free(t->name[i]);
+    for (uint32_t i = 0; t->desc && i < t->n; i++) free(t->desc[i]);
     free(t->name);
+    free(t->desc);
     free(t->off);
     free(t->code);
     memset(t, 0, sizeof(*t));

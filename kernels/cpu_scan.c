@@ -1,57 +1,101 @@
 /* cpu_scan.c -- gpuasm_cpu_scan(): the pair walk every CPU twin shares.
  *
- * For each (read, target, strand) of the batch slice: pattern and text by
- * search.h's pair rule, k = gpuasm_pair_k(), pairs with m <= k skipped, the
+ * For each (read, target, strand) of the batch slice: pattern, text and k
+ * by search.h's pair rule (gpuasm_pair_of), pairs that are not searched
+ * skipped, the pattern-length limit of the kernel's row (registry.h), the
  * read reverse-complemented for strand 1 (nt16 only; the byte alphabet has
- * one strand), then the twin of opt->kernel runs the pair (twin.h) and the
+ * one strand), then opt->kernel's twin runs the pair (twin.h) and the
  * positions it emits (every j with D <= k) are cut down to local minima.
+ * Also gpuasm_scan_cells(), the DP-cell count of a slice.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "nt16.h"
+#include "registry.h"
 #include "search.h"
 #include "twin.h"
 
-static const gpuasm_twin *twin_of(int32_t kernel)
+/* ---- cells ------------------------------------------------------------------ */
+
+/* Can a pattern of m bases be searched at all (for some non-empty text)? */
+static int pattern_ok(const gpuasm_search_opt *opt, uint64_t m)
 {
-    switch (kernel) {
-    case GPUASM_KERNEL_MYERS: return &gpuasm_twin_myers;
-    case GPUASM_KERNEL_DP: return &gpuasm_twin_dp;
-    case GPUASM_KERNEL_SCAN: return &gpuasm_twin_scan;
-    case GPUASM_KERNEL_HAMMING: return &gpuasm_twin_hamming;
-    default: return NULL;
+    return gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Index of the first element >= x in sorted v[0 .. n). */
+static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x) lo = mid + 1; else hi = mid;
     }
+    return lo;
 }
 
-uint64_t gpuasm_pair_too_long(const gpuasm_search_opt *opt, uint64_t read_len, uint64_t target_len)
-{
-    uint64_t limit = gpuasm_kernel_max_pattern(opt);
-    if (!limit) return 0;
-    int rip = gpuasm_read_is_pattern(opt, read_len, target_len);
-    uint64_t m = rip ? read_len : target_len;
-    if ((int64_t)m <= (int64_t)gpuasm_pair_k(opt, m)) return 0;   /* not searched */
-    return m > limit ? m : 0;
-}
-
+/* cells = strands x sum over searched pairs of rlen x tlen (m x n is the
+ * same product whichever side is the pattern).  With the targets sorted by
+ * length and two prefix sums (all lengths, and lengths that can be a
+ * pattern), each read costs one binary search instead of a pass over the
+ * targets; the direct sum is kept for when memory is short. */
 double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt)
 {
+    const uint32_t nt = targets->n;
+    const uint64_t r_end = (uint64_t)first + count < reads->n ? (uint64_t)first + count : reads->n;
     double cells = 0;
-    const int strands = gpuasm_strands(opt);
-    for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
-        uint64_t rlen = reads->off[r + 1] - reads->off[r];
-        for (uint32_t t = 0; t < targets->n; t++) {
-            uint64_t tlen = targets->off[t + 1] - targets->off[t];
-            int rip = gpuasm_read_is_pattern(opt, rlen, tlen);
-            uint64_t m = rip ? rlen : tlen, n = rip ? tlen : rlen;
-            if ((int64_t)m <= (int64_t)gpuasm_pair_k(opt, m)) continue;
-            cells += (double)strands * (double)m * (double)n;
-        }
+    uint64_t *len = nt ? malloc((size_t)nt * sizeof(*len)) : NULL;
+    double *all = nt ? malloc(((size_t)nt + 1) * sizeof(*all)) : NULL;
+    double *pat = nt ? malloc(((size_t)nt + 1) * sizeof(*pat)) : NULL;
+    if (nt && (!len || !all || !pat)) {
+        for (uint64_t r = first; r < r_end; r++)
+            for (uint32_t t = 0; t < nt; t++) {
+                gpuasm_pair p = gpuasm_pair_of(opt, reads->off[r + 1] - reads->off[r],
+                                               targets->off[t + 1] - targets->off[t]);
+                if (p.searched) cells += (double)p.m * (double)p.n;
+            }
+        goto done;
     }
-    return cells;
+    for (uint32_t t = 0; t < nt; t++) len[t] = targets->off[t + 1] - targets->off[t];
+    qsort(len, nt, sizeof(*len), cmp_u64);
+    all[0] = pat[0] = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        all[t + 1] = all[t] + (double)len[t];
+        pat[t + 1] = pat[t] + (pattern_ok(opt, len[t]) ? (double)len[t] : 0.0);
+    }
+    const size_t nz = lower_bound(len, nt, 1);   /* targets [nz, nt) are not empty */
+    for (uint64_t r = first; r < r_end; r++) {
+        const uint64_t rlen = reads->off[r + 1] - reads->off[r];
+        if (rlen == 0) continue;
+        double tsum;
+        if (opt->pattern_side == GPUASM_PATTERN_READ) {
+            tsum = pattern_ok(opt, rlen) ? all[nt] - all[nz] : 0;
+        } else if (opt->pattern_side == GPUASM_PATTERN_TARGET) {
+            tsum = pat[nt];
+        } else {
+            /* tlen >= rlen: the read is the pattern; tlen < rlen: the target. */
+            const size_t i = lower_bound(len, nt, rlen);
+            tsum = (pattern_ok(opt, rlen) ? all[nt] - all[i] : 0) + pat[i];
+        }
+        cells += (double)rlen * tsum;
+    }
+done:
+    free(len);
+    free(all);
+    free(pat);
+    return cells * gpuasm_strands(opt);
 }
+
+/* ---- the walk ------------------------------------------------------------------ */
 
 /* The walk's state, on gpuasm_cpu_scan()'s stack. */
 typedef struct walk {
@@ -114,24 +158,20 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
 
 int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                     const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                    gpuasm_hits *out, char *err, size_t errlen)
+                    gpuasm_hits *out, gpuasm_err *err)
 {
-    const gpuasm_twin *tw = twin_of(opt->kernel);
-    if (!tw) {
-        snprintf(err, errlen, "unknown kernel %d", (int)opt->kernel);
-        return -1;
-    }
+    int ret = gpuasm_search_check(opt, err);
+    if (ret < 0) return ret;
+    const gpuasm_twin *tw = gpuasm_kernel_get(opt->kernel)->twin;
+    const uint64_t limit = gpuasm_kernel_max_pattern(opt);
     void *ws = tw->open(opt);
-    if (!ws) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
+    if (!ws) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     walk w;
     memset(&w, 0, sizeof w);
     w.out = out;
     uint8_t *rc = NULL;
     size_t rc_cap = 0;
-    int rc_ok, ret = 0;
+    int rc_ok;
     const int strands = gpuasm_strands(opt);
 
     for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
@@ -140,26 +180,21 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
         rc_ok = 0;
         for (uint32_t t = 0; t < targets->n; t++) {
             const uint8_t *tgt = targets->code + targets->off[t];
-            uint64_t tlen = targets->off[t + 1] - targets->off[t];
-            int rip = gpuasm_read_is_pattern(opt, rlen, tlen);
-            uint64_t m = rip ? rlen : tlen;
-            uint64_t n = rip ? tlen : rlen;
-            int32_t k = gpuasm_pair_k(opt, m);
-            if ((int64_t)m <= (int64_t)k) continue;   /* also skips empty reads */
-            if (k < 0 || n == 0) continue;            /* nothing can be reported */
-            if (gpuasm_pair_too_long(opt, rlen, tlen)) {
-                snprintf(err, errlen, "--kernel %s takes patterns of at most %llu bases; "
-                         "read %llu of the batch vs target %u has one of %llu",
-                         gpuasm_kernel_name(opt->kernel),
-                         (unsigned long long)gpuasm_kernel_max_pattern(opt),
-                         (unsigned long long)r + 1, t + 1, (unsigned long long)m);
-                ret = -1;
+            const gpuasm_pair pr = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
+            if (!pr.searched) continue;   /* also skips empty reads */
+            if (limit && pr.m > limit) {
+                gpuasm_err_set(err, GPUASM_ERR_TOO_LONG,
+                               "kernel %s takes patterns of at most %llu bases; this pair has one of %llu",
+                               tw->name, (unsigned long long)limit, (unsigned long long)pr.m);
+                ret = gpuasm_err_about(err, (uint32_t)r, t, pr.m, limit);
                 goto done;
             }
             /* end is a uint32_t and the pair API takes a uint32_t m. */
-            if (m > UINT32_MAX || n > (uint64_t)UINT32_MAX + 1) {
-                snprintf(err, errlen, "sequence too long (%llu bases)", (unsigned long long)n);
-                ret = -1;
+            if (pr.m > UINT32_MAX || pr.n > (uint64_t)UINT32_MAX + 1) {
+                const uint64_t len = pr.m > UINT32_MAX ? pr.m : pr.n;
+                gpuasm_err_set(err, GPUASM_ERR_SEQ_TOO_LONG, "sequence too long (%llu bases)",
+                               (unsigned long long)len);
+                ret = gpuasm_err_about(err, (uint32_t)r, t, len, (uint64_t)UINT32_MAX);
                 goto done;
             }
             if (strands == 2 && !rc_ok) {
@@ -169,10 +204,10 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
             for (uint32_t s = 0; s < (uint32_t)strands; s++) {
                 const uint8_t *rseq = s ? rc : read;
                 gpuasm_twin_pair p;
-                p.m = (uint32_t)m;
-                p.n = n;
-                p.k = k;
-                if (rip) {
+                p.m = (uint32_t)pr.m;
+                p.n = pr.n;
+                p.k = pr.k;
+                if (pr.read_is_pattern) {
                     p.pattern = rseq;
                     p.text = tgt;
                     p.pattern_key = (r << 2) | ((uint64_t)s << 1) | 1;
@@ -193,8 +228,7 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
     }
     goto done;
 oom:
-    snprintf(err, errlen, "out of memory");
-    ret = -1;
+    ret = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
 done:
     tw->close(ws);
     free(rc);

@@ -1,15 +1,27 @@
-/* cuda_kit.cuh -- what the CUDA handle (myers_cuda.cu) gives every kernel
- * file: the hit output, the batch on the device, grow-only scratch, and the
- * launcher signature of the seed kernels (dp, scan, hamming, and Myers on
- * the byte alphabet).  C++ for .cu files only.
+/* cuda_kit.cuh -- what the CUDA backend (cuda_backend.cu) gives every
+ * kernel's launcher: the batch on the device, where hits go, grow-only
+ * scratch memory, per-lane kernel state, the knobs, and CUDA error checks.
+ * C++ for .cu files only.
  *
- * The handle owns the stream, the device copies of reads and targets, the
- * hit buffer and its counter.  A launcher only plans and launches kernels on
- * b.stream that call out.emit() for every end hit of search.h's contract
- * (local minima of D[m][.] <= k; the order does not matter).  The handle may
- * call a launcher twice for one batch (when the hit buffer overflowed it
- * grows it and runs again), so a launcher must be deterministic and must not
- * keep state between calls other than scratch capacity.
+ * The contract of a launcher (a row's .cuda.launch in registry.c):
+ *   - it plans on the host from b->host (lengths, options; never device
+ *     memory), uploads what it planned, calls kit_begin_kernels(*b) once
+ *     (the device time from there to its return is the scan's kernel_s, so
+ *     host planning is not counted), and queues kernels on b->stream that
+ *     call b->out.emit() for
+ *     every end hit of search.h's contract (the local minima of D[m][.]
+ *     <= k of every searched (read, target, strand); any order);
+ *   - it reads and writes only b->dev, b->out, b->scratch and its own
+ *     *b->state; it must not synchronise the device (streams of other
+ *     lanes run beside it), only b->stream;
+ *   - it may be called twice for one batch (when the hit buffer overflowed
+ *     the backend grows it and calls again), so it must be deterministic
+ *     and keep nothing between calls but capacity and target-derived state
+ *     (rebuild that when b->targets_version changes);
+ *   - pairs whose pattern is longer than the row's max_pattern never reach
+ *     it (the backend refuses the batch first, as the CPU twins do);
+ *   - it returns 0, or a negative status with err (KIT_CK does this for
+ *     CUDA calls); C++ exceptions are caught by the backend.
  */
 #ifndef GPUASM_CUDA_KIT_CUH
 #define GPUASM_CUDA_KIT_CUH
@@ -18,11 +30,14 @@
 #include <cooperative_groups.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "cuda_device.cuh"
+#include "cuda_launch.h"
+#include "registry.h"
 #include "search.h"
-#include "myers_cuda_core.cuh"   /* HD, gcore::pair_k / read_is_pattern / searched / lmin / window */
+#include "settings.h"
+#include "status.h"
 
 /* Hits into a device array; an index past cap is counted, not written.
  * Warp-aggregated: one atomicAdd per converged set of lanes. */
@@ -54,82 +69,102 @@ struct dev_out {
     }
 };
 
-/* Grow-only device memory owned by the handle. */
+/* emit(j, d) of one (read, target, strand). */
+template <class Out> struct emitter {
+    Out *out;
+    uint32_t r, t, s;
+    HD void operator()(uint32_t j, int32_t d) { out->emit(r, t, j, d, s); }
+};
+
+/* Grow-only device memory owned by the lane, shared by the kernels (one
+ * kernel runs per scan). */
 struct kit_scratch {
     void *p;
     size_t cap;   /* bytes */
 };
-enum { KIT_SCRATCH_SLOTS = 4 };
+enum { KIT_SCRATCH_SLOTS = 8 };
 
-/* One batch as a launcher sees it. */
-struct kit_batch {
-    /* host views (for planning) */
-    uint32_t nreads;
-    const uint64_t *h_roff;       /* [nreads + 1] read offsets (bases) */
-    const uint8_t *h_rcode;       /* read codes (host) */
-    uint32_t ntargets;
-    const uint64_t *h_toff;       /* [ntargets + 1] target offsets */
-    const uint8_t *h_tcode;       /* target codes (host) */
-    /* device copies */
-    const uint8_t *d_rcode;
-    const uint64_t *d_roff;
-    const uint8_t *d_tcode;
-    const uint64_t *d_toff;
-    gpuasm_search_opt opt;
-    cudaStream_t stream;
-    int sm_count;
-    kit_scratch *scratch;         /* [KIT_SCRATCH_SLOTS] */
+/* One batch as a launcher sees it (the C name is in registry.h). */
+struct gpuasm_cuda_batch {
+    gpuasm_batch_view host;        /* reads and targets in host memory, and the options */
+    gpuasm_batch_view dev;         /* the same sequences on the device (same opt) */
+    dev_out out;                   /* where end hits go */
+    cudaStream_t stream;           /* the lane's stream: every launch and copy goes here */
+    int device, sm_count;
+    size_t smem_optin;             /* opt-in shared memory per block (bytes) */
+    const gpuasm_settings *settings;
+    kit_scratch *scratch;          /* [KIT_SCRATCH_SLOTS] */
+    void **state;                  /* this kernel's per-lane state (NULL at first) */
+    uint64_t targets_version;      /* changes whenever the targets change */
+    cudaEvent_t ev_begin;          /* recorded by kit_begin_kernels() */
+    int *began;                    /* set by kit_begin_kernels() */
 };
 
-/* "CUDA: <call>: <error string>" into err; returns -1. */
-static inline int kit_fail(char *err, size_t errlen, const char *call, cudaError_t e)
+/* "CUDA: <call>: <error string>" into err; returns GPUASM_ERR_CUDA. */
+static inline int kit_fail(gpuasm_err *err, const char *call, cudaError_t e)
 {
-    if (err && errlen)
-        snprintf(err, errlen, "CUDA: %.*s: %s", (int)strcspn(call, "("), call,
-                 cudaGetErrorString(e));
-    return -1;
+    return gpuasm_err_set(err, GPUASM_ERR_CUDA, "CUDA: %.*s: %s", (int)strcspn(call, "("), call,
+                          cudaGetErrorString(e));
 }
 
 #define KIT_CK(call) do {                                                 \
         cudaError_t kit_e_ = (call);                                      \
-        if (kit_e_ != cudaSuccess) return kit_fail(err, errlen, #call, kit_e_); \
+        if (kit_e_ != cudaSuccess) return kit_fail(err, #call, kit_e_);   \
     } while (0)
 
 /* After a launch (launch errors show now, execution errors at the next sync). */
 #define KIT_CK_LAUNCH(name) do {                                          \
         cudaError_t kit_e_ = cudaGetLastError();                          \
-        if (kit_e_ != cudaSuccess) return kit_fail(err, errlen, name, kit_e_); \
+        if (kit_e_ != cudaSuccess) return kit_fail(err, name, kit_e_);    \
     } while (0)
 
-/* Make scratch slot `slot` hold at least `bytes` (contents not kept; the
- * stream is synchronised first when it must grow).  0 or -1 with err. */
-static inline int kit_grow(const kit_batch &b, int slot, size_t bytes, void **out,
-                           char *err, size_t errlen)
+/* Before a launch: forget an earlier error that was already reported, so
+ * that KIT_CK_LAUNCH sees this launch's own. */
+#define KIT_CLEAR_ERR() ((void)cudaGetLastError())
+
+/* Make *p hold at least `bytes` bytes of device memory, capacity in *cap
+ * (contents not kept; 25% slack so that slowly growing batches do not
+ * reallocate every time; the stream is synchronised first when it must
+ * grow, since cudaFree would wait for the device anyway).  0 or a status. */
+static inline int kit_grow_buf(cudaStream_t stream, void **p, size_t *cap, size_t bytes,
+                               gpuasm_err *err)
 {
-    kit_scratch *s = &b.scratch[slot];
-    if (bytes > s->cap || !s->p) {
-        KIT_CK(cudaStreamSynchronize(b.stream));
-        if (s->p) KIT_CK(cudaFree(s->p));
-        s->p = NULL;
-        s->cap = 0;
-        size_t want = bytes + bytes / 4;
-        if (want < bytes) want = bytes;
-        if (want == 0) want = 1;
-        KIT_CK(cudaMalloc(&s->p, want));
-        s->cap = want;
+    if (bytes <= *cap && *p) return 0;
+    if (*p) {
+        KIT_CK(cudaStreamSynchronize(stream));
+        KIT_CK(cudaFree(*p));
     }
-    *out = s->p;
+    *p = NULL;
+    *cap = 0;
+    size_t want = bytes + bytes / 4;
+    if (want < bytes) want = bytes;
+    if (want == 0) want = 1;
+    KIT_CK(cudaMalloc(p, want));
+    *cap = want;
     return 0;
 }
 
-/* The seed kernels' launchers (one file each).  Each emits exactly the end
- * hits of its CPU twin (twin.h via gpuasm_cpu_scan) for every searched
- * (read, target, strand) of the batch; pairs beyond
- * gpuasm_kernel_max_pattern() never reach them (the handle refuses the
- * batch first).  0, or -1 with a one-line reason in err. */
-int gpuasm_dp_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen);
-int gpuasm_scan_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen);
-int gpuasm_hamming_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen);
-int gpuasm_myers_byte_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen);
+/* Scratch slot `slot` of the batch's lane, at least `bytes` bytes. */
+static inline int kit_grow(const gpuasm_cuda_batch &b, int slot, size_t bytes, void **out,
+                           gpuasm_err *err)
+{
+    kit_scratch *s = &b.scratch[slot];
+    int rc = kit_grow_buf(b.stream, &s->p, &s->cap, bytes, err);
+    *out = s->p;
+    return rc;
+}
+
+/* Mark the start of the device work of a scan (see the contract above).
+ * Calling it again does nothing.  0 or GPUASM_ERR_CUDA. */
+static inline int kit_begin_kernels(const gpuasm_cuda_batch &b, gpuasm_err *err)
+{
+    if (*b.began) return 0;
+    KIT_CK(cudaEventRecord(b.ev_begin, b.stream));
+    *b.began = 1;
+    return 0;
+}
+
+/* Blocks per SM for grid-stride kernels that do not ask the occupancy API. */
+enum { KIT_GRID_PER_SM = 16 };
 
 #endif

@@ -1,11 +1,7 @@
-/* engine.c -- pick a backend and run batches on it (see engine.h).
+/* engine.c -- a device list -> lanes of backends (see engine.h).
  *
- * A "lane" is one queue of scans that can run beside the others: on CUDA
- * one gpuasm_cuda handle (one stream), two per device so that one batch's
- * copies and hit return overlap the other's kernels; on the CPU a single
- * lane whose scans spread over n_threads threads.  Each lane keeps its own
- * statistics, touched only by the one thread that drives the lane; the
- * totals are summed under a lock.
+ * Each lane keeps its own statistics, touched only by the one thread that
+ * drives the lane; totals are summed under a lock.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -14,36 +10,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
+#include "backend.h"
 #include "clock.h"
 #include "engine.h"
-#ifdef HAVE_CUDA
-#include "myers_cuda.h"
-#endif
+#include "registry.h"
+#include "settings.h"
 
-/* Devices one --device list may name; more than any host has. */
+/* Devices one list may name; more than any host has. */
 #define MAX_DEVICES 64
-/* CUDA handles (streams) per device: two let copies overlap kernels. */
+/* CUDA lanes (streams) per device: two let one batch's copies overlap
+ * another's kernels. */
 #define LANES_PER_DEVICE 2
-/* CPU batches: enough bases that n_threads x 16 chunks stay large, small
- * enough that the pipeline's few batches in flight stay modest in memory. */
-#define CPU_BATCH_BASES_PER_THREAD (4ull << 20)
-#define CPU_BATCH_BASES_MAX (64ull << 20)
 
 typedef struct {
+    const gpuasm_backend_ops *ops;
+    void *self;
+    int device;                /* CUDA device number, -1 for the CPU */
     gpuasm_scan_stats stats;   /* this lane's totals */
-#ifdef HAVE_CUDA
-    gpuasm_cuda *cuda;         /* NULL on the CPU lane */
-    int device;
-#endif
 } lane_t;
 
 struct gpuasm_engine {
-    int n_threads;
-    const gpuasm_seqset *targets;
-    gpuasm_hits *thread_hits;   /* [n_threads] per-thread CPU results, reused */
+    gpuasm_settings settings;
     int n_lanes;
     lane_t *lane;
     int is_cuda;
@@ -51,17 +38,24 @@ struct gpuasm_engine {
     char desc[1024];
 };
 
-/* ---- --device ------------------------------------------------------------ */
+/* ---- the device list ------------------------------------------------------ */
 
 typedef struct {
     int kind;                  /* 0 cpu, 1 cuda (must), -1 auto (cuda if any) */
     int all;                   /* cuda:all, or auto */
-    int n;                     /* devices listed (when !all) */
+    int n;                     /* devices listed (when !all); 0 with kind 1: device 0 */
     int dev[MAX_DEVICES];
 } device_spec;
 
-/* Parse --device.  Returns 0, or -1 with a one-line reason. */
-static int parse_device(const char *spec, device_spec *d, char *err, size_t errlen)
+static int bad_list(const char *spec, gpuasm_err *err)
+{
+    return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
+                          "'%s' (expected auto, cpu, cuda, cuda:N, cuda:N,M,... or cuda:all)",
+                          spec);
+}
+
+/* Parse a device list.  0, or GPUASM_ERR_BAD_OPTION. */
+static int parse_device(const char *spec, device_spec *d, gpuasm_err *err)
 {
     memset(d, 0, sizeof(*d));
     if (!strcmp(spec, "cpu")) return 0;
@@ -71,11 +65,8 @@ static int parse_device(const char *spec, device_spec *d, char *err, size_t errl
         return 0;
     }
     d->kind = 1;
-    if (!strcmp(spec, "cuda")) {
-        d->n = 1;
-        return 0;
-    }
-    if (strncmp(spec, "cuda:", 5) != 0) goto bad;
+    if (!strcmp(spec, "cuda")) return 0;
+    if (strncmp(spec, "cuda:", 5) != 0) return bad_list(spec, err);
     const char *p = spec + 5;
     if (!strcmp(p, "all")) {
         d->all = 1;
@@ -84,301 +75,168 @@ static int parse_device(const char *spec, device_spec *d, char *err, size_t errl
     /* A comma list of device numbers: digits only (strtol alone would take
      * signs and spaces), no empty items, no repeats. */
     for (;;) {
-        if (!isdigit((unsigned char)*p)) goto bad;
+        if (!isdigit((unsigned char)*p)) return bad_list(spec, err);
         long v = 0;
         while (isdigit((unsigned char)*p)) {
             v = v * 10 + (*p++ - '0');
-            if (v > 1024) goto bad;
+            if (v > 1024) return bad_list(spec, err);
         }
         for (int i = 0; i < d->n; i++)
-            if (d->dev[i] == (int)v) {
-                snprintf(err, errlen, "invalid --device '%s': device %ld listed twice", spec, v);
-                return -1;
-            }
-        if (d->n == MAX_DEVICES) {
-            snprintf(err, errlen, "invalid --device '%s': more than %d devices", spec, MAX_DEVICES);
-            return -1;
-        }
+            if (d->dev[i] == (int)v)
+                return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "'%s': device %ld listed twice",
+                                      spec, v);
+        if (d->n == MAX_DEVICES)
+            return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "'%s': more than %d devices", spec,
+                                  MAX_DEVICES);
         d->dev[d->n++] = (int)v;
         if (*p == 0) return 0;
-        if (*p++ != ',') goto bad;
+        if (*p++ != ',') return bad_list(spec, err);
     }
-bad:
-    snprintf(err, errlen, "invalid --device '%s' (expected auto, cpu, cuda, cuda:N, "
-             "cuda:N,M,... or cuda:all)", spec);
-    return -1;
 }
 
-/* ---- open / close ------------------------------------------------------- */
+/* ---- open / close --------------------------------------------------------- */
 
-static gpuasm_engine *engine_new(int n_threads)
+static int add_lane(gpuasm_engine *e, const gpuasm_backend_ops *ops, const gpuasm_backend_cfg *cfg,
+                    gpuasm_err *err)
 {
-    gpuasm_engine *e = calloc(1, sizeof(*e));
-    if (!e) return NULL;
-    e->n_threads = n_threads < 1 ? 1 : n_threads;
-    e->thread_hits = calloc((size_t)e->n_threads, sizeof(*e->thread_hits));
-    pthread_mutex_init(&e->stats_lock, NULL);
-    if (!e->thread_hits) {
-        gpuasm_engine_close(e);
-        return NULL;
-    }
-    return e;
+    lane_t *l = &e->lane[e->n_lanes];
+    int rc = ops->open(cfg, &l->self, err);
+    if (rc < 0) return rc;
+    l->ops = ops;
+    l->device = ops == &gpuasm_backend_cpu ? -1 : cfg->device;
+    e->n_lanes++;
+    return 0;
 }
 
-#ifdef HAVE_CUDA
-/* Open LANES_PER_DEVICE handles on every device of d.  0, or -1 with why
- * (every handle opened so far is closed again). */
-static int open_cuda_lanes(gpuasm_engine *e, const device_spec *d, char *why, size_t whylen)
+static void close_lanes(gpuasm_engine *e)
 {
-    int count = gpuasm_cuda_device_count();
+    for (int i = 0; i < e->n_lanes; i++) e->lane[i].ops->close(e->lane[i].self);
+    e->n_lanes = 0;
+    e->desc[0] = 0;
+}
+
+/* LANES_PER_DEVICE CUDA lanes on every device of d.  0, or a status (every
+ * lane opened so far is closed again). */
+static int open_cuda_lanes(gpuasm_engine *e, const device_spec *d, gpuasm_err *err)
+{
+    const gpuasm_backend_ops *cuda = gpuasm_backend_cuda_ops();
+    if (!cuda) return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "this gpuasm was built without CUDA");
+    int count = cuda->device_count();
     int devs[MAX_DEVICES], n = 0;
-    if (count <= 0) {
-        snprintf(why, whylen, "no CUDA device found");
-        return -1;
-    }
-    if (d->all || d->kind < 0) {
+    if (count <= 0) return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "no CUDA device found");
+    if (d->all) {
         for (int i = 0; i < count && i < MAX_DEVICES; i++) devs[n++] = i;
     } else if (d->n == 0) {
-        devs[n++] = 0;                      /* "cuda" */
+        devs[n++] = 0;
     } else {
         for (int i = 0; i < d->n; i++) {
-            if (d->dev[i] >= count) {
-                snprintf(why, whylen, "CUDA device %d not found (%d present)", d->dev[i], count);
-                return -1;
-            }
+            if (d->dev[i] >= count)
+                return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "CUDA device %d not found (%d present)",
+                                      d->dev[i], count);
             devs[n++] = d->dev[i];
         }
     }
-    if (!(e->lane = calloc((size_t)n * LANES_PER_DEVICE, sizeof(*e->lane)))) {
-        snprintf(why, whylen, "out of memory");
-        return -1;
-    }
     size_t dl = 0;
     for (int i = 0; i < n; i++) {
+        gpuasm_backend_cfg cfg = { .device = devs[i], .n_threads = 1, .settings = &e->settings };
         for (int s = 0; s < LANES_PER_DEVICE; s++) {
-            lane_t *l = &e->lane[e->n_lanes];
-            char cerr[512];
-            if (gpuasm_cuda_open(devs[i], &l->cuda, cerr, sizeof cerr) < 0) {
-                snprintf(why, whylen, "CUDA device %d: %s", devs[i], cerr);
-                goto fail;
+            int rc = add_lane(e, cuda, &cfg, err);
+            if (rc < 0) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                gpuasm_err_set(err, rc, "CUDA device %d: %s", devs[i], why);
+                close_lanes(e);
+                return rc;
             }
-            l->device = devs[i];
-            e->n_lanes++;
         }
         /* "cuda:0 NAME" for one device, "cuda:0 NAME, cuda:1 NAME" for more. */
         if (dl < sizeof e->desc)
-            dl += (size_t)snprintf(e->desc + dl, sizeof e->desc - dl, "%scuda:%d %s",
-                                   i ? ", " : "", devs[i],
-                                   gpuasm_cuda_describe(e->lane[e->n_lanes - 1].cuda));
+            dl += (size_t)snprintf(e->desc + dl, sizeof e->desc - dl, "%scuda:%d %s", i ? ", " : "",
+                                   devs[i], cuda->describe(e->lane[e->n_lanes - 1].self));
     }
     e->is_cuda = 1;
     return 0;
-fail:
-    for (int i = 0; i < e->n_lanes; i++) gpuasm_cuda_close(e->lane[i].cuda);
-    free(e->lane);
-    e->lane = NULL;
-    e->n_lanes = 0;
-    e->desc[0] = 0;
-    return -1;
 }
-#endif
 
 int gpuasm_engine_open(const char *device, int n_threads, gpuasm_engine **out,
-                       char *err, size_t errlen, char *warn, size_t warnlen)
+                       gpuasm_err *err, gpuasm_err *fallback)
 {
     device_spec d;
-    if (warnlen) warn[0] = 0;
-    if (parse_device(device, &d, err, errlen) < 0) return -1;
-    gpuasm_engine *e = engine_new(n_threads);
-    if (!e) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
+    gpuasm_err why;   /* why "auto" fell back to the CPU */
+    *out = NULL;
+    gpuasm_err_set(&why, GPUASM_OK, "no fallback");
+    if (fallback) *fallback = why;
+    int rc = parse_device(device, &d, err);
+    if (rc < 0) return rc;
+    gpuasm_engine *e = calloc(1, sizeof(*e));
+    if (!e) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    pthread_mutex_init(&e->stats_lock, NULL);
+    if ((rc = gpuasm_settings_read(&e->settings, err)) < 0) goto fail;
+    /* Room for the largest lane count a list can ask for. */
+    if (!(e->lane = calloc((size_t)MAX_DEVICES * LANES_PER_DEVICE, sizeof(*e->lane)))) {
+        rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        goto fail;
     }
     if (d.kind) {
-#ifdef HAVE_CUDA
-        char why[768];
-        if (open_cuda_lanes(e, &d, why, sizeof why) == 0) {
+        rc = open_cuda_lanes(e, &d, d.kind > 0 ? err : &why);
+        if (rc == 0) {
             *out = e;
             return 0;
         }
-        if (d.kind > 0) {
-            snprintf(err, errlen, "--device %s: %s", device, why);
-            gpuasm_engine_close(e);
-            return -1;
+        if (d.kind > 0) goto fail;
+        if (rc == GPUASM_ERR_NOMEM) {   /* not a CUDA problem: no fallback */
+            *err = why;
+            goto fail;
         }
-        snprintf(warn, warnlen, "%s; using the CPU", why);
-#else
-        if (d.kind > 0) {
-            snprintf(err, errlen, "--device %s: this gpuasm was built without CUDA", device);
-            gpuasm_engine_close(e);
-            return -1;
-        }
-#endif
+        if (fallback) *fallback = why;
     }
-    /* The CPU: one lane. */
-    if (!(e->lane = calloc(1, sizeof(*e->lane)))) {
-        gpuasm_engine_close(e);
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    e->n_lanes = 1;
-    snprintf(e->desc, sizeof e->desc, "cpu (%d thread%s)", e->n_threads, e->n_threads > 1 ? "s" : "");
+    gpuasm_backend_cfg cfg = { .device = -1, .n_threads = n_threads < 1 ? 1 : n_threads,
+                               .settings = &e->settings };
+    if ((rc = add_lane(e, &gpuasm_backend_cpu, &cfg, err)) < 0) goto fail;
+    snprintf(e->desc, sizeof e->desc, "%s", gpuasm_backend_cpu.describe(e->lane[0].self));
     *out = e;
     return 0;
+fail:
+    gpuasm_engine_close(e);
+    return rc;
 }
 
 void gpuasm_engine_close(gpuasm_engine *e)
 {
     if (!e) return;
-#ifdef HAVE_CUDA
-    for (int i = 0; i < e->n_lanes; i++)
-        if (e->lane[i].cuda) gpuasm_cuda_close(e->lane[i].cuda);
-#endif
+    if (e->lane) close_lanes(e);
     free(e->lane);
-    if (e->thread_hits)
-        for (int i = 0; i < e->n_threads; i++) gpuasm_hits_free(&e->thread_hits[i]);
-    free(e->thread_hits);
     pthread_mutex_destroy(&e->stats_lock);
     free(e);
 }
 
 const char *gpuasm_engine_describe(const gpuasm_engine *e) { return e->desc; }
 
+int gpuasm_engine_is_cuda(const gpuasm_engine *e) { return e->is_cuda; }
+
 int gpuasm_engine_lanes(const gpuasm_engine *e) { return e->n_lanes; }
 
-int gpuasm_engine_set_targets(gpuasm_engine *e, const gpuasm_seqset *targets,
-                              char *err, size_t errlen)
+int gpuasm_engine_set_targets(gpuasm_engine *e, const gpuasm_seqset *targets, gpuasm_err *err)
 {
-    e->targets = targets;
-#ifdef HAVE_CUDA
-    /* Every handle gets its own device copy (uploaded once, here). */
-    for (int i = 0; i < e->n_lanes; i++)
-        if (e->lane[i].cuda && gpuasm_cuda_set_targets(e->lane[i].cuda, targets, err, errlen) < 0)
-            return -1;
-#else
-    (void)err;
-    (void)errlen;
-#endif
+    for (int i = 0; i < e->n_lanes; i++) {
+        int rc = e->lane[i].ops->set_targets(e->lane[i].self, targets, err);
+        if (rc < 0) return rc;
+    }
     return 0;
 }
 
 uint64_t gpuasm_engine_suggest_batch_bases(const gpuasm_engine *e)
 {
-#ifdef HAVE_CUDA
-    if (e->is_cuda) {
-        /* Every lane must take any batch: the smallest suggestion wins. */
-        uint64_t best = 0;
-        for (int i = 0; i < e->n_lanes; i++) {
-            uint64_t s = gpuasm_cuda_suggest_batch_bases(e->lane[i].cuda);
-            if (s > 0 && (best == 0 || s < best)) best = s;
-        }
-        if (best) return best;
+    /* Every lane must take any batch: the smallest suggestion wins. */
+    uint64_t best = 0;
+    for (int i = 0; i < e->n_lanes; i++) {
+        uint64_t s = e->lane[i].ops->suggest_batch_bases(e->lane[i].self);
+        if (s > 0 && (best == 0 || s < best)) best = s;
     }
-#endif
-    uint64_t b = CPU_BATCH_BASES_PER_THREAD * (uint64_t)e->n_threads;
-    return b < CPU_BATCH_BASES_MAX ? b : CPU_BATCH_BASES_MAX;
-}
-
-/* ---- the CPU lane --------------------------------------------------------- */
-
-/* Threads take chunks of reads from a shared cursor, so a batch with a few
- * long reads still spreads over every thread. */
-typedef struct {
-    gpuasm_engine *e;
-    const gpuasm_seqset *reads;
-    const gpuasm_search_opt *opt;
-    pthread_mutex_t lock;
-    uint32_t next, chunk;
-    int failed;
-    char err[512];     /* the first failure's reason */
-} cpu_job;
-
-typedef struct {
-    cpu_job *job;
-    gpuasm_hits *hits;
-    double cells;     /* this worker's share, summed after the join */
-} cpu_worker;
-
-static void *cpu_worker_run(void *arg)
-{
-    cpu_worker *w = arg;
-    cpu_job *j = w->job;
-    for (;;) {
-        pthread_mutex_lock(&j->lock);
-        uint32_t first = j->next;
-        int stop = j->failed || first >= j->reads->n;
-        uint32_t count = stop ? 0 : (j->reads->n - first < j->chunk ? j->reads->n - first : j->chunk);
-        j->next += count;
-        pthread_mutex_unlock(&j->lock);
-        if (stop) break;
-        char why[512];
-        if (gpuasm_cpu_scan(j->reads, first, count, j->e->targets, j->opt, w->hits,
-                            why, sizeof why) < 0) {
-            pthread_mutex_lock(&j->lock);
-            if (!j->failed) snprintf(j->err, sizeof j->err, "%s", why);
-            j->failed = 1;
-            pthread_mutex_unlock(&j->lock);
-            break;
-        }
-        w->cells += gpuasm_scan_cells(j->reads, first, count, j->e->targets, j->opt);
-    }
-    return NULL;
-}
-
-static int cpu_scan(gpuasm_engine *e, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
-                    gpuasm_hits *out, double *cells, char *err, size_t errlen)
-{
-    int nt = e->n_threads;
-    cpu_job job = { .e = e, .reads = reads, .opt = opt, .next = 0, .failed = 0 };
-    /* Chunks small enough to balance, large enough to keep the lock cold. */
-    job.chunk = reads->n / ((uint32_t)nt * 16u);
-    if (job.chunk < 1) job.chunk = 1;
-    pthread_mutex_init(&job.lock, NULL);
-    cpu_worker *w = calloc((size_t)nt, sizeof(*w));
-    pthread_t *tid = calloc((size_t)nt, sizeof(*tid));
-    int started = 0;
-    if (!w || !tid) job.failed = 1;
-    for (int i = 0; !job.failed && i < nt; i++) {
-        e->thread_hits[i].n = 0;
-        w[i].job = &job;
-        w[i].hits = &e->thread_hits[i];
-        if (i == 0) continue;  /* the calling thread is worker 0 */
-        if (pthread_create(&tid[i], NULL, cpu_worker_run, &w[i]) != 0) {
-            pthread_mutex_lock(&job.lock);
-            job.failed = 1;
-            pthread_mutex_unlock(&job.lock);
-            break;
-        }
-        started = i;
-    }
-    if (w && tid) cpu_worker_run(&w[0]);
-    for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
-    pthread_mutex_destroy(&job.lock);
-    double c = 0;
-    for (int i = 0; w && i < nt; i++) c += w[i].cells;
-    *cells = c;
-    free(w);
-    free(tid);
-    if (job.failed) {
-        snprintf(err, errlen, "%s", job.err[0] ? job.err : "CPU scan: out of memory or cannot start threads");
-        return -1;
-    }
-    size_t total = 0;
-    for (int i = 0; i < nt; i++) total += e->thread_hits[i].n;
-    if (gpuasm_hits_reserve(out, total) < 0) {
-        snprintf(err, errlen, "out of memory");
-        return -1;
-    }
-    for (int i = 0; i < nt; i++) {
-        if (e->thread_hits[i].n)
-            memcpy(out->hit + out->n, e->thread_hits[i].hit, e->thread_hits[i].n * sizeof(*out->hit));
-        out->n += e->thread_hits[i].n;
-    }
-    return 0;
+    return best;
 }
 
 /* ---- scans ---------------------------------------------------------------- */
-
 
 static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
 {
@@ -390,43 +248,19 @@ static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
 }
 
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,
-                            const gpuasm_search_opt *opt, gpuasm_hits *out,
-                            char *err, size_t errlen)
+                            const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err)
 {
-    if (lane < 0 || lane >= e->n_lanes) {
-        snprintf(err, errlen, "engine: no lane %d (%d lanes)", lane, e->n_lanes);
-        return -1;
-    }
+    if (lane < 0 || lane >= e->n_lanes)
+        return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "no lane %d (%d lanes)", lane, e->n_lanes);
+    int rc = gpuasm_search_check(opt, err);
+    if (rc < 0) return rc;
     lane_t *l = &e->lane[lane];
     gpuasm_scan_stats s = { 0 };
     double t0 = gpuasm_now_s();
-    int r;
     out->n = 0;
-#ifdef HAVE_CUDA
-    if (l->cuda) {
-        r = gpuasm_cuda_scan(l->cuda, reads, opt, out, err, errlen);
-        if (r == 0) {
-            gpuasm_cuda_last_stats(l->cuda, &s);
-            gpuasm_hits_sort(out);
-        }
-    } else
-#endif
-    {
-        double cells = 0;
-        r = cpu_scan(e, reads, opt, out, &cells, err, errlen);
-        if (r == 0) {
-            gpuasm_hits_sort(out);
-            s.cells = cells;
-        }
-    }
-    if (r < 0) return -1;
-    /* Wall time of the whole call, sort and reduction included; the CPU has
-     * no separate kernel clock, so its kernel time is the same wall time. */
-    s.scan_s = gpuasm_now_s() - t0;
-#ifdef HAVE_CUDA
-    if (!l->cuda)
-#endif
-        s.kernel_s = s.scan_s;
+    if ((rc = l->ops->scan(l->self, reads, opt, out, &s, err)) < 0) return rc;
+    s.scan_s = gpuasm_now_s() - t0;   /* wall time of the whole call */
+    if (s.kernel_s < 0) s.kernel_s = s.scan_s;
     s.end_hits = out->n;
     s.scans = 1;
     pthread_mutex_lock(&e->stats_lock);
@@ -436,10 +270,9 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
 }
 
 int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
-                       const gpuasm_search_opt *opt, gpuasm_hits *out,
-                       char *err, size_t errlen)
+                       const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err)
 {
-    return gpuasm_engine_scan_lane(e, 0, reads, opt, out, err, errlen);
+    return gpuasm_engine_scan_lane(e, 0, reads, opt, out, err);
 }
 
 void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total)
@@ -450,27 +283,14 @@ void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total)
     pthread_mutex_unlock(&e->stats_lock);
 }
 
-/* ---- host memory ---------------------------------------------------------- */
+/* ---- host memory ------------------------------------------------------------ */
 
 void *gpuasm_engine_host_alloc(gpuasm_engine *e, size_t bytes)
 {
-#ifdef HAVE_CUDA
-    if (e->is_cuda) return gpuasm_cuda_host_alloc(bytes);
-#else
-    (void)e;
-#endif
-    return malloc(bytes);
+    return e->lane[0].ops->host_alloc(bytes);
 }
 
 void gpuasm_engine_host_free(gpuasm_engine *e, void *p)
 {
-#ifdef HAVE_CUDA
-    if (e->is_cuda) {
-        gpuasm_cuda_host_free(p);
-        return;
-    }
-#else
-    (void)e;
-#endif
-    free(p);
+    e->lane[0].ops->host_free(p);
 }

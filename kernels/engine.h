@@ -1,58 +1,67 @@
-/* engine.h -- choose and drive a search backend (the CPU twin or CUDA).
+/* engine.h -- run searches on the lanes of one or more backends.
  *
- * The engine owns the backend, its threads and its pinned buffers; callers
- * see only search.h's plain structs.  Whatever the backend, thread count or
- * batch size, gpuasm_engine_scan() returns the same hits in the same order
- * (gpuasm_hits_sort() order), which is what makes the SAM byte-identical.
+ * The engine turns a device list ("auto", "cpu", "cuda:0,1", ...) into
+ * lanes, instances of the backends of backend.h (two per CUDA device, so
+ * one batch's copies overlap another's kernels; one for the CPU, which
+ * spreads each scan over its threads), reads the tuning knobs once
+ * (settings.h), and keeps per-lane statistics.  Whatever the backend, lane,
+ * thread count or batch size, a scan returns the same hits in the same
+ * order (gpuasm_hits_sort), which is what makes the SAM byte-identical.
  */
 #ifndef GPUASM_ENGINE_H
 #define GPUASM_ENGINE_H
 
 #include <stddef.h>
 #include "search.h"
+#include "status.h"
 
 typedef struct gpuasm_engine gpuasm_engine;
 
-/* Open a backend.
- *   device:   "auto" (every CUDA device when there is one, else the CPU),
- *             "cpu", "cuda" (device 0), "cuda:N", "cuda:N,M,..." or
- *             "cuda:all" (an error when CUDA is unavailable).
- *   n_threads: CPU threads for the CPU backend (>= 1).
- * On success returns 0 and sets *out; when "auto" fell back to the CPU
- * because of a CUDA problem, warn gets a one-line reason (else warn[0]=0).
- * On failure returns -1 with a one-line reason in err. */
+/* Open the lanes of a device list:
+ *   "auto"          every CUDA device when there is one, else the CPU;
+ *   "cpu";
+ *   "cuda"          CUDA device 0; "cuda:N"; "cuda:N,M,..." a list (no
+ *                   repeats); "cuda:all" every CUDA device.
+ * n_threads: CPU worker threads (>= 1).  Returns 0 and sets *out, or a
+ * negative status with err: GPUASM_ERR_BAD_OPTION (not a device list, or a
+ * tuning knob out of range), GPUASM_ERR_NO_DEVICE (a CUDA device asked for
+ * is not there, or no CUDA in this build), GPUASM_ERR_CUDA, NOMEM.  When
+ * "auto" falls back to the CPU because CUDA is unusable, *fallback holds
+ * why (status NO_DEVICE or CUDA); otherwise fallback->status is 0. */
 int gpuasm_engine_open(const char *device, int n_threads, gpuasm_engine **out,
-                       char *err, size_t errlen, char *warn, size_t warnlen);
+                       gpuasm_err *err, gpuasm_err *fallback);
 
-/* "cpu (N threads)" or the CUDA device's description. */
+/* "cpu (N threads)" or "cuda:0 NAME, cuda:1 NAME". */
 const char *gpuasm_engine_describe(const gpuasm_engine *e);
 
-/* Give the engine the targets (kept by pointer: must outlive the engine). */
-int gpuasm_engine_set_targets(gpuasm_engine *e, const gpuasm_seqset *targets,
-                              char *err, size_t errlen);
+/* Is any lane a GPU? */
+int gpuasm_engine_is_cuda(const gpuasm_engine *e);
 
-/* Scan one batch of reads; out is cleared, filled and sorted. 0 or -1.
- * Same as gpuasm_engine_scan_lane(e, 0, ...). */
-int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
-                       const gpuasm_search_opt *opt, gpuasm_hits *out,
-                       char *err, size_t errlen);
+/* Give every lane the targets (kept by pointer: must outlive the engine).
+ * 0 or a status. */
+int gpuasm_engine_set_targets(gpuasm_engine *e, const gpuasm_seqset *targets, gpuasm_err *err);
 
 /* Lanes: independent scan queues that may run at the same time, each from
- * its own host thread (for CUDA: one handle = one stream, two per device,
- * so one batch's copies overlap another's kernels; for the CPU: one lane
- * that uses all n_threads). */
+ * its own host thread. */
 int gpuasm_engine_lanes(const gpuasm_engine *e);
+
+/* Scan one batch of reads on one lane; out is cleared, filled and sorted.
+ * 0, or a status with err (err->read: the batch index of the read a
+ * failure is about, err->target: the target's). */
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,
-                            const gpuasm_search_opt *opt, gpuasm_hits *out,
-                            char *err, size_t errlen);
+                            const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err);
+
+/* The same on lane 0. */
+int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
+                       const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err);
 
 /* Totals over every scan so far (all lanes). */
 void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total);
 
-/* Read bases per batch suited to the backend (device memory, threads). */
+/* Read bases per batch that every lane can take (device memory, threads). */
 uint64_t gpuasm_engine_suggest_batch_bases(const gpuasm_engine *e);
 
-/* Host memory for batch buffers: pinned (cudaHostAlloc) on CUDA. */
+/* Host memory for batch buffers: pinned (cudaHostAlloc) when a lane is a GPU. */
 void *gpuasm_engine_host_alloc(gpuasm_engine *e, size_t bytes);
 void gpuasm_engine_host_free(gpuasm_engine *e, void *p);
 

@@ -2,13 +2,13 @@
  * GPUASM_ALPHABET_BYTE), for texts that are not DNA: seed 003's King James
  * Bible experiment (Tabela 4.1) runs here.
  *
- * Patterns of at most 64 symbols (gpuasm_kernel_max_pattern()): one 64-bit
+ * Patterns of at most 64 symbols (the myers row's byte limit): one 64-bit
  * word, Myers 1999 exactly as run_one_word() of myers_cpu.c.  Strand 0 only.
  *
  * Layout (seed 003's task-parallel scheme, GBPR-like): every searched
  * (read, target) pair's text is cut into segments of `seglen` symbols; one
  * thread runs one segment (starting m + k symbols early, search.h's
- * segment argument in myers_cuda.cu), and one block of NT threads holds
+ * segment argument in cuda_device.cuh), and one block of NT threads holds
  * NT consecutive segments of ONE pair, so the block builds that pair's
  * 256-entry Peq once in shared memory (2 KB) and every thread's Eq is one
  * shared load indexed by its text byte.  The host plans blocks: per block
@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "cuda_kit.cuh"
+#include "myers_cuda_core.cuh"   /* gcore::word_step */
 
 namespace {
 
@@ -33,10 +34,7 @@ struct mb_block {
 };
 
 struct mb_launch {
-    const uint8_t *rcode;
-    const uint64_t *roff;
-    const uint8_t *tcode;
-    const uint64_t *toff;
+    gpuasm_batch_view v;      /* the batch on the device */
     const mb_block *blk;
     uint32_t seglen;
 };
@@ -51,10 +49,10 @@ __global__ void __launch_bounds__(NT) k_myers_byte(mb_launch L, dev_out out)
 {
     __shared__ uint64_t peq[256];
     const mb_block B = L.blk[blockIdx.x];
-    const uint8_t *rs = L.rcode + L.roff[B.read];
-    const uint32_t rlen = (uint32_t)(L.roff[B.read + 1] - L.roff[B.read]);
-    const uint8_t *ts = L.tcode + L.toff[B.target];
-    const uint32_t tlen = (uint32_t)(L.toff[B.target + 1] - L.toff[B.target]);
+    const uint8_t *rs = L.v.reads.code + L.v.reads.off[B.read];
+    const uint32_t rlen = (uint32_t)(L.v.reads.off[B.read + 1] - L.v.reads.off[B.read]);
+    const uint8_t *ts = L.v.targets.code + L.v.targets.off[B.target];
+    const uint32_t tlen = (uint32_t)(L.v.targets.off[B.target + 1] - L.v.targets.off[B.target]);
     const uint8_t *pat = B.rip ? rs : ts, *text = B.rip ? ts : rs;
     const uint32_t m = B.rip ? rlen : tlen, n = B.rip ? tlen : rlen;
 
@@ -75,16 +73,7 @@ __global__ void __launch_bounds__(NT) k_myers_byte(mb_launch L, dev_out out)
     gcore::lmin lm;
     gcore::lm_init(lm);
     for (uint32_t j = win.j0; j < win.jend; ++j) {
-        const uint64_t eq = peq[text[j]];
-        const uint64_t xv = eq | mv;
-        const uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-        uint64_t ph = mv | ~(xh | pv);
-        uint64_t mh = pv & xh;
-        score += (int32_t)((ph >> lb) & 1u) - (int32_t)((mh >> lb) & 1u);
-        ph <<= 1;
-        mh <<= 1;
-        pv = mh | ~(xv | ph);
-        mv = ph & xv;
+        score += gcore::word_step<uint64_t>(pv, mv, peq[text[j]], lb);
         gcore::lm_push(lm, score, j, B.k, win.s0, win.s1, emit);
     }
     if (win.jend == n) gcore::lm_push(lm, (int32_t)gcore::BIGD, n, B.k, win.s0, win.s1, emit);
@@ -92,23 +81,19 @@ __global__ void __launch_bounds__(NT) k_myers_byte(mb_launch L, dev_out out)
 
 } // namespace
 
-int gpuasm_myers_byte_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen)
+int gpuasm_myers_byte_cuda_launch(const gpuasm_cuda_batch &b, gpuasm_err *err)
 {
-    const gpuasm_search_opt &o = b.opt;
     /* The searched pairs first: their text lengths set the segment length. */
     struct pair_t { uint32_t r, t; int32_t k; uint32_t rip; uint64_t n; };
     std::vector<pair_t> pairs;
     uint64_t total = 0;
-    for (uint32_t r = 0; r < b.nreads; r++) {
-        const uint64_t rl = b.h_roff[r + 1] - b.h_roff[r];
-        for (uint32_t t = 0; t < b.ntargets; t++) {
-            const uint64_t tl = b.h_toff[t + 1] - b.h_toff[t];
-            const int rip = gcore::read_is_pattern(o.pattern_side, rl, tl);
-            const uint64_t m = rip ? rl : tl, n = rip ? tl : rl;
-            const int32_t k = gcore::pair_k(o.max_diffs, o.error_rate, m);
-            if (!gcore::searched(m, k, n)) continue;
-            pairs.push_back(pair_t{ r, t, k, (uint32_t)rip, n });
-            total += n;
+    for (uint32_t r = 0; r < b.host.reads.n; r++) {
+        const uint64_t rl = b.host.reads.off[r + 1] - b.host.reads.off[r];
+        for (uint32_t t = 0; t < b.host.targets.n; t++) {
+            const gpuasm_pair p = gpuasm_pair_of(&b.host.opt, rl, b.host.targets.off[t + 1] - b.host.targets.off[t]);
+            if (!p.searched) continue;
+            pairs.push_back(pair_t{ r, t, p.k, (uint32_t)p.read_is_pattern, p.n });
+            total += p.n;
         }
     }
     if (!total) return 0;
@@ -125,15 +110,18 @@ int gpuasm_myers_byte_cuda_launch(const kit_batch &b, dev_out out, char *err, si
     }
     void *d_plan = NULL;
     const size_t bytes = plan.size() * sizeof(mb_block);
-    if (kit_grow(b, 0, bytes, &d_plan, err, errlen)) return -1;
+    int rc = kit_grow(b, 0, bytes, &d_plan, err);
+    if (rc < 0) return rc;
     KIT_CK(cudaMemcpyAsync(d_plan, plan.data(), bytes, cudaMemcpyHostToDevice, b.stream));
-    mb_launch L = { b.d_rcode, b.d_roff, b.d_tcode, b.d_toff, (const mb_block *)d_plan, seglen };
+    if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
+    mb_launch L = { b.dev, (const mb_block *)d_plan, seglen };
     /* Grids of at most 2^31 - 1 blocks; the plan is cut into launches. */
     const size_t max_grid = 1u << 30;
     for (size_t first = 0; first < plan.size(); first += max_grid) {
         const size_t nb = std::min(max_grid, plan.size() - first);
         L.blk = (const mb_block *)d_plan + first;
-        k_myers_byte<<<(unsigned)nb, NT, 0, b.stream>>>(L, out);
+        KIT_CLEAR_ERR();
+        k_myers_byte<<<(unsigned)nb, NT, 0, b.stream>>>(L, b.out);
         KIT_CK_LAUNCH("k_myers_byte");
     }
     /* The plan may go out of scope now: a copy from pageable memory

@@ -1,117 +1,24 @@
 /* myers_cuda_core.cuh -- the per-thread and per-lane logic of the CUDA Myers
  * kernels (kernels/myers_cuda.cu), as __host__ __device__ code so that a
  * host program can run exactly this code on the CPU (a throwaway harness
- * drives every path against gpuasm_myers_cpu_scan on random inputs).
+ * drives every path against the CPU twin on random inputs), plus the
+ * routing rule and pair enumeration that the host planner (myers_plan.cu)
+ * and the device share.
  *
  * Nothing here launches anything; myers_cuda.cu holds the kernels (thin
- * wrappers that stage shared memory and call these functions) and the host
- * side.  See myers_cuda.cu's header comment for the design and the numbers.
+ * wrappers that stage shared memory and call these functions) and the
+ * launcher.  See myers_cuda.cu's header comment for the design and the
+ * numbers.
  */
 #ifndef GPUASM_MYERS_CUDA_CORE_CUH
 #define GPUASM_MYERS_CUDA_CORE_CUH
 
 #include <stdint.h>
-#include <math.h>
 
+#include "cuda_device.cuh"
 #include "search.h"
 
-#define HD __host__ __device__ __forceinline__
-
-/* Unroll a loop on the device pass only (the host compiler does not know
- * the pragma; the host harness does not care about speed). */
-#ifdef __CUDA_ARCH__
-#define DEV_UNROLL _Pragma("unroll")
-#else
-#define DEV_UNROLL
-#endif
-
 namespace gcore {
-
-/* D above every k: "not <= k, value unknown".  Local-minimum tests only
- * compare values <= k exactly, so any value > k may stand for it. */
-enum { BIGD = 0x3fffffff };
-
-/* Identical to gpuasm_read_is_pattern() / gpuasm_pair_k() in search.h
- * (those are host-only static inline there).  IEEE multiply and floor give
- * the same double result on the device. */
-HD int read_is_pattern(int32_t side, uint64_t read_len, uint64_t target_len)
-{
-    if (side == GPUASM_PATTERN_READ) return 1;
-    if (side == GPUASM_PATTERN_TARGET) return 0;
-    return read_len <= target_len;
-}
-
-HD int32_t pair_k(int32_t max_diffs, double error_rate, uint64_t m)
-{
-    if (max_diffs >= 0) return max_diffs;
-    return (int32_t)floor(error_rate * (double)m);
-}
-
-/* Is a pair with pattern length m searched at all (search.h: m <= k is
- * skipped; k < 0 or m == 0 can report nothing)? */
-HD int searched(uint64_t m, int32_t k, uint64_t n)
-{
-    return m > 0 && k >= 0 && m > (uint64_t)k && n > 0;
-}
-
-/* A sequence in the orientation searched: rc = reverse complement. */
-struct seqv {
-    const uint8_t *p;
-    uint32_t len;
-    int32_t rc;
-    HD uint32_t at(uint32_t i) const
-    {
-        return rc ? gpuasm_nt16_comp(p[len - 1 - i]) : p[i];
-    }
-};
-
-/* ---- local minima (search.h) ------------------------------------------
- * The DP of a work item visits columns j0 .. jend-1 in order; lm_push()
- * gets D[m][j] of each (or BIGD when it is known to be > k) and decides
- * whether j-1 is a reported local minimum:
- *     D[j-1] <= k, D[j-2] > D[j-1], D[j] >= D[j-1], s0 <= j-1 < s1.
- * A value > k may be represented by anything > k (it can never be a
- * candidate, and compared with a candidate <= k it is on the right side).
- * d1/d2 start at BIGD: position j0-1 is either text position -1 (no left
- * neighbour: "larger") or before s0-1 (never a candidate's neighbour, see
- * the overlap argument in myers_cuda.cu).  After the last text position
- * n-1 the caller pushes BIGD at j = n (no right neighbour). */
-struct lmin {
-    int32_t d1, d2;    /* D[j-1], D[j-2] */
-};
-
-HD void lm_init(lmin &s) { s.d1 = BIGD; s.d2 = BIGD; }
-
-template <class Emit>
-HD void lm_push(lmin &s, int32_t d, uint32_t j, int32_t k, uint32_t s0, uint32_t s1,
-                Emit &emit)
-{
-    if (s.d1 <= k) {
-        if (s.d2 > s.d1 && d >= s.d1 && j - 1 >= s0 && j - 1 < s1) emit(j - 1, s.d1);
-    }
-    s.d2 = s.d1;
-    s.d1 = d;
-}
-
-/* Segment [s0, s1) of a text of n positions, DP window [j0, jend):
- * j0 = s0 - ov clamped at 0, jend = min(s1 + 1, n) (one column past s1 for
- * the right-neighbour test).  ov >= m + k: every alignment with <= k
- * differences of an end j >= s0 - 1 starts at >= j - (m + k) + 1 >= j0. */
-struct window {
-    uint32_t s0, s1, j0, jend;
-};
-
-HD window make_window(uint64_t seg, uint64_t seglen, uint64_t n, uint64_t ov)
-{
-    window w;
-    const uint64_t s0 = seg * seglen;
-    const uint64_t s1 = s0 + seglen < n ? s0 + seglen : n;
-    w.s0 = (uint32_t)s0;
-    w.s1 = (uint32_t)s1;
-    w.j0 = (uint32_t)(s0 > ov ? s0 - ov : 0);
-    w.jend = (uint32_t)(s1 + 1 < n ? s1 + 1 : n);
-    return w;
-}
 
 /* ---- the Myers block step ------------------------------------------------
  * Hyyrö's block step (edlib's calculateBlock), identical to block_step() of
@@ -134,6 +41,25 @@ HD int block_step(T &pv_io, T &mv_io, T eq, int hin, T hbit)
     pv_io = mh | ~(xv | ph);
     mv_io = ph & xv;
     return hout;
+}
+
+/* One column of single-word Myers (Myers 1999, Fig. 3; seed 003 §2.2):
+ * no block above (hin = 0), so this is block_step() without the carries.
+ * Updates pv/mv for text symbol mask eq and returns the score delta of
+ * row lb + 1 (bit lb, the pattern's last row). */
+template <class T>
+HD int32_t word_step(T &pv, T &mv, T eq, uint32_t lb)
+{
+    const T xv = eq | mv;
+    const T xh = (((eq & pv) + pv) ^ pv) | eq;
+    T ph = mv | ~(xh | pv);
+    T mh = pv & xh;
+    const int32_t delta = (int32_t)((ph >> lb) & 1u) - (int32_t)((mh >> lb) & 1u);
+    ph <<= 1;
+    mh <<= 1;
+    pv = mh | ~(xv | ph);
+    mv = ph & xv;
+    return delta;
 }
 
 /* Text code as staged for the read-as-pattern kernel: 0..3 for a single
@@ -319,16 +245,7 @@ HD void tp_run(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t 
     for (uint32_t j = win.j0, q = 0; j < win.jend; ++j, ++q) {
         if ((q & 7u) == 0) wd = win_s[(size_t)(q / 8u) * nt + tid];
         const uint32_t c = (wd >> (4u * (q & 7u))) & 15u;
-        const T eq = (T)eq16[c];
-        const T xv = eq | mv;
-        const T xh = (((eq & pv) + pv) ^ pv) | eq;
-        T ph = mv | ~(xh | pv);
-        T mh = pv & xh;
-        score += (int32_t)((ph >> lb) & 1u) - (int32_t)((mh >> lb) & 1u);
-        ph <<= 1;
-        mh <<= 1;
-        pv = mh | ~(xv | ph);
-        mv = ph & xv;
+        score += word_step<T>(pv, mv, (T)eq16[c], lb);
         lm_push(lm, score, j, k, win.s0, win.s1, emit);
     }
     if (win.jend == n) lm_push(lm, (int32_t)BIGD, n, k, win.s0, win.s1, emit);
@@ -433,7 +350,7 @@ HD void wc_finish(wlane<R> &L, uint32_t g, const witem &it, Emit &emit)
 }
 
 /* ======================================================================
- * Path SIMPLE (the #2 kernel, GPUASM_CUDA_SIMPLE=1 and the fallback for
+ * Path SIMPLE (the #2 kernel, knob cuda_simple and the fallback for
  * patterns longer than the warp path holds): one thread per item, W
  * 64-bit words in registers (WC > 0) or in global scratch (WC == 0).
  * ====================================================================== */
@@ -528,7 +445,7 @@ HD int lanes_class(uint32_t lp)
     return c;   /* log2 */
 }
 
-/* Route of a pair with pattern length m (searched() already true).
+/* Route of a pair with pattern length m (gpuasm_pair_searched() already true).
  * Returns ROUTE_RP / ROUTE_TP (group / small-target kernels, enumerated on
  * the host) or a class id. */
 HD int route(const route_knobs &kn, int rip, uint32_t m)
@@ -567,14 +484,7 @@ HD void warp_shape(int cls, uint32_t *R, uint32_t *lp)
 
 /* Everything the per-pair enumeration needs, by value. */
 struct pair_params {
-    const uint8_t *rcode;
-    const uint64_t *roff;
-    const uint8_t *tcode;
-    const uint64_t *toff;
-    uint32_t nreads, ntargets;
-    int32_t max_diffs;
-    double error_rate;
-    int32_t side;
+    gpuasm_batch_view v;   /* the batch on the device */
     route_knobs kn;
     uint32_t seg_simple;   /* segment length of the simple path (>= 1) */
     uint32_t seg_warp;     /* segment length of the warp path (>= 1) */
@@ -593,25 +503,24 @@ struct pair_info {
 HD pair_info get_pair(const pair_params &sp, uint64_t pair)
 {
     pair_info pi;
-    pi.r = (uint32_t)(pair / sp.ntargets);
-    pi.t = (uint32_t)(pair % sp.ntargets);
-    const uint64_t rlen = sp.roff[pi.r + 1] - sp.roff[pi.r];
-    const uint64_t tlen = sp.toff[pi.t + 1] - sp.toff[pi.t];
-    pi.rip = read_is_pattern(sp.side, rlen, tlen);
-    const uint8_t *rs = sp.rcode + sp.roff[pi.r], *ts = sp.tcode + sp.toff[pi.t];
-    pi.pat.p = pi.rip ? rs : ts;
-    pi.txt.p = pi.rip ? ts : rs;
-    pi.m = (uint32_t)(pi.rip ? rlen : tlen);
-    pi.n = (uint32_t)(pi.rip ? tlen : rlen);
+    const pair_ref x = pair_at(sp.v, pair);
+    const gpuasm_pair &pr = x.p;
+    pi.r = x.r;
+    pi.t = x.t;
+    pi.rip = pr.read_is_pattern;
+    pi.pat.p = x.pat;
+    pi.txt.p = x.txt;
+    pi.m = (uint32_t)pr.m;
+    pi.n = (uint32_t)pr.n;
     pi.pat.len = pi.m;
     pi.txt.len = pi.n;
     pi.pat.rc = 0;
     pi.txt.rc = 0;
-    pi.k = pair_k(sp.max_diffs, sp.error_rate, pi.m);
+    pi.k = pr.k;
     pi.seglen = 0;
     pi.nseg = 0;
     pi.cls = ROUTE_NONE;
-    if (!searched(pi.m, pi.k, pi.n)) return pi;
+    if (!pr.searched) return pi;
     pi.cls = route(sp.kn, pi.rip, pi.m);
     const uint64_t mk = (uint64_t)pi.m + (uint64_t)pi.k;
     const uint64_t smin = pi.cls >= CLS_WARP_R1 ? sp.seg_warp : sp.seg_simple;
@@ -626,18 +535,6 @@ HD uint64_t pair_items(const pair_params &sp, uint64_t pair, int cls)
     const pair_info pi = get_pair(sp, pair);
     if (pi.nseg == 0 || pi.cls != cls) return 0;
     return 2 * pi.nseg;
-}
-
-/* Largest p < np with off[p] <= w (off is an exclusive scan, off[np] > w). */
-HD uint64_t find_slot(const uint64_t *off, uint64_t np, uint64_t w)
-{
-    uint64_t lo = 0, hi = np;
-    while (hi - lo > 1) {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (off[mid] <= w) lo = mid;
-        else hi = mid;
-    }
-    return lo;
 }
 
 /* Item `local` (strand = local & 1, segment = local >> 1) of a pair: the
@@ -657,9 +554,7 @@ HD void item_views(const pair_info &pi, uint64_t local, uint32_t *strand, seqv *
 /* ---- the TP (small target) path's per-read enumeration ---------------- */
 
 struct tp_params {
-    const uint8_t *rcode;
-    const uint64_t *roff;
-    int32_t side;
+    gpuasm_batch_view v;   /* the batch on the device */
     uint32_t seglen;       /* text segment length (>= 1) */
     uint32_t ov;           /* max over eligible small targets of m + k */
     uint32_t minlen;       /* shortest eligible small target (UINT32_MAX: none) */
@@ -671,8 +566,8 @@ struct tp_params {
 HD int tp_read_has_work(const tp_params &tp, uint64_t rlen)
 {
     if (!tp.active || rlen == 0 || tp.minlen == UINT32_MAX) return 0;
-    if (tp.side == GPUASM_PATTERN_READ) return 0;
-    if (tp.side == GPUASM_PATTERN_TARGET) return 1;
+    if (tp.v.opt.pattern_side == GPUASM_PATTERN_READ) return 0;
+    if (tp.v.opt.pattern_side == GPUASM_PATTERN_TARGET) return 1;
     return tp.minlen < rlen;
 }
 

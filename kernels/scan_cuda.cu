@@ -58,7 +58,7 @@
  * word shuffles per lane.  Per character once: text byte and B load, A walk
  * 2, D and the local-minimum skip test ~3.
  *
- * Segments (myers_cuda.cu's header, "Segments"): item [s0, s1) of a text
+ * Segments (cuda_device.cuh, "Segments"): item [s0, s1) of a text
  * starts fresh states (R^d = (1 << d) - 1, "before the text") at
  * j0 = s0 - (m + k) (clamped at 0) and runs to jend = min(s1 + 1, n);
  * exact where D <= k for every j >= s0 - 1, which is all the local-minimum
@@ -75,10 +75,9 @@
  * batch has >= 4 items per resident warp (1 Ki .. 16 Ki positions; each
  * segment recomputes the m + k positions before it and one after).
  *
- * Test knobs (environment; tests and benchmarks only):
- *   GPUASM_CUDA_SEG_MIN=N      segment length (default: planned as above); 1 is legal
- *   GPUASM_CUDA_SCAN_RUN=N     positions per lane per chunk: 8 (default) or 16
- *   GPUASM_CUDA_PAIR_CHUNK=N   pairs per launch sequence (default 4 Mi)
+ * Knobs (settings.h): cuda_seg_min (segment length; default planned as
+ * above; 1 is legal), cuda_scan_run (positions per lane per chunk: 8, the
+ * default, or 16), cuda_pair_chunk (pairs per launch sequence, 4 Mi).
  *
  * The per-lane logic is __host__ __device__ and templated on the warp
  * primitives (dev_warp here), so a host harness runs exactly this code with
@@ -175,14 +174,7 @@ struct dev_warp {
 /* Everything the per-item enumeration needs, by value (pair indices are
  * absolute; the launch covers pairs pair0 .. pair0 + np - 1). */
 struct params {
-    const uint8_t *rcode;
-    const uint64_t *roff;
-    const uint8_t *tcode;
-    const uint64_t *toff;
-    uint32_t nreads, ntargets;
-    int32_t max_diffs;
-    double error_rate;
-    int32_t side;
+    gpuasm_batch_view v;   /* the batch on the device */
     int32_t byte;          /* alphabet is GPUASM_ALPHABET_BYTE */
     uint32_t seglen;       /* >= 1 */
     uint32_t grab;         /* items per counter fetch, >= 1 */
@@ -200,21 +192,19 @@ struct pair_desc {
 HD pair_desc get_pair(const params &P, uint64_t pair)
 {
     pair_desc pd;
-    pd.r = (uint32_t)(pair / P.ntargets);
-    pd.t = (uint32_t)(pair % P.ntargets);
-    const uint64_t rlen = P.roff[pd.r + 1] - P.roff[pd.r];
-    const uint64_t tlen = P.toff[pd.t + 1] - P.toff[pd.t];
-    pd.rip = gcore::read_is_pattern(P.side, rlen, tlen);
-    const uint8_t *rs = P.rcode + P.roff[pd.r], *ts = P.tcode + P.toff[pd.t];
-    pd.pat = pd.rip ? rs : ts;
-    pd.txt = pd.rip ? ts : rs;
-    const uint64_t m = pd.rip ? rlen : tlen, n = pd.rip ? tlen : rlen;
-    pd.m = (uint32_t)m;
-    pd.n = (uint32_t)n;
-    pd.k = gcore::pair_k(P.max_diffs, P.error_rate, m);
-    /* m > 64 never gets here (the handle refuses the batch first:
-     * gpuasm_kernel_max_pattern); counted as no work to stay in bounds. */
-    pd.nseg = (gcore::searched(m, pd.k, n) && m <= 64) ? (n + P.seglen - 1) / P.seglen : 0;
+    const gcore::pair_ref x = gcore::pair_at(P.v, pair);
+    const gpuasm_pair &pr = x.p;
+    pd.r = x.r;
+    pd.t = x.t;
+    pd.rip = pr.read_is_pattern;
+    pd.pat = x.pat;
+    pd.txt = x.txt;
+    pd.m = (uint32_t)pr.m;
+    pd.n = (uint32_t)pr.n;
+    pd.k = pr.k;
+    /* m > 64 never gets here (the backend refuses the batch first: the
+     * row's max_pattern); counted as no work to stay in bounds. */
+    pd.nseg = (pr.searched && pr.m <= 64) ? (pr.n + P.seglen - 1) / P.seglen : 0;
     return pd;
 }
 
@@ -521,15 +511,6 @@ __global__ void __launch_bounds__(NT) k_scan(params P, unsigned long long *ctr, 
 
 namespace {
 
-uint64_t env_u64(const char *name, uint64_t dflt)
-{
-    const char *s = getenv(name);
-    if (!s || !*s) return dflt;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    return (*end || v == 0) ? dflt : (uint64_t)v;
-}
-
 /* The batch's shape, for the segment length and the fetch size. */
 struct plan {
     uint32_t seglen;   /* positions per segment */
@@ -543,27 +524,26 @@ struct plan {
  * size: 8 items when there are >= 64 per warp (one counter serves the whole
  * grid), else 1 (few large items must balance).  Speed only: every choice
  * gives the same hits. */
-plan make_plan(const kit_batch &b, uint64_t warps)
+plan make_plan(const gpuasm_cuda_batch &b, uint64_t warps)
 {
     plan pl;
-    const uint64_t npairs = (uint64_t)b.nreads * b.ntargets;
-    const uint64_t seg_env = env_u64("GPUASM_CUDA_SEG_MIN", 0);
+    const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
+    const uint64_t seg_env = (uint64_t)gpuasm_knob(b.settings->cuda_seg_min, 0);
     double total = 0, searched = 0;
     if (npairs <= scank::PLAN_EXACT_PAIRS) {
-        for (uint32_t r = 0; r < b.nreads; ++r) {
-            const uint64_t rlen = b.h_roff[r + 1] - b.h_roff[r];
-            for (uint32_t t = 0; t < b.ntargets; ++t) {
-                const uint64_t tlen = b.h_toff[t + 1] - b.h_toff[t];
-                const int rip = gpuasm_read_is_pattern(&b.opt, rlen, tlen);
-                const uint64_t m = rip ? rlen : tlen, n = rip ? tlen : rlen;
-                if (gcore::searched(m, gpuasm_pair_k(&b.opt, m), n)) {
-                    total += (double)n;
+        for (uint32_t r = 0; r < b.host.reads.n; ++r) {
+            const uint64_t rlen = b.host.reads.off[r + 1] - b.host.reads.off[r];
+            for (uint32_t t = 0; t < b.host.targets.n; ++t) {
+                const uint64_t tlen = b.host.targets.off[t + 1] - b.host.targets.off[t];
+                const gpuasm_pair p = gpuasm_pair_of(&b.host.opt, rlen, tlen);
+                if (p.searched) {
+                    total += (double)p.n;
                     searched += 1;
                 }
             }
         }
-        total *= gpuasm_strands(&b.opt);
-        searched *= gpuasm_strands(&b.opt);
+        total *= gpuasm_strands(&b.host.opt);
+        searched *= gpuasm_strands(&b.host.opt);
     }
     if (seg_env) {
         pl.seglen = (uint32_t)std::min<uint64_t>(seg_env, INT32_MAX);
@@ -581,11 +561,11 @@ plan make_plan(const kit_batch &b, uint64_t warps)
 }
 
 template <int L>
-int launch_run(const kit_batch &b, dev_out out, char *err, size_t errlen)
+int launch_run(const gpuasm_cuda_batch &b, gpuasm_err *err)
 {
     using namespace scank;
-    const uint64_t npairs = (uint64_t)b.nreads * b.ntargets;
-    const int byte = b.opt.alphabet == GPUASM_ALPHABET_BYTE;
+    const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
+    const int byte = b.host.opt.alphabet == GPUASM_ALPHABET_BYTE;
     const size_t smem = (size_t)(NT / 32) * (byte ? 256 : 16) * sizeof(uint64_t);
     int per_sm = 0;
     KIT_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_scan<L>, NT, smem));
@@ -594,31 +574,25 @@ int launch_run(const kit_batch &b, dev_out out, char *err, size_t errlen)
     const uint64_t warps = (uint64_t)grid * (NT / 32);
 
     params P;
-    P.rcode = b.d_rcode;
-    P.roff = b.d_roff;
-    P.tcode = b.d_tcode;
-    P.toff = b.d_toff;
-    P.nreads = b.nreads;
-    P.ntargets = b.ntargets;
-    P.max_diffs = b.opt.max_diffs;
-    P.error_rate = b.opt.error_rate;
-    P.side = b.opt.pattern_side;
+    P.v = b.dev;
     P.byte = byte;
     const plan pl = make_plan(b, warps);
     P.seglen = pl.seglen;
     P.grab = pl.grab;
 
     const uint64_t chunk = std::min<uint64_t>(
-        npairs, std::min<uint64_t>(env_u64("GPUASM_CUDA_PAIR_CHUNK", DEFAULT_PAIR_CHUNK), 1u << 30));
+        npairs, std::min<uint64_t>(gpuasm_knob(b.settings->cuda_pair_chunk, DEFAULT_PAIR_CHUNK), 1u << 30));
     void *p_cnt, *p_off, *p_cub, *p_ctr;
     const size_t nb = (size_t)(chunk + 1) * sizeof(uint64_t);
     size_t cub_bytes = 0;
     KIT_CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
                                          (int)(chunk + 1), b.stream));
-    if (kit_grow(b, 0, nb, &p_cnt, err, errlen)) return -1;
-    if (kit_grow(b, 1, nb, &p_off, err, errlen)) return -1;
-    if (kit_grow(b, 2, cub_bytes, &p_cub, err, errlen)) return -1;
-    if (kit_grow(b, 3, sizeof(unsigned long long), &p_ctr, err, errlen)) return -1;
+    int rc;
+    if ((rc = kit_grow(b, 0, nb, &p_cnt, err)) < 0) return rc;
+    if ((rc = kit_grow(b, 1, nb, &p_off, err)) < 0) return rc;
+    if ((rc = kit_grow(b, 2, cub_bytes, &p_cub, err)) < 0) return rc;
+    if ((rc = kit_grow(b, 3, sizeof(unsigned long long), &p_ctr, err)) < 0) return rc;
+    if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
     uint64_t *d_cnt = (uint64_t *)p_cnt, *d_off = (uint64_t *)p_off;
     unsigned long long *d_ctr = (unsigned long long *)p_ctr;
     P.off = d_off;
@@ -634,7 +608,7 @@ int launch_run(const kit_batch &b, dev_out out, char *err, size_t errlen)
         KIT_CK(cub::DeviceScan::ExclusiveSum(p_cub, cb, d_cnt, d_off, (int)(P.np + 1), b.stream));
         KIT_CK(cudaMemsetAsync(d_ctr, 0, sizeof *d_ctr, b.stream));
         (void)cudaGetLastError();
-        k_scan<L><<<grid, NT, smem, b.stream>>>(P, d_ctr, out);
+        k_scan<L><<<grid, NT, smem, b.stream>>>(P, d_ctr, b.out);
         KIT_CK_LAUNCH("k_scan");
     }
     return 0;
@@ -642,11 +616,12 @@ int launch_run(const kit_batch &b, dev_out out, char *err, size_t errlen)
 
 }  /* namespace */
 
-int gpuasm_scan_cuda_launch(const kit_batch &b, dev_out out, char *err, size_t errlen)
+extern "C" int gpuasm_scan_cuda_launch(const gpuasm_cuda_batch *bp, gpuasm_err *err)
 {
-    if ((uint64_t)b.nreads * b.ntargets == 0) return 0;
-    switch (env_u64("GPUASM_CUDA_SCAN_RUN", 8)) {
-    case 16: return launch_run<16>(b, out, err, errlen);
-    default: return launch_run<8>(b, out, err, errlen);
+    const gpuasm_cuda_batch &b = *bp;
+    if ((uint64_t)b.host.reads.n * b.host.targets.n == 0) return 0;
+    switch (gpuasm_knob(b.settings->cuda_scan_run, 8)) {
+    case 16: return launch_run<16>(b, err);
+    default: return launch_run<8>(b, err);
     }
 }

@@ -24,6 +24,11 @@
  *
  * Every backend (CPU twin, CUDA) must report exactly the same set of end
  * hits; order is unspecified (gpuasm_hits_sort() makes it canonical).
+ *
+ * Which kernel computes D (and in which mode: edit or hamming) is
+ * opt.kernel, a row of the kernel table (registry.h).  The pair rules
+ * below (pattern side, k, which pairs are searched) are written once, as
+ * GPUASM_HD functions that host code and CUDA device code both call.
  */
 #ifndef GPUASM_SEARCH_H
 #define GPUASM_SEARCH_H
@@ -32,10 +37,7 @@
 #include <stdint.h>
 #include <math.h>
 #include "nt16.h"
-
-#ifdef __cplusplus
-extern "C" {
-#endif
+#include "status.h"
 
 /* A set of sequences in one buffer: sequence i is code[off[i] .. off[i+1]),
  * one nt16 code per byte (see nt16.h).  Read codes are already filtered with
@@ -48,18 +50,8 @@ typedef struct gpuasm_seqset {
 
 enum gpuasm_pattern_side {
     GPUASM_PATTERN_SHORTER = 0, /* default: the shorter sequence; the read on ties */
-    GPUASM_PATTERN_READ    = 1, /* --pattern read */
-    GPUASM_PATTERN_TARGET  = 2  /* --pattern target */
-};
-
-/* The kernels (DESIGN.md "Kernels"; issue #4).  Every kernel computes the
- * same D[m][j] of its mode and reports the same end hits (the contract
- * above); they differ in how, and so in speed. */
-enum gpuasm_kernel {
-    GPUASM_KERNEL_MYERS   = 0, /* edit: bit-parallel Myers 1999 (seed 003) */
-    GPUASM_KERNEL_DP      = 1, /* edit: anti-diagonal wavefront DP (seed 000, seed 001 §6-8) */
-    GPUASM_KERNEL_SCAN    = 2, /* edit: Wu-Manber as inclusive scans (seed 002), m <= 64 */
-    GPUASM_KERNEL_HAMMING = 3  /* hamming: k-mismatch (seed 004) */
+    GPUASM_PATTERN_READ    = 1, /* the read is always the pattern */
+    GPUASM_PATTERN_TARGET  = 2  /* the target is always the pattern */
 };
 
 /* Symbols of the sequences of a scan. */
@@ -76,12 +68,13 @@ enum gpuasm_variant {
 };
 
 /* What to search for.  Plain values so it can be passed to CUDA by value.
- * Zero-initialised fields give the defaults (myers, nt16, best, auto). */
+ * Zero-initialised fields give the defaults (myers, nt16, best, auto),
+ * except max_diffs, where 0 means k = 0 (use -1 for "from error_rate"). */
 typedef struct gpuasm_search_opt {
-    int32_t max_diffs;     /* -k; < 0 means use error_rate */
-    double  error_rate;    /* -e; k = floor(error_rate * m) in double arithmetic */
+    int32_t max_diffs;     /* k; < 0 means use error_rate */
+    double  error_rate;    /* k = floor(error_rate * m) in double arithmetic */
     int32_t pattern_side;  /* enum gpuasm_pattern_side */
-    int32_t kernel;        /* enum gpuasm_kernel */
+    int32_t kernel;        /* enum gpuasm_kernel: a row of the kernel table (registry.h) */
     int32_t alphabet;      /* enum gpuasm_alphabet */
     int32_t variant;       /* enum gpuasm_variant */
     int32_t segments;      /* dp kernel: split each text into this many segments
@@ -113,59 +106,82 @@ typedef struct gpuasm_scan_stats {
     uint64_t scans;     /* scan calls */
 } gpuasm_scan_stats;
 
-/* Hamming mode (seed 004 Definition 3): for the same contract, D[m][j] is
- * the number of mismatches between P and T[j-m+1 .. j] for j >= m-1 and is
- * undefined (treated as > k, never reported) for j < m-1.  Pairs with
- * n < m have no hit. */
-static inline int gpuasm_is_hamming(const gpuasm_search_opt *o)
-{
-    return o->kernel == GPUASM_KERNEL_HAMMING;
-}
+/* ---- the pair rules: one definition for host C and CUDA device code ------ */
 
 /* Strands searched: 2 for DNA (nt16), 1 for the byte alphabet. */
-static inline int gpuasm_strands(const gpuasm_search_opt *o)
+GPUASM_HD int gpuasm_strands(const gpuasm_search_opt *o)
 {
     return o->alphabet == GPUASM_ALPHABET_BYTE ? 1 : 2;
 }
 
-/* Longest pattern the chosen kernel takes (bases), or 0 for no limit.  The
- * same on every backend, so outputs never differ by backend: the scan
- * kernel holds the pattern in one 64-bit word (seed 002), and the CUDA
- * Myers kernel on the byte alphabet has single-word paths only. */
-static inline uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *o)
-{
-    if (o->kernel == GPUASM_KERNEL_SCAN) return 64;
-    if (o->kernel == GPUASM_KERNEL_MYERS && o->alphabet == GPUASM_ALPHABET_BYTE) return 64;
-    return 0;
-}
-
-/* "myers", "dp", "scan", "hamming"; NULL for an unknown value. */
-static inline const char *gpuasm_kernel_name(int32_t kernel)
-{
-    switch (kernel) {
-    case GPUASM_KERNEL_MYERS: return "myers";
-    case GPUASM_KERNEL_DP: return "dp";
-    case GPUASM_KERNEL_SCAN: return "scan";
-    case GPUASM_KERNEL_HAMMING: return "hamming";
-    default: return NULL;
-    }
-}
-
-/* Is the read the pattern of pair (read_len, target_len)? */
-static inline int gpuasm_read_is_pattern(const gpuasm_search_opt *o,
-                                         uint64_t read_len, uint64_t target_len)
+/* Is the read the pattern of pair (read_len, target_len)?  The shorter
+ * sequence is, the read on ties, unless pattern_side says otherwise. */
+GPUASM_HD int gpuasm_read_is_pattern(const gpuasm_search_opt *o, uint64_t read_len,
+                                     uint64_t target_len)
 {
     if (o->pattern_side == GPUASM_PATTERN_READ) return 1;
     if (o->pattern_side == GPUASM_PATTERN_TARGET) return 0;
     return read_len <= target_len;
 }
 
-/* k for a pattern of m bases: -k as given, else floor(e * m). */
-static inline int32_t gpuasm_pair_k(const gpuasm_search_opt *o, uint64_t m)
+/* k for a pattern of m bases: max_diffs as given, else floor(e * m) in
+ * double arithmetic (IEEE multiply and floor: the same on the device). */
+GPUASM_HD int32_t gpuasm_pair_k(const gpuasm_search_opt *o, uint64_t m)
 {
     if (o->max_diffs >= 0) return o->max_diffs;
     return (int32_t)floor(o->error_rate * (double)m);
 }
+
+/* Is a pair with pattern length m, k and text length n searched at all?
+ * m <= k would match everywhere (this also skips empty reads); k < 0 or
+ * n == 0 can report nothing. */
+GPUASM_HD int gpuasm_pair_searched(uint64_t m, int32_t k, uint64_t n)
+{
+    return m > 0 && k >= 0 && m > (uint64_t)k && n > 0;
+}
+
+/* The pair (read of read_len bases, target of target_len bases) as it is
+ * searched: which side is the pattern, m, n, k, and whether it is searched. */
+typedef struct gpuasm_pair {
+    uint64_t m, n;          /* pattern and text lengths (bases) */
+    int32_t k;              /* differences allowed */
+    int32_t read_is_pattern;
+    int32_t searched;       /* gpuasm_pair_searched(m, k, n) */
+} gpuasm_pair;
+
+GPUASM_HD gpuasm_pair gpuasm_pair_of(const gpuasm_search_opt *o, uint64_t read_len,
+                                     uint64_t target_len)
+{
+    gpuasm_pair p;
+    p.read_is_pattern = gpuasm_read_is_pattern(o, read_len, target_len);
+    p.m = p.read_is_pattern ? read_len : target_len;
+    p.n = p.read_is_pattern ? target_len : read_len;
+    p.k = gpuasm_pair_k(o, p.m);
+    p.searched = gpuasm_pair_searched(p.m, p.k, p.n);
+    return p;
+}
+
+/* One batch as a kernel sees it: the reads, the targets and the search
+ * options.  Plain values, so it goes to CUDA kernels by value; the
+ * pointers are host or device addresses depending on who holds the view. */
+typedef struct gpuasm_batch_view {
+    gpuasm_seqset reads;
+    gpuasm_seqset targets;
+    gpuasm_search_opt opt;
+} gpuasm_batch_view;
+
+/* Pair (read r, target t) of a view: gpuasm_pair_of() on their lengths. */
+GPUASM_HD gpuasm_pair gpuasm_view_pair(const gpuasm_batch_view *v, uint32_t r, uint32_t t)
+{
+    return gpuasm_pair_of(&v->opt, v->reads.off[r + 1] - v->reads.off[r],
+                          v->targets.off[t + 1] - v->targets.off[t]);
+}
+
+/* ---- end hits ------------------------------------------------------------ */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Ensure room for n more hits.  Returns 0, or -1 when out of memory. */
 int gpuasm_hits_reserve(gpuasm_hits *h, size_t more);
@@ -175,29 +191,30 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
 
-/* ---- the CPU twins (kernels/cpu_scan.c dispatches to kernels/<k>_cpu.c) -- */
-
-/* Scan every (read, target, strand) pair of reads[first .. first+count)
- * with opt->kernel's CPU twin and append its end hits to out.  Returns 0,
- * or -1 with a one-line reason in err (out of memory; a pattern longer than
- * gpuasm_kernel_max_pattern(); a bad opt->kernel). */
-int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
-                    const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                    gpuasm_hits *out, char *err, size_t errlen);
-
 /* DP cells of reads[first .. first+count) against every target: m x n per
- * searched pair and strand (the --stats and benchmark figure). */
+ * searched pair and strand (the --stats and benchmark figure).  O(T log T +
+ * count log T), so it is cheap for thousands of targets. */
 double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt);
 
-/* Does pair (read_len, target_len) break opt's kernel's pattern limit?
- * Returns the offending pattern length (> 0) or 0 when the pair is fine
- * (pairs that are not searched at all are fine). */
-uint64_t gpuasm_pair_too_long(const gpuasm_search_opt *opt, uint64_t read_len, uint64_t target_len);
+/* ---- the CPU twins (kernels/cpu_scan.c runs opt->kernel's twin) ----------- */
+
+/* Scan every (read, target, strand) pair of reads[first .. first+count)
+ * with opt->kernel's CPU twin and append its end hits to out.  Returns 0
+ * or a negative status with err filled: GPUASM_ERR_NOMEM;
+ * GPUASM_ERR_TOO_LONG (a pattern longer than the kernel takes: err->read
+ * and err->target are the pair, err->length its m, err->limit the
+ * kernel's); GPUASM_ERR_SEQ_TOO_LONG (positions past 2^32);
+ * GPUASM_ERR_BAD_OPTION (an unknown kernel, or one without the alphabet). */
+int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                    const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                    gpuasm_hits *out, gpuasm_err *err);
 
 /* The Myers twin on one pattern and one text (nt16 codes): calls
- * emit(ctx, j, D[m][j]) for every j with D[m][j] <= k (all of them, not only the local minima), in increasing j.  pattern/text are nt16 codes (already in
- * the orientation to search).  m >= 1.  Returns 0 or -1 (out of memory). */
+ * emit(ctx, j, D[m][j]) for every j with D[m][j] <= k (all of them, not
+ * only the local minima), in increasing j.  pattern/text are nt16 codes
+ * (already in the orientation to search).  m >= 1.  Returns 0 or -1 (out
+ * of memory). */
 int gpuasm_myers_cpu_pair(const uint8_t *pattern, uint32_t m,
                           const uint8_t *text, uint64_t n, int32_t k,
                           void (*emit)(void *ctx, uint64_t j, int32_t d), void *ctx);

@@ -23,7 +23,7 @@ typedef void (*gpuasm_emit_fn)(void *ctx, uint64_t j, int32_t d);
 /* One (pattern, text) pair of a scan. */
 typedef struct gpuasm_twin_pair {
     const uint8_t *pattern;   /* [m] codes, already in search orientation */
-    uint32_t m;               /* >= 1, > k, <= gpuasm_kernel_max_pattern() if set */
+    uint32_t m;               /* >= 1, > k, <= the row's max_pattern if set */
     const uint8_t *text;      /* [n] codes */
     uint64_t n;               /* >= 1 */
     int32_t k;                /* >= 0 */
@@ -33,6 +33,7 @@ typedef struct gpuasm_twin_pair {
     uint64_t pattern_key;
 } gpuasm_twin_pair;
 
+/* A kernel's CPU twin: the row's .twin in the kernel table (registry.h). */
 typedef struct gpuasm_twin {
     const char *name;
     /* A workspace for opt (alphabet, variant); NULL when out of memory. */
@@ -42,7 +43,7 @@ typedef struct gpuasm_twin {
     void (*close)(void *ws);
 } gpuasm_twin;
 
-/* kernels/myers_cpu.c, dp_cpu.c, scan_cpu.c, hamming_cpu.c */
+/* kernels/myers_cpu.c, dp_cpu.c, scan_cpu.c, hamming_cpu.c (their rows in registry.c) */
 extern const gpuasm_twin gpuasm_twin_myers;
 extern const gpuasm_twin gpuasm_twin_dp;
 extern const gpuasm_twin gpuasm_twin_scan;

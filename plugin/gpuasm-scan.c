@@ -7,6 +7,7 @@
  * (-e).  Exit status: 0 on success, 1 on any error (one message on stderr).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -17,11 +18,14 @@
 
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
+#include <htslib/sam.h>
 
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
 #include "pipeline.h"
+#include "registry.h"
+#include "sam_out.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.0.0-dev"
@@ -32,44 +36,78 @@ static const char *prog = "gpuasm-scan";
 static void usage(FILE *fp)
 {
     fprintf(fp,
-"Usage: gpuasm-scan [options] <reads> <targets.fa>\n"
+"Usage: gpuasm-scan [options] <reads> [<reads2>] <targets.fa>\n"
+"       gpuasm-scan [options] -1 <R1> -2 <R2> <targets.fa>\n"
 "\n"
 "Find every read's approximate occurrences of the targets (or of the read in\n"
 "the targets) with at most k differences, on both strands, and write them as SAM.\n"
-"  reads       FASTQ/FASTA (plain, gzip, bgzf), SAM/BAM/CRAM, or - for stdin\n"
-"  targets.fa  sequences to look for (FASTA, plain/gzip/bgzf)\n"
+"  reads       FASTQ/FASTA (plain, gzip, bgzf), SAM/BAM/CRAM, or - for stdin;\n"
+"              one FASTQ/FASTA file is single-end (a /1 in a name pairs nothing);\n"
+"              SAM/BAM/CRAM keep their pairing (mates next to each other)\n"
+"  reads2      R2 of paired FASTQ files read with <reads> (R1) in lockstep\n"
+"  targets.fa  sequences to look for (FASTA/FASTQ, plain/gzip/bgzf); a target's\n"
+"              name is the first word of its header line\n"
 "\n"
 "Search:\n"
 "  -k, --max-diffs INT       at most INT differences (overrides -e)\n"
-"  -e, --error-rate FLOAT    k = floor(FLOAT * pattern length), 0 <= FLOAT < 1 [0.1]\n"
+"  -e, --error-rate FLOAT    k = floor(FLOAT * pattern length), 0 <= FLOAT < 1\n"
+"                            [0.1]\n"
 "      --mode MODE           edit (Levenshtein) or hamming (mismatches only, no\n"
-"                            indels; implies --kernel hamming) [edit]\n"
-"      --kernel NAME         myers (bit-parallel, default for edit), dp (seed 000\n"
-"                            wavefront DP), scan (seed 002 scans, patterns <= 64\n"
-"                            bases) or hamming (seed 004; implies --mode hamming)\n"
-"      --pattern WHICH       shorter|read|target: which sequence is the pattern [shorter]\n"
+"                            indels) [edit]\n"
+"      --kernel NAME         how D is computed; every kernel of a mode gives the\n"
+"                            same hits [the mode's default, marked *]:\n");
+    for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+        const gpuasm_kernel_desc *d = gpuasm_kernel_get(k);
+        fprintf(fp, "                              %-8s %-8s %s%s\n", d->name,
+                gpuasm_mode_name(d->mode), d->summary, (d->caps & GPUASM_CAP_DEFAULT) ? " *" : "");
+    }
+    fprintf(fp,
+"      --pattern WHICH       shorter|read|target: which sequence is the pattern\n"
+"                            [shorter]\n"
 "      --all                 every non-overlapping occurrence, best first\n"
 "                            [default: the best per read and target]\n"
-"      --match-read-wildcards  N and IUPAC codes in reads match what they stand for\n"
-"Output:\n"
+"      --best                one record per read, as cutadapt picks one adapter:\n"
+"                            its best hit over all targets (lowest distance, then\n"
+"                            longest aligned pattern, forward strand, first\n"
+"                            target in the file, leftmost)\n"
+"      --match-read-wildcards  N and IUPAC codes in reads match what they stand\n"
+"                            for (NM still counts them: XD has the search's)\n"
+"      --strict-names        a duplicate target name, or one with a character SAM\n"
+"                            forbids in @SQ SN, is an error (as Picard's sequence\n"
+"                            dictionaries demand) [renamed: name_2, '(' -> '_']\n"
+"Input:\n"
+"  -1 FILE, -2 FILE          paired FASTQ files R1 and R2 (mates named alike up\n"
+"                            to /1 /2): FLAG 0x1/0x40/0x80 and mate fields\n"
+"  -T, --reference FILE      reference FASTA to decode CRAM input\n"
+"Output (as samtools):\n"
 "  -o, --output FILE         write to FILE [standard output]\n"
-"  -O, --output-fmt FORMAT   sam, bam or cram [sam]\n"
-"      --unmatched           also write reads without hits (FLAG 4)\n"
+"  -O, --output-fmt FMT[,OPT=VAL]...  sam, bam or cram [from -o's extension,\n"
+"                            else sam]\n"
+"      --output-fmt-option OPT=VAL  an htslib output option (level=1,\n"
+"                            reference=FILE, ...); may be repeated\n"
+"  -R, --rg-line LINE        @RG line ('@RG\\tID:x\\tSM:y', as bwa -R); RG:Z:x on\n"
+"                            every record\n"
+"      --rg TAG:VAL          a field of that @RG line (as samtools import -r);\n"
+"                            may be repeated\n"
+"      --unmatched           also write reads without hits (FLAG 4); a pair with\n"
+"                            a hit is written whole in any case\n"
 "      --eqx                 =/X in CIGAR instead of M\n"
 "      --keep-tags           copy aux tags (and @RG lines) of SAM/BAM/CRAM input\n"
 "      --no-PG               do not add a @PG line\n"
 "Resources:\n"
-"  -@, --threads INT         threads [1]\n"
-"      --device DEV          auto: every CUDA device, else the CPU (one warning);\n"
-"                            cpu; cuda (device 0); cuda:N; cuda:N,M,... (a list);\n"
-"                            cuda:all (every CUDA device) [auto]\n"
+"  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
+"      --device DEV          auto: every CUDA device, else the CPU; cpu; cuda\n"
+"                            (device 0); cuda:N; cuda:N,M,... (a list); cuda:all\n"
+"                            (every CUDA device) [auto]\n"
 "      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
 "                            memory; CPU: 4M per thread; at most 4M by default]\n"
-"  -T, --reference FILE      reference FASTA to decode CRAM input\n"
 "Reporting:\n"
-"      --progress            progress line (reads, reads/s, hits) on stderr even\n"
-"                            when stderr is not a terminal [on a terminal only]\n"
-"      --quiet               no progress line (warnings and errors still show)\n"
+"      --verbosity INT       htslib's log level, ours too: 3 warnings, 4 also\n"
+"                            notes such as the CPU fallback [3]\n"
+"      --progress            progress line (reads read and done, reads/s, hits)\n"
+"                            on stderr even when it is not a terminal\n"
+"                            [on a terminal only]\n"
+"      --quiet               errors only: no progress line, no warnings\n"
 "      --stats FILE          write run statistics to FILE as JSON\n"
 "  -h, --help                this help\n"
 "  -V, --version             version of gpuasm-scan and htslib\n");
@@ -103,7 +141,40 @@ static int parse_size(const char *s, long long lo, long long hi, int suffixes, l
 }
 
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
-       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS };
+       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
+       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG };
+
+/* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
+ * any case, limited to what gpuasm writes.  0, or -1. */
+static int parse_out_format(const char *arg, htsFormat *fmt)
+{
+    char name[16];
+    size_t n = strcspn(arg, ",");
+    if (n == 0 || n >= sizeof name) return -1;
+    for (size_t i = 0; i < n; i++) name[i] = (char)tolower((unsigned char)arg[i]);
+    name[n] = 0;
+    if (strcmp(name, "sam") && strcmp(name, "sam.gz") && strcmp(name, "bam") && strcmp(name, "cram"))
+        return -1;
+    kstring_t ks = KS_INITIALIZE;
+    if (kputs(name, &ks) < 0 || kputs(arg + n, &ks) < 0) { ks_free(&ks); return -1; }
+    int r = hts_parse_format(fmt, ks.s);
+    ks_free(&ks);
+    return r;
+}
+
+/* The output format from -o's file name, as samtools view picks it
+ * (sam_open_mode): .bam, .cram, .sam.gz, anything else SAM.  -1 for a
+ * FASTQ/FASTA name, which gpuasm does not write. */
+static int format_from_name(const char *path, htsFormat *fmt)
+{
+    char mode[8] = "";
+    const char *name = "sam";
+    if (path && strcmp(path, "-") && sam_open_mode(mode, path, NULL) == 0) {
+        if (mode[0] == 'f' || mode[0] == 'F') return -1;
+        name = mode[0] == 'b' ? "bam" : mode[0] == 'c' ? "cram" : mode[0] == 'z' ? "sam.gz" : "sam";
+    }
+    return hts_parse_format(fmt, name);
+}
 
 int main(int argc, char **argv)
 {
@@ -128,21 +199,34 @@ int main(int argc, char **argv)
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "progress", no_argument, NULL, OPT_PROGRESS },
         { "stats", required_argument, NULL, OPT_STATS },
+        { "best", no_argument, NULL, OPT_BEST },
+        { "strict-names", no_argument, NULL, OPT_STRICT_NAMES },
+        { "output-fmt-option", required_argument, NULL, OPT_FMT_OPTION },
+        { "verbosity", required_argument, NULL, OPT_VERBOSITY },
+        { "rg-line", required_argument, NULL, 'R' },
+        { "rg", required_argument, NULL, OPT_RG },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
     };
     gpuasm_scan_opt o = {
-        .out_format = "sam", .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
+        .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
+        .verbosity = HTS_LOG_WARNING,
         .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER },
     };
-    int no_pg = 0, c;
+    int no_pg = 0, c, verbosity_given = 0, ret = 1;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
+    const char *out_fmt = NULL, *r1 = NULL, *r2 = NULL, *rg_line = NULL;
     long long v;
     char *endp;
+    htsFormat fmt;
+    memset(&fmt, 0, sizeof fmt);
+    hts_opt *fmt_opts = NULL;                    /* --output-fmt-option, in order */
+    kstring_t rg_fields = KS_INITIALIZE, rg = KS_INITIALIZE, rg_id = KS_INITIALIZE;
+    kstring_t cl = KS_INITIALIZE;
 
     opterr = 0;  /* our own messages, one line each */
-    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:hV", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
             if (parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
@@ -157,9 +241,9 @@ int main(int argc, char **argv)
                 return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
             break;
         case OPT_MODE:
-            if (!strcmp(optarg, "edit")) mode = "edit";
-            else if (!strcmp(optarg, "hamming")) mode = "hamming";
-            else return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+            if (gpuasm_mode_find(optarg) < 0)
+                return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+            mode = optarg;
             break;
         case OPT_KERNEL:
             kernel = optarg;
@@ -173,20 +257,36 @@ int main(int argc, char **argv)
         case OPT_ALL: o.report.all = 1; break;
         case OPT_WILDCARDS: o.wildcards = 1; break;
         case 'o': o.out_path = optarg; break;
-        case 'O':
-            if (!strcasecmp(optarg, "sam")) o.out_format = "sam";
-            else if (!strcasecmp(optarg, "bam")) o.out_format = "bam";
-            else if (!strcasecmp(optarg, "cram")) o.out_format = "cram";
-            else return fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram)", optarg), 1;
+        case 'O': out_fmt = optarg; break;
+        case OPT_FMT_OPTION:
+            if (hts_opt_add(&fmt_opts, optarg) < 0)
+                return fail("invalid --output-fmt-option '%s' (an htslib option such as level=1; "
+                            "see samtools' manual)", optarg), 1;
+            break;
+        case 'R': rg_line = optarg; break;
+        case OPT_RG:
+            if ((rg_fields.l && kputc('\t', &rg_fields) < 0) || kputs(optarg, &rg_fields) < 0)
+                return fail("%s", "out of memory"), 1;
+            break;
+        case '1': r1 = optarg; break;
+        case '2': r2 = optarg; break;
+        case OPT_BEST: o.report.best = 1; break;
+        case OPT_STRICT_NAMES: o.strict_names = 1; break;
+        case OPT_VERBOSITY:
+            if (parse_size(optarg, 0, 10, 0, &v) < 0)
+                return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg), 1;
+            o.verbosity = (int)v;
+            verbosity_given = 1;
             break;
         case OPT_UNMATCHED: o.unmatched = 1; break;
         case OPT_EQX: o.report.eqx = 1; break;
         case OPT_KEEP_TAGS: o.keep_tags = 1; break;
         case OPT_NO_PG: no_pg = 1; break;
         case '@':
-            if (parse_size(optarg, 1, 1024, 0, &v) < 0)
-                return fail("invalid -@/--threads '%s' (expected an integer from 1 to 1024)", optarg), 1;
-            o.n_threads = (int)v;
+            /* 0 = no extra threads, as samtools (nf-core passes task.cpus - 1). */
+            if (parse_size(optarg, 0, 1024, 0, &v) < 0)
+                return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg), 1;
+            o.n_threads = v < 1 ? 1 : (int)v;
             break;
         case OPT_DEVICE: o.device = optarg; break;
         case OPT_BATCH:
@@ -212,34 +312,95 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    /* --mode and --kernel: hamming is both a mode and its kernel; the edit
-     * kernels are myers (default), dp and scan. */
-    if (kernel) {
-        int32_t kk = 0;
-        while (gpuasm_kernel_name(kk) && strcmp(gpuasm_kernel_name(kk), kernel)) kk++;
-        if (!gpuasm_kernel_name(kk))
-            return fail("invalid --kernel '%s' (expected myers, dp, scan or hamming)", kernel), 1;
-        o.search.kernel = kk;
+    /* --mode and --kernel (the kernel table, registry.h): a kernel computes
+     * one mode; --mode alone takes that mode's default kernel, --kernel alone
+     * implies its mode, both must agree. */
+    if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
+        kstring_t names = KS_INITIALIZE;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++)
+            ksprintf(&names, "%s%s", k == 0 ? "" : gpuasm_kernel_get(k + 1) ? ", " : " or ",
+                     gpuasm_kernel_get(k)->name);
+        fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
+        ks_free(&names);
+        return 1;
     }
-    if (mode && !strcmp(mode, "hamming")) {
-        if (kernel && o.search.kernel != GPUASM_KERNEL_HAMMING)
-            return fail("--kernel %s searches edit distance; --mode hamming needs --kernel hamming",
-                        kernel), 1;
-        o.search.kernel = GPUASM_KERNEL_HAMMING;
-    } else if (mode && o.search.kernel == GPUASM_KERNEL_HAMMING) {
-        return fail("%s", "--kernel hamming searches mismatches only; it needs --mode hamming, not --mode edit"), 1;
+    if (mode) {
+        const int32_t m = gpuasm_mode_find(mode);
+        if (kernel && gpuasm_kernel_get(o.search.kernel)->mode != m)
+            return fprintf(stderr, "%s: --kernel %s is a kernel of --mode %s; --mode %s needs a "
+                           "kernel of its own (e.g. --kernel %s)\n", prog, kernel,
+                           gpuasm_mode_name(gpuasm_kernel_get(o.search.kernel)->mode), mode,
+                           gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
+        if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
     }
-    if (argc - optind != 2) {
-        if (argc == optind) { usage(stderr); return 1; }
-        return fail("%s", "expected two arguments, <reads> and <targets.fa> (see --help)"), 1;
+    if (o.report.best && o.report.all)
+        return fail("%s", "--best reports one record per read, --all every occurrence: "
+                    "give one of them"), 1;
+    /* Reads: <reads> [<reads2>] <targets>, or -1 R1 -2 R2 <targets>. */
+    int npos = argc - optind;
+    if (r1 || r2) {
+        if (!r1 || !r2) return fail("%s", "-1 and -2 go together (R1 and R2 of paired files)"), 1;
+        if (npos != 1) {
+            if (npos == 0) { usage(stderr); return 1; }
+            return fail("%s", "with -1 and -2, give only <targets.fa> (see --help)"), 1;
+        }
+        o.reads_path = r1;
+        o.reads_path2 = r2;
+    } else {
+        if (npos < 2 || npos > 3) {
+            if (npos == 0) { usage(stderr); return 1; }
+            return fail("%s", "expected <reads> [<reads2>] <targets.fa> (see --help)"), 1;
+        }
+        o.reads_path = argv[optind];
+        if (npos == 3) o.reads_path2 = argv[optind + 1];
     }
-    o.reads_path = argv[optind];
-    o.targets_path = argv[optind + 1];
+    if (o.reads_path2 && !strcmp(o.reads_path, "-") && !strcmp(o.reads_path2, "-"))
+        return fail("%s", "R1 and R2 cannot both be - (standard input)"), 1;
+    o.targets_path = argv[argc - 1];
 
-    /* htslib's own messages would repeat ours in another voice. */
-    hts_set_log_level(HTS_LOG_OFF);
+    /* Output format: -O, else -o's extension (as samtools view). */
+    if (out_fmt ? parse_out_format(out_fmt, &fmt) < 0 : format_from_name(o.out_path, &fmt) < 0) {
+        if (out_fmt)
+            fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram, optionally with "
+                 ",OPTION=VALUE)", out_fmt);
+        else
+            fail("-o %s: gpuasm-scan writes SAM, BAM or CRAM (name the file .sam, .bam or "
+                 ".cram, or give -O)", o.out_path);
+        goto out;
+    }
+    /* --output-fmt-option after -O's own options (hts_opt_apply applies in order). */
+    if (fmt_opts) {
+        hts_opt **tail = (hts_opt **)&fmt.specific;
+        while (*tail) tail = &(*tail)->next;
+        *tail = fmt_opts;
+        fmt_opts = NULL;
+    }
+    o.out_format = &fmt;
 
-    kstring_t cl = KS_INITIALIZE;
+    /* Read group: -R's line, then --rg's fields. */
+    if (rg_line || rg_fields.l) {
+        kstring_t spec = KS_INITIALIZE;
+        char why[1024];
+        int bad = (rg_line && kputs(rg_line, &spec) < 0) ||
+                  (rg_line && rg_fields.l && kputc('\t', &spec) < 0) ||
+                  (rg_fields.l && kputs(rg_fields.s, &spec) < 0);
+        if (!bad && gpuasm_rg_line(spec.s, &rg, &rg_id, why, sizeof why) < 0) {
+            fail("invalid -R/--rg: %s", why);
+            bad = 1;
+        } else if (bad) {
+            fail("%s", "out of memory");
+        }
+        ks_free(&spec);
+        if (bad) goto out;
+        o.rg_line = rg.s;
+        o.rg_id = rg_id.s;
+    }
+
+    /* htslib's own messages show (as in samtools), before our one line;
+     * --quiet leaves its errors only. */
+    hts_set_log_level((enum htsLogLevel)(verbosity_given ? o.verbosity
+                                         : o.quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING));
+
     for (int i = 0; i < argc; i++) {
         if (i) kputc(' ', &cl);
         kputs(argv[i], &cl);
@@ -247,11 +408,17 @@ int main(int argc, char **argv)
     o.pg_cl = no_pg ? NULL : (cl.s ? cl.s : "");
 
     char err[1024];
-    int r = gpuasm_scan_run(prog, &o, err, sizeof err);
-    ks_free(&cl);
-    if (r < 0) {
+    if (gpuasm_scan_run(prog, &o, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
-        return 1;
+        goto out;
     }
-    return 0;
+    ret = 0;
+out:
+    ks_free(&cl);
+    ks_free(&rg);
+    ks_free(&rg_id);
+    ks_free(&rg_fields);
+    hts_opt_free(fmt_opts);
+    hts_opt_free((hts_opt *)fmt.specific);
+    return ret;
 }

@@ -45,6 +45,8 @@
 #include "output_file.h"
 #include "pipeline.h"
 #include "reads.h"
+#include "records.h"
+#include "scan_errors.h"
 #include "sam_out.h"
 #include "stats_json.h"
 #include "targets.h"
@@ -66,6 +68,12 @@
  * measured 6.7 for 100-bp FASTQ reads (peak RSS over 4 slots of 1 M
  * bases).  Used only to keep all slots within a quarter of the RAM. */
 #define HOST_BYTES_PER_BASE 8
+
+/* Is a message of this htslib log level shown (--verbosity, --quiet)? */
+static int says(const gpuasm_scan_opt *o, int level)
+{
+    return !o->quiet && o->verbosity >= level;
+}
 
 static void *engine_alloc(void *ctx, size_t n) { return gpuasm_engine_host_alloc(ctx, n); }
 static void engine_free(void *ctx, void *p) { gpuasm_engine_host_free(ctx, p); }
@@ -97,10 +105,7 @@ static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots)
  * per thread left 11 of 16 threads idle and was 85% of the P2 wall time). */
 typedef struct {
     uint32_t r0, r1;           /* reads [r0, r1) of the batch; never splits adjacent mates */
-    bam1_t **rec;              /* [n_rec] output records of the part */
-    size_t n_rec, m_rec;       /* m_rec records allocated (bam_init1), reused */
-    uint64_t hit_records;      /* records that are hits (not FLAG 4) */
-    uint64_t reads_with_hits;
+    gpuasm_records out;        /* output records of the part, reused */
 } part_t;
 
 /* One batch on its way through the pipeline, with everything reused. */
@@ -144,6 +149,7 @@ typedef struct {
 
 struct pipe {
     const gpuasm_scan_opt *o;
+    gpuasm_record_opt ro;      /* what records.c needs of o */
     const gpuasm_targets *t;
     gpuasm_engine *eng;
     gpuasm_reader *rd;
@@ -227,7 +233,11 @@ static void *reader_main(void *arg)
 
 /* ---- scan --------------------------------------------------------------------- */
 
-static int adjacent_mates(const gpuasm_batch *b, uint32_t i);
+/* Are rec[i] and rec[i+1] the two mates of one template? */
+static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
+{
+    return i + 1 < b->n && gpuasm_adjacent_mates(b->rec[i], b->rec[i + 1]);
+}
 
 /* Cut a scanned batch into parts for the report threads: about four per
  * thread (for balance), at least 256 reads each (to keep the queue lock
@@ -264,36 +274,13 @@ static int cut_parts(slot_t *s, int n_report)
     return 0;
 }
 
-/* When a batch failed because a pair's pattern is longer than the kernel
- * takes (gpuasm_kernel_max_pattern), name the read and the target.  1 when
- * such a pair was found (message in msg), else 0. */
-static int limit_message(const pipe_t *p, const gpuasm_batch *b, char *msg, size_t len)
-{
-    const gpuasm_search_opt *so = &p->o->search;
-    if (!gpuasm_kernel_max_pattern(so)) return 0;
-    for (uint32_t i = 0; i < b->n; i++) {
-        uint64_t rlen = b->set.off[i + 1] - b->set.off[i];
-        for (uint32_t t = 0; t < p->t->n; t++) {
-            uint64_t m = gpuasm_pair_too_long(so, rlen, gpuasm_target_len(p->t, t));
-            if (!m) continue;
-            snprintf(msg, len, "%s: record %llu (%s): --kernel %s takes patterns of at most %llu "
-                     "bases, but against target %s the pattern has %llu (use --kernel myers)",
-                     p->o->reads_path, (unsigned long long)(b->first_record + i),
-                     bam_get_qname(b->rec[i]), gpuasm_kernel_name(so->kernel),
-                     (unsigned long long)gpuasm_kernel_max_pattern(so), p->t->name[t],
-                     (unsigned long long)m);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 static void *scan_main(void *arg)
 {
     worker_t *w = arg;
     pipe_t *p = w->p;
     const gpuasm_scan_opt *o = p->o;
-    char msg[512], full[1024];
+    char full[1024];
+    gpuasm_err why;
     for (;;) {
         pthread_mutex_lock(&p->lock);
         while (!p->failed && p->scan_q.n == 0 && !p->read_done)
@@ -308,14 +295,10 @@ static void *scan_main(void *arg)
         pthread_mutex_unlock(&p->lock);
 
         int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->search,
-                                        &s->hits, msg, sizeof msg);
+                                        &s->hits, &why);
         pthread_mutex_lock(&p->lock);
-        if (r < 0 && limit_message(p, &s->batch, full, sizeof full)) {
-            fail_locked(p, full);
-        } else if (r < 0) {
-            snprintf(full, sizeof full, "%s: records %llu-%llu: %s", o->reads_path,
-                     (unsigned long long)s->batch.first_record,
-                     (unsigned long long)s->batch.first_record + s->batch.n - 1, msg);
+        if (r < 0) {
+            gpuasm_msg_scan(o->reads_path, &s->batch, p->t, &o->search, &why, full, sizeof full);
             fail_locked(p, full);
         } else if (cut_parts(s, p->n_report) < 0) {
             fail_locked(p, "out of memory");
@@ -328,89 +311,7 @@ static void *scan_main(void *arg)
     return NULL;
 }
 
-/* ---- report: hits -> SAM records -------------------------------------------------- */
-
-/* Are rec[i] and rec[i+1] the two mates of one template? */
-static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
-{
-    if (i + 1 >= b->n) return 0;
-    const bam1_t *x = b->rec[i], *y = b->rec[i + 1];
-    return (x->core.flag & BAM_FPAIRED) && (x->core.flag & BAM_FREAD1) &&
-           (y->core.flag & BAM_FPAIRED) && (y->core.flag & BAM_FREAD2) &&
-           strcmp(bam_get_qname(x), bam_get_qname(y)) == 0;
-}
-
-/* The part's next output record (allocated once, reused batch after batch),
- * or NULL when out of memory. */
-static bam1_t *next_record(part_t *s)
-{
-    if (s->n_rec == s->m_rec) {
-        size_t c = s->m_rec ? 2 * s->m_rec : 256;
-        bam1_t **q = realloc(s->rec, c * sizeof(*q));
-        if (!q) return NULL;
-        s->rec = q;
-        for (; s->m_rec < c; s->m_rec++)
-            if (!(s->rec[s->m_rec] = bam_init1())) return NULL;
-    }
-    return s->rec[s->n_rec++];
-}
-
-/* Build the records of one read into the slot.  mate: the report of its
- * adjacent mate, or NULL (unpaired, or mate not next to it). */
-static int emit_read(const gpuasm_scan_opt *o, part_t *s, kstring_t *scratch,
-                     const bam1_t *read, const gpuasm_report *r, const gpuasm_report *mate)
-{
-    uint16_t in_flag = read->core.flag;
-    uint16_t pair_bits = in_flag & (BAM_FPAIRED | BAM_FREAD1 | BAM_FREAD2);
-    int paired = (in_flag & BAM_FPAIRED) != 0;
-    const gpuasm_occ *mo = mate && mate->n_occ ? &mate->occ[0] : NULL;
-    bam1_t *dst;
-
-    if (r->n_occ == 0) {
-        if (!o->unmatched) return 0;
-        gpuasm_sam_fields f = { .flag = pair_bits | BAM_FUNMAP, .tid = -1, .pos = -1,
-                                .mapq = 0, .mtid = -1, .mpos = -1, .nm = -1, .xs = -1,
-                                .keep_tags = o->keep_tags };
-        if (mate && mo) {
-            /* Unmapped read with a placed mate sits at the mate's place. */
-            f.tid = f.mtid = (int32_t)mo->target;
-            f.pos = f.mpos = mo->pos;
-            if (mo->strand) f.flag |= BAM_FMREVERSE;
-        } else if (mate) {
-            f.flag |= BAM_FMUNMAP;
-        }
-        if (!(dst = next_record(s)) || gpuasm_sam_set_record(dst, read, &f, scratch) < 0)
-            return -1;
-        return 0;
-    }
-    s->reads_with_hits++;
-    for (size_t i = 0; i < r->n_occ; i++) {
-        const gpuasm_occ *oc = &r->occ[i];
-        gpuasm_sam_fields f = {
-            .flag = pair_bits | (oc->strand ? BAM_FREVERSE : 0) | (i ? BAM_FSECONDARY : 0),
-            .tid = (int32_t)oc->target, .pos = oc->pos, .mapq = 255,
-            .cigar = r->cigar + oc->cigar_off, .n_cigar = oc->n_cigar,
-            .mtid = -1, .mpos = -1, .reverse = (int)oc->strand,
-            .nm = oc->dist, .md = r->md.s + oc->md_off, .xs = oc->xs,
-            .keep_tags = o->keep_tags,
-        };
-        if (paired && mate) {
-            if (mo) {
-                f.mtid = (int32_t)mo->target;
-                f.mpos = mo->pos;
-                if (mo->strand) f.flag |= BAM_FMREVERSE;
-            } else {
-                f.flag |= BAM_FMUNMAP;
-                f.mtid = f.tid;   /* as samtools fixmate: the mate is placed here */
-                f.mpos = f.pos;
-            }
-        }
-        if (!(dst = next_record(s)) || gpuasm_sam_set_record(dst, read, &f, scratch) < 0)
-            return -1;
-        s->hit_records++;
-    }
-    return 0;
-}
+/* ---- report: hits -> SAM records (the FLAG and mate rules: records.h) ------------ */
 
 /* Slice of sorted hits that belong to read i, starting at *pos. */
 static size_t hits_of_read(const gpuasm_hits *h, size_t *pos, uint32_t i)
@@ -429,8 +330,7 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
     const gpuasm_scan_opt *o = w->p->o;
     const gpuasm_batch *b = &sl->batch;
     char msg[512];
-    s->n_rec = 0;
-    s->hit_records = s->reads_with_hits = 0;
+    gpuasm_records_clear(&s->out);
     /* First hit of the part: hits are sorted by read. */
     size_t lo = 0, hi = sl->hits.n;
     while (lo < hi) {
@@ -452,12 +352,11 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
                 return -1;
             }
         }
-        for (uint32_t q = 0; q < nrd; q++)
-            if (emit_read(o, s, &w->scratch, b->rec[i + q], &w->rep[q],
-                          pair ? &w->rep[1 - q] : NULL) < 0) {
-                snprintf(err, errlen, "out of memory");
-                return -1;
-            }
+        const gpuasm_report *rp[2] = { &w->rep[0], &w->rep[1] };
+        if (gpuasm_records_add(&s->out, &w->p->ro, &w->scratch, b->rec + i, rp, (int)nrd) < 0) {
+            snprintf(err, errlen, "out of memory");
+            return -1;
+        }
         i += nrd;
     }
     return 0;
@@ -503,18 +402,23 @@ static void *report_main(void *arg)
 typedef struct {
     int on;
     const char *prog;
+    const gpuasm_reader *rd;   /* counts the reads read (gpuasm_reader_count) */
     double t0, last;
     size_t width;      /* length of the line on screen, to blank a longer one */
 } progress_t;
 
-/* Rewrite the line in place: \r, the line, spaces over any longer rest. */
-static void progress_show(progress_t *pg, uint64_t reads, uint64_t hits, int final)
+/* Rewrite the line in place: \r, the line, spaces over any longer rest.
+ * done/hits: reads and hit records written so far. */
+static void progress_show(progress_t *pg, uint64_t done, uint64_t hits, int final)
 {
     char line[256];
     double now = gpuasm_now_s(), dt = now - pg->t0;
-    int n = snprintf(line, sizeof line, "%s: %llu reads, %.0f reads/s, %llu hits", pg->prog,
-                     (unsigned long long)reads, dt > 0 ? (double)reads / dt : 0.0,
-                     (unsigned long long)hits);
+    /* The reader may have read ahead of what is written, never behind. */
+    uint64_t in = pg->rd ? gpuasm_reader_count(pg->rd) : 0;
+    if (in < done) in = done;
+    int n = snprintf(line, sizeof line, "%s: %llu reads read, %llu done, %.0f reads/s, %llu hits",
+                     pg->prog, (unsigned long long)in, (unsigned long long)done,
+                     dt > 0 ? (double)done / dt : 0.0, (unsigned long long)hits);
     size_t len = n < 0 ? 0 : (size_t)n < sizeof line ? (size_t)n : sizeof line - 1;
     fprintf(stderr, "\r%s%*s%s", line, len < pg->width ? (int)(pg->width - len) : 0, "",
             final ? "\n" : "");
@@ -526,7 +430,7 @@ static void progress_show(progress_t *pg, uint64_t reads, uint64_t hits, int fin
 /* ---- the run -------------------------------------------------------------------- */
 
 typedef struct {
-    uint64_t reads, bases, records, hit_records, reads_with_hits, batches;
+    uint64_t reads, bases, records, hit_records, reads_with_hits, batches, lone_mates;
 } counts_t;
 
 /* Write batches in input order until the end or a failure (the writer is
@@ -578,15 +482,16 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             continue;
         }
         for (size_t k = 0; k < s->n_part; k++) {
-            const part_t *pt = &s->part[k];
-            for (size_t i = 0; i < pt->n_rec; i++)
+            const gpuasm_records *pt = &s->part[k].out;
+            for (size_t i = 0; i < pt->n; i++)
                 if (gpuasm_writer_write(w, pt->rec[i], msg, sizeof msg) < 0) {
                     fail(p, msg);
                     return -1;
                 }
-            c->records += pt->n_rec;
+            c->records += pt->n;
             c->hit_records += pt->hit_records;
             c->reads_with_hits += pt->reads_with_hits;
+            c->lone_mates += pt->lone_mates;
         }
         c->reads += s->batch.n;
         c->bases += s->batch.off[s->batch.n];
@@ -680,10 +585,7 @@ static void free_slots(pipe_t *p)
         slot_t *s = &p->slot[i];
         if (s->batch.mem.alloc) gpuasm_batch_free(&s->batch);
         gpuasm_hits_free(&s->hits);
-        for (size_t k = 0; k < s->m_part; k++) {
-            for (size_t j = 0; j < s->part[k].m_rec; j++) bam_destroy1(s->part[k].rec[j]);
-            free(s->part[k].rec);
-        }
+        for (size_t k = 0; k < s->m_part; k++) gpuasm_records_free(&s->part[k].out);
         free(s->part);
     }
     free(p->slot);
@@ -700,7 +602,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     gpuasm_targets t;
     gpuasm_writer *w = NULL;
     FILE *stats_fp = NULL;
-    char warn[512];
+    gpuasm_err why, fallback;
     pipe_t p;
     counts_t c = { 0 };
     progress_t pg = { .prog = prog };
@@ -708,8 +610,20 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     p.o = o;
     p.t = &t;
 
-    if (gpuasm_targets_load(o->targets_path, &t, err, errlen) < 0) return -1;
+    if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) return -1;
     targets_ok = 1;
+    if (t.n_dup && says(o, HTS_LOG_WARNING)) {
+        const char *d = t.desc[t.first_dup];
+        fprintf(stderr, "%s: warning: %s: %u duplicate target name%s made unique with a _N "
+                "suffix (the first: record %u, %.*s, is now %s; @SQ DS keeps the header; "
+                "--strict-names makes duplicates an error)\n", prog, o->targets_path, t.n_dup,
+                t.n_dup > 1 ? "s" : "", t.first_dup + 1, (int)strcspn(d, " "), d,
+                t.name[t.first_dup]);
+    }
+    if (t.n_mapped && says(o, HTS_LOG_INFO))
+        fprintf(stderr, "%s: info: %s: %u target name%s had characters SAM does not allow in "
+                "@SQ SN, now '_' (@SQ DS keeps the header)\n", prog, o->targets_path,
+                t.n_mapped, t.n_mapped > 1 ? "s" : "");
     if (o->search.max_diffs >= 0) {
         for (uint32_t i = 0; i < t.n; i++) {
             if (gpuasm_target_len(&t, i) <= (uint64_t)o->search.max_diffs) {
@@ -721,17 +635,27 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             }
         }
     }
-    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, err, errlen, warn, sizeof warn) < 0)
+    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, &why, &fallback) < 0) {
+        gpuasm_msg_engine_open(o->device, &why, err, errlen);
         goto out;
-    if (warn[0]) fprintf(stderr, "%s: warning: %s\n", prog, warn);
-    if (gpuasm_engine_set_targets(p.eng, &t.set, err, errlen) < 0) goto out;
-    if (gpuasm_reader_open(o->reads_path, o->reference, o->n_threads, o->wildcards, &p.rd,
-                           err, errlen) < 0)
+    }
+    /* Falling back to the CPU is what --device auto is for: news only to
+     * those who ask for more than warnings (issue #9). */
+    if (fallback.status && says(o, HTS_LOG_INFO))
+        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, fallback.msg);
+    if (gpuasm_engine_set_targets(p.eng, &t.set, &why) < 0) {
+        snprintf(err, errlen, "%s: %s", o->targets_path, why.msg);
         goto out;
+    }
+    if (gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
+                           o->wildcards, &p.rd, err, errlen) < 0)
+        goto out;
+    p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
+                                .rg_id = o->rg_id };
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
                              .n_threads = o->n_threads, .pg_cl = o->pg_cl,
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
-                             .copy_rg = o->keep_tags };
+                             .copy_rg = o->keep_tags, .rg_line = o->rg_line };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
     /* Opened now so that a bad --stats path fails before any work. */
     if (o->stats_path) {
@@ -752,6 +676,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     sync_ok = 1;
 
     pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
+    pg.rd = p.rd;
     pg.t0 = pg.last = gpuasm_now_s();
     if (run_pipeline(&p, w, &pg, &c) < 0) {
         if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
@@ -759,6 +684,11 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
         goto out;
     }
     if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
+    if (c.lone_mates && says(o, HTS_LOG_WARNING))
+        fprintf(stderr, "%s: warning: %s: %llu paired read%s had no mate next to %s (input not "
+                "grouped by name? samtools collate groups mates): RNEXT/PNEXT left unset\n",
+                prog, o->reads_path, (unsigned long long)c.lone_mates,
+                c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
     writer_ok = 1;
     ret = 0;
 out:

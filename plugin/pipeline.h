@@ -14,33 +14,42 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <htslib/hts.h>
 #include "report.h"
 
 typedef struct gpuasm_scan_opt {
-    const char *reads_path;    /* FASTQ/FASTA/SAM/BAM/CRAM or "-" */
+    const char *reads_path;    /* FASTQ/FASTA/SAM/BAM/CRAM or "-"; R1 of paired files */
+    const char *reads_path2;   /* R2 of paired FASTQ files (-2, or a second reads argument), or NULL */
     const char *targets_path;  /* FASTA */
+    int strict_names;          /* --strict-names: duplicate or SAM-invalid target names are errors */
     const char *out_path;      /* NULL or "-": stdout */
-    const char *out_format;    /* sam | bam | cram */
+    const htsFormat *out_format; /* sam/sam.gz/bam/cram and its htslib options (-O, --output-fmt-option) */
+    const char *rg_line;       /* -R/--rg: the @RG line (gpuasm_rg_line), or NULL */
+    const char *rg_id;         /* its ID */
     const char *reference;     /* -T: reference for CRAM input, or NULL */
     const char *device;        /* auto | cpu | cuda | cuda:N | cuda:N,M,... | cuda:all */
-    int n_threads;             /* -@ */
+    int n_threads;             /* -@ (0 counts as 1) */
     uint64_t batch_bases;      /* 0: gpuasm_engine_suggest_batch_bases() */
     gpuasm_search_opt search;  /* what to search for: -k/-e, --mode, --kernel, --pattern */
-    gpuasm_report_opt report;  /* what to report: --all, --eqx */
+    gpuasm_report_opt report;  /* what to report: --all, --best, --eqx */
     int unmatched;             /* --unmatched */
     int keep_tags;             /* --keep-tags */
     int wildcards;             /* --match-read-wildcards */
-    int quiet;                 /* --quiet: no progress line */
+    int verbosity;             /* --verbosity (htslib's log level; 3 = warnings, the default) */
+    int quiet;                 /* --quiet: no progress line, no warnings */
     int progress;              /* --progress: progress line even when stderr is no terminal */
     const char *stats_path;    /* --stats FILE (JSON, io/stats_json.h), or NULL */
     const char *pg_cl;         /* @PG CL, NULL for --no-PG */
     const char *version;
 } gpuasm_scan_opt;
 
-/* Run a whole scan.  Warnings go to stderr prefixed with `prog`; so does the
- * progress line (stderr a terminal or o->progress, and not o->quiet):
- * "PROG: N reads, R reads/s, H hits" rewritten in place with \r about twice
- * a second, ended with a newline.  H counts hit records (not FLAG 4 ones).
+/* Run a whole scan.  Warnings go to stderr prefixed with `prog` (at
+ * verbosity >= 3, not with quiet); so does the progress line (stderr a
+ * terminal or o->progress, and not o->quiet):
+ * "PROG: N reads read, D done, R reads/s, H hits" rewritten in place with \r
+ * about twice a second, ended with a newline.  N counts reads as the reader
+ * reads them (so it moves before the first batch is scanned), D the reads
+ * written out, R is D per second, H counts hit records (not FLAG 4 ones).
  * Returns 0, or -1 with one line in err ("FILE: record N (NAME): what");
  * on failure the -o file and the --stats file are removed.  The first error
  * of any thread wins; the others stop. */

@@ -7,6 +7,7 @@
 #include <htslib/kstring.h>
 
 #include "grow.h"
+#include "registry.h"
 #include "report.h"
 
 typedef struct {
@@ -40,10 +41,19 @@ static int push_cigar(gpuasm_report *r, uint32_t op, uint32_t len)
     return 0;
 }
 
+/* Is a read base the same A, C, G or T as the reference base (SAM's NM:
+ * ambiguity codes never match)?  nt16 codes, case already folded. */
+static int same_base(uint8_t rd, uint8_t ref)
+{
+    return rd == ref && (rd == 1 || rd == 2 || rd == 4 || rd == 8);
+}
+
 /* Describe alignment r->aln as occurrence r->occ[r->n_occ] (already has
- * target/strand/dist): POS, CIGAR over the whole read, MD. */
+ * target/strand/dist): POS, CIGAR over the whole read, MD and NM (SAM's,
+ * report.h), the aligned pattern length.  read: the read's codes on the
+ * occurrence's strand. */
 static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pattern,
-                    uint64_t read_len, const uint8_t *target)
+                    const uint8_t *read, uint64_t read_len, const uint8_t *target)
 {
     const gpuasm_aln *a = &r->aln;
     gpuasm_occ *oc = &r->occ[r->n_occ];
@@ -53,22 +63,29 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
     /* The reference (target) walks along the text when the read is the
      * pattern, along the pattern when the read is the text. */
     const uint8_t *ref = read_is_pattern ? target + a->tstart : target;
+    const uint8_t *rd = read_is_pattern ? read : read + a->tstart;
     int ref_gap = read_is_pattern ? GPUASM_OP_TGAP : GPUASM_OP_PGAP;  /* ref base, no read base */
-    uint64_t ri = 0;
+    uint64_t ri = 0, qi = 0;
     int md_run = 0, in_del = 0;
+    int32_t nm = 0;
+    uint32_t plen = 0;
     if (!read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)a->tstart) < 0) return -1;
     for (size_t i = 0; i < a->n_op; i++) {
         uint8_t op = a->op[i];
         uint32_t cop;
+        if (op != GPUASM_OP_TGAP) plen++;
         if (op == GPUASM_OP_MATCH || op == GPUASM_OP_SUBST) {
-            cop = o->eqx ? (op == GPUASM_OP_MATCH ? BAM_CEQUAL : BAM_CDIFF) : BAM_CMATCH;
-            if (op == GPUASM_OP_MATCH) {
+            int eq = op == GPUASM_OP_MATCH && same_base(rd[qi], ref[ri]);
+            cop = o->eqx ? (eq ? BAM_CEQUAL : BAM_CDIFF) : BAM_CMATCH;
+            if (eq) {
                 md_run++;
             } else {
                 if (ksprintf(&r->md, "%d%c", md_run, seq_nt16_str[ref[ri]]) < 0) return -1;
                 md_run = 0;
+                nm++;
             }
             ri++;
+            qi++;
             in_del = 0;
         } else if (op == ref_gap) {
             cop = BAM_CDEL;
@@ -77,11 +94,14 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
             md_run = 0;
             in_del = 1;
             ri++;
+            nm++;
         } else {
             cop = BAM_CINS;
             /* An insertion ends a deletion run in MD (next deletion
              * starts a new ^ group). */
             in_del = 0;
+            qi++;
+            nm++;
         }
         if (push_cigar(r, cop, 1) < 0) return -1;
     }
@@ -89,6 +109,8 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
     if (!read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)(read_len - 1 - a->tend)) < 0)
         return -1;
     oc->n_cigar = r->n_cigar - oc->cigar_off;
+    oc->nm = nm;
+    oc->plen = plen;
     return 0;
 }
 
@@ -120,9 +142,19 @@ static int overlaps_at(uint64_t s_lo, uint64_t s_hi, uint64_t end, uint64_t tn, 
 static int trace(gpuasm_report *r, const gpuasm_search_opt *so, const uint8_t *pat, uint64_t m,
                  const uint8_t *txt, uint64_t tn, const cand_t *c)
 {
-    return gpuasm_is_hamming(so)
+    return gpuasm_search_mode(so) == GPUASM_MODE_HAMMING
            ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, c->end, c->dist, &r->aln)
            : gpuasm_traceback(pat, (uint32_t)m, txt, tn, c->end, c->dist, &r->tb, &r->aln);
+}
+
+/* --best: is occurrence x better than y (report.h's order)? */
+static int better(const gpuasm_occ *x, const gpuasm_occ *y)
+{
+    if (x->dist != y->dist) return x->dist < y->dist;
+    if (x->plen != y->plen) return x->plen > y->plen;
+    if (x->strand != y->strand) return x->strand < y->strand;
+    if (x->target != y->target) return x->target < y->target;
+    return x->pos < y->pos;
 }
 
 int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,
@@ -170,7 +202,7 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
                  * traceback itself. */
                 int64_t e1 = (int64_t)cand[c].end + 1, d = cand[c].dist;
                 int64_t lo = e1 - (int64_t)m - d, hi = e1 - (int64_t)m + d;
-                if (gpuasm_is_hamming(so)) lo = hi = e1 - (int64_t)m;
+                if (gpuasm_search_mode(so) == GPUASM_MODE_HAMMING) lo = hi = e1 - (int64_t)m;
                 if (lo < 0) lo = 0;
                 if (hi > e1) hi = e1;
                 int ov = overlaps_at((uint64_t)lo, (uint64_t)hi, cand[c].end, tn, mirror, r->acc, n_acc);
@@ -203,7 +235,7 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
             if (gpuasm_grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
             r->occ[r->n_occ] = (gpuasm_occ){ .target = ti, .strand = cand[c].strand,
                                              .dist = cand[c].dist, .xs = -1 };
-            if (describe(r, o, rip, len, tcode) < 0) goto oom;
+            if (describe(r, o, rip, rs, len, tcode) < 0) goto oom;
             r->n_occ++;
             continue;
 tb_failed:
@@ -214,6 +246,13 @@ tb_failed:
             return -1;
         }
         i = j;
+    }
+    if (o->best && r->n_occ > 1) {
+        size_t b = 0;
+        for (size_t q = 1; q < r->n_occ; q++)
+            if (better(&r->occ[q], &r->occ[b])) b = q;
+        r->occ[0] = r->occ[b];   /* its CIGAR and MD stay where they are */
+        r->n_occ = 1;
     }
     return 0;
 oom:

@@ -11,9 +11,22 @@
  * overlaps is decided from bounds on its start (the lengths an alignment
  * with its distance can have, then gpuasm_hit_starts()), with a traceback
  * only when the bounds straddle the answer, so the choice is exactly the
- * one every candidate's traceback would give.  Everything here is a pure
- * function of the sorted end hits, so any backend that gives the same hits
- * gives the same bytes.
+ * one every candidate's traceback would give (issue #11).  --best keeps
+ * one occurrence per read: of the targets' best ones the one with the
+ * lowest distance, then the longest aligned part of the pattern, then the
+ * forward strand, then the first target in file order, then the leftmost
+ * (issue #9).  Everything here is a pure function of the sorted end hits,
+ * so any backend that gives the same hits gives the same bytes.
+ *
+ * Two distances (issue #9; SAM v1.6 and SAMtags §1.1 "NM"): `dist` is the
+ * search distance, what the kernels minimised, where IUPAC codes in targets
+ * (and with --match-read-wildcards in reads) match the bases they stand
+ * for; it ranks occurrences and gives AS = -dist and XS.  `nm` is SAM's NM:
+ * the differences counting only identical A/C/G/T (any case) as matches,
+ * so an N or other ambiguity code on either side is a mismatch even where
+ * the search matched it (samtools calmd counts the same way).  MD and the
+ * =/X of --eqx follow nm.  nm >= dist; they differ only where an ambiguity
+ * code was matched.
  */
 #ifndef GPUASM_REPORT_H
 #define GPUASM_REPORT_H
@@ -27,6 +40,7 @@
 
 typedef struct gpuasm_report_opt {
     int all;   /* --all */
+    int best;  /* --best: one occurrence per read (not with all) */
     int eqx;   /* --eqx: =/X instead of M */
 } gpuasm_report_opt;
 
@@ -34,8 +48,10 @@ typedef struct gpuasm_report_opt {
 typedef struct gpuasm_occ {
     uint32_t target;     /* target index */
     uint32_t strand;     /* 1: read reverse-complemented (FLAG 16) */
-    int32_t  dist;       /* NM */
-    int32_t  xs;         /* second-best distance in this (read, target), or -1 */
+    int32_t  dist;       /* search distance (AS = -dist) */
+    int32_t  nm;         /* SAM's NM (see above) */
+    uint32_t plen;       /* pattern bases in the alignment (for --best) */
+    int32_t  xs;         /* second-best search distance in this (read, target), or -1 */
     int64_t  pos;        /* 0-based leftmost target base (SAM POS - 1) */
     size_t   cigar_off;  /* into gpuasm_report.cigar */
     size_t   n_cigar;
@@ -56,7 +72,8 @@ typedef struct gpuasm_report {
 
 /* Occurrences of one read.  code/len: the read's codes (as searched);
  * hits[0..n): this read's end hits in gpuasm_hits_sort() order.  Fills
- * r->occ (targets in file order, best first within a target).  Returns 0;
+ * r->occ (targets in file order, best first within a target; with --best
+ * at most one).  Returns 0;
  * -1 with err on out of memory or an end hit that does not trace back
  * (a kernel fault). */
 int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,

@@ -102,9 +102,9 @@ fails_with() {
     fails_with "$T/t.fa" "tail" -- "$READS" "$T/t.fa"
 }
 
-@test "duplicate target names, named" {
+@test "duplicate target names with --strict-names, named" {
     printf '>twin first\nACGTACGTACGTACGTACGT\n>other\nTTTTGGGGCCCCAAAATTTT\n>twin second\nGGGGACGTACGTACGTACGT\n' > "$T/t.fa"
-    fails_with "$T/t.fa" "twin" -- "$READS" "$T/t.fa"
+    fails_with "$T/t.fa" "record 3 (twin)" "duplicate target name" "record 1" -- --strict-names "$READS" "$T/t.fa"
 }
 
 @test "k >= length of a target is an error" {

@@ -69,25 +69,46 @@ have_gpu() {
 }
 
 # Assert the failure shape of the command line contract: exit status 1,
-# exactly one line on stderr, starting "gpuasm-scan: " and containing each
-# further argument (the file name, the record).  Use after run --separate-stderr.
+# and on stderr exactly one line of ours, the last one, starting
+# "gpuasm-scan: " and containing each further argument (the file name, the
+# record).  htslib's own messages ("[E::func] ...", "[W::func] ...", as
+# samtools shows them) may come before it.  Use after run --separate-stderr.
 assert_one_error() {
     assert_equal "$status" 1
+    local n=${#stderr_lines[@]} i
+    if [ "$n" -lt 1 ]; then
+        echo "expected an error on stderr, got nothing" >&2
+        return 1
+    fi
+    for ((i = 0; i < n - 1; i++)); do
+        case "${stderr_lines[$i]}" in
+            "["[EW]"::"*) ;;
+            *) printf 'line %d of stderr is neither htslib'"'"'s nor the last:\n%s\n' \
+                   $((i + 1)) "$stderr" >&2; return 1 ;;
+        esac
+    done
+    local last=${stderr_lines[$((n - 1))]}
+    case "$last" in
+        "gpuasm-scan: "*) ;;
+        *) printf 'the last line of stderr does not start with "gpuasm-scan: ": %s\n' "$stderr" >&2; return 1 ;;
+    esac
+    local want
+    for want in "$@"; do
+        case "$last" in
+            *"$want"*) ;;
+            *) printf 'the error does not mention "%s": %s\n' "$want" "$last" >&2; return 1 ;;
+        esac
+    done
+}
+
+# Like assert_one_error, and stderr is that one line alone (errors found
+# before htslib is asked anything: options, names, pairing).
+assert_only_error() {
+    assert_one_error "$@"
     if [ "${#stderr_lines[@]}" -ne 1 ]; then
         printf 'expected one line on stderr, got %d:\n%s\n' "${#stderr_lines[@]}" "$stderr" >&2
         return 1
     fi
-    case "$stderr" in
-        "gpuasm-scan: "*) ;;
-        *) printf 'stderr does not start with "gpuasm-scan: ": %s\n' "$stderr" >&2; return 1 ;;
-    esac
-    local want
-    for want in "$@"; do
-        case "$stderr" in
-            *"$want"*) ;;
-            *) printf 'stderr does not mention "%s": %s\n' "$want" "$stderr" >&2; return 1 ;;
-        esac
-    done
 }
 
 # FASTQ -> FASTA (no line wrapping).

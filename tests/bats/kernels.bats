@@ -84,10 +84,10 @@ short_targets() {
     assert_equal "$stderr" "gpuasm-scan: invalid --mode 'levenshtein' (expected edit or hamming)"
     run --separate-stderr scan --mode hamming --kernel dp "$READS" "$TARGETS"
     assert_failure 1
-    [[ "$stderr" == *"--mode hamming needs --kernel hamming"* ]]
+    assert_equal "$stderr" "gpuasm-scan: --kernel dp is a kernel of --mode edit; --mode hamming needs a kernel of its own (e.g. --kernel hamming)"
     run --separate-stderr scan --kernel hamming --mode edit "$READS" "$TARGETS"
     assert_failure 1
-    [[ "$stderr" == *"needs --mode hamming"* ]]
+    assert_equal "$stderr" "gpuasm-scan: --kernel hamming is a kernel of --mode hamming; --mode edit needs a kernel of its own (e.g. --kernel myers)"
     assert_equal "$output" ""
 }
 

@@ -26,19 +26,25 @@ setup() {
     assert_output 0
 }
 
-@test "records: MAPQ 255, no mate, tags NM AS MD, AS = -NM" {
+@test "records: MAPQ 255, no mate, tags NM MD AS [XS] [XD], AS = -(XD if there, else NM)" {
     run awk -F'\t' '!/^@/ {
             if ($5 != 255 || $7 != "*" || $8 != 0 || $9 != 0) { print "fields: " $0; next }
-            nm = ""; as = ""; md = ""
+            nm = ""; as = ""; md = ""; xd = ""; tags = ""
             for (i = 12; i <= NF; i++) {
+                tags = tags substr($i, 1, 2) " "
                 if ($i ~ /^NM:i:/) nm = substr($i, 6)
                 if ($i ~ /^AS:i:/) as = substr($i, 6)
                 if ($i ~ /^MD:Z:/) md = substr($i, 6)
+                if ($i ~ /^XD:i:/) xd = substr($i, 6)
             }
-            if (nm == "" || md == "" || as != -nm) print "tags: " $0
+            sd = xd == "" ? nm : xd
+            if (nm == "" || md == "" || as != -sd || xd == nm) print "tags: " $0
+            if (tags !~ /^NM MD AS (XS )?(XD )?$/) print "tag order: " tags
         }' "$T/ref.sam"
     assert_success
     assert_output ""
+    # The sample has targets with IUPAC codes that reads match: XD there.
+    grep -q 'XD:i:' "$T/ref.sam"
 }
 
 @test "every output goes through htslib: samtools quickcheck on SAM" {

@@ -186,13 +186,14 @@ PY
     line=$(last_progress "$stderr")
     reads=$(awk 'END { print NR / 4 }' "$READS")
     hits=$(records "$T/out.sam" | wc -l)
-    [[ "$line" =~ ^gpuasm-scan:\ ([0-9]+)\ reads,\ ([0-9]+)\ reads/s,\ ([0-9]+)\ hits\ *$ ]] ||
+    [[ "$line" =~ ^gpuasm-scan:\ ([0-9]+)\ reads\ read,\ ([0-9]+)\ done,\ ([0-9]+)\ reads/s,\ ([0-9]+)\ hits\ *$ ]] ||
         { echo "bad progress line: '$line'" >&2; return 1; }
     assert_equal "${BASH_REMATCH[1]}" "$reads"
-    assert_equal "${BASH_REMATCH[3]}" "$hits"
+    assert_equal "${BASH_REMATCH[2]}" "$reads"
+    assert_equal "${BASH_REMATCH[4]}" "$hits"
     # every update has the same shape; the line ends with a newline
     printf '%s' "$stderr" | tr '\r' '\n' | grep -E '.' |
-        grep -Evq '^gpuasm-scan: [0-9]+ reads, [0-9]+ reads/s, [0-9]+ hits *$' && return 1
+        grep -Evq '^gpuasm-scan: [0-9]+ reads read, [0-9]+ done, [0-9]+ reads/s, [0-9]+ hits *$' && return 1
     [ "${#stderr_lines[@]}" -eq 1 ]
 }
 
@@ -222,6 +223,19 @@ PY
     [ "$n" -le 8 ] || { echo "$n progress updates in ~1.6 s" >&2; return 1; }
 }
 
+@test "progress moves before the first batch is done: reads are counted as they are read" {
+    # 20 reads, a pause, the rest: all in one default-sized batch, so none
+    # is done before the input ends; the line must still count the 20.
+    mkfifo "$T/slow.fq"
+    { head -n 80 "$READS"; sleep 1.2; tail -n +81 "$READS"; } > "$T/slow.fq" &
+    run --separate-stderr scan --device cpu --progress -o "$T/out.sam" "$T/slow.fq" "$TARGETS"
+    wait
+    assert_success
+    printf '%s' "$stderr" | tr '\r' '\n' | grep -Eq '^gpuasm-scan: 20 reads read, 0 done, ' ||
+        { echo "no update with 20 reads read and none done: $stderr" >&2; return 1; }
+    [[ "$(last_progress "$stderr")" == "gpuasm-scan: 42 reads read, 42 done, "* ]]
+}
+
 @test "no progress line in a pipe without --progress, or with --quiet" {
     run --separate-stderr scan --device cpu -o "$T/out.sam" "$READS" "$TARGETS"
     assert_success
@@ -234,7 +248,7 @@ PY
 @test "on a terminal: progress line by default, none with --quiet" {
     run with_tty_stderr "$T/tty.out" "$GPUASM_SCAN" --device cpu "$READS" "$TARGETS"
     assert_success
-    [[ "$output" == *"gpuasm-scan: 42 reads, "*" hits"* ]] || { echo "no progress: '$output'" >&2; return 1; }
+    [[ "$output" == *"gpuasm-scan: 42 reads read, 42 done, "*" hits"* ]] || { echo "no progress: '$output'" >&2; return 1; }
     no_pg "$T/tty.out" | cmp - <(no_pg "$EXPECTED_SAM")
     run with_tty_stderr "$T/tty.out" "$GPUASM_SCAN" --device cpu --quiet "$READS" "$TARGETS"
     assert_success
@@ -297,12 +311,23 @@ PY
     done
 }
 
-@test "--device auto without a GPU: at most one warning, same bytes as cpu" {
+@test "--device auto without a GPU: silent, same bytes as cpu; the fallback is a note at --verbosity 4" {
     have_gpu && skip "a GPU is present"
     run --separate-stderr scan --device auto -@ 2 --batch-size 100 "$READS" "$TARGETS"
     assert_success
-    [ "${#stderr_lines[@]}" -le 1 ]
+    assert_equal "$stderr" ""
     no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    # Asked for: one note (a build with CUDA; a build without has nothing
+    # to fall back from).  Never with --quiet.
+    run --separate-stderr scan --device auto --verbosity 4 "$READS" "$TARGETS"
+    assert_success
+    [ "${#stderr_lines[@]}" -le 1 ]
+    if [ "${#stderr_lines[@]}" -eq 1 ]; then
+        [[ "$stderr" == "gpuasm-scan: info: "*"using the CPU" ]] || { echo "$stderr" >&2; return 1; }
+    fi
+    run --separate-stderr scan --device auto --verbosity 4 --quiet "$READS" "$TARGETS"
+    assert_success
+    assert_equal "$stderr" ""
 }
 
 @test "--help lists --quiet, --progress, --stats and the --device forms" {

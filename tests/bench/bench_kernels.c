@@ -32,12 +32,12 @@ static double time_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
                         const gpuasm_search_opt *opt, int reps, size_t *n_hits)
 {
     gpuasm_hits h = { 0 };
-    char err[512];
+    gpuasm_err err;
     double *t = calloc((size_t)reps, sizeof(double));
     for (int r = -1; r < reps; r++) {
         double t0 = now();
-        if (gpuasm_engine_scan(e, reads, opt, &h, err, sizeof err) < 0) {
-            fprintf(stderr, "bench_kernels: %s\n", err);
+        if (gpuasm_engine_scan(e, reads, opt, &h, &err) < 0) {
+            fprintf(stderr, "bench_kernels: %s\n", err.msg);
             exit(1);
         }
         if (r >= 0) t[r] = now() - t0;
@@ -57,10 +57,10 @@ int main(int argc, char **argv)
         return 1;
     }
     const char *device = argv[1], *mode = argv[2];
-    char err[512], warn[512];
+    gpuasm_err err, warn;
     gpuasm_engine *e;
-    if (gpuasm_engine_open(device, 16, &e, err, sizeof err, warn, sizeof warn) < 0) {
-        fprintf(stderr, "bench_kernels: %s\n", err);
+    if (gpuasm_engine_open(device, 16, &e, &err, &warn) < 0) {
+        fprintf(stderr, "bench_kernels: %s\n", err.msg);
         return 1;
     }
     if (!strcmp(mode, "p1") && argc == 7) {
@@ -72,8 +72,8 @@ int main(int argc, char **argv)
         uint64_t poff[2] = { 0, m }, toff[2] = { 0, n };
         gpuasm_seqset tg = { 1, poff, p }, rd = { 1, toff, t };
         gpuasm_search_opt opt = { .max_diffs = k, .error_rate = 0, .pattern_side = GPUASM_PATTERN_TARGET };
-        if (gpuasm_engine_set_targets(e, &tg, err, sizeof err) < 0) {
-            fprintf(stderr, "bench_kernels: %s\n", err);
+        if (gpuasm_engine_set_targets(e, &tg, &err) < 0) {
+            fprintf(stderr, "bench_kernels: %s\n", err.msg);
             return 1;
         }
         size_t nh;
@@ -86,8 +86,8 @@ int main(int argc, char **argv)
     }
     if (!strcmp(mode, "p2") && argc == 8) {
         gpuasm_targets tg;
-        if (gpuasm_targets_load(argv[3], &tg, err, sizeof err) < 0) {
-            fprintf(stderr, "bench_kernels: %s\n", err);
+        if (gpuasm_targets_load(argv[3], 0, &tg, err.msg, sizeof err.msg) < 0) {
+            fprintf(stderr, "bench_kernels: %s\n", err.msg);
             return 1;
         }
         uint32_t nr = (uint32_t)strtoul(argv[4], NULL, 10), len = (uint32_t)atoi(argv[5]);
@@ -121,8 +121,8 @@ int main(int argc, char **argv)
         }
         gpuasm_seqset rd = { nr, off, code };
         gpuasm_search_opt opt = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER };
-        if (gpuasm_engine_set_targets(e, &tg.set, err, sizeof err) < 0) {
-            fprintf(stderr, "bench_kernels: %s\n", err);
+        if (gpuasm_engine_set_targets(e, &tg.set, &err) < 0) {
+            fprintf(stderr, "bench_kernels: %s\n", err.msg);
             return 1;
         }
         size_t nh;

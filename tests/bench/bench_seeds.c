@@ -45,6 +45,7 @@
 #include <htslib/hts.h>   /* seq_nt16_table */
 
 #include "engine.h"
+#include "registry.h"
 #include "bench_common.h"
 
 /* Runs whose warm-up takes longer than this are timed once (the budget). */
@@ -98,11 +99,11 @@ static int measure(cfg_t *c, gpuasm_engine *e, const gpuasm_seqset *reads,
         return -1;
     }
     gpuasm_hits h = { 0 };
-    char err[512];
+    gpuasm_err err;
     gpuasm_scan_stats a, b;
     double t0 = now();
-    if (gpuasm_engine_scan(e, reads, opt, &h, err, sizeof err) < 0) {
-        snprintf(r->status, sizeof r->status, "error: %s", err);
+    if (gpuasm_engine_scan(e, reads, opt, &h, &err) < 0) {
+        snprintf(r->status, sizeof r->status, "error: %s", err.msg);
         gpuasm_hits_free(&h);
         return -1;
     }
@@ -114,8 +115,8 @@ static int measure(cfg_t *c, gpuasm_engine *e, const gpuasm_seqset *reads,
     for (int i = 0; i < reps; i++) {
         gpuasm_engine_stats(e, &a);
         t0 = now();
-        if (gpuasm_engine_scan(e, reads, opt, &h, err, sizeof err) < 0) {
-            snprintf(r->status, sizeof r->status, "error (timed run %d): %s", i + 1, err);
+        if (gpuasm_engine_scan(e, reads, opt, &h, &err) < 0) {
+            snprintf(r->status, sizeof r->status, "error (timed run %d): %s", i + 1, err.msg);
             gpuasm_hits_free(&h);
             return -1;
         }
@@ -174,7 +175,7 @@ static void print_row(const char *exp, const char *cas, const gpuasm_search_opt 
     for (char *q = st; *q; q++)
         if (*q == '\t' || *q == '\n' || *q == '\r') *q = ' ';
     printf("%s\t%s\t%s\t%s\t%s\t%d\t%llu\t%llu\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\n",
-           exp, cas, gpuasm_kernel_name(o->kernel), variant_name(o), alpha_name(o->alphabet),
+           exp, cas, gpuasm_kernel_get(o->kernel)->name, variant_name(o), alpha_name(o->alphabet),
            gpuasm_strands(o), (unsigned long long)m, (unsigned long long)n, k, o->segments,
            ks, ws, cs, rs, gbit ? "Gbit/s" : "GCUPS", hs, r->reps, st);
     fflush(stdout);
@@ -206,9 +207,9 @@ static gpuasm_seqset one_seq(uint64_t off[2], const uint8_t *code, uint64_t n)
 
 static int set_target(gpuasm_engine *e, const gpuasm_seqset *t)
 {
-    char err[512];
-    if (gpuasm_engine_set_targets(e, t, err, sizeof err) < 0) {
-        fprintf(stderr, "bench_seeds: set targets: %s\n", err);
+    gpuasm_err err;
+    if (gpuasm_engine_set_targets(e, t, &err) < 0) {
+        fprintf(stderr, "bench_seeds: set targets: %s\n", err.msg);
         return -1;
     }
     return 0;
@@ -624,13 +625,13 @@ int main(int argc, char **argv)
         c.threads = nc > 0 ? (int)nc : 1;
     }
     c.t_start = now();
-    char err[512], warn[512];
+    gpuasm_err err, warn;
     gpuasm_engine *e;
-    if (gpuasm_engine_open(c.device, c.threads, &e, err, sizeof err, warn, sizeof warn) < 0) {
-        fprintf(stderr, "bench_seeds: %s\n", err);
+    if (gpuasm_engine_open(c.device, c.threads, &e, &err, &warn) < 0) {
+        fprintf(stderr, "bench_seeds: %s\n", err.msg);
         return 1;
     }
-    if (warn[0]) fprintf(stderr, "bench_seeds: %s\n", warn);
+    if (warn.status) fprintf(stderr, "bench_seeds: %s; using the CPU\n", warn.msg);
     time_t now_t = time(NULL);
     char date[64];
     strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S UTC", gmtime(&now_t));

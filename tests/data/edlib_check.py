@@ -5,7 +5,9 @@
 
 For each pair (a mutated query and its original target, edlib's test_data),
 runs  SCAN --device cpu --no-PG --all --pattern read -k D QUERY TARGET
-with D = edlib's infix (HW) distance of the pair, and checks that
+(named copies of the two sequences in a scratch folder: edlib's files have
+bare ">" headers) with D = edlib's infix (HW) distance of the pair, and
+checks that
 
   * a forward-strand record has NM == D (edlib aligns the query as given)
     and none has less (so gpuasm finds edlib's distance, no better and no
@@ -31,8 +33,10 @@ otherwise, 77 (skip) as said above.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 
 COMP = str.maketrans("ACGTN", "TGCAN")
 
@@ -87,13 +91,20 @@ def walk(cigar, pos, seq, ref):
     return nm, "".join(md), i == len(seq)
 
 
-def check(scan, query, target, dist, threads):
+def check(scan, query, target, dist, threads, tmp):
+    # edlib's files have bare ">" headers, which gpuasm-scan refuses for
+    # targets (an empty name): the sequences go through named copies.
+    seq_q, ref = fasta_seq(query), fasta_seq(target)
+    qf, tf = os.path.join(tmp, "query.fa"), os.path.join(tmp, "target.fa")
+    with open(qf, "w") as f:
+        f.write(">query\n%s\n" % seq_q)
+    with open(tf, "w") as f:
+        f.write(">target\n%s\n" % ref)
     cmd = [scan, "--device", "cpu", "--no-PG", "--all", "--pattern", "read", "-k", str(dist),
-           "-@", str(threads), query, target]
+           "-@", str(threads), qf, tf]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:
         return "gpuasm-scan exit %d: %s" % (p.returncode, p.stderr.strip())
-    seq_q, ref = fasta_seq(query), fasta_seq(target)
     best = None
     for line in p.stdout.splitlines():
         if line.startswith("@"):
@@ -146,12 +157,14 @@ def main(argv):
     else:
         sys.exit("edlib_check.py: unknown group %s" % group)
     bad = 0
+    tmp = tempfile.mkdtemp(prefix="edlib_check.")
     for q, t, dist in cases:
-        msg = check(scan, q, t, dist, threads)
+        msg = check(scan, q, t, dist, threads, tmp)
         print("%s %s vs %s: edlib HW %d%s" % ("ok" if msg is None else "FAIL",
               os.path.relpath(q, d) if q.startswith(d) else q, os.path.basename(t), dist,
               "" if msg is None else ": " + msg))
         bad += msg is not None
+    shutil.rmtree(tmp, ignore_errors=True)
     print("%d of %d pairs agree with edlib" % (len(cases) - bad, len(cases)))
     return 1 if bad or not cases else 0
 

@@ -11,14 +11,19 @@ ASM = min over substrings T' of the text of ED(pattern, T') (pattern = the
 shorter sequence unless --pattern says otherwise; k = floor(e*m) or -k) with
 Ukkonen's cut-off (columns stop at the last row <= k), and asserts that
   * OUT.sam has one record for (read, target) iff min over strands <= k,
-    with NM equal to that minimum and the forward strand when it ties;
+    with the search distance (XD where there is one, else NM; AS = -it)
+    equal to that minimum and the forward strand when it ties;
   * records come grouped by read in input order, targets in file order,
     FLAG 256 on every record of a read after its first;
   * SEQ/QUAL are the read's (reverse-complemented/reversed with FLAG 16);
-  * walking CIGAR over read and target reproduces NM and MD, covers the
-    whole read, and covers the whole target when the target is the pattern.
+  * walking CIGAR over read and target reproduces the search distance
+    (columns that match by the rule below), and NM and MD as SAM counts
+    them (a match only where both bases are the same A, C, G or T), covers
+    the whole read, and covers the whole target when the target is the
+    pattern; XD is there iff the two distances differ.
 Matching rule (DESIGN.md): case-insensitive; IUPAC codes in targets match
-the bases they stand for; N or any other non-ACGT read base matches nothing.
+the bases they stand for; N or any other non-ACGT read base matches nothing
+(with --match-read-wildcards, what it stands for).
 Prints one line per problem and exits 1 if there was any; else prints a
 summary and exits 0.  Standard library only.
 """
@@ -36,9 +41,13 @@ def target_codes(s):
     return [CODE.get(c, 15) for c in s.upper()]
 
 
+WILDCARDS = False
+
+
 def read_codes(s):
-    # Non-ACGT read bases match nothing.
-    return [c if c in (1, 2, 4, 8) else 0 for c in (CODE.get(x, 0) for x in s.upper())]
+    # Non-ACGT read bases match nothing, unless --match-read-wildcards.
+    codes = (CODE.get(x, 15) for x in s.upper())
+    return [c if WILDCARDS or c in (1, 2, 4, 8) else 0 for c in codes]
 
 
 def comp_code(c):
@@ -131,10 +140,13 @@ def main():
     ap.add_argument("-k", type=int, default=-1)
     ap.add_argument("--pattern", default="shorter", choices=["shorter", "read", "target"])
     ap.add_argument("--mode", default="edit", choices=["edit", "hamming"])
+    ap.add_argument("--match-read-wildcards", action="store_true")
     ap.add_argument("reads")
     ap.add_argument("targets")
     ap.add_argument("sam")
     a = ap.parse_args()
+    global WILDCARDS
+    WILDCARDS = a.match_read_wildcards
 
     reads = read_fastx(a.reads)
     targets = read_fastx(a.targets)
@@ -210,10 +222,13 @@ def main():
             flag = int(r[1])
             tags = dict((x.split(":", 2)[0], x.split(":", 2)[2]) for x in r[11:])
             nm = int(tags.get("NM", -1))
-            if nm != best:
-                problems.append("%s vs %s: NM %d, naive DP %d" % (rname, tnames[t], nm, best))
-            if int(tags.get("AS", 1)) != -nm:
-                problems.append("%s vs %s: AS %s != -NM" % (rname, tnames[t], tags.get("AS")))
+            sd = int(tags.get("XD", nm))
+            if "XD" in tags and sd == nm:
+                problems.append("%s vs %s: XD %d equals NM" % (rname, tnames[t], sd))
+            if sd != best:
+                problems.append("%s vs %s: search distance %d, naive DP %d" % (rname, tnames[t], sd, best))
+            if int(tags.get("AS", 1)) != -sd:
+                problems.append("%s vs %s: AS %s != -%d" % (rname, tnames[t], tags.get("AS"), sd))
             strand = 1 if flag & 16 else 0
             want_strand = 0 if d[0] == best else 1
             if strand != want_strand:
@@ -229,7 +244,7 @@ def main():
             ops = cigar_ops(r[5])
             rc = read_codes(seq)
             pos = int(r[3]) - 1
-            qi, ti, edits, md, run = 0, pos, 0, "", 0
+            qi, ti, edits, sedits, md, run = 0, pos, 0, 0, "", 0
             core = [o for o in ops if o[1] != "S"]
             if any(o[1] == "S" for o in ops[1:-1]) or (read_pat and len(core) != len(ops)):
                 problems.append("%s vs %s: bad S in CIGAR %s" % (rname, tnames[t], r[5]))
@@ -244,7 +259,10 @@ def main():
                         if ti >= len(tc):
                             ok = False
                             break
-                        match = bool(rc[qi] & tc[ti])
+                        if not rc[qi] & tc[ti]:
+                            sedits += 1
+                        # SAM's NM: only the same A, C, G or T matches.
+                        match = rc[qi] == tc[ti] and rc[qi] in (1, 2, 4, 8)
                         if (op == "=" and not match) or (op == "X" and match):
                             problems.append("%s vs %s: %s op at read %d disagrees" % (rname, tnames[t], op, qi))
                         if match:
@@ -257,9 +275,11 @@ def main():
                         ti += 1
                 elif op == "I":
                     edits += n
+                    sedits += n
                     qi += n
                 elif op == "D":
                     edits += n
+                    sedits += n
                     md += "%d^%s" % (run, targets[t][1][ti:ti + n].upper())
                     run = 0
                     ti += n
@@ -272,13 +292,16 @@ def main():
                 continue
             if edits != nm:
                 problems.append("%s vs %s: CIGAR %s implies %d edits, NM %d" % (rname, tnames[t], r[5], edits, nm))
+            if sedits != sd:
+                problems.append("%s vs %s: CIGAR %s implies search distance %d, tags say %d" % (
+                    rname, tnames[t], r[5], sedits, sd))
             if "MD" in tags and tags["MD"].upper() != md:
                 problems.append("%s vs %s: MD %s, CIGAR walk gives %s" % (rname, tnames[t], tags["MD"], md))
             if not read_pat and (pos != 0 or ti != len(tc)):
                 problems.append("%s vs %s: target is the pattern but CIGAR %s covers %d-%d of %d" % (
                     rname, tnames[t], r[5], pos + 1, ti, len(tc)))
-            if "XS" in tags and int(tags["XS"]) < nm:
-                problems.append("%s vs %s: XS %s < NM %d" % (rname, tnames[t], tags["XS"], nm))
+            if "XS" in tags and int(tags["XS"]) < sd:
+                problems.append("%s vs %s: XS %s < search distance %d" % (rname, tnames[t], tags["XS"], sd))
     for p in problems:
         print("naive_check: " + p)
     if problems:

@@ -1,0 +1,183 @@
+/* cpu_backend.c -- the CPU backend (backend.h): every scan spread over
+ * n_threads threads, each running opt->kernel's CPU twin (cpu_scan.c) on
+ * chunks of reads taken from a shared cursor, so a batch with a few long
+ * reads still keeps every thread busy.  Per-thread hit arrays are kept and
+ * reused from scan to scan; the results are concatenated and sorted.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "search.h"
+
+/* CPU batches: enough bases that n_threads x 16 chunks stay large, small
+ * enough that the pipeline's few batches in flight stay modest in memory. */
+#define CPU_BATCH_BASES_PER_THREAD (4ull << 20)
+#define CPU_BATCH_BASES_MAX (64ull << 20)
+
+typedef struct {
+    int n_threads;
+    const gpuasm_seqset *targets;
+    gpuasm_hits *thread_hits;   /* [n_threads] per-thread results, reused */
+    char desc[64];
+} cpu_backend;
+
+/* One scan's shared state. */
+typedef struct {
+    cpu_backend *b;
+    const gpuasm_seqset *reads;
+    const gpuasm_search_opt *opt;
+    pthread_mutex_t lock;
+    uint32_t next, chunk;
+    int failed;
+    gpuasm_err err;     /* the first failure */
+} cpu_job;
+
+typedef struct {
+    cpu_job *job;
+    gpuasm_hits *hits;
+    double cells;       /* this worker's share, summed after the join */
+} cpu_worker;
+
+static void *worker_run(void *arg)
+{
+    cpu_worker *w = arg;
+    cpu_job *j = w->job;
+    for (;;) {
+        pthread_mutex_lock(&j->lock);
+        uint32_t first = j->next;
+        int stop = j->failed || first >= j->reads->n;
+        uint32_t count = stop ? 0 : (j->reads->n - first < j->chunk ? j->reads->n - first : j->chunk);
+        j->next += count;
+        pthread_mutex_unlock(&j->lock);
+        if (stop) break;
+        gpuasm_err why;
+        if (gpuasm_cpu_scan(j->reads, first, count, j->b->targets, j->opt, w->hits, &why) < 0) {
+            pthread_mutex_lock(&j->lock);
+            if (!j->failed) j->err = why;
+            j->failed = 1;
+            pthread_mutex_unlock(&j->lock);
+            break;
+        }
+        w->cells += gpuasm_scan_cells(j->reads, first, count, j->b->targets, j->opt);
+    }
+    return NULL;
+}
+
+static int cpu_device_count(void) { return 1; }
+
+static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
+{
+    cpu_backend *b = calloc(1, sizeof(*b));
+    if (b) {
+        b->n_threads = cfg->n_threads < 1 ? 1 : cfg->n_threads;
+        b->thread_hits = calloc((size_t)b->n_threads, sizeof(*b->thread_hits));
+    }
+    if (!b || !b->thread_hits) {
+        free(b);
+        return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    }
+    snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s)", b->n_threads, b->n_threads > 1 ? "s" : "");
+    *self = b;
+    return 0;
+}
+
+static const char *cpu_describe(const void *self) { return ((const cpu_backend *)self)->desc; }
+
+static int cpu_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
+{
+    (void)err;
+    ((cpu_backend *)self)->targets = targets;
+    return 0;
+}
+
+static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+                    gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err)
+{
+    cpu_backend *b = self;
+    int nt = b->n_threads;
+    if (!b->targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no targets set");
+    cpu_job job = { .b = b, .reads = reads, .opt = opt, .next = 0, .failed = 0 };
+    /* Chunks small enough to balance, large enough to keep the lock cold. */
+    job.chunk = reads->n / ((uint32_t)nt * 16u);
+    if (job.chunk < 1) job.chunk = 1;
+    pthread_mutex_init(&job.lock, NULL);
+    cpu_worker *w = calloc((size_t)nt, sizeof(*w));
+    pthread_t *tid = calloc((size_t)nt, sizeof(*tid));
+    int started = 0;
+    if (!w || !tid) {
+        job.failed = 1;
+        gpuasm_err_set(&job.err, GPUASM_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; !job.failed && i < nt; i++) {
+        b->thread_hits[i].n = 0;
+        w[i].job = &job;
+        w[i].hits = &b->thread_hits[i];
+        if (i == 0) continue;  /* the calling thread is worker 0 */
+        if (pthread_create(&tid[i], NULL, worker_run, &w[i]) != 0) {
+            pthread_mutex_lock(&job.lock);
+            if (!job.failed) gpuasm_err_set(&job.err, GPUASM_ERR_THREAD, "cannot start a CPU scan thread");
+            job.failed = 1;
+            pthread_mutex_unlock(&job.lock);
+            break;
+        }
+        started = i;
+    }
+    if (w && tid) worker_run(&w[0]);
+    for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&job.lock);
+    double cells = 0;
+    for (int i = 0; w && i < nt; i++) cells += w[i].cells;
+    free(w);
+    free(tid);
+    if (job.failed) {
+        *err = job.err;
+        return err->status;
+    }
+    size_t total = 0;
+    for (int i = 0; i < nt; i++) total += b->thread_hits[i].n;
+    if (gpuasm_hits_reserve(out, total) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < nt; i++) {
+        if (b->thread_hits[i].n)
+            memcpy(out->hit + out->n, b->thread_hits[i].hit, b->thread_hits[i].n * sizeof(*out->hit));
+        out->n += b->thread_hits[i].n;
+    }
+    gpuasm_hits_sort(out);
+    st->cells = cells;
+    st->kernel_s = -1;   /* no separate kernel clock: the engine uses the call's wall time */
+    return 0;
+}
+
+static uint64_t cpu_suggest(const void *self)
+{
+    uint64_t b = CPU_BATCH_BASES_PER_THREAD * (uint64_t)((const cpu_backend *)self)->n_threads;
+    return b < CPU_BATCH_BASES_MAX ? b : CPU_BATCH_BASES_MAX;
+}
+
+static void *cpu_host_alloc(size_t bytes) { return malloc(bytes ? bytes : 1); }
+static void cpu_host_free(void *p) { free(p); }
+
+static void cpu_close(void *self)
+{
+    cpu_backend *b = self;
+    if (!b) return;
+    for (int i = 0; i < b->n_threads; i++) gpuasm_hits_free(&b->thread_hits[i]);
+    free(b->thread_hits);
+    free(b);
+}
+
+const gpuasm_backend_ops gpuasm_backend_cpu = {
+    .name = "cpu",
+    .device_count = cpu_device_count,
+    .open = cpu_open,
+    .describe = cpu_describe,
+    .set_targets = cpu_set_targets,
+    .scan = cpu_scan,
+    .suggest_batch_bases = cpu_suggest,
+    .host_alloc = cpu_host_alloc,
+    .host_free = cpu_host_free,
+    .close = cpu_close,
+};

@@ -1,0 +1,340 @@
+/* cuda_backend.cu -- the CUDA backend (backend.h): one lane = one device,
+ * one stream, and everything a scan needs around the kernel.
+ *
+ * A lane owns: the device copies of the targets (uploaded once per
+ * set_targets) and of each batch of reads (grown, never shrunk), the hit
+ * buffer with its counter, grow-only scratch slots the kernels share, and
+ * each kernel's per-lane state (registry.h's free_state frees it).  A scan:
+ *   1. refuses what no backend may take (a sequence past 2^31 bases, a
+ *      pattern longer than the kernel's row allows: the CPU twins' refusal,
+ *      with the same read and target in err);
+ *   2. copies the reads to the device (pinned source memory when the
+ *      pipeline used host_alloc: asynchronous);
+ *   3. runs the kernel's launcher (cuda_kit.cuh) between two CUDA events
+ *      (kernel_s), reads the hit counter back, and if the counter passed
+ *      the buffer's capacity grows the buffer and runs the launcher again
+ *      (the hit set is deterministic: nothing is ever dropped);
+ *   4. copies the hits back and sorts them (gpuasm_hits_sort).
+ * No device allocation once warm.  Not thread-safe: one host thread at a
+ * time per lane; lanes (also on one device) run side by side.
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <new>
+
+#include "clock.h"
+#include "cuda_kit.cuh"
+
+/* Sequences of 2^31 bases or more are refused (scores and positions are
+ * 32-bit on the device; end hits are 32-bit anyway). */
+#define CUDA_MAX_LEN ((uint64_t)INT32_MAX)
+
+enum { DEFAULT_HIT_CAP = 1 << 20 };
+
+namespace {
+
+struct cuda_lane {
+    int device, sm_count;
+    size_t smem_optin;
+    char desc[320];
+    cudaStream_t stream;
+    cudaEvent_t ev0, ev1;
+    const gpuasm_settings *settings;
+    /* targets */
+    const gpuasm_seqset *targets;   /* host view, kept by the caller */
+    uint64_t targets_version;
+    uint8_t *d_tcode;    size_t tcode_cap;
+    uint64_t *d_toff;    size_t toff_cap;
+    /* the batch */
+    uint8_t *d_rcode;    size_t rcode_cap;
+    uint64_t *d_roff;    size_t roff_cap;
+    /* hits */
+    gpuasm_endhit *d_hit; size_t hit_cap;    /* bytes */
+    unsigned long long *d_count;             /* [1] hit counter */
+    unsigned long long *h_count;             /* pinned [1] */
+    kit_scratch scratch[KIT_SCRATCH_SLOTS];
+    void *state[GPUASM_N_KERNELS];
+};
+
+#define CK KIT_CK
+
+int device_count(void)
+{
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        (void)cudaGetLastError();   /* clear it: no GPU is not an error */
+        return 0;
+    }
+    return n;
+}
+
+void lane_close(void *self)
+{
+    cuda_lane *g = (cuda_lane *)self;
+    if (!g) return;
+    /* Best effort: errors while freeing have nowhere to go. */
+    (void)cudaSetDevice(g->device);
+    if (g->stream) (void)cudaStreamSynchronize(g->stream);
+    for (int k = 0; k < GPUASM_N_KERNELS; ++k) {
+        const gpuasm_kernel_desc *d = gpuasm_kernel_get(k);
+        if (g->state[k] && d->cuda.free_state) d->cuda.free_state(g->state[k]);
+    }
+    void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count };
+    for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
+        if (dev[i]) (void)cudaFree(dev[i]);
+    for (int i = 0; i < KIT_SCRATCH_SLOTS; i++)
+        if (g->scratch[i].p) (void)cudaFree(g->scratch[i].p);
+    if (g->h_count) (void)cudaFreeHost(g->h_count);
+    if (g->ev0) (void)cudaEventDestroy(g->ev0);
+    if (g->ev1) (void)cudaEventDestroy(g->ev1);
+    if (g->stream) (void)cudaStreamDestroy(g->stream);
+    (void)cudaGetLastError();
+    delete g;
+}
+
+int lane_open_impl(cuda_lane *g, gpuasm_err *err)
+{
+    cudaDeviceProp prop;
+    int optin = 0;
+    CK(cudaSetDevice(g->device));
+    CK(cudaGetDeviceProperties(&prop, g->device));
+    CK(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, g->device));
+    g->smem_optin = (size_t)optin;
+    g->sm_count = prop.multiProcessorCount > 0 ? prop.multiProcessorCount : 1;
+    snprintf(g->desc, sizeof g->desc, "%s (sm_%d%d, %d SMs, %.0f GiB)", prop.name, prop.major,
+             prop.minor, prop.multiProcessorCount, (double)prop.totalGlobalMem / (double)(1ULL << 30));
+    CK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
+    CK(cudaEventCreate(&g->ev0));
+    CK(cudaEventCreate(&g->ev1));
+    CK(cudaMalloc((void **)&g->d_count, sizeof(unsigned long long)));
+    CK(cudaHostAlloc((void **)&g->h_count, sizeof(unsigned long long), cudaHostAllocDefault));
+    const uint64_t hit_cap = (uint64_t)gpuasm_knob(g->settings->cuda_hit_cap, DEFAULT_HIT_CAP);
+    return kit_grow_buf(g->stream, (void **)&g->d_hit, &g->hit_cap,
+                        (size_t)hit_cap * sizeof(gpuasm_endhit), err);
+}
+
+int lane_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
+{
+    *self = NULL;
+    const int n = device_count();
+    if (cfg->device < 0 || cfg->device >= n)
+        return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "no CUDA device %d (%d device%s found)",
+                              cfg->device, n, n == 1 ? "" : "s");
+    cuda_lane *g = new (std::nothrow) cuda_lane();
+    if (!g) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    g->device = cfg->device;
+    g->settings = cfg->settings;
+    const int rc = lane_open_impl(g, err);
+    if (rc < 0) {
+        lane_close(g);
+        return rc;
+    }
+    *self = g;
+    return 0;
+}
+
+const char *lane_describe(const void *self) { return ((const cuda_lane *)self)->desc; }
+
+int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
+{
+    cuda_lane *g = (cuda_lane *)self;
+    CK(cudaSetDevice(g->device));
+    for (uint32_t t = 0; t < targets->n; t++) {
+        const uint64_t len = targets->off[t + 1] - targets->off[t];
+        if (len > CUDA_MAX_LEN) {
+            gpuasm_err_set(err, GPUASM_ERR_SEQ_TOO_LONG, "target %u is longer than %llu bases", t + 1,
+                           (unsigned long long)CUDA_MAX_LEN);
+            return gpuasm_err_about(err, GPUASM_NO_INDEX, t, len, CUDA_MAX_LEN);
+        }
+    }
+    g->targets = NULL;
+    const size_t nbytes = (size_t)targets->off[targets->n];
+    const size_t obytes = ((size_t)targets->n + 1) * sizeof(uint64_t);
+    int rc;
+    if ((rc = kit_grow_buf(g->stream, (void **)&g->d_tcode, &g->tcode_cap, nbytes, err)) < 0) return rc;
+    if ((rc = kit_grow_buf(g->stream, (void **)&g->d_toff, &g->toff_cap, obytes, err)) < 0) return rc;
+    if (nbytes) CK(cudaMemcpyAsync(g->d_tcode, targets->code, nbytes, cudaMemcpyHostToDevice, g->stream));
+    CK(cudaMemcpyAsync(g->d_toff, targets->off, obytes, cudaMemcpyHostToDevice, g->stream));
+    CK(cudaStreamSynchronize(g->stream));
+    g->targets = targets;
+    g->targets_version++;
+    return 0;
+}
+
+/* What no backend may take (the CPU twins refuse the same pairs). */
+int check_batch(const cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+                gpuasm_err *err)
+{
+    const uint64_t limit = gpuasm_kernel_max_pattern(opt);
+    for (uint32_t r = 0; r < reads->n; r++) {
+        const uint64_t rlen = reads->off[r + 1] - reads->off[r];
+        if (rlen > CUDA_MAX_LEN) {
+            gpuasm_err_set(err, GPUASM_ERR_SEQ_TOO_LONG, "read longer than %llu bases",
+                           (unsigned long long)CUDA_MAX_LEN);
+            return gpuasm_err_about(err, r, GPUASM_NO_INDEX, rlen, CUDA_MAX_LEN);
+        }
+        for (uint32_t t = 0; limit && t < g->targets->n; t++) {
+            const gpuasm_pair p = gpuasm_pair_of(opt, rlen, g->targets->off[t + 1] - g->targets->off[t]);
+            if (p.searched && p.m > limit) {
+                gpuasm_err_set(err, GPUASM_ERR_TOO_LONG,
+                               "kernel %s takes patterns of at most %llu bases; this pair has one of %llu",
+                               gpuasm_kernel_get(opt->kernel)->name, (unsigned long long)limit,
+                               (unsigned long long)p.m);
+                return gpuasm_err_about(err, r, t, p.m, limit);
+            }
+        }
+    }
+    return 0;
+}
+
+int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+              gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err)
+{
+    const gpuasm_kernel_desc *kd = gpuasm_kernel_get(opt->kernel);
+    if (!kd->cuda.launch)
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "kernel %s has no CUDA launcher", kd->name);
+    CK(cudaSetDevice(g->device));
+
+    /* The batch: codes and offsets (reads are indexed by absolute offsets). */
+    const size_t nbytes = (size_t)reads->off[reads->n];
+    const size_t obytes = ((size_t)reads->n + 1) * sizeof(uint64_t);
+    int rc;
+    if ((rc = kit_grow_buf(g->stream, (void **)&g->d_rcode, &g->rcode_cap, nbytes, err)) < 0) return rc;
+    if ((rc = kit_grow_buf(g->stream, (void **)&g->d_roff, &g->roff_cap, obytes, err)) < 0) return rc;
+    if (nbytes) CK(cudaMemcpyAsync(g->d_rcode, reads->code, nbytes, cudaMemcpyHostToDevice, g->stream));
+    CK(cudaMemcpyAsync(g->d_roff, reads->off, obytes, cudaMemcpyHostToDevice, g->stream));
+
+    gpuasm_cuda_batch b;
+    b.host.reads = *reads;
+    b.host.targets = *g->targets;
+    b.host.opt = *opt;
+    b.dev.reads.n = reads->n;
+    b.dev.reads.off = g->d_roff;
+    b.dev.reads.code = g->d_rcode;
+    b.dev.targets.n = g->targets->n;
+    b.dev.targets.off = g->d_toff;
+    b.dev.targets.code = g->d_tcode;
+    b.dev.opt = *opt;
+    b.stream = g->stream;
+    b.device = g->device;
+    b.sm_count = g->sm_count;
+    b.smem_optin = g->smem_optin;
+    b.settings = g->settings;
+    b.scratch = g->scratch;
+    b.state = &g->state[opt->kernel];
+    b.targets_version = g->targets_version;
+    b.ev_begin = g->ev0;
+    int began = 0;
+    b.began = &began;
+
+    for (;;) {
+        const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
+        b.out.hit = g->d_hit;
+        b.out.count = g->d_count;
+        b.out.cap = cap;
+        CK(cudaMemsetAsync(g->d_count, 0, sizeof(unsigned long long), g->stream));
+        began = 0;
+        if ((rc = kd->cuda.launch(&b, err)) < 0) return rc;
+        if (began) CK(cudaEventRecord(g->ev1, g->stream));
+        CK(cudaMemcpyAsync(g->h_count, g->d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                           g->stream));
+        CK(cudaStreamSynchronize(g->stream));
+        float ms = 0;
+        if (began) CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
+        st->kernel_s += 1e-3 * (double)ms;
+        const unsigned long long nhit = *g->h_count;
+        if (nhit > cap) {
+            /* Some hits were not stored: make room for all and run again. */
+            if (nhit > SIZE_MAX / sizeof(gpuasm_endhit) / 2)
+                return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "too many hits (%llu)", nhit);
+            if ((rc = kit_grow_buf(g->stream, (void **)&g->d_hit, &g->hit_cap,
+                                   (size_t)nhit * sizeof(gpuasm_endhit), err)) < 0)
+                return rc;
+            continue;
+        }
+        if (nhit) {
+            if (gpuasm_hits_reserve(out, (size_t)nhit) < 0)
+                return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+            CK(cudaMemcpyAsync(out->hit + out->n, g->d_hit, (size_t)nhit * sizeof(gpuasm_endhit),
+                               cudaMemcpyDeviceToHost, g->stream));
+            CK(cudaStreamSynchronize(g->stream));
+            out->n += (size_t)nhit;
+        }
+        gpuasm_hits_sort(out);
+        return 0;
+    }
+}
+
+int lane_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+              gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err)
+{
+    cuda_lane *g = (cuda_lane *)self;
+    if (!g->targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CUDA backend: no targets set");
+    if (reads->n == 0 || g->targets->n == 0) return 0;
+    int rc = check_batch(g, reads, opt, err);
+    if (rc < 0) return rc;
+    st->cells = gpuasm_scan_cells(reads, 0, reads->n, g->targets, opt);
+    /* CUB and the planners are C++ and may throw; nothing may unwind into C. */
+    try {
+        rc = scan_impl(g, reads, opt, out, st, err);
+    } catch (...) {
+        rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "CUDA backend: out of memory or unexpected C++ exception");
+    }
+    return rc;
+}
+
+uint64_t lane_suggest(const void *self)
+{
+    /* Per read base the device holds its code (1 byte), a share of the
+     * offsets, permutation and scan arrays (~28 bytes per read, i.e. ~0.2
+     * byte per base for 150-bp reads) and the hits; 4 bytes per base is a
+     * generous bound for short reads.  At most 1/8 of the free memory per
+     * lane (two lanes per device are expected), between 16 Mi and 256 Mi
+     * bases. */
+    const cuda_lane *g = (const cuda_lane *)self;
+    size_t free_b = 0, total_b = 0;
+    if (cudaSetDevice(g->device) != cudaSuccess || cudaMemGetInfo(&free_b, &total_b) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return (uint64_t)64 << 20;
+    }
+    uint64_t bases = (uint64_t)free_b / 8 / 4;
+    const uint64_t lo = (uint64_t)16 << 20, hi = (uint64_t)256 << 20;
+    if (bases < lo) bases = lo;
+    if (bases > hi) bases = hi;
+    return bases;
+}
+
+void *host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+void host_free(void *p)
+{
+    if (p) (void)cudaFreeHost(p);
+}
+
+}  /* namespace */
+
+extern "C" const gpuasm_backend_ops gpuasm_backend_cuda = {
+    "cuda",
+    device_count,
+    lane_open,
+    lane_describe,
+    lane_set_targets,
+    lane_scan,
+    lane_suggest,
+    host_alloc,
+    host_free,
+    lane_close,
+};

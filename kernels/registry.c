@@ -1,0 +1,122 @@
+/* registry.c -- the kernel table (see registry.h).
+ *
+ * Adding a kernel (kernels/README.md): its CPU twin (kernels/NAME_cpu.c,
+ * a gpuasm_twin), its CUDA launcher (kernels/NAME_cuda.cu), one enum value
+ * in registry.h and one row below, the two files in Makefile.am, and its
+ * tests (a tests/c/kernel-NAME wrapper that runs test_kernels on it).
+ */
+#include <string.h>
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "backend.h"
+#include "registry.h"
+#include "twin.h"
+
+/* The CUDA column exists only in a CUDA build: this is the one place in
+ * kernels/ (C files) that knows whether CUDA was compiled in. */
+#ifdef HAVE_CUDA
+#include "cuda_launch.h"
+#define CUDA_KERNEL(launch, free_state) { launch, free_state }
+const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return &gpuasm_backend_cuda; }
+#else
+#define CUDA_KERNEL(launch, free_state) { NULL, NULL }
+const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return NULL; }
+#endif
+
+static const gpuasm_kernel_desc table[GPUASM_N_KERNELS] = {
+    [GPUASM_KERNEL_MYERS] = {
+        .name = "myers", .mode = GPUASM_MODE_EDIT,
+        .summary = "bit-parallel Myers 1999",
+        .source = "seed 003; Myers 1999; Hyyro 2001 blocks",
+        .max_pattern = { 0, 64 }, .caps = GPUASM_CAP_DEFAULT,
+        .twin = &gpuasm_twin_myers,
+        .cuda = CUDA_KERNEL(gpuasm_myers_cuda_launch, gpuasm_myers_cuda_free_state),
+    },
+    [GPUASM_KERNEL_DP] = {
+        .name = "dp", .mode = GPUASM_MODE_EDIT,
+        .summary = "seed 000 wavefront DP",
+        .source = "seed 000 §IV-V; seed 001 §6-8",
+        .max_pattern = { 0, 0 }, .caps = GPUASM_CAP_PAPER | GPUASM_CAP_SEGMENTS,
+        .twin = &gpuasm_twin_dp,
+        .cuda = CUDA_KERNEL(gpuasm_dp_cuda_launch, NULL),
+    },
+    [GPUASM_KERNEL_SCAN] = {
+        .name = "scan", .mode = GPUASM_MODE_EDIT,
+        .summary = "seed 002 scans, m <= 64 bases",
+        .source = "seed 002 (Wu-Manber as inclusive scans)",
+        .max_pattern = { 64, 64 }, .caps = 0,
+        .twin = &gpuasm_twin_scan,
+        .cuda = CUDA_KERNEL(gpuasm_scan_cuda_launch, NULL),
+    },
+    [GPUASM_KERNEL_HAMMING] = {
+        .name = "hamming", .mode = GPUASM_MODE_HAMMING,
+        .summary = "seed 004 k-mismatch",
+        .source = "seed 004 §IV (thread, OPT-block-thread); bit planes",
+        .max_pattern = { 0, 0 },
+        .caps = GPUASM_CAP_DEFAULT | GPUASM_CAP_PAPER | GPUASM_CAP_THREAD,
+        .twin = &gpuasm_twin_hamming,
+        .cuda = CUDA_KERNEL(gpuasm_hamming_cuda_launch, NULL),
+    },
+};
+
+static const char *const mode_names[GPUASM_N_MODES] = {
+    [GPUASM_MODE_EDIT] = "edit",
+    [GPUASM_MODE_HAMMING] = "hamming",
+};
+
+const gpuasm_kernel_desc *gpuasm_kernel_get(int32_t kernel)
+{
+    return kernel >= 0 && kernel < GPUASM_N_KERNELS ? &table[kernel] : NULL;
+}
+
+int32_t gpuasm_kernel_find(const char *name)
+{
+    for (int32_t i = 0; i < GPUASM_N_KERNELS; i++)
+        if (!strcmp(table[i].name, name)) return i;
+    return -1;
+}
+
+int32_t gpuasm_mode_default_kernel(int32_t mode)
+{
+    for (int32_t i = 0; i < GPUASM_N_KERNELS; i++)
+        if (table[i].mode == mode && (table[i].caps & GPUASM_CAP_DEFAULT)) return i;
+    return -1;
+}
+
+const char *gpuasm_mode_name(int32_t mode)
+{
+    return mode >= 0 && mode < GPUASM_N_MODES ? mode_names[mode] : NULL;
+}
+
+int32_t gpuasm_mode_find(const char *name)
+{
+    for (int32_t i = 0; i < GPUASM_N_MODES; i++)
+        if (!strcmp(mode_names[i], name)) return i;
+    return -1;
+}
+
+int32_t gpuasm_search_mode(const gpuasm_search_opt *opt)
+{
+    const gpuasm_kernel_desc *k = gpuasm_kernel_get(opt->kernel);
+    return k ? k->mode : GPUASM_MODE_EDIT;
+}
+
+uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *opt)
+{
+    const gpuasm_kernel_desc *k = gpuasm_kernel_get(opt->kernel);
+    int a = opt->alphabet == GPUASM_ALPHABET_BYTE ? 1 : 0;
+    return k ? k->max_pattern[a] : 0;
+}
+
+int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err)
+{
+    if (!gpuasm_kernel_get(opt->kernel))
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "no kernel %d in the table",
+                              (int)opt->kernel);
+    if (opt->alphabet != GPUASM_ALPHABET_NT16 && opt->alphabet != GPUASM_ALPHABET_BYTE)
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "unknown alphabet %d",
+                              (int)opt->alphabet);
+    return 0;
+}

@@ -1,0 +1,101 @@
+/* registry.h -- the kernel table: one row per search kernel.
+ *
+ * A kernel is a way of computing D[m][j] for search.h's contract, in one
+ * mode (edit distance or mismatches only).  Its row names it (--kernel),
+ * says which seed paper it follows, what it takes (longest pattern per
+ * alphabet, variants, segments) and points at its CPU twin (twin.h; the
+ * fallback and the oracle) and its CUDA launcher (cuda_kit.cuh).  Every
+ * place that needs to know the kernels reads this table: the command line
+ * and its --help text, the engine and its backends (the CPU pair walk,
+ * the CUDA dispatch), the test driver.  How to add a kernel:
+ * kernels/README.md.
+ */
+#ifndef GPUASM_REGISTRY_H
+#define GPUASM_REGISTRY_H
+
+#include <stdint.h>
+#include "search.h"
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* What D means. */
+enum gpuasm_mode {
+    GPUASM_MODE_EDIT    = 0,   /* Levenshtein distance, free start in the text (seed 000 §IV) */
+    GPUASM_MODE_HAMMING = 1,   /* mismatches of a full-length window (seed 004 Definition 3) */
+    GPUASM_N_MODES
+};
+
+/* The rows of the table (gpuasm_search_opt.kernel). */
+enum gpuasm_kernel {
+    GPUASM_KERNEL_MYERS   = 0, /* edit: bit-parallel Myers 1999 (seed 003) */
+    GPUASM_KERNEL_DP      = 1, /* edit: anti-diagonal wavefront DP (seed 000, seed 001 §6-8) */
+    GPUASM_KERNEL_SCAN    = 2, /* edit: Wu-Manber as inclusive scans (seed 002), m <= 64 */
+    GPUASM_KERNEL_HAMMING = 3, /* hamming: k-mismatch (seed 004) */
+    GPUASM_N_KERNELS
+};
+
+/* Capabilities of a row (gpuasm_kernel_desc.caps). */
+enum {
+    GPUASM_CAP_DEFAULT  = 1u << 0, /* the default kernel of its mode */
+    GPUASM_CAP_PAPER    = 1u << 1, /* has the seed paper's layout (GPUASM_VARIANT_PAPER) */
+    GPUASM_CAP_THREAD   = 1u << 2, /* has a thread-per-position layout (GPUASM_VARIANT_THREAD) */
+    GPUASM_CAP_SEGMENTS = 1u << 3  /* honours gpuasm_search_opt.segments (seed 000's D) */
+};
+
+typedef struct gpuasm_twin gpuasm_twin;             /* twin.h */
+typedef struct gpuasm_cuda_batch gpuasm_cuda_batch; /* cuda_kit.cuh */
+
+/* A kernel's CUDA side.  launch() queues the kernel for one batch on the
+ * batch's stream (cuda_kit.cuh says what it may and must do); state is
+ * the lane's per-kernel state (e.g. tables derived from the targets),
+ * freed with free_state when the lane closes. */
+typedef struct gpuasm_cuda_kernel {
+    int (*launch)(const gpuasm_cuda_batch *b, gpuasm_err *err);
+    void (*free_state)(void *state);
+} gpuasm_cuda_kernel;
+
+typedef struct gpuasm_kernel_desc {
+    const char *name;          /* --kernel NAME */
+    int32_t mode;              /* enum gpuasm_mode */
+    const char *summary;       /* what it is, for --help (<= 31 characters) */
+    const char *source;        /* seed paper and section */
+    uint64_t max_pattern[2];   /* [enum gpuasm_alphabet] longest pattern taken (bases); 0: any */
+    uint32_t caps;             /* GPUASM_CAP_* */
+    const gpuasm_twin *twin;   /* the CPU twin */
+    gpuasm_cuda_kernel cuda;   /* launch == NULL: built without CUDA */
+} gpuasm_kernel_desc;
+
+/* Row `kernel`, or NULL when there is no such row. */
+const gpuasm_kernel_desc *gpuasm_kernel_get(int32_t kernel);
+
+/* The row named `name` (exact, case-sensitive), or -1. */
+int32_t gpuasm_kernel_find(const char *name);
+
+/* The default kernel of a mode (its row has GPUASM_CAP_DEFAULT), or -1. */
+int32_t gpuasm_mode_default_kernel(int32_t mode);
+
+/* "edit", "hamming"; NULL for an unknown mode.  gpuasm_mode_find: the
+ * inverse, -1 for an unknown name. */
+const char *gpuasm_mode_name(int32_t mode);
+int32_t gpuasm_mode_find(const char *name);
+
+/* The mode of opt->kernel (GPUASM_MODE_EDIT for an unknown kernel: check
+ * with gpuasm_search_check first). */
+int32_t gpuasm_search_mode(const gpuasm_search_opt *opt);
+
+/* Longest pattern opt->kernel takes on opt->alphabet (bases), 0 for any.
+ * The same on every backend, so outputs never differ by backend. */
+uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *opt);
+
+/* Is opt a search the table can run?  0, or GPUASM_ERR_BAD_OPTION when the
+ * kernel or the alphabet is unknown.  (A variant a kernel does not have
+ * runs its best layout: variants never change hits.) */
+int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,74 @@
+/* settings.h -- the tuning knobs of the search, read once, in one place.
+ *
+ * Knobs never change a result: they only choose which code path runs and
+ * how work is cut (segment lengths, chunk sizes, buffer sizes), so the GPU
+ * suite (tests/gpu/run) can force every path on small inputs and check that
+ * each gives the CPU's bytes.  They come from the environment, read by
+ * gpuasm_settings_read() when an engine opens (kernels/engine.c), and reach
+ * the kernels as a plain struct; nothing else in kernels/ calls getenv().
+ *
+ * The list (name, range, what it forces; "unset" = the kernel's own choice):
+ *
+ *   GPUASM_CUDA_HIT_CAP=N      1..2^40  initial hit-buffer entries of a CUDA lane
+ *                                       (default 1 Mi; 1 makes every scan overflow
+ *                                       and re-run once, cuda_backend.cu)
+ *   GPUASM_CUDA_SIMPLE=B       0|1      myers: every pair through the first, simple
+ *                                       kernel (A/B runs)
+ *   GPUASM_CUDA_FORCE_GLOBAL=B 0|1      myers: the simple kernel keeps every pattern
+ *                                       in global scratch
+ *   GPUASM_CUDA_FORCE_WARP=B   0|1      myers: every pair with m <= 4096 through the
+ *                                       warp wavefront
+ *   GPUASM_CUDA_NO_WARP=B      0|1      myers: long patterns through the simple kernel
+ *   GPUASM_CUDA_WARP_LANES=N   1..32    myers: most lanes per warp group (rounded down
+ *                                       to a power of 2; small N gives R > 1 words/lane)
+ *   GPUASM_CUDA_GROUP=N        1..64    myers: reads per read-as-pattern group
+ *   GPUASM_CUDA_SEG_MIN=N      1..2^31  myers, scan: text segment length of every path
+ *                                       (at least m + k where a path needs it)
+ *   GPUASM_CUDA_PAIR_CHUNK=N   1..2^30  myers, scan: pairs per enumeration chunk
+ *   GPUASM_CUDA_SCAN_RUN=N     8|16     scan: text positions per lane per chunk
+ *   GPUASM_CUDA_HAMMING_SMEM_M=N 0..2^31 hamming: longest pattern of the shared-memory
+ *                                       layouts (0: everything through THREAD)
+ *   GPUASM_DP_ROWS=H           1..8     dp BEST: at least H rows per thread (1, 2, 4, 8)
+ *   GPUASM_DP_THREADS=N        1..1024  dp: every pair through the memory-backed
+ *                                       program of its variant, <= N threads a block
+ *   GPUASM_DP_FORCE_GLOBAL=B   0|1      dp: the same with ring / rows in global scratch
+ *   GPUASM_DP_PAIR_CHUNK=N     1..2^30  dp: pairs per plan chunk (default 256 Ki)
+ *
+ * A set knob that is not an integer in its range is an error
+ * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
+ * while a test believes it forced another one.
+ */
+#ifndef GPUASM_SETTINGS_H
+#define GPUASM_SETTINGS_H
+
+#include <stdint.h>
+#include "status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Every field: the knob's value, or -1 when it is unset. */
+typedef struct gpuasm_settings {
+    int64_t cuda_hit_cap;
+    int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp;
+    int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
+    int64_t cuda_scan_run;
+    int64_t cuda_hamming_smem_m;
+    int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
+} gpuasm_settings;
+
+/* Every knob unset. */
+void gpuasm_settings_init(gpuasm_settings *s);
+
+/* Read every knob from the environment.  0, or GPUASM_ERR_BAD_OPTION with
+ * err naming the knob and its range. */
+int gpuasm_settings_read(gpuasm_settings *s, gpuasm_err *err);
+
+/* A knob's value, or dflt when it is unset. */
+static inline int64_t gpuasm_knob(int64_t value, int64_t dflt) { return value < 0 ? dflt : value; }
+
+#ifdef __cplusplus
+}
+#endif
+#endif
