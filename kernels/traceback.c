@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "myers_block.h"
 #include "nt16.h"
 #include "traceback.h"
 
@@ -305,30 +306,6 @@ static inline int64_t rows_hi(const band *bd, uint64_t x)
     return r > (int64_t)bd->m ? (int64_t)bd->m : r;
 }
 
-/* Myers' step of one block and one column (Hyyro's block form, edlib's
- * calculateBlock): hin/return are the horizontal deltas of the row above
- * the block and of its last row (hbit).  *ph, *mh get the horizontal
- * deltas of every row of the block, before the shift. */
-static inline int block_step(uint64_t *pv_io, uint64_t *mv_io, uint64_t eq, int hin,
-                             uint64_t hbit, uint64_t *ph_out, uint64_t *mh_out)
-{
-    uint64_t pv = *pv_io, mv = *mv_io;
-    uint64_t hin_neg = (uint64_t)(hin < 0), hin_pos = (uint64_t)(hin > 0);
-    uint64_t xv = eq | mv;
-    eq |= hin_neg;
-    uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-    uint64_t ph = mv | ~(xh | pv);
-    uint64_t mh = pv & xh;
-    int hout = (int)((ph & hbit) != 0) - (int)((mh & hbit) != 0);
-    *ph_out = ph;
-    *mh_out = mh;
-    ph = (ph << 1) | hin_pos;
-    mh = (mh << 1) | hin_neg;
-    *pv_io = mh | ~(xv | ph);
-    *mv_io = ph & xv;
-    return hout;
-}
-
 /* Column x0 of the pass: F(i, x0) = i (no text consumed yet). */
 static void band_init(band *bd, uint64_t x0)
 {
@@ -346,7 +323,7 @@ static inline void block_in_band(band *bd, int64_t b, uint64_t eq, int *h, uint6
                                  uint64_t **store)
 {
     uint64_t ph, mh;
-    *h = block_step(&bd->pv[b], &bd->mv[b], eq, *h, hbit, &ph, &mh);
+    *h = gpuasm_myers_block_step(&bd->pv[b], &bd->mv[b], eq, *h, hbit, &ph, &mh);
     bd->sc[b] += *h;
     if (*store) {
         uint64_t *s = *store;
