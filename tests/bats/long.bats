@@ -12,17 +12,6 @@ setup() {
     MAKE_LONG=$GPUASM_TESTS_DIR/data/make_long.py
 }
 
-edlib_python() {
-    local py
-    for py in "$PYTHON3" python3 /usr/bin/python3; do
-        if "$py" -c 'import edlib' >/dev/null 2>&1; then
-            echo "$py"
-            return 0
-        fi
-    done
-    return 1
-}
-
 pair_vs_edlib() {
     local len=$1 seed=$2
     py=$(edlib_python) || skip "no Python with the edlib module (Debian: python3-edlib)"

@@ -10,19 +10,6 @@ setup() {
     E=$GPUASM_SHARED_DATA/edlib
 }
 
-# A Python that has the edlib module (Debian python3-edlib installs it for
-# the system python3, which may not be the first python3 on PATH).
-edlib_python() {
-    local py
-    for py in "$PYTHON3" python3 /usr/bin/python3; do
-        if "$py" -c 'import edlib' >/dev/null 2>&1; then
-            echo "$py"
-            return 0
-        fi
-    done
-    return 1
-}
-
 @test "edlib E. coli prefixes (50 bp - 10 kb, 60-99% identity): 35 HW distances, alignments re-walk" {
     run "$PYTHON3" "$GPUASM_TESTS_DIR/data/edlib_check.py" "$GPUASM_SCAN" "$E" prefixes
     assert_success
