@@ -45,6 +45,7 @@
 
 #include "engine.h"
 #include "naive_dp.h"
+#include "partial.h"
 #include "registry.h"
 #include "nt16.h"
 #include "search.h"
@@ -507,6 +508,71 @@ static int local_min(const int32_t *D, uint64_t n, uint64_t j, int32_t k)
     return D[j] <= k && (j == 0 || D[j - 1] > D[j]) && (j + 1 == n || D[j + 1] >= D[j]);
 }
 
+/* ---- partial occurrences: the naive oracle (search.h) ----------------------
+ * Written from the definition with the plain DP and plain counts, sharing
+ * nothing with partial.h but the pair rule (gpuasm_pair_k). */
+
+static int naive_match(int byte, uint8_t a, uint8_t b) { return byte ? a == b : (a & b) != 0; }
+
+/* D_p for the text end (at_start == 0) or start, every p in [1, m-1]:
+ * dp[p] (INT32_MAX when undefined: hamming with p > n). */
+static void naive_partial_d(const uint8_t *P, uint32_t m, const uint8_t *T, uint64_t n,
+                            int at_start, int hamming, int byte, int32_t *dp)
+{
+    for (uint32_t p = 1; p < m; p++) dp[p] = INT32_MAX;
+    if (hamming) {
+        for (uint32_t p = 1; p < m && p <= n; p++) {
+            int32_t d = 0;
+            for (uint32_t i = 0; i < p; i++)
+                d += !naive_match(byte, at_start ? P[m - p + i] : P[i], at_start ? T[i] : T[n - p + i]);
+            dp[p] = d;
+        }
+        return;
+    }
+    /* Text end: the free-start DP of the whole pattern over the whole text
+     * (D[0][j] = 0, D[i][0] = i); D_p = D[p][n] for every row p.  Text
+     * start: the same for the reversed pattern over the reversed text (a
+     * suffix of P aligned to a prefix of T, any end, is a prefix of rev(P)
+     * aligned to a suffix of rev(T), any start). */
+    int32_t *col = xmalloc((size_t)(m + 1) * sizeof(int32_t));
+    for (uint32_t i = 0; i <= m; i++) col[i] = (int32_t)i;
+    for (uint64_t j = 1; j <= n; j++) {
+        const uint8_t tc = at_start ? T[n - j] : T[j - 1];
+        int32_t diag = col[0];
+        col[0] = 0;
+        for (uint32_t i = 1; i <= m; i++) {
+            int32_t up = col[i - 1], left = col[i];
+            int32_t v = diag + !naive_match(byte, at_start ? P[m - i] : P[i - 1], tc);
+            if (up + 1 < v) v = up + 1;
+            if (left + 1 < v) v = left + 1;
+            diag = col[i];
+            col[i] = v;
+        }
+    }
+    for (uint32_t p = 1; p < m; p++) dp[p] = col[p];
+    free(col);
+}
+
+/* The partial end hit of search.h's rule from the naive D_p, or plen 0. */
+static gpuasm_partial naive_partial(const gpuasm_search_opt *o, uint32_t omin, const uint8_t *P,
+                                    uint32_t m, const uint8_t *T, uint64_t n, int at_start,
+                                    int hamming, int byte)
+{
+    gpuasm_partial best = { 0, 0 };
+    if (omin == 0 || omin >= m || n == 0) return best;
+    int32_t *dp = xmalloc((size_t)m * sizeof(int32_t));
+    naive_partial_d(P, m, T, n, at_start, hamming, byte, dp);
+    for (uint32_t p = omin; p < m; p++) {
+        int32_t kp = gpuasm_pair_k(o, p), d = dp[p];
+        if (kp < 0 || (int64_t)kp >= (int64_t)p || d > kp) continue;
+        int64_t s = (int64_t)p - 2 * (int64_t)d, bs = (int64_t)best.plen - 2 * (int64_t)best.dist;
+        if (!best.plen || s > bs || (s == bs && (d < best.dist || (d == best.dist && p > best.plen))))
+            best = (gpuasm_partial){ p, d };
+    }
+    free(dp);
+    return best;
+}
+
 static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
                           const gpuasm_search_opt *opt, gpuasm_hits *out)
 {
@@ -514,22 +580,44 @@ static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
     uint8_t *rc = xmalloc(maxr);
     const int byte = opt->alphabet == GPUASM_ALPHABET_BYTE;
+    const int forward = opt->strand == GPUASM_STRAND_FORWARD;
     out->n = 0;
     for (uint32_t r = 0; r < reads->n; r++)
         for (uint32_t t = 0; t < tg->n; t++)
-            for (uint32_t s = 0; s < (byte ? 1u : 2u); s++) {
+            for (uint32_t s = 0; s < (byte || forward ? 1u : 2u); s++) {
                 pair_def pd;
                 if (!make_pair(reads, r, tg, t, s, opt, rc, &pd)) continue;
                 int32_t *last = xmalloc((pd.n + 1) * sizeof(int32_t));
                 naive_last(pd.p, (uint32_t)pd.m, pd.t, pd.n, byte, last);
                 for (uint64_t j = 0; j < pd.n; j++)
                     if (local_min(last, pd.n, j, pd.k)) {
-                        gpuasm_endhit e = { r, t, (uint32_t)j, last[j], s };
+                        gpuasm_endhit e = { r, t, (uint32_t)j, last[j], (uint16_t)s, 0, 0 };
                         if (gpuasm_hits_push(out, e) < 0) abort();
                     }
                 free(last);
+                /* Partial occurrences: which ends, written out plainly. */
+                if (!opt->partial_ends || pd.n == 0) continue;
+                const int rip = gpuasm_read_is_pattern(opt, slen(reads, r), slen(tg, t));
+                int64_t omin = rip ? opt->read_overlap_min : opt->overlap_min;
+                if (rip && omin < 0) omin = (int64_t)((pd.m + 1) / 2);
+                if (omin <= 0 || (uint64_t)omin >= pd.m) continue;
+                for (int at_start = 0; at_start < 2; at_start++) {
+                    /* file orientation: GPUASM_END_3 is the end of the read as
+                     * sequenced, which is the start of its reverse complement */
+                    int want_end = at_start ? GPUASM_END_5 : GPUASM_END_3;
+                    if (!rip && s) want_end = at_start ? GPUASM_END_3 : GPUASM_END_5;
+                    if (!(opt->partial_ends & want_end)) continue;
+                    gpuasm_partial b = naive_partial(opt, (uint32_t)omin, pd.p, (uint32_t)pd.m, pd.t,
+                                                     pd.n, at_start, is_hamming(), byte);
+                    if (!b.plen) continue;
+                    gpuasm_endhit e = { r, t, at_start ? 0u : (uint32_t)(pd.n - 1), b.dist, (uint16_t)s,
+                                        (uint16_t)(at_start ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END),
+                                        b.plen };
+                    if (gpuasm_hits_push(out, e) < 0) abort();
+                }
             }
     free(rc);
+    gpuasm_hits_sort(out);
 }
 
 static int same_hits(const gpuasm_hits *a, const gpuasm_hits *b, const char *what)
@@ -538,16 +626,17 @@ static int same_hits(const gpuasm_hits *a, const gpuasm_hits *b, const char *wha
     for (; i < a->n && i < b->n; i++) {
         const gpuasm_endhit *x = &a->hit[i], *y = &b->hit[i];
         if (x->read != y->read || x->target != y->target || x->strand != y->strand ||
-            x->end != y->end || x->dist != y->dist) break;
+            x->end != y->end || x->dist != y->dist || x->kind != y->kind || x->plen != y->plen)
+            break;
     }
     if (i == a->n && i == b->n) return 1;
     const gpuasm_endhit *x = i < a->n ? &a->hit[i] : NULL, *y = i < b->n ? &b->hit[i] : NULL;
-    diag("%s: %zu vs %zu hits, first difference at #%zu: got %s r%u t%u s%u end %u d%d;"
-         " want %s r%u t%u s%u end %u d%d", what, a->n, b->n, i,
+    diag("%s: %zu vs %zu hits, first difference at #%zu: got %s r%u t%u s%u end %u d%d kind %u plen %u;"
+         " want %s r%u t%u s%u end %u d%d kind %u plen %u", what, a->n, b->n, i,
          x ? "" : "(none)", x ? x->read : 0, x ? x->target : 0, x ? x->strand : 0,
-         x ? x->end : 0, x ? x->dist : 0,
+         x ? x->end : 0, x ? x->dist : 0, x ? x->kind : 0, x ? x->plen : 0,
          y ? "" : "(none)", y ? y->read : 0, y ? y->target : 0, y ? y->strand : 0,
-         y ? y->end : 0, y ? y->dist : 0);
+         y ? y->end : 0, y ? y->dist : 0, y ? y->kind : 0, y ? y->plen : 0);
     return 0;
 }
 
@@ -766,6 +855,7 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     size_t every = h->n / 400 + 1;
     for (size_t i = 0; i < h->n && ok_tb; i++) {
         const gpuasm_endhit *e = &h->hit[i];
+        if (e->kind != GPUASM_HIT_FULL) continue;   /* partial: plugin/report.c's test */
         pair_def pd;
         make_pair(reads, e->read, tg, e->target, e->strand, opt, rc, &pd);
         int rc_tb = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist, &w, &a);
@@ -885,6 +975,17 @@ static void test_engine(const char *device)
         { "k=6 read wildcards",    { .max_diffs = 6, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_READ }, 1 },
         { "e=0.15 target",         { .max_diffs = -1, .error_rate = 0.15, .pattern_side = GPUASM_PATTERN_TARGET }, 0 },
         { "k=10 target wildcards", { .max_diffs = 10, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_TARGET }, 1 },
+        /* partial occurrences (issue #9) and the read as sequenced only */
+        { "e=0.1 shorter, partial O3, reads half", { .max_diffs = -1, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_SHORTER, .overlap_min = 3, .read_overlap_min = -1,
+          .partial_ends = GPUASM_END_3 | GPUASM_END_5 }, 0 },
+        { "e=0.2 target, partial O1 3' only, forward", { .max_diffs = -1, .error_rate = 0.20,
+          .pattern_side = GPUASM_PATTERN_TARGET, .strand = GPUASM_STRAND_FORWARD, .overlap_min = 1,
+          .partial_ends = GPUASM_END_3 }, 0 },
+        { "k=2 read, partial O5 5' only", { .max_diffs = 2, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_READ, .read_overlap_min = 5, .partial_ends = GPUASM_END_5 }, 1 },
+        { "e=0.1 shorter forward", { .max_diffs = -1, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_SHORTER, .strand = GPUASM_STRAND_FORWARD }, 0 },
     };
     static const int threads[] = { 1, 2, 3, 5 };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -910,9 +1011,20 @@ static void test_engine(const char *device)
                 }
         int want_rp = ec->opt.pattern_side != GPUASM_PATTERN_TARGET;
         int want_tp = ec->opt.pattern_side != GPUASM_PATTERN_READ;
-        tap(want.n > 0 && (n_rp > 0) == want_rp && (n_tp > 0) == want_tp,
-            "engine %s: case has %zu expected hits, %d read-pattern and %d target-pattern pairs",
-            ec->name, want.n, n_rp, n_tp);
+        /* A partial case must have partial hits at each end it asks for,
+         * a forward-only case no strand-1 hit. */
+        size_t n_end = 0, n_start = 0, n_s1 = 0;
+        for (size_t i = 0; i < want.n; i++) {
+            n_end += want.hit[i].kind == GPUASM_HIT_TEXT_END;
+            n_start += want.hit[i].kind == GPUASM_HIT_TEXT_START;
+            n_s1 += want.hit[i].strand == 1;
+        }
+        int partial_ok = !ec->opt.partial_ends || (n_end + n_start > 0);
+        int strand_ok = ec->opt.strand == GPUASM_STRAND_FORWARD ? n_s1 == 0 : (is_hamming() || n_s1 > 0);
+        tap(want.n > 0 && (n_rp > 0) == want_rp && (n_tp > 0) == want_tp && partial_ok && strand_ok,
+            "engine %s: case has %zu expected hits (%zu partial at text ends, %zu at text starts, "
+            "%zu on strand 1), %d read-pattern and %d target-pattern pairs",
+            ec->name, want.n, n_end, n_start, n_s1, n_rp, n_tp);
 
         for (size_t q = 0; q < sizeof threads / sizeof threads[0]; q++) {
             gpuasm_engine *e = NULL;
