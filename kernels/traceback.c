@@ -56,6 +56,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "myers_block.h"
 #include "nt16.h"
 #include "traceback.h"
@@ -228,20 +229,6 @@ struct gpuasm_tb_lin {
     leafcol *lc;    size_t m_lc;
 };
 
-/* Grow *p (elements of sz bytes) to hold want; 0 or -1. */
-static int lin_grow(void **p, size_t *cap, size_t want, size_t sz)
-{
-    if (want <= *cap) return 0;
-    if (want > SIZE_MAX / sz / 2) return -1;
-    size_t c = *cap ? *cap : 64;
-    while (c < want) c *= 2;
-    void *q = realloc(*p, c * sz);
-    if (!q) return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
-
 static struct gpuasm_tb_lin *lin_of(gpuasm_tb_work *w)
 {
     if (!w->lin) w->lin = calloc(1, sizeof *w->lin);
@@ -385,7 +372,7 @@ static int band_alloc(struct gpuasm_tb_lin *L, band *bd, uint32_t m)
     bd->m = m;
     bd->W = ((int64_t)m + WB - 1) / WB;
     size_t W = (size_t)bd->W;
-    if (lin_grow((void **)&L->peq, &L->m_peq, 16 * W, sizeof(uint64_t)) < 0) return -1;
+    if (gpuasm_grow((void **)&L->peq, &L->m_peq, 16 * W, sizeof(uint64_t)) < 0) return -1;
     size_t cap = L->m_run;
     if (W > cap) {
         uint64_t *pv = realloc(L->pv, W * sizeof *pv);
@@ -480,7 +467,7 @@ static int ck_push(lin_run *r, size_t *off)
     struct gpuasm_tb_lin *L = r->L;
     const band *bd = &r->bd;
     size_t nb = (size_t)(bd->lb - bd->fb + 1);
-    if (lin_grow((void **)&L->ck, &L->m_ck, L->n_ck + 3 + 3 * nb, sizeof(uint64_t)) < 0) return -1;
+    if (gpuasm_grow((void **)&L->ck, &L->m_ck, L->n_ck + 3 + 3 * nb, sizeof(uint64_t)) < 0) return -1;
     uint64_t *c = L->ck + L->n_ck;
     c[0] = bd->x;
     c[1] = (uint64_t)bd->fb;
@@ -568,8 +555,8 @@ static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck)
 {
     struct gpuasm_tb_lin *L = r->L;
     const uint64_t cols = b - a;
-    if (lin_grow((void **)&L->lc, &L->m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
-        lin_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)r->wpc * 4,
+    if (gpuasm_grow((void **)&L->lc, &L->m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
+        gpuasm_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)r->wpc * 4,
                  sizeof(uint64_t)) < 0)
         return -1;
     ck_load(r, ck);
@@ -595,7 +582,7 @@ static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck)
     uint64_t K = (cols + r->leaf_cols - 1) / r->leaf_cols;
     if (K > r->kmax) K = r->kmax;
     const size_t n_ck0 = L->n_ck, n_cko0 = L->n_cko;
-    if (lin_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0) return -1;
+    if (gpuasm_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0) return -1;
     ck_load(r, ck);
     for (uint64_t p = 1; p < K; p++) {
         const uint64_t cut = a + cols * p / K;

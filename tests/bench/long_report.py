@@ -64,12 +64,15 @@ def ref_len(cigar):
 
 
 def edlib_scores(path):
-    """edlib-aligner output: the score of each query, in order."""
+    """edlib-aligner output: the score of each query, in order ("score = N"
+    with -p, "#I: N ..." without)."""
     try:
         with open(path) as f:
-            return [int(m) for m in re.findall(r"score = (-?\d+)", f.read())]
+            text = f.read()
     except OSError:
         return []
+    found = re.findall(r"score = (-?\d+)", text) or re.findall(r"(?m)^#\d+: (-?\d+)", text)
+    return [int(m) for m in found]
 
 
 def fmt_s(j):
@@ -264,9 +267,13 @@ def report(logs, title):
         head.append("")
     notes = os.path.join(logs, "notes.txt")
     tail = []
+    if m.get("device", "cpu") == "cpu":
+        tail = ["The GPU half of issue #11's benchmark (1,000 reads of 10 kb on the device, "
+                "minimap2 -x map-ont and edlib beside it) is `tests/bench/long --device cuda` on "
+                "the GPU machine: its own section, \"Long sequences (GPU)\".", ""]
     if os.path.exists(notes) and os.path.getsize(notes):
         with open(notes) as f:
-            tail = ["Notes from the run:", ""] + ["* " + l.strip() for l in f if l.strip()] + [""]
+            tail += ["Notes from the run:", ""] + ["* " + l.strip() for l in f if l.strip()] + [""]
     print("\n".join(head + out + tail))
 
 
