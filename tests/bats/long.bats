@@ -3,7 +3,7 @@
 # random sequence and a copy with 1% random edits: tests/data/make_long.py
 # pair) give edlib's infix (HW) distance through gpuasm-scan, with an
 # alignment that re-walks to it (tests/data/edlib_check.py).  The 1 Mb pair
-# takes about a minute of CPU for each side: it runs when GPUASM_TEST_LONG
+# takes about a minute of CPU for each side: it runs when GPUASM_TEST_1MB
 # is set (tests/bench/long runs it too).
 
 setup() {
@@ -25,8 +25,8 @@ pair_vs_edlib() {
     pair_vs_edlib 100000 101
 }
 
-@test "1 Mb pair with 1% edits: edlib's HW distance, alignment re-walks (GPUASM_TEST_LONG)" {
-    [ -n "${GPUASM_TEST_LONG:-}" ] || skip "set GPUASM_TEST_LONG=1 (about 90 s on 2 cores)"
+@test "1 Mb pair with 1% edits: edlib's HW distance, alignment re-walks (GPUASM_TEST_1MB)" {
+    [ -n "${GPUASM_TEST_1MB:-}" ] || skip "set GPUASM_TEST_1MB=1 (about 90 s on 2 cores)"
     pair_vs_edlib 1000000 11
 }
 
