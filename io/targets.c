@@ -180,6 +180,13 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         snprintf(err, errlen, "%s: empty target file", path);
         goto out;
     }
+    /* htslib's detector takes FASTA only when the sequence looks like DNA
+     * or protein it knows; a '>' header with, say, an RNA adapter (U) is
+     * FASTA all the same. */
+    if (fmt.format == text_format || fmt.format == unknown_format) {
+        char first = 0;
+        if (hpeek(hf, &first, 1) == 1 && first == '>') fmt.format = fasta_format;
+    }
     if (fmt.format != fasta_format && fmt.format != fastq_format && fmt.format != empty_format) {
         snprintf(err, errlen, "%s: not a FASTA or FASTQ file", path);
         goto out;
@@ -211,12 +218,15 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
             gpuasm_grow((void **)&t->code, &m_code, t->off[t->n] + ks->seq.l, 1) < 0)
             goto oom;
         /* Whitespace (a CR of a blank CRLF line kseq leaves in) is not a base;
-         * everything else is coded as htslib codes SEQ (unknown letters: N). */
+         * U is T (RNA adapters and primers, as cutadapt reads them: htslib
+         * would make it N); everything else is coded as htslib codes SEQ
+         * (unknown letters: N). */
         uint8_t *c = t->code + t->off[t->n];
         uint64_t len = 0;
         for (size_t i = 0; i < ks->seq.l; i++) {
             unsigned char ch = (unsigned char)ks->seq.s[i];
-            if (!isspace(ch)) c[len++] = (uint8_t)seq_nt16_table[ch];
+            if (isspace(ch)) continue;
+            c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
         }
         if (len == 0) {
             snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no, ks->name.s);

@@ -64,6 +64,16 @@ static void usage(FILE *fp)
     fprintf(fp,
 "      --pattern WHICH       shorter|read|target: which sequence is the pattern\n"
 "                            [shorter]\n"
+"      --strand WHICH        both|forward: the read and its reverse complement,\n"
+"                            or the read as sequenced only (adapters) [both]\n"
+"      --overlap MIN         a target (adapter, primer) may run off the read's\n"
+"                            ends with >= MIN bases aligned and k from the\n"
+"                            aligned length, as cutadapt -O; 'full': whole\n"
+"                            targets only [3]\n"
+"      --read-overlap MIN    the same for a read running off a target's ends;\n"
+"                            'half': half the read [half]\n"
+"      --partial-ends ENDS   3, 5 or both: the read's (target's) 3' end or 5'\n"
+"                            start may be run off [both]\n"
 "      --all                 every non-overlapping occurrence, best first\n"
 "                            [default: the best per read and target]\n"
 "      --best                one record per read, as cutadapt picks one adapter:\n"
@@ -142,7 +152,8 @@ static int parse_size(const char *s, long long lo, long long hi, int suffixes, l
 
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
-       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG };
+       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
+       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -184,6 +195,10 @@ int main(int argc, char **argv)
         { "mode", required_argument, NULL, OPT_MODE },
         { "kernel", required_argument, NULL, OPT_KERNEL },
         { "pattern", required_argument, NULL, OPT_PATTERN },
+        { "strand", required_argument, NULL, OPT_STRAND },
+        { "overlap", required_argument, NULL, OPT_OVERLAP },
+        { "read-overlap", required_argument, NULL, OPT_READ_OVERLAP },
+        { "partial-ends", required_argument, NULL, OPT_PARTIAL_ENDS },
         { "all", no_argument, NULL, OPT_ALL },
         { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
         { "output", required_argument, NULL, 'o' },
@@ -212,7 +227,9 @@ int main(int argc, char **argv)
     gpuasm_scan_opt o = {
         .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
         .verbosity = HTS_LOG_WARNING,
-        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER },
+        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER,
+                    .strand = GPUASM_STRAND_BOTH, .overlap_min = 3, .read_overlap_min = -1,
+                    .partial_ends = GPUASM_END_3 | GPUASM_END_5 },
     };
     int no_pg = 0, c, verbosity_given = 0, ret = 1;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
@@ -253,6 +270,31 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "read")) o.search.pattern_side = GPUASM_PATTERN_READ;
             else if (!strcmp(optarg, "target")) o.search.pattern_side = GPUASM_PATTERN_TARGET;
             else return fail("invalid --pattern '%s' (expected shorter, read or target)", optarg), 1;
+            break;
+        case OPT_STRAND:
+            if (!strcmp(optarg, "both")) o.search.strand = GPUASM_STRAND_BOTH;
+            else if (!strcmp(optarg, "forward")) o.search.strand = GPUASM_STRAND_FORWARD;
+            else return fail("invalid --strand '%s' (expected both or forward)", optarg), 1;
+            break;
+        case OPT_OVERLAP:
+            if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
+            else if (parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+                return fail("invalid --overlap '%s' (expected a number of bases >= 1, or full)", optarg), 1;
+            else o.search.overlap_min = (int32_t)v;
+            break;
+        case OPT_READ_OVERLAP:
+            if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
+            else if (!strcmp(optarg, "half")) o.search.read_overlap_min = -1;
+            else if (parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+                return fail("invalid --read-overlap '%s' (expected a number of bases >= 1, half or full)",
+                            optarg), 1;
+            else o.search.read_overlap_min = (int32_t)v;
+            break;
+        case OPT_PARTIAL_ENDS:
+            if (!strcmp(optarg, "both")) o.search.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+            else if (!strcmp(optarg, "3")) o.search.partial_ends = GPUASM_END_3;
+            else if (!strcmp(optarg, "5")) o.search.partial_ends = GPUASM_END_5;
+            else return fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg), 1;
             break;
         case OPT_ALL: o.report.all = 1; break;
         case OPT_WILDCARDS: o.wildcards = 1; break;
