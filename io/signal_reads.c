@@ -273,8 +273,14 @@ nomem:
 #ifdef HAVE_SLOW5
 static int slow5_next(gpuasm_sigreader *r, uint64_t from, uint64_t to, char *err, size_t errlen)
 {
+    /* Past the end slow5lib reads the end-of-file marker as a truncated
+     * record: ask it nothing more. */
+    if (r->done) return 0;
     const int rc = slow5_get_next(&r->rec, r->s5);
-    if (rc == SLOW5_ERR_EOF) return 0;
+    if (rc == SLOW5_ERR_EOF) {
+        r->done = 1;
+        return 0;
+    }
     if (rc < 0) {
         snprintf(err, errlen, "%s: record %llu: slow5lib cannot read it (slow5lib error %d%s)",
                  r->path, (unsigned long long)r->records + 1, rc,

@@ -83,15 +83,25 @@ static void set_view(gpuasm_sigref *ref)
     ref->set.val = ref->val;
 }
 
-/* Normalise and quantise x[0 .. len) into reference signal i. */
-static void put_signal(gpuasm_sigref *ref, uint32_t i, const float *x, uint64_t len, int norm,
-                       float *work)
+/* Normalise and quantise x[0 .. len) into reference signal i.  0, or -1
+ * with err when a level is outside the range of --norm none. */
+static int put_signal(gpuasm_sigref *ref, uint32_t i, const float *x, uint64_t len, int norm,
+                      float *work, const char *path, char *err, size_t errlen)
 {
     double loc, scale;
     gpuasm_norm_stats(x, (size_t)len, norm, work, &loc, &scale);
     ref->off[i + 1] = ref->off[i] + len;
     const int64_t c = gpuasm_norm_quantise(x, (size_t)len, norm, loc, scale, ref->val + ref->off[i]);
-    if (c > 0) ref->clamped += (uint64_t)c;
+    if (c < 0) {
+        const uint64_t j = (uint64_t)(-1 - c);
+        snprintf(err, errlen, "%s: %s, strand %c: expected level %g at k-mer %llu is outside [%g, %g], "
+                 "the range of --norm none (pore models are in pA: normalise, --norm mad)", path,
+                 ref->tname[ref->target[i]], ref->strand[i], (double)x[j], (unsigned long long)j,
+                 (double)GPUASM_SIG_QMIN / GPUASM_SIG_SCALE, (double)GPUASM_SIG_QMAX / GPUASM_SIG_SCALE);
+        return -1;
+    }
+    ref->clamped += (uint64_t)c;
+    return 0;
 }
 
 int gpuasm_sigref_from_fasta(const char *fasta, const char *model, int norm, gpuasm_sigref *ref,
@@ -137,7 +147,7 @@ int gpuasm_sigref_from_fasta(const char *fasta, const char *model, int norm, gpu
             const uint32_t ri = 2 * i + (uint32_t)strand;
             ref->target[ri] = i;
             ref->strand[ri] = strand ? '-' : '+';
-            put_signal(ref, ri, x, nk, norm, work);
+            if (put_signal(ref, ri, x, nk, norm, work, fasta, err, errlen) < 0) goto out;
         }
     }
     set_view(ref);

@@ -242,7 +242,8 @@ int main(int argc, char **argv)
             break;
         case OPT_MODE:
             if (gpuasm_mode_find(optarg) < 0)
-                return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+                return fail("invalid --mode '%s' (expected edit or hamming; raw signals: "
+                            "gpuasm-signal)", optarg), 1;
             mode = optarg;
             break;
         case OPT_KERNEL:
@@ -316,10 +317,17 @@ int main(int argc, char **argv)
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */
     if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
+        /* The sequence kernels: the signal mode's are gpuasm-signal's. */
         kstring_t names = KS_INITIALIZE;
+        int32_t nseq = 0, i = 0;
         for (int32_t k = 0; gpuasm_kernel_get(k); k++)
-            ksprintf(&names, "%s%s", k == 0 ? "" : gpuasm_kernel_get(k + 1) ? ", " : " or ",
+            nseq += gpuasm_kernel_get(k)->mode != GPUASM_MODE_SIGNAL;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+            if (gpuasm_kernel_get(k)->mode == GPUASM_MODE_SIGNAL) continue;
+            ksprintf(&names, "%s%s", i == 0 ? "" : i + 1 < nseq ? ", " : " or ",
                      gpuasm_kernel_get(k)->name);
+            i++;
+        }
         fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
         ks_free(&names);
         return 1;
@@ -333,6 +341,11 @@ int main(int argc, char **argv)
                            gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
         if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
     }
+    /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
+    if (gpuasm_kernel_get(o.search.kernel)->mode == GPUASM_MODE_SIGNAL)
+        return fprintf(stderr, "%s: --%s %s compares raw signals, not sequences: use gpuasm-signal "
+                       "(see gpuasm-signal --help)\n", prog, kernel ? "kernel" : "mode",
+                       kernel ? kernel : mode), 1;
     if (o.report.best && o.report.all)
         return fail("%s", "--best reports one record per read, --all every occurrence: "
                     "give one of them"), 1;
