@@ -17,14 +17,17 @@
  *
  * BEST (default): one warp per (read, reference) item, DTW_WARPS items per
  *   block ("many reads per block"), no shared memory, no __syncthreads.
- *   Lane L holds R consecutive query rows in registers (R = 4 .. 64, the
- *   smallest with 32 R >= m, so m <= 2048 is one band) and at step t the
- *   tile of 4 reference columns t - L; the tile's bottom row goes to lane
- *   L + 1 by __shfl_up_sync.  A cell is one DPX __vimin3_s32 and an add
+ *   Lane L holds R consecutive query rows in registers (R = 4 .. 64) and
+ *   at step t the tile of 4 reference columns t - L; the tile's bottom row
+ *   goes to lane L + 1 by __shfl_up_sync.  R: when 4 divides m, the
+ *   largest power of 2 up to 64 that divides m (ALIGNED: row m - 1 is the
+ *   bottom row of its lane, the tile's output, so no per-cell select picks
+ *   it out; 2,000 samples: R = 16, 74 registers); else the smallest R with
+ *   32 R >= m (one band up to 2,048 rows) and a select per cell.  A cell is one DPX __vimin3_s32 and an add
  *   (plus the cost: sub and abs, or sub, mul, add, shift); inside a lane
  *   the 4 columns of R rows form a wavefront of independent chains, so the
  *   warp issues cells back to back.  Steps: ceil(n / 4) + 31 per band;
- *   queries of more than 2048 samples run in bands of 32 R rows, the last
+ *   queries of more than 32 R samples run in bands of 32 R rows, the last
  *   row of a band reaching the next through a row buffer in global scratch
  *   (one per warp of a wave; waves bounded by DTW_BND_BUDGET).
  *
