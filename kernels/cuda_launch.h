@@ -23,6 +23,11 @@ int gpuasm_hamming_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 int gpuasm_dtw_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_signal_batch *s, gpuasm_err *err);
 void gpuasm_dtw_cuda_free_state(void *state);
 
+/* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
+ * it after the kernel's launcher when gpuasm_partial_on(); hamming: the
+ * mode of the kernel (mismatches only). */
+int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, gpuasm_err *err);
+
 #ifdef __cplusplus
 }
 #endif
