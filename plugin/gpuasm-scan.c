@@ -242,8 +242,7 @@ int main(int argc, char **argv)
             break;
         case OPT_MODE:
             if (gpuasm_mode_find(optarg) < 0)
-                return fail("invalid --mode '%s' (expected edit or hamming; raw signals: "
-                            "gpuasm-signal)", optarg), 1;
+                return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
             mode = optarg;
             break;
         case OPT_KERNEL:
