@@ -68,6 +68,9 @@ namespace {
 
 using namespace dtwk;
 
+/* Scratch slots 0-7 (see "Uploads" above). */
+static_assert(KIT_SCRATCH_SLOTS >= 8, "the dtw kernel uses scratch slots 0 to 7");
+
 /* Global scratch of band buffers and PAPER columns (bytes per launch). */
 const size_t DTW_BND_BUDGET = (size_t)256 << 20;
 

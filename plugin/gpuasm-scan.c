@@ -23,6 +23,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "parse_size.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
@@ -120,26 +121,6 @@ static void fail(const char *fmt, const char *arg)
     fputc('\n', stderr);
 }
 
-/* Whole-string integer in [lo, hi] with an optional k/M/G suffix. */
-static int parse_size(const char *s, long long lo, long long hi, int suffixes, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno) return -1;
-    if (suffixes && *end) {
-        long long mul = (*end == 'k' || *end == 'K') ? 1000LL
-                      : (*end == 'm' || *end == 'M') ? 1000000LL
-                      : (*end == 'g' || *end == 'G') ? 1000000000LL : 0;
-        if (!mul || end[1] || v > hi / mul) return -1;
-        v *= mul;
-        end++;
-    }
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
        OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG };
@@ -229,7 +210,7 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
-            if (parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
                 return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
             o.search.max_diffs = (int32_t)v;
             break;
@@ -273,7 +254,7 @@ int main(int argc, char **argv)
         case OPT_BEST: o.report.best = 1; break;
         case OPT_STRICT_NAMES: o.strict_names = 1; break;
         case OPT_VERBOSITY:
-            if (parse_size(optarg, 0, 10, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
                 return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg), 1;
             o.verbosity = (int)v;
             verbosity_given = 1;
@@ -284,13 +265,13 @@ int main(int argc, char **argv)
         case OPT_NO_PG: no_pg = 1; break;
         case '@':
             /* 0 = no extra threads, as samtools (nf-core passes task.cpus - 1). */
-            if (parse_size(optarg, 0, 1024, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
                 return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg), 1;
             o.n_threads = v < 1 ? 1 : (int)v;
             break;
         case OPT_DEVICE: o.device = optarg; break;
         case OPT_BATCH:
-            if (parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
+            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
             o.batch_bases = (uint64_t)v;
             break;

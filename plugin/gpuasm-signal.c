@@ -25,6 +25,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "parse_size.h"
 #include "registry.h"
 #include "signal_norm.h"
 #include "signal_reads.h"
@@ -105,26 +106,6 @@ static int fail(const char *fmt, const char *arg)
     return 1;
 }
 
-/* Whole-string integer in [lo, hi] with an optional k/M/G suffix. */
-static int parse_int(const char *s, long long lo, long long hi, int suffixes, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno) return -1;
-    if (suffixes && *end) {
-        long long mul = (*end == 'k' || *end == 'K') ? 1000LL
-                      : (*end == 'm' || *end == 'M') ? 1000000LL
-                      : (*end == 'g' || *end == 'G') ? 1000000000LL : 0;
-        if (!mul || end[1] || v > hi / mul) return -1;
-        v *= mul;
-        end++;
-    }
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 enum { OPT_SKIP = 256, OPT_NORM, OPT_COST, OPT_LAYOUT, OPT_SEGMENTS, OPT_TSV, OPT_DEVICE,
        OPT_BATCH, OPT_VERBOSITY, OPT_PROGRESS, OPT_QUIET, OPT_STATS };
 
@@ -167,12 +148,12 @@ int main(int argc, char **argv)
         switch (c) {
         case 'p': o.model_path = optarg; break;
         case 'n':
-            if (parse_int(optarg, 0, GPUASM_DTW_MAX_QUERY, 1, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, GPUASM_DTW_MAX_QUERY, 1, &v) < 0)
                 return fail("invalid -n/--signal-prefix '%s' (expected samples from 0 to 32768)", optarg);
             o.read.prefix = (uint64_t)v;
             break;
         case OPT_SKIP:
-            if (parse_int(optarg, 0, 1LL << 40, 1, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --signal-skip '%s' (expected a number of samples)", optarg);
             o.read.skip = (uint64_t)v;
             break;
@@ -199,25 +180,25 @@ int main(int argc, char **argv)
             else return fail("invalid --layout '%s' (expected best or paper)", optarg);
             break;
         case OPT_SEGMENTS:
-            if (parse_int(optarg, 0, 1LL << 30, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1LL << 30, 0, &v) < 0)
                 return fail("invalid --segments '%s' (expected an integer >= 0)", optarg);
             o.search.segments = (int32_t)v;
             break;
         case 'o': o.out_path = optarg; break;
         case OPT_TSV: o.report.tsv = 1; break;
         case '@':
-            if (parse_int(optarg, 0, 1024, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
                 return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg);
             o.n_threads = v < 1 ? 1 : (int)v;
             break;
         case OPT_DEVICE: o.device = optarg; break;
         case OPT_BATCH:
-            if (parse_int(optarg, 1, 1LL << 40, 1, &v) < 0)
+            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --batch-size '%s' (expected a number of samples, e.g. 4M)", optarg);
             o.batch_samples = (uint64_t)v;
             break;
         case OPT_VERBOSITY:
-            if (parse_int(optarg, 0, 10, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
                 return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg);
             o.verbosity = (int)v;
             break;

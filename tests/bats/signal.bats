@@ -181,18 +181,20 @@ kmer_signal() {  # NAME SEQ FROM TO
     head -n 10 "$T/k2.tsv" > "$T/short.tsv"
     run --separate-stderr sig -p "$T/short.tsv" "$T/X.txt" "$T/g.fa"
     assert_one_error "short.tsv" "9 of the 16 2-mers" "GC the first missing"
-    sed '1s/level_mean_pA/mean/' "$T/k2.tsv" > "$T/nocol.tsv"
-    run --separate-stderr sig -p "$T/nocol.tsv" "$T/X.txt" "$T/g.fa"
-    assert_one_error "nocol.tsv" "line 1" "level_mean_pA"
-    sed '3s/^AC/AN/' "$T/k2.tsv" > "$T/badk.tsv"
-    run --separate-stderr sig -p "$T/badk.tsv" "$T/X.txt" "$T/g.fa"
-    assert_one_error "badk.tsv" "line 3" "AN"
-    sed '3s/^AC/AAA/' "$T/k2.tsv" > "$T/lenk.tsv"
-    run --separate-stderr sig -p "$T/lenk.tsv" "$T/X.txt" "$T/g.fa"
-    assert_one_error "lenk.tsv" "line 3" "not 2 long"
-    sed '3s/^AC/AA/' "$T/k2.tsv" > "$T/dup.tsv"
-    run --separate-stderr sig -p "$T/dup.tsv" "$T/X.txt" "$T/g.fa"
-    assert_one_error "dup.tsv" "line 3" "AA twice"
+    bad_model nocol '1s/level_mean_pA/mean/' "line 1" "level_mean_pA"
+    bad_model badk '3s/^AC/AN/' "line 3" "AN"
+    bad_model lenk '3s/^AC/AAA/' "line 3" "not 2 long"
+    bad_model dup '3s/^AC/AA/' "line 3" "AA twice"
+}
+
+# The model with one sed edit must fail with a message naming the file and
+# the given words.
+bad_model() {  # NAME SED WORDS...
+    local name=$1 edit=$2
+    shift 2
+    sed "$edit" "$T/k2.tsv" > "$T/$name.tsv"
+    run --separate-stderr sig -p "$T/$name.tsv" "$T/X.txt" "$T/g.fa"
+    assert_one_error "$name.tsv" "$@"
 }
 
 @test "errors: options out of range, and a window longer than the kernel takes" {

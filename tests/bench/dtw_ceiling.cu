@@ -42,18 +42,26 @@
 
 enum { CHAINS = 8, BLOCK = 256, ITERS = 1 << 14 };
 
-// One thread's work of a probe; `seed` keeps the compiler from folding it.
-template <int PROBE>
-__host__ __device__ int32_t probe_thread(int32_t seed, int iters)
+// The chains' first values, from `seed` (which keeps the compiler from
+// folding the work away).
+__host__ __device__ inline void probe_init(int32_t seed, int32_t *a, int32_t *b, int32_t *c, int32_t *x,
+                                           int32_t *y)
 {
-    int32_t a[CHAINS], b[CHAINS], c[CHAINS], x[CHAINS];
     for (int k = 0; k < CHAINS; ++k) {
         a[k] = seed + 3 * k;
         b[k] = seed ^ (k * 977);
         c[k] = seed - k;
         x[k] = (seed >> k) & 511;
     }
-    int32_t y = seed & 255;
+    *y = seed & 255;
+}
+
+// One thread's work of a probe.
+template <int PROBE>
+__host__ __device__ int32_t probe_thread(int32_t seed, int iters)
+{
+    int32_t a[CHAINS], b[CHAINS], c[CHAINS], x[CHAINS], y;
+    probe_init(seed, a, b, c, x, &y);
     for (int it = 0; it < iters; ++it) {
 #pragma unroll
         for (int k = 0; k < CHAINS; ++k) {
@@ -112,14 +120,8 @@ static int selftest(void)
 {
     const int iters = 50;
     for (int32_t seed = 1; seed < 200; seed += 37) {
-        int32_t a[CHAINS], b[CHAINS], c[CHAINS], x[CHAINS];
-        for (int k = 0; k < CHAINS; ++k) {
-            a[k] = seed + 3 * k;
-            b[k] = seed ^ (k * 977);
-            c[k] = seed - k;
-            x[k] = (seed >> k) & 511;
-        }
-        int32_t y = seed & 255;
+        int32_t a[CHAINS], b[CHAINS], c[CHAINS], x[CHAINS], y;
+        probe_init(seed, a, b, c, x, &y);
         for (int it = 0; it < iters; ++it, y += 7)
             for (int k = 0; k < CHAINS; ++k) {
                 const int32_t m = std::min(a[k], std::min(b[k], c[k]));
