@@ -23,6 +23,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "parse_size.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
@@ -130,26 +131,6 @@ static void fail(const char *fmt, const char *arg)
     fputc('\n', stderr);
 }
 
-/* Whole-string integer in [lo, hi] with an optional k/M/G suffix. */
-static int parse_size(const char *s, long long lo, long long hi, int suffixes, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno) return -1;
-    if (suffixes && *end) {
-        long long mul = (*end == 'k' || *end == 'K') ? 1000LL
-                      : (*end == 'm' || *end == 'M') ? 1000000LL
-                      : (*end == 'g' || *end == 'G') ? 1000000000LL : 0;
-        if (!mul || end[1] || v > hi / mul) return -1;
-        v *= mul;
-        end++;
-    }
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
        OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
@@ -246,7 +227,7 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
-            if (parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
                 return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
             o.search.max_diffs = (int32_t)v;
             break;
@@ -315,7 +296,7 @@ int main(int argc, char **argv)
         case OPT_BEST: o.report.best = 1; break;
         case OPT_STRICT_NAMES: o.strict_names = 1; break;
         case OPT_VERBOSITY:
-            if (parse_size(optarg, 0, 10, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
                 return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg), 1;
             o.verbosity = (int)v;
             verbosity_given = 1;
@@ -326,13 +307,13 @@ int main(int argc, char **argv)
         case OPT_NO_PG: no_pg = 1; break;
         case '@':
             /* 0 = no extra threads, as samtools (nf-core passes task.cpus - 1). */
-            if (parse_size(optarg, 0, 1024, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
                 return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg), 1;
             o.n_threads = v < 1 ? 1 : (int)v;
             break;
         case OPT_DEVICE: o.device = optarg; break;
         case OPT_BATCH:
-            if (parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
+            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
             o.batch_bases = (uint64_t)v;
             break;
@@ -358,10 +339,17 @@ int main(int argc, char **argv)
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */
     if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
+        /* The sequence kernels: the signal mode's are gpuasm-signal's. */
         kstring_t names = KS_INITIALIZE;
+        int32_t nseq = 0, i = 0;
         for (int32_t k = 0; gpuasm_kernel_get(k); k++)
-            ksprintf(&names, "%s%s", k == 0 ? "" : gpuasm_kernel_get(k + 1) ? ", " : " or ",
+            nseq += gpuasm_kernel_get(k)->mode != GPUASM_MODE_SIGNAL;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+            if (gpuasm_kernel_get(k)->mode == GPUASM_MODE_SIGNAL) continue;
+            ksprintf(&names, "%s%s", i == 0 ? "" : i + 1 < nseq ? ", " : " or ",
                      gpuasm_kernel_get(k)->name);
+            i++;
+        }
         fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
         ks_free(&names);
         return 1;
@@ -375,6 +363,11 @@ int main(int argc, char **argv)
                            gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
         if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
     }
+    /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
+    if (gpuasm_kernel_get(o.search.kernel)->mode == GPUASM_MODE_SIGNAL)
+        return fprintf(stderr, "%s: --%s %s compares raw signals, not sequences: use gpuasm-signal "
+                       "(see gpuasm-signal --help)\n", prog, kernel ? "kernel" : "mode",
+                       kernel ? kernel : mode), 1;
     if (o.report.best && o.report.all)
         return fail("%s", "--best reports one record per read, --all every occurrence: "
                     "give one of them"), 1;
