@@ -3,6 +3,11 @@
  * chunks of reads taken from a shared cursor, so a batch with a few long
  * reads still keeps every thread busy.  Per-thread hit arrays are kept and
  * reused from scan to scan; the results are concatenated and sorted.
+ *
+ * The SIMD level (cpu_simd.h) is chosen once, when the backend opens, from
+ * the processor and GPUASM_CPU_SIMD, and named in describe(); the tables
+ * of a target set (cpu_scan.h: target PEqs, the pigeonhole filter) are
+ * built by the first scan and shared read-only by the threads.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -11,6 +16,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cpu_scan.h"
+#include "cpu_simd.h"
 #include "search.h"
 
 /* CPU batches: enough bases that n_threads x 16 chunks stay large, small
@@ -22,6 +29,8 @@ typedef struct {
     int n_threads;
     const gpuasm_seqset *targets;
     gpuasm_hits *thread_hits;   /* [n_threads] per-thread results, reused */
+    gpuasm_cpu_cfg cfg;         /* SIMD level, filter (the knobs, read at open) */
+    gpuasm_cpu_prep *prep;      /* tables of the targets for the last opt */
     char desc[64];
 } cpu_backend;
 
@@ -55,7 +64,8 @@ static void *worker_run(void *arg)
         pthread_mutex_unlock(&j->lock);
         if (stop) break;
         gpuasm_err why;
-        if (gpuasm_cpu_scan(j->reads, first, count, j->b->targets, j->opt, w->hits, &why) < 0) {
+        if (gpuasm_cpu_scan_cfg(&j->b->cfg, j->b->prep, j->reads, first, count, j->b->targets, j->opt,
+                                w->hits, &why) < 0) {
             pthread_mutex_lock(&j->lock);
             if (!j->failed) j->err = why;
             j->failed = 1;
@@ -80,7 +90,14 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         free(b);
         return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     }
-    snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s)", b->n_threads, b->n_threads > 1 ? "s" : "");
+    gpuasm_cpu_cfg_default(&b->cfg);
+    if (cfg->settings) {
+        b->cfg.simd = gpuasm_simd_choose(cfg->settings->cpu_simd);
+        b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);
+        b->cfg.lane_min = cfg->settings->cpu_lane_min;
+    }
+    snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s, %s)", b->n_threads, b->n_threads > 1 ? "s" : "",
+             gpuasm_simd_name(b->cfg.simd));
     *self = b;
     return 0;
 }
@@ -89,8 +106,11 @@ static const char *cpu_describe(const void *self) { return ((const cpu_backend *
 
 static int cpu_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
 {
+    cpu_backend *b = self;
     (void)err;
-    ((cpu_backend *)self)->targets = targets;
+    b->targets = targets;
+    gpuasm_cpu_prep_free(b->prep);   /* built again by the next scan */
+    b->prep = NULL;
     return 0;
 }
 
@@ -100,6 +120,14 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
     cpu_backend *b = self;
     int nt = b->n_threads;
     if (!b->targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no targets set");
+    /* One scan at a time per backend (backend.h), so the tables are built
+     * here, before the threads start, and only read by them. */
+    if (!gpuasm_cpu_prep_fits(b->prep, b->targets, opt)) {
+        gpuasm_cpu_prep_free(b->prep);
+        b->prep = NULL;
+        int rc = gpuasm_cpu_prep_build(b->targets, opt, &b->cfg, &b->prep, err);
+        if (rc < 0) return rc;
+    }
     cpu_job job = { .b = b, .reads = reads, .opt = opt, .next = 0, .failed = 0 };
     /* Chunks small enough to balance, large enough to keep the lock cold. */
     job.chunk = reads->n / ((uint32_t)nt * 16u);
@@ -166,6 +194,7 @@ static void cpu_close(void *self)
     if (!b) return;
     for (int i = 0; i < b->n_threads; i++) gpuasm_hits_free(&b->thread_hits[i]);
     free(b->thread_hits);
+    gpuasm_cpu_prep_free(b->prep);
     free(b);
 }
 

@@ -33,6 +33,14 @@
  *                                       program of its variant, <= N threads a block
  *   GPUASM_DP_FORCE_GLOBAL=B   0|1      dp: the same with ring / rows in global scratch
  *   GPUASM_DP_PAIR_CHUNK=N     1..2^30  dp: pairs per plan chunk (default 256 Ki)
+ *   GPUASM_CPU_SIMD=N          0..3     CPU: the highest SIMD level used (0 scalar,
+ *                                       1 SSE4.1, 2 AVX2, 3 AVX-512; cpu_simd.h), at
+ *                                       most the processor's
+ *   GPUASM_CPU_PREFILTER=B     0|1      CPU, myers: the pigeonhole filter of target
+ *                                       patterns (prefilter.h; default 1)
+ *   GPUASM_CPU_LANE_MIN=N      1..2^40  CPU, myers: least text bases per text lane
+ *                                       (default 8 (m + k); 1 puts every read-as-
+ *                                       pattern pair with k < 64 through text lanes)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -56,6 +64,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_scan_run;
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
+    int64_t cpu_simd, cpu_prefilter, cpu_lane_min;
 } gpuasm_settings;
 
 /* Every knob unset. */
