@@ -104,6 +104,11 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
 
 static const char *cpu_describe(const void *self) { return ((const cpu_backend *)self)->desc; }
 
+const char *gpuasm_cpu_backend_simd(const void *self)
+{
+    return gpuasm_simd_name(((const cpu_backend *)self)->cfg.simd);
+}
+
 static int cpu_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
 {
     cpu_backend *b = self;

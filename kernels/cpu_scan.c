@@ -320,6 +320,7 @@ typedef struct group_ws {
     size_t cap_pats, cap_pat_t;
     uint32_t *mark;                 /* prefilter marks, [n_targets] */
     uint32_t stamp;
+    int32_t *k_t;                   /* k of each target as the pattern */
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -333,6 +334,7 @@ static void group_ws_free(group_ws *g)
     free(g->pats);
     free(g->pat_t);
     free(g->mark);
+    free(g->k_t);
 }
 
 /* Feed the lane kernel's hits (in (id, j) order) to the walk; id indexes
@@ -415,7 +417,9 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
         }
         all = gpuasm_qfilter_mark(&prep->qf, rseq, n, g->mark, g->stamp);
     }
-    uint32_t np = 0;
+    /* Lane candidates: one word (<= 64 bases) from the front of g->pats,
+     * two words (65..128) from the back; joined narrow-first below. */
+    uint32_t np = 0, nw = 0;
     const int lanes = cfg->simd > GPUASM_SIMD_SCALAR;
     if (lanes && (gpuasm_grow((void **)&g->pats, &g->cap_pats, g->n_b, sizeof(*g->pats)) < 0 ||
                   gpuasm_grow((void **)&g->pat_t, &g->cap_pat_t, g->n_b, sizeof(*g->pat_t)) < 0))
@@ -425,13 +429,14 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
         if (!all && !prep->qf.always[t] && g->mark[t] != g->stamp) continue;   /* cannot occur */
         const uint8_t *pat = targets->code + targets->off[t];
         const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
-        const int32_t k = gpuasm_pair_k(opt, m);
+        const int32_t k = g->k_t[t];
         const uint64_t off = prep->peq_off[t];
-        if (off != UINT64_MAX && lanes && m <= 64) {
-            g->pats[np].peq = prep->peq + off;
-            g->pats[np].m = m;
-            g->pats[np].k = k;
-            g->pat_t[np++] = t;
+        if (off != UINT64_MAX && lanes && m <= 128) {
+            const uint32_t x = m <= 64 ? np++ : g->n_b - 1 - nw++;
+            g->pats[x].peq = prep->peq + off;
+            g->pats[x].m = m;
+            g->pats[x].k = k;
+            g->pat_t[x] = t;
         } else if (off != UINT64_MAX) {
             if (run_scalar(w, g, prep->peq + off, m, rseq, n, k, t) < 0) return -1;
         } else {
@@ -443,6 +448,21 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
             if (rc < 0 || w->oom) return -1;
         }
     }
+    /* The two-word ones (stored backwards from the end) after the one-word
+     * ones, in target order. */
+    if (nw) {
+        memmove(g->pats + np, g->pats + (g->n_b - nw), nw * sizeof(*g->pats));
+        memmove(g->pat_t + np, g->pat_t + (g->n_b - nw), nw * sizeof(*g->pat_t));
+        for (uint32_t a = np, b = np + nw - 1; a < b; a++, b--) {
+            const gpuasm_lane_pattern x = g->pats[a];
+            g->pats[a] = g->pats[b];
+            g->pats[b] = x;
+            const uint32_t y = g->pat_t[a];
+            g->pat_t[a] = g->pat_t[b];
+            g->pat_t[b] = y;
+        }
+    }
+    np += nw;
     if (np == 1) return run_scalar(w, g, g->pats[0].peq, g->pats[0].m, rseq, n, g->pats[0].k, g->pat_t[0]);
     if (np > 1) {
         if (gpuasm_pattern_lanes(cfg->simd, &g->lanes, g->pats, np, rseq, n) < 0) return -1;
@@ -487,6 +507,11 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
     if (grouped && prep->has_filter && !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
         goto oom;
+    /* k of every target as the pattern, once (the pair rule's floor(e m)
+     * per pair and read was a visible share of the adapter screen). */
+    if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
+    for (uint32_t t = 0; t < targets->n; t++)
+        g.k_t[t] = gpuasm_pair_k(opt, targets->off[t + 1] - targets->off[t]);
 
     for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
         const uint8_t *read = reads->code + reads->off[r];
@@ -494,8 +519,16 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
         /* The read's pairs, checked in target order first (so a failure
          * names the same pair whatever the grouping). */
         g.n_a = g.n_b = 0;
+        const int32_t k_read = gpuasm_pair_k(opt, rlen);
         for (uint32_t t = 0; t < targets->n; t++) {
-            const gpuasm_pair pr = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
+            /* gpuasm_pair_of(opt, rlen, tlen), with k from the caches */
+            const uint64_t tlen = targets->off[t + 1] - targets->off[t];
+            gpuasm_pair pr;
+            pr.read_is_pattern = gpuasm_read_is_pattern(opt, rlen, tlen);
+            pr.m = pr.read_is_pattern ? rlen : tlen;
+            pr.n = pr.read_is_pattern ? tlen : rlen;
+            pr.k = pr.read_is_pattern ? k_read : g.k_t[t];
+            pr.searched = gpuasm_pair_searched(pr.m, pr.k, pr.n);
             if (!pr.searched) continue;   /* also skips empty reads */
             if (limit && pr.m > limit) {
                 gpuasm_err_set(err, GPUASM_ERR_TOO_LONG,
@@ -525,11 +558,11 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             w.cur.read = (uint32_t)r;
             w.cur.strand = s;
             if (grouped) {
-                if (g.n_a && walk_group_a(&w, &g, cfg, targets, rseq, (uint32_t)rlen,
-                                          gpuasm_pair_k(opt, rlen)) < 0)
+                if (g.n_a && walk_group_a(&w, &g, cfg, targets, rseq, (uint32_t)rlen, k_read) < 0)
                     goto oom;
                 if (g.n_b && walk_group_b(&w, &g, cfg, prep, targets, opt, rseq, rlen, tw, ws) < 0)
                     goto oom;
+                if (!partial) continue;
             }
             for (int grp = 0; grp < 2; grp++) {
                 const uint32_t *list = grp ? g.grp_b : g.grp_a;

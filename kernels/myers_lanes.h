@@ -15,9 +15,9 @@
  *    when Ukkonen's cut-off lets them in (myers_cpu.c's run_blocks, per
  *    lane, in scalar code: with k < 64 that is near true occurrences only).
  *  - pattern lanes: up to L short patterns (<= 64 bases, each with its own
- *    m and k) against ONE text (a read strand): the lanes share the text
- *    symbol of a column, so Eq is one vector load from a table transposed
- *    to [symbol][lane].
+ *    m and k; or 65..128 bases, two words a lane) against ONE text (a read
+ *    strand): the lanes share the text symbol of a column, so Eq is one
+ *    vector load from a table transposed to [symbol][lane].
  *
  * Both compute, in every lane, exactly the column recurrence of the scalar
  * twin (myers_cpu.c), so they emit exactly its (j, D[m][j] <= k) stream
@@ -49,8 +49,8 @@ typedef struct gpuasm_lane_text {
 
 /* A pattern of a pattern-lane call. */
 typedef struct gpuasm_lane_pattern {
-    const uint64_t *peq;   /* [16] Peq words (bit i: row i+1 matches the code) */
-    uint32_t m;            /* 1..64 */
+    const uint64_t *peq;   /* [16 x ceil(m/64)] Peq words, block-major (myers_cpu.h) */
+    uint32_t m;            /* 1..128 */
     int32_t k;             /* 0 <= k < m */
 } gpuasm_lane_pattern;
 
@@ -79,9 +79,9 @@ int gpuasm_text_lanes(int level, gpuasm_lanes_ws *ws, const uint64_t *peq, uint3
                       const gpuasm_lane_text *texts, uint32_t n_texts);
 
 /* Pattern lanes at SIMD level `level` (> scalar): patterns[0 .. n_pat)
- * against one text of n >= 1 nt16 codes.  Fills ws->hit with every
- * (pattern index, j, D[m][j]) with D <= k, in increasing (id, j).  0, or
- * -1 when out of memory. */
+ * against one text of n >= 1 nt16 codes, those of <= 64 bases first, then
+ * those of 65..128.  Fills ws->hit with every (pattern index, j, D[m][j])
+ * with D <= k, in increasing (id, j).  0, or -1 when out of memory. */
 int gpuasm_pattern_lanes(int level, gpuasm_lanes_ws *ws, const gpuasm_lane_pattern *patterns,
                          uint32_t n_pat, const uint8_t *text, uint64_t n);
 

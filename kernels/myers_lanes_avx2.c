@@ -12,9 +12,9 @@
 #define LN 4
 #define LANES_FN(name) name##_avx2
 #define SIGNS(v) ((unsigned)_mm256_movemask_pd((__m256d)(v)))
-#define TEXT_TAB const long long *tab_ = (const long long *)peq0
-#define TEXT_EQ(q, sh)                                                                            \
-    ((vu)_mm256_i64gather_epi64(tab_, (__m256i)(((q) >> (sh)) & 15u), 8))
+#define STAGE_EQ 1
+#define SHUF8(t, i) ((vu)_mm256_shuffle_epi8((__m256i)(t), (__m256i)(i)))
+#define SAD8(v) ((vu)_mm256_sad_epu8((__m256i)(v), _mm256_setzero_si256()))
 
 #include "myers_lanes_impl.h"
 #endif

@@ -10,8 +10,9 @@
 #define LN 2
 #define LANES_FN(name) name##_sse41
 #define SIGNS(v) ((unsigned)_mm_movemask_pd((__m128d)(v)))
-#define TEXT_TAB const uint64_t *tab_ = peq0
-#define TEXT_EQ(q, sh) ((vu){ tab_[((q)[0] >> (sh)) & 15u], tab_[((q)[1] >> (sh)) & 15u] })
+#define STAGE_EQ 1
+#define SHUF8(t, i) ((vu)_mm_shuffle_epi8((__m128i)(t), (__m128i)(i)))
+#define SAD8(v) ((vu)_mm_sad_epu8((__m128i)(v), _mm_setzero_si128()))
 
 #include "myers_lanes_impl.h"
 #endif

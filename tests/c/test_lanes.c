@@ -8,7 +8,7 @@
  *       across the piece boundaries, where a lane's lead-in must be right.
  *       Every (text, j, D) must equal gpuasm_myers_cpu_pair()'s (the scalar
  *       twin) text by text, and on small cases the naive DP.
- *   (b) pattern lanes: 1..40 patterns of 1..64 bases, each its own k,
+ *   (b) pattern lanes: 1..40 patterns of 1..128 bases, each its own k,
  *       against one text with planted copies: every (pattern, j, D) equals
  *       the scalar twin's, and on small cases the naive DP.
  *   (c) the filter: every target with an end hit in a text (naive DP) is a
@@ -309,16 +309,21 @@ static int pattern_case(int level, gpuasm_lanes_ws *ws, uint32_t n_pat, uint64_t
     const int al = (int)below(4);
     gpuasm_lane_pattern *pl = xmalloc(n_pat * sizeof *pl);
     uint8_t **pat = xmalloc(n_pat * sizeof *pat);
-    uint64_t *peq = xmalloc((size_t)n_pat * 16 * sizeof(uint64_t));
+    uint64_t *peq = xmalloc((size_t)n_pat * 32 * sizeof(uint64_t));
     uint8_t *t = xmalloc(n);
     rnd_seq(t, n, (int)below(4));
+    /* One-word patterns first, then two-word ones (65..128 bases), as the
+     * kernel takes them; the word boundaries often. */
+    const uint32_t n_narrow = (uint32_t)below(n_pat + 1);
     for (uint32_t i = 0; i < n_pat; i++) {
-        const uint32_t m = chance(0.2) ? 64 - (uint32_t)below(3) : 1 + (uint32_t)below(64);
+        const uint32_t m = i < n_narrow ? (chance(0.2) ? 64 - (uint32_t)below(3) : 1 + (uint32_t)below(64))
+                                        : (chance(0.2) ? 65 + (uint32_t)below(2) + 62 * (uint32_t)below(2)
+                                                       : 65 + (uint32_t)below(64));
         pat[i] = xmalloc(m);
         rnd_seq(pat[i], m, al);
         if (chance(0.5)) plant(t, n, below(n), pat[i], m, 0.1 * chance(0.7), al);
-        gpuasm_myers_peq_nt16(peq + 16 * (size_t)i, pat[i], m);
-        pl[i].peq = peq + 16 * (size_t)i;
+        gpuasm_myers_peq_nt16(peq + 32 * (size_t)i, pat[i], m);
+        pl[i].peq = peq + 32 * (size_t)i;
         pl[i].m = m;
         pl[i].k = (int32_t)(chance(0.3) ? below(m) : m / 10);
     }
@@ -365,7 +370,7 @@ static void test_pattern_lanes(int level, gpuasm_lanes_ws *ws)
                           &hits);
         cases++;
     }
-    tap(ok, "%s pattern lanes: %zu cases of 1..40 patterns (m 1..64, own k), %zu positions equal "
+    tap(ok, "%s pattern lanes: %zu cases of 1..40 patterns (m 1..128, own k), %zu positions equal "
         "the scalar twin (and the naive DP on 100)", gpuasm_simd_name(level), cases, hits);
 }
 
