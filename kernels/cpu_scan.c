@@ -216,6 +216,9 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
+/* The targets' window index (prefilter.h) takes 4 bytes a base: up to
+ * 2^25 windows (128 MiB); larger target sets run without it. */
+#define PREP_MAX_WINDOWS ((uint64_t)1 << 25)
 
 struct gpuasm_cpu_prep {
     const gpuasm_seqset *targets;
@@ -225,7 +228,9 @@ struct gpuasm_cpu_prep {
     uint64_t *peq;         /* PEq words of the targets that have one */
     uint64_t *peq_off;     /* [n_targets] offset into peq, UINT64_MAX: none */
     int has_filter;
-    gpuasm_qfilter qf;
+    gpuasm_qfilter qf;      /* targets as patterns */
+    int has_tindex;
+    gpuasm_tindex tx;       /* reads as patterns */
 };
 
 void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
@@ -246,6 +251,7 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
     free(prep->peq);
     free(prep->peq_off);
     if (prep->has_filter) gpuasm_qfilter_free(&prep->qf);
+    if (prep->has_tindex) gpuasm_tindex_free(&prep->tx);
     free(prep);
 }
 
@@ -293,6 +299,9 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         if (cfg->prefilter) {
             if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
             p->has_filter = 1;
+            const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
+            if (r < 0) goto oom;
+            p->has_tindex = r == 0;
         }
     }
     *out = p;
@@ -321,6 +330,9 @@ typedef struct group_ws {
     uint32_t *mark;                 /* prefilter marks, [n_targets] */
     uint32_t stamp;
     int32_t *k_t;                   /* k of each target as the pattern */
+    uint32_t *in_a, stamp_a;        /* group A membership for the window index */
+    gpuasm_end_range *ranges;       /* group A's end ranges */
+    size_t cap_ranges;
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -335,6 +347,61 @@ static void group_ws_free(group_ws *g)
     free(g->pat_t);
     free(g->mark);
     free(g->k_t);
+    free(g->in_a);
+    free(g->ranges);
+}
+
+/* Emit of one verified range: positions of a text window starting at ws,
+ * kept when in [lo, hi] (the window's first m + k - 1 columns are its
+ * lead-in). */
+typedef struct range_emit {
+    walk *w;
+    uint64_t ws, lo;
+} range_emit;
+
+static void emit_in_range(void *ctx, uint64_t j, int32_t d)
+{
+    range_emit *r = ctx;
+    if (j + r->ws >= r->lo) emit_hit(r->w, j + r->ws, d);
+}
+
+/* Group A through the window index: only the end ranges the pigeonhole
+ * argument leaves (prefilter.h) are searched, each from m + k - 1 columns
+ * before it.  Returns 1 when done, 0 when the filter does not apply or
+ * would search more than a quarter of the text (the caller then scans
+ * everything), -1 when out of memory. */
+static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                               const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m,
+                               int32_t k, uint64_t total)
+{
+    if (++g->stamp_a == 0) {
+        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+        g->stamp_a = 1;
+    }
+    for (uint32_t i = 0; i < g->n_a; i++) g->in_a[g->grp_a[i]] = g->stamp_a;
+    const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
+                                            &g->ranges, &g->cap_ranges);
+    if (nr == -1) return -1;
+    if (nr < 0) return 0;
+    const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
+    uint64_t cost = 0;
+    for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
+    if (cost > total / 4 && cfg->prefilter < 2) return 0;
+    for (int64_t i = 0; i < nr; i++) {
+        const gpuasm_end_range *r = &g->ranges[i];
+        const uint8_t *text = targets->code + targets->off[r->target];
+        if (i == 0 || g->ranges[i - 1].target != r->target) {
+            flush_hits(w);
+            w->cur.target = r->target;
+            w->have_pending = 0;
+        }
+        range_emit re = { w, r->lo > lead ? r->lo - lead : 0, r->lo };
+        if (gpuasm_myers_run_nt16(g->rpeq, m, text + re.ws, r->hi + 1 - re.ws, k, emit_in_range, &re,
+                                  &g->cols) < 0)
+            return -1;
+    }
+    flush_hits(w);
+    return w->oom ? -1 : 1;
 }
 
 /* Feed the lane kernel's hits (in (id, j) order) to the walk; id indexes
@@ -367,7 +434,7 @@ static int run_scalar(walk *w, group_ws *g, const uint64_t *peq, uint32_t m, con
 
 /* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
  * target in g->grp_a.  0 or -1 (out of memory). */
-static int walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
+static int walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k)
 {
     const size_t words = gpuasm_myers_peq_words(m);
@@ -376,6 +443,10 @@ static int walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
     uint64_t total = 0;
     for (uint32_t i = 0; i < g->n_a; i++)
         total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+    if (prep->has_tindex) {
+        const int r = walk_group_a_ranges(w, g, cfg, prep, targets, rseq, m, k, total);
+        if (r != 0) return r < 0 ? -1 : 0;
+    }
     /* Text lanes pay m + k lead-in columns per piece and run the blocks
      * below block 0 in scalar code: worth it with enough text per lane and
      * k < 64 (block 0 then holds every cell <= k away from occurrences). */
@@ -510,6 +581,8 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     /* k of every target as the pattern, once (the pair rule's floor(e m)
      * per pair and read was a visible share of the adapter screen). */
     if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
+    if (grouped && prep->has_tindex && !(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        goto oom;
     for (uint32_t t = 0; t < targets->n; t++)
         g.k_t[t] = gpuasm_pair_k(opt, targets->off[t + 1] - targets->off[t]);
 
@@ -558,7 +631,7 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             w.cur.read = (uint32_t)r;
             w.cur.strand = s;
             if (grouped) {
-                if (g.n_a && walk_group_a(&w, &g, cfg, targets, rseq, (uint32_t)rlen, k_read) < 0)
+                if (g.n_a && walk_group_a(&w, &g, cfg, prep, targets, rseq, (uint32_t)rlen, k_read) < 0)
                     goto oom;
                 if (g.n_b && walk_group_b(&w, &g, cfg, prep, targets, opt, rseq, rlen, tw, ws) < 0)
                     goto oom;

@@ -17,7 +17,7 @@
 
 typedef struct gpuasm_cpu_cfg {
     int simd;            /* enum gpuasm_simd_level (cpu_simd.h) */
-    int prefilter;       /* 1: the pigeonhole filter of target patterns */
+    int prefilter;       /* pigeonhole filters: 0 off, 1 where they pay, 2 wherever they apply */
     int64_t lane_min;    /* text lanes: least text bases per lane; <= 0: the default */
 } gpuasm_cpu_cfg;
 

@@ -128,3 +128,169 @@ int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
     }
     return 0;
 }
+
+/* ---- the targets' window index ------------------------------------------- */
+
+void gpuasm_tindex_free(gpuasm_tindex *x)
+{
+    free(x->start);
+    free(x->pos);
+    free(x->amb);
+    memset(x, 0, sizeof *x);
+}
+
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos)
+{
+    memset(x, 0, sizeof *x);
+    const uint64_t total = targets->off[targets->n];
+    if (total >= UINT32_MAX) return 1;
+    /* Pass 1: count windows per key and ambiguous runs. */
+    if (!(x->start = calloc((size_t)N_KEYS + 1, sizeof(uint32_t)))) goto oom;
+    size_t amb_cap = 0;
+    uint64_t n_pos = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t t = 0; t < targets->n; t++) {
+            const uint8_t *s = targets->code;
+            uint32_t key = 0;
+            unsigned run = 0;
+            for (uint64_t i = targets->off[t]; i < targets->off[t + 1]; i++) {
+                const int b = base2[s[i] & 15];
+                if (b < 0) {
+                    run = 0;
+                    if (pass) continue;
+                    /* ambiguous: extend the last run or start one */
+                    if (x->n_amb && x->amb[2 * x->n_amb - 1] + 1 == i && i > targets->off[t]) {
+                        x->amb[2 * x->n_amb - 1] = i;
+                    } else {
+                        if (2 * x->n_amb + 2 > amb_cap) {
+                            size_t c = amb_cap ? 2 * amb_cap : 64;
+                            uint64_t *q = realloc(x->amb, c * sizeof(uint64_t));
+                            if (!q) goto oom;
+                            x->amb = q;
+                            amb_cap = c;
+                        }
+                        x->amb[2 * x->n_amb] = x->amb[2 * x->n_amb + 1] = i;
+                        x->n_amb++;
+                    }
+                    continue;
+                }
+                key = ((key << 2) | (uint32_t)b) & KEY_MASK;
+                if (++run < GPUASM_QF_Q) continue;
+                const uint64_t w = i + 1 - GPUASM_QF_Q;   /* the window's first base */
+                if (!pass) {
+                    x->start[key + 1]++;
+                    n_pos++;
+                } else {
+                    x->pos[x->start[key]++] = (uint32_t)w;
+                }
+            }
+        }
+        if (!pass) {
+            if (n_pos > max_pos) {
+                gpuasm_tindex_free(x);
+                return 1;
+            }
+            for (uint32_t k = 0; k < N_KEYS; k++) x->start[k + 1] += x->start[k];
+            if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+        }
+    }
+    /* Pass 2 advanced start[x] to the end of row x: shift back. */
+    for (uint32_t k = N_KEYS; k > 0; k--) x->start[k] = x->start[k - 1];
+    x->start[0] = 0;
+    x->n_pos = n_pos;
+    return 0;
+oom:
+    gpuasm_tindex_free(x);
+    return -1;
+}
+
+/* Target of a code-buffer position (off[] ascending). */
+static uint32_t target_of(const gpuasm_seqset *targets, uint64_t g)
+{
+    uint32_t lo = 0, hi = targets->n;   /* off[lo] <= g < off[hi] */
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (targets->off[mid] <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+    const gpuasm_end_range *x = a, *y = b;
+    if (x->target != y->target) return x->target < y->target ? -1 : 1;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static int push_range(gpuasm_end_range **out, size_t *cap, size_t n, uint32_t t, int64_t lo, int64_t hi,
+                      uint64_t len)
+{
+    if (hi < 0 || lo >= (int64_t)len) return 0;
+    if (n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        gpuasm_end_range *q = realloc(*out, c * sizeof *q);
+        if (!q) return -1;
+        *out = q;
+        *cap = c;
+    }
+    (*out)[n].target = t;
+    (*out)[n].lo = lo < 0 ? 0 : (uint64_t)lo;
+    (*out)[n].hi = hi >= (int64_t)len ? len - 1 : (uint64_t)hi;
+    return 1;
+}
+
+int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                             uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
+                             uint32_t stamp, gpuasm_end_range **out, size_t *cap)
+{
+    const uint64_t pieces = (uint64_t)k + 1;
+    if (k < 0 || m / pieces < GPUASM_QF_Q) return -2;
+    for (uint32_t i = 0; i < m; i++)
+        if (base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+    const int64_t slack = hamming ? 0 : k;
+    size_t n = 0;
+    for (uint64_t i = 0; i < pieces; i++) {
+        const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
+        int64_t key = -1;
+        uint64_t w = a;
+        for (; w + GPUASM_QF_Q <= b && key < 0; w++) key = window_key(p + w);
+        if (key < 0) continue;   /* N in every window: this piece is never intact */
+        w--;                     /* the window found starts at w */
+        for (uint32_t q = x->start[key]; q < x->start[key + 1]; q++) {
+            const uint64_t g = x->pos[q];
+            const uint32_t t = target_of(targets, g);
+            if (in_group[t] != stamp) continue;
+            /* The pattern's end when P[w ..] is at text position g. */
+            const int64_t c = (int64_t)(g - targets->off[t]) + (int64_t)(m - w) - 1;
+            const int r = push_range(out, cap, n, t, c - slack, c + slack,
+                                     targets->off[t + 1] - targets->off[t]);
+            if (r < 0) return -1;
+            n += (size_t)r;
+        }
+    }
+    /* Ambiguity zones: an alignment whose intact piece lies over an
+     * ambiguous run [r0, r1] ends within m + slack of it. */
+    const int64_t reach = (int64_t)m + slack + GPUASM_QF_Q;
+    for (size_t z = 0; z < x->n_amb; z++) {
+        const uint32_t t = target_of(targets, x->amb[2 * z]);
+        if (in_group[t] != stamp) continue;
+        const int64_t r0 = (int64_t)(x->amb[2 * z] - targets->off[t]);
+        const int64_t r1 = (int64_t)(x->amb[2 * z + 1] - targets->off[t]);
+        const int r = push_range(out, cap, n, t, r0 - reach, r1 + reach,
+                                 targets->off[t + 1] - targets->off[t]);
+        if (r < 0) return -1;
+        n += (size_t)r;
+    }
+    if (n > 1) qsort(*out, n, sizeof **out, cmp_range);
+    /* Merge overlapping and adjacent ranges of a target. */
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        gpuasm_end_range *o = *out;
+        if (u && o[u - 1].target == o[i].target && o[i].lo <= o[u - 1].hi + 1) {
+            if (o[i].hi > o[u - 1].hi) o[u - 1].hi = o[i].hi;
+        } else {
+            o[u++] = o[i];
+        }
+    }
+    return (int64_t)u;
+}

@@ -51,3 +51,45 @@ int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
                         uint32_t stamp);
 
 #endif
+
+/* ---- reads as patterns: the targets' window index -------------------------
+ * The other direction (one read, the pattern, against long targets): every
+ * window of Q single bases of the targets is indexed by its key, once per
+ * run.  A read strand's k + 1 pieces each give one clean window; wherever a
+ * window occurs in a target, an occurrence holding that piece intact ends
+ * within k of where the pattern's end falls, so the union of those end
+ * ranges, widened by k (edit) or not (hamming: no shifts), holds every end
+ * hit (pigeonhole).  A piece without a clean window holds an N (code 0,
+ * matching nothing) in every window and can never be intact: it is left
+ * out.  Target codes other than single bases (IUPAC, N) are not indexed:
+ * every end that an alignment through them could reach is a range too
+ * (ambiguity zones), so the filter stays exact. */
+
+typedef struct gpuasm_tindex {
+    uint32_t *start;      /* [4^Q + 1] windows with key x: pos[start[x] .. start[x+1]) */
+    uint32_t *pos;        /* window starts, positions in the targets' code buffer */
+    uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
+    size_t n_amb;         /* runs */
+    uint64_t n_pos;
+} gpuasm_tindex;
+
+/* One end range of a target: every j in [lo, hi] may be an end hit. */
+typedef struct gpuasm_end_range {
+    uint32_t target;
+    uint64_t lo, hi;
+} gpuasm_end_range;
+
+/* Index the targets (positions must fit 32 bits: returns 1 without an
+ * index when they do not, or when the targets hold more than max_pos
+ * windows).  0, 1, or -1 when out of memory. */
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos);
+void gpuasm_tindex_free(gpuasm_tindex *x);
+
+/* The end ranges of pattern p (m bases, k differences; edit or hamming)
+ * in the targets with in_group[t] == stamp, merged and sorted by (target,
+ * lo), in *out (grown).  Returns the number of ranges, -1 when out of
+ * memory, or -2 when the pattern cannot be filtered (pieces shorter than
+ * Q, or an ambiguity code in the pattern): then every end is possible. */
+int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                             uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
+                             uint32_t stamp, gpuasm_end_range **out, size_t *cap);

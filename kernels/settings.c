@@ -33,7 +33,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_DP_FORCE_GLOBAL", dp_force_global, 0, 1),
     KNOB("GPUASM_DP_PAIR_CHUNK", dp_pair_chunk, 1, (int64_t)1 << 30),
     KNOB("GPUASM_CPU_SIMD", cpu_simd, 0, 3),
-    KNOB("GPUASM_CPU_PREFILTER", cpu_prefilter, 0, 1),
+    KNOB("GPUASM_CPU_PREFILTER", cpu_prefilter, 0, 2),
     KNOB("GPUASM_CPU_LANE_MIN", cpu_lane_min, 1, (int64_t)1 << 40),
 };
 

@@ -36,8 +36,9 @@
  *   GPUASM_CPU_SIMD=N          0..3     CPU: the highest SIMD level used (0 scalar,
  *                                       1 SSE4.1, 2 AVX2, 3 AVX-512; cpu_simd.h), at
  *                                       most the processor's
- *   GPUASM_CPU_PREFILTER=B     0|1      CPU, myers: the pigeonhole filter of target
- *                                       patterns (prefilter.h; default 1)
+ *   GPUASM_CPU_PREFILTER=N     0..2     CPU, myers: the pigeonhole filters (prefilter.h):
+ *                                       0 off, 1 on where they save work (default),
+ *                                       2 on wherever they apply
  *   GPUASM_CPU_LANE_MIN=N      1..2^40  CPU, myers: least text bases per text lane
  *                                       (default 8 (m + k); 1 puts every read-as-
  *                                       pattern pair with k < 64 through text lanes)

@@ -19,7 +19,7 @@ same_everywhere() {
     [ "$(grep -vc '^@' "$T/$name.ref.sam")" -gt 0 ]
     local s f l
     for s in 0 1 2 3; do
-        for f in 0 1; do
+        for f in 0 1 2; do
             for l in "" 1; do
                 GPUASM_CPU_SIMD=$s GPUASM_CPU_PREFILTER=$f GPUASM_CPU_LANE_MIN=$l \
                     scan --device cpu --no-PG -@ 2 "$@" > "$T/$name.$s$f$l.sam"
@@ -60,7 +60,7 @@ PY
     assert_equal "$output" ""
     GPUASM_CPU_PREFILTER=yes run --separate-stderr scan --device cpu "$READS" "$TARGETS"
     assert_failure 1
-    assert_equal "$stderr" "gpuasm-scan: GPUASM_CPU_PREFILTER='yes': expected an integer from 0 to 1"
+    assert_equal "$stderr" "gpuasm-scan: GPUASM_CPU_PREFILTER='yes': expected an integer from 0 to 2"
     GPUASM_CPU_LANE_MIN=0 run --separate-stderr scan --device cpu "$READS" "$TARGETS"
     assert_failure 1
     [[ "$stderr" == "gpuasm-scan: GPUASM_CPU_LANE_MIN='0': expected an integer from 1 to "* ]]
@@ -89,7 +89,7 @@ PY
     scan --device cpu --no-PG -@ 2 --kernel dp --all "$T/ill.fq" "$T/ad.fa" > "$T/dp.sam"
     [ "$(grep -vc "^@" "$T/dp.sam")" -gt 200 ]
     for s in 0 1 2 3; do
-        for f in 0 1; do
+        for f in 0 1 2; do
             GPUASM_CPU_SIMD=$s GPUASM_CPU_PREFILTER=$f scan --device cpu --no-PG -@ 2 --all \
                 "$T/ill.fq" "$T/ad.fa" > "$T/s$s$f.sam"
             cmp "$T/dp.sam" "$T/s$s$f.sam"

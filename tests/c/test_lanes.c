@@ -14,7 +14,11 @@
  *   (c) the filter: every target with an end hit in a text (naive DP) is a
  *       candidate of gpuasm_qfilter_mark(), and on random texts most
  *       filtered targets are not (the filter does drop work).
- *   (d) the levels the processor lacks are reported as skipped.
+ *   (d) the targets' window index (reads as patterns): every end with
+ *       D <= k (naive DP; naive Hamming count in hamming mode) lies in one
+ *       of the end ranges, with IUPAC and N runs in the targets and N in
+ *       the reads; and the ranges cover little of random text.
+ *   (e) the levels the processor lacks are reported as skipped.
  *
  * GPUASM_TEST_SEED varies the cases.  Exit status 0 when all passed.
  */
@@ -442,6 +446,143 @@ static void test_filter(void)
         filtered);
 }
 
+/* ---- (d) the targets' window index -------------------------------------------- */
+
+static void test_tindex(void)
+{
+    int ok = 1;
+    size_t ends = 0, cases = 0, unfiltered = 0;
+    uint64_t covered = 0, text_total = 0;
+    for (int c = 0; c < 50 && ok; c++) {
+        /* 1..6 targets of up to 6 kb, some with IUPAC codes and N runs. */
+        const uint32_t nt = 1 + (uint32_t)below(6);
+        uint64_t *off = xmalloc((nt + 1) * sizeof(uint64_t));
+        uint8_t *code = xmalloc((size_t)nt * 6000);
+        off[0] = 0;
+        for (uint32_t t = 0; t < nt; t++) {
+            const uint64_t n = 1 + below(6000);
+            rnd_seq(code + off[t], n, chance(0.3) ? 2 : 0);
+            if (chance(0.3)) {   /* an N run */
+                const uint64_t a = below(n), l = 1 + below(40);
+                for (uint64_t i = a; i < a + l && i < n; i++) code[off[t] + i] = 15;
+            }
+            off[t + 1] = off[t] + n;
+        }
+        gpuasm_seqset tg = { nt, off, code };
+        gpuasm_tindex x;
+        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30) != 0) abort();
+        uint32_t *in = xmalloc(nt * sizeof(uint32_t));
+        for (uint32_t t = 0; t < nt; t++) in[t] = 7;
+        gpuasm_end_range *rg = NULL;
+        size_t cap = 0;
+        for (int r = 0; r < 15 && ok; r++) {
+            /* A read: a mutated piece of a target (often over an N run or
+             * an end), or random; N in it sometimes. */
+            const uint32_t m = 20 + (uint32_t)below(280);
+            uint8_t *p = xmalloc(2 * (size_t)m + 2);
+            const uint32_t t0 = (uint32_t)below(nt);
+            const uint64_t n0 = off[t0 + 1] - off[t0];
+            if (chance(0.8) && n0 > 1) {
+                const uint64_t a = below(n0);
+                uint8_t *src = xmalloc(m);
+                for (uint32_t i = 0; i < m; i++) {
+                    const uint8_t b = code[off[t0] + (a + i) % n0];
+                    src[i] = (b == 1 || b == 2 || b == 4 || b == 8) ? b : (uint8_t)(1u << (rnd() & 3));
+                }
+                uint64_t l = mutate(src, m, 0.02 + 0.06 * chance(0.5), 0, p);
+                free(src);
+                while (l < m) p[l++] = 1;
+            } else {
+                rnd_seq(p, m, 0);
+            }
+            if (chance(0.3)) p[below(m)] = 0;   /* an N in the read */
+            const int hamming = r % 3 == 2;
+            const int32_t k = chance(0.5) ? (int32_t)(m / 10) : (int32_t)below(m / 9 + 1);
+            const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, hamming, in, 7, &rg, &cap);
+            cases++;
+            if (nr == -2) { unfiltered++; free(p); continue; }
+            if (nr < 0) abort();
+            for (uint32_t t = 0; t < nt && ok; t++) {
+                const uint64_t n = off[t + 1] - off[t];
+                int32_t *last = xmalloc(n * sizeof(int32_t));
+                if (hamming) gpuasm_naive_hamming(p, m, code + off[t], n, 0, last);
+                else if (gpuasm_naive_dp(p, m, code + off[t], n, last) < 0) abort();
+                if (!x.n_amb) text_total += n;   /* the coverage of targets without IUPAC codes */
+                int64_t q = 0;
+                for (uint64_t j = 0; j < n && ok; j++) {
+                    if (last[j] > k) continue;
+                    ends++;
+                    while (q < nr && (rg[q].target < t || (rg[q].target == t && rg[q].hi < j))) q++;
+                    if (q >= nr || rg[q].target != t || rg[q].lo > j) {
+                        diag("window index: %s m=%u k=%d target %u end %" PRIu64 " D=%d is in no range",
+                             hamming ? "hamming" : "edit", m, k, t, j, last[j]);
+                        ok = 0;
+                    }
+                }
+                free(last);
+            }
+            for (int64_t q = 0; q < nr && !x.n_amb; q++) covered += rg[q].hi - rg[q].lo + 1;
+            free(p);
+        }
+        free(rg);
+        free(in);
+        gpuasm_tindex_free(&x);
+        free(off);
+        free(code);
+    }
+    tap(ok, "targets' window index: all %zu ends with D <= k lie in the end ranges (%zu reads, %zu "
+        "not filterable)", ends, cases, unfiltered);
+    /* Hand-made: the only intact piece lies over an N run (not indexed),
+     * every other piece has one substitution, so only the ambiguity zone
+     * can find the occurrence; the piece first, in the middle, last. */
+    int ok2 = 1;
+    for (int c = 0; c < 60 && ok2; c++) {
+        const uint32_t m = 60 + (uint32_t)below(200);
+        const int32_t k = (int32_t)(m / 10);
+        const uint32_t pieces = (uint32_t)k + 1;
+        const uint32_t keep = c % 3 == 0 ? 0 : c % 3 == 1 ? pieces / 2 : pieces - 1;
+        const uint64_t pre = 500 + below(500), n = pre + m + 500;
+        uint8_t *tx = xmalloc(n), *p = xmalloc(m);
+        rnd_seq(tx, n, 0);
+        memcpy(p, tx + pre, m);
+        const uint32_t a = keep * m / pieces, b = (keep + 1) * m / pieces;
+        for (uint32_t i = a; i < b; i++) tx[pre + i] = 15;   /* N under the kept piece */
+        for (uint32_t q = 0; q < pieces; q++) {
+            if (q == keep) continue;
+            const uint32_t i = q * m / pieces + (uint32_t)below((q + 1) * m / pieces - q * m / pieces);
+            p[i] = (uint8_t)(p[i] == 1 ? 2 : 1);
+        }
+        uint64_t off[2] = { 0, n };
+        gpuasm_seqset tg = { 1, off, tx };
+        gpuasm_tindex x;
+        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30) != 0) abort();
+        uint32_t in = 1;
+        gpuasm_end_range *rg = NULL;
+        size_t cap = 0;
+        const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, &rg, &cap);
+        int32_t *last = xmalloc(n * sizeof(int32_t));
+        if (gpuasm_naive_dp(p, m, tx, n, last) < 0) abort();
+        const uint64_t j = pre + m - 1;
+        int in_range = 0;
+        for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
+        if (last[j] > k || !in_range) {
+            diag("window index, piece %u of %u over N: end %" PRIu64 " D=%d (k %d) %s", keep, pieces, j,
+                 last[j], k, in_range ? "in a range" : "in no range");
+            ok2 = 0;
+        }
+        free(last);
+        free(rg);
+        gpuasm_tindex_free(&x);
+        free(tx);
+        free(p);
+    }
+    tap(ok2, "targets' window index: 60 occurrences whose only intact piece lies over N are in the "
+        "ambiguity zones");
+    tap(ok && text_total && covered * 4 < text_total,
+        "targets' window index: the ranges cover %.1f%% of the text of targets without IUPAC codes",
+        text_total ? 100.0 * (double)covered / (double)text_total : 0.0);
+}
+
 int main(void)
 {
     const char *seed_s = getenv("GPUASM_TEST_SEED");
@@ -461,6 +602,8 @@ int main(void)
     }
     rng = seed ^ 0xf117;
     test_filter();
+    rng = seed ^ 0x7d3;
+    test_tindex();
     gpuasm_lanes_ws_free(&ws);
     printf("1..%d\n", n_tests);
     printf("# %d of %d failed\n", n_failed, n_tests);
