@@ -245,6 +245,14 @@ static int grouped_search(const gpuasm_search_opt *opt)
     return opt->kernel == GPUASM_KERNEL_MYERS && opt->alphabet == GPUASM_ALPHABET_NT16;
 }
 
+/* The hamming kernel on nt16: its twin, behind the same pigeonhole
+ * filters (with k mismatches, one of k + 1 pieces is intact at its own
+ * offset, so both filters hold as they are, with no shifts). */
+static int filtered_hamming(const gpuasm_search_opt *opt)
+{
+    return opt->kernel == GPUASM_KERNEL_HAMMING && opt->alphabet == GPUASM_ALPHABET_NT16;
+}
+
 void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
 {
     if (!prep) return;
@@ -275,6 +283,13 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
     p->n_targets = targets->n;
     p->opt = *opt;
     p->grouped = grouped_search(opt);
+    if (filtered_hamming(opt) && cfg->prefilter) {
+        if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
+        p->has_filter = 1;
+        const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
+        if (r < 0) goto oom;
+        p->has_tindex = r == 0;
+    }
     if (p->grouped) {
         size_t words = 0;
         p->peq_off = malloc((targets->n ? targets->n : 1) * sizeof(uint64_t));
@@ -333,6 +348,8 @@ typedef struct group_ws {
     uint32_t *in_a, stamp_a;        /* group A membership for the window index */
     gpuasm_end_range *ranges;       /* group A's end ranges */
     size_t cap_ranges;
+    gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
+    size_t cap_seeds;
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -349,6 +366,7 @@ static void group_ws_free(group_ws *g)
     free(g->k_t);
     free(g->in_a);
     free(g->ranges);
+    free(g->seeds);
 }
 
 /* Emit of one verified range: positions of a text window starting at ws,
@@ -543,6 +561,102 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
     return 0;
 }
 
+/* Hamming, one read strand: group A through the window index (end ranges
+ * without shifts, each window of m bases searched by the twin), group B
+ * through the target filter; pairs the filters cannot take run whole. */
+static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t rlen,
+                        int32_t k_read, const gpuasm_twin *tw, void *tws)
+{
+    int64_t nr = -2;
+    if (g->n_a && prep->has_tindex) {
+        if (++g->stamp_a == 0) {
+            memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp_a = 1;
+        }
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            g->in_a[g->grp_a[i]] = g->stamp_a;
+            total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+        }
+        nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, rlen, k_read, 1, g->in_a, g->stamp_a,
+                                  &g->ranges, &g->cap_ranges);
+        if (nr == -1) return -1;
+        uint64_t cost = 0;
+        for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;
+        if (nr >= 0 && cost > total / 4 && cfg->prefilter < 2) nr = -2;
+    }
+    if (nr >= 0) {
+        for (int64_t i = 0; i < nr; i++) {
+            const gpuasm_end_range *r = &g->ranges[i];
+            if (i == 0 || g->ranges[i - 1].target != r->target) {
+                flush_hits(w);
+                w->cur.target = r->target;
+                w->have_pending = 0;
+            }
+            /* windows ending in [lo, hi] start at lo - (m - 1) .. */
+            range_emit re = { w, r->lo >= rlen - 1 ? r->lo - (rlen - 1) : 0, r->lo };
+            gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[r->target] + re.ws,
+                                   r->hi + 1 - re.ws, k_read, 1 };
+            if (tw->pair(tws, &p, emit_in_range, &re) < 0) return -1;
+        }
+        flush_hits(w);
+    } else {
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            const uint32_t t = g->grp_a[i];
+            gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[t],
+                                   targets->off[t + 1] - targets->off[t], k_read, 1 };
+            w->cur.target = t;
+            w->have_pending = 0;
+            if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
+            flush_hits(w);
+        }
+    }
+    /* Group B: the windows the target filter fixes are counted one by one
+     * (D is then known there and > k everywhere else); targets the filter
+     * does not take, or a text it cannot filter, run whole. */
+    int64_t ns = -2;
+    if (g->n_b && prep->has_filter) {
+        ns = gpuasm_qfilter_seeds(&prep->qf, rseq, rlen, &g->seeds, &g->cap_seeds);
+        if (ns == -1) return -1;
+        if (++g->stamp == 0) {
+            memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp = 1;
+        }
+        for (uint32_t i = 0; i < g->n_b; i++) g->mark[g->grp_b[i]] = g->stamp;   /* in group B */
+    }
+    uint32_t cur = UINT32_MAX;   /* the pair w->cur is set to */
+    for (int64_t i = 0; i < ns; i++) {
+        const gpuasm_seed *sd = &g->seeds[i];
+        const uint32_t t = sd->target;
+        if (g->mark[t] != g->stamp || prep->qf.always[t]) continue;
+        const uint8_t *pat = targets->code + targets->off[t];
+        const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
+        if (sd->start < 0 || (uint64_t)sd->start + m > rlen) continue;
+        if (t != cur) {
+            flush_hits(w);
+            w->cur.target = cur = t;
+            w->have_pending = 0;
+        }
+        const int32_t k = g->k_t[t];
+        int32_t d = 0;
+        for (uint32_t x = 0; x < m && d <= k; x++) d += (pat[x] & rseq[sd->start + x]) == 0;
+        if (d <= k) emit_hit(w, (uint64_t)sd->start + m - 1, d);
+    }
+    flush_hits(w);
+    for (uint32_t i = 0; i < g->n_b; i++) {
+        const uint32_t t = g->grp_b[i];
+        if (ns >= 0 && !prep->qf.always[t]) continue;   /* counted above */
+        gpuasm_twin_pair p = { targets->code + targets->off[t], (uint32_t)(targets->off[t + 1] - targets->off[t]),
+                               rseq, rlen, g->k_t[t], (uint64_t)t << 2 };
+        w->cur.target = t;
+        w->have_pending = 0;
+        if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
+        flush_hits(w);
+    }
+    return w->oom ? -1 : 0;
+}
+
 int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_in,
                         const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
@@ -555,7 +669,8 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     gpuasm_cpu_prep *own = NULL;
     const gpuasm_cpu_prep *prep = prep_in;
     const int grouped = grouped_search(opt);
-    if (grouped && !gpuasm_cpu_prep_fits(prep, targets, opt)) {
+    const int hfilt = filtered_hamming(opt);
+    if ((grouped || hfilt) && !gpuasm_cpu_prep_fits(prep, targets, opt)) {
         if ((ret = gpuasm_cpu_prep_build(targets, opt, cfg, &own, err)) < 0) return ret;
         prep = own;
     }
@@ -576,12 +691,14 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     const int strands = gpuasm_strands(opt);
     const int partial = gpuasm_partial_on(opt);
     const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
-    if (grouped && prep->has_filter && !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+    if ((grouped || hfilt) && prep->has_filter &&
+        !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
         goto oom;
     /* k of every target as the pattern, once (the pair rule's floor(e m)
      * per pair and read was a visible share of the adapter screen). */
     if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
-    if (grouped && prep->has_tindex && !(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+    if ((grouped || hfilt) && prep->has_tindex &&
+        !(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
         goto oom;
     for (uint32_t t = 0; t < targets->n; t++)
         g.k_t[t] = gpuasm_pair_k(opt, targets->off[t + 1] - targets->off[t]);
@@ -636,6 +753,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                 if (g.n_b && walk_group_b(&w, &g, cfg, prep, targets, opt, rseq, rlen, tw, ws) < 0)
                     goto oom;
                 if (!partial) continue;
+            } else if (hfilt) {
+                if (walk_hamming(&w, &g, cfg, prep, targets, rseq, (uint32_t)rlen, k_read, tw, ws) < 0)
+                    goto oom;
+                if (!partial) continue;
             }
             for (int grp = 0; grp < 2; grp++) {
                 const uint32_t *list = grp ? g.grp_b : g.grp_a;
@@ -658,7 +779,7 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                         p.pattern_key = (uint64_t)t << 2;
                     }
                     w.cur.target = t;
-                    if (!grouped) {
+                    if (!grouped && !hfilt) {
                         w.have_pending = 0;
                         int run_rc = tw->pair(ws, &p, emit_hit, &w);
                         flush_hits(&w);

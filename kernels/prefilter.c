@@ -10,13 +10,14 @@
 /* 2-bit base of a single-base nt16 code (A=1, C=2, G=4, T=8), -1 otherwise. */
 static const int8_t base2[16] = { -1, 0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1 };
 
-typedef struct { uint32_t key, t; } qf_pair;
+typedef struct { uint32_t key, t, w; } qf_pair;
 
 static int cmp_pair(const void *a, const void *b)
 {
     const qf_pair *x = a, *y = b;
     if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    return x->t < y->t ? -1 : x->t > y->t;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return x->w < y->w ? -1 : x->w > y->w;
 }
 
 void gpuasm_qfilter_free(gpuasm_qfilter *f)
@@ -25,6 +26,7 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f)
     free(f->present);
     free(f->start);
     free(f->ids);
+    free(f->woff);
     memset(f, 0, sizeof *f);
 }
 
@@ -68,7 +70,8 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
             /* Piece i: [i m / pieces, (i+1) m / pieces), at least Q bases. */
             const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
             int64_t key = -1;
-            for (uint64_t x = a; x + GPUASM_QF_Q <= b && key < 0; x++) key = window_key(p + x);
+            uint64_t x = a;
+            for (; x + GPUASM_QF_Q <= b && key < 0; x++) key = window_key(p + x);
             if (key < 0) {
                 f->always[t] = 1;   /* no clean window: this target is not filtered */
                 n_pairs = first;
@@ -83,21 +86,24 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
             }
             pairs[n_pairs].key = (uint32_t)key;
             pairs[n_pairs].t = t;
+            pairs[n_pairs].w = (uint32_t)(x - 1);   /* the loop stepped past the window */
             n_pairs++;
         }
         if (!f->always[t]) f->n_filtered++;
     }
-    /* Compressed rows: targets by key, each (key, target) once. */
+    /* Compressed rows: (target, window start) by key, each once. */
     if (n_pairs) qsort(pairs, n_pairs, sizeof *pairs, cmp_pair);
     size_t u = 0;
     for (size_t i = 0; i < n_pairs; i++)
-        if (!u || pairs[i].key != pairs[u - 1].key || pairs[i].t != pairs[u - 1].t) pairs[u++] = pairs[i];
+        if (!u || cmp_pair(&pairs[i], &pairs[u - 1]) != 0) pairs[u++] = pairs[i];
     f->ids = malloc((u ? u : 1) * sizeof(uint32_t));
-    if (!f->ids) goto oom;
+    f->woff = malloc((u ? u : 1) * sizeof(uint32_t));
+    if (!f->ids || !f->woff) goto oom;
     for (size_t i = 0; i < u; i++) {
         f->start[pairs[i].key + 1]++;
         f->present[pairs[i].key / 64] |= (uint64_t)1 << (pairs[i].key % 64);
         f->ids[i] = pairs[i].t;
+        f->woff[i] = pairs[i].w;
     }
     for (uint32_t x = 0; x < N_KEYS; x++) f->start[x + 1] += f->start[x];
     free(pairs);
@@ -127,6 +133,50 @@ int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
         for (uint32_t i = f->start[key]; i < f->start[key + 1]; i++) mark[f->ids[i]] = stamp;
     }
     return 0;
+}
+
+static int cmp_seed(const void *a, const void *b)
+{
+    const gpuasm_seed *x = a, *y = b;
+    if (x->target != y->target) return x->target < y->target ? -1 : 1;
+    return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
+                             gpuasm_seed **out, size_t *cap)
+{
+    uint32_t key = 0;
+    unsigned run = 0;
+    size_t ns = 0;
+    for (uint64_t j = 0; j < n; j++) {
+        const unsigned c = text[j] & 15u;
+        const int b = base2[c];
+        if (b < 0) {
+            if (c != 0) return -2;
+            run = 0;
+            continue;
+        }
+        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
+        if (++run < GPUASM_QF_Q) continue;
+        if (!(f->present[key / 64] >> (key % 64) & 1)) continue;
+        for (uint32_t i = f->start[key]; i < f->start[key + 1]; i++) {
+            if (ns == *cap) {
+                size_t c2 = *cap ? 2 * *cap : 256;
+                gpuasm_seed *q = realloc(*out, c2 * sizeof *q);
+                if (!q) return -1;
+                *out = q;
+                *cap = c2;
+            }
+            (*out)[ns].target = f->ids[i];
+            (*out)[ns].start = (int64_t)j + 1 - GPUASM_QF_Q - (int64_t)f->woff[i];
+            ns++;
+        }
+    }
+    if (ns > 1) qsort(*out, ns, sizeof **out, cmp_seed);
+    size_t u = 0;
+    for (size_t i = 0; i < ns; i++)
+        if (!u || cmp_seed(&(*out)[i], &(*out)[u - 1]) != 0) (*out)[u++] = (*out)[i];
+    return (int64_t)u;
 }
 
 /* ---- the targets' window index ------------------------------------------- */

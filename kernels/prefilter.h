@@ -33,6 +33,7 @@ typedef struct gpuasm_qfilter {
     uint64_t *present;    /* [4^Q / 64] bit per key that some window has (an L1-sized first test) */
     uint32_t *start;      /* [4^Q + 1] targets with key x: ids[start[x] .. start[x+1]) */
     uint32_t *ids;
+    uint32_t *woff;       /* [like ids] where the window starts in that target */
     uint32_t n_filtered;  /* targets with windows (for --stats-like reports and tests) */
 } gpuasm_qfilter;
 
@@ -49,6 +50,20 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f);
  * ambiguity code): every target is then a candidate; else 0. */
 int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
                         uint32_t stamp);
+
+/* Hamming (no shifts): where each target's windows occur in the text, the
+ * window of m bases it fixes: (target, start) with the target's first
+ * base at text position start (possibly outside the text), sorted by
+ * (target, start), each once, in *out (grown).  Every window with at most
+ * k mismatches of a filtered target is one of them.  Returns the number,
+ * -1 when out of memory, or -2 when the text cannot be filtered. */
+typedef struct gpuasm_seed {
+    uint32_t target;
+    int64_t start;
+} gpuasm_seed;
+
+int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
+                             gpuasm_seed **out, size_t *cap);
 
 #endif
 

@@ -32,7 +32,7 @@ same_everywhere() {
 
 @test "sample: every SIMD level, filter on/off, text lanes forced: the same SAM" {
     for opts in "" "--all" "--pattern target -k 3" "--pattern read -e 0.2" \
-                "--match-read-wildcards --all"; do
+                "--match-read-wildcards --all" "--mode hamming --all" "--mode hamming --pattern read -k 4"; do
         # shellcheck disable=SC2086
         same_everywhere sample $opts "$READS" "$TARGETS"
     done

@@ -382,8 +382,10 @@ static void test_pattern_lanes(int level, gpuasm_lanes_ws *ws)
 
 static void test_filter(void)
 {
-    int ok = 1;
-    size_t needed = 0, marked_filtered = 0, filtered = 0, texts = 0;
+    int ok = 1, ok_seeds = 1;
+    size_t needed = 0, marked_filtered = 0, filtered = 0, texts = 0, windows = 0;
+    gpuasm_seed *seeds = NULL;
+    size_t seed_cap = 0;
     for (int c = 0; c < 60 && ok; c++) {
         /* 40 targets (some with IUPAC codes, some short) as patterns. */
         const uint32_t nt = 40;
@@ -411,7 +413,35 @@ static void test_filter(void)
             }
             const uint32_t stamp = (uint32_t)(c * 100 + x + 1);
             const int all = gpuasm_qfilter_mark(&f, t, n, mark, stamp);
+            const int64_t ns = gpuasm_qfilter_seeds(&f, t, n, &seeds, &seed_cap);
+            if (ns == -1) abort();
+            if ((ns == -2) != all) {
+                diag("filter: mark says %sfilterable, seeds say %sfilterable", all ? "un" : "", ns == -2 ? "un" : "");
+                ok_seeds = 0;
+            }
             texts++;
+            /* Hamming: every window with <= k mismatches of a filtered
+             * target is a seed (target, start). */
+            for (uint32_t tt = 0; tt < nt && ok_seeds && ns >= 0; tt++) {
+                const uint32_t m = (uint32_t)(off[tt + 1] - off[tt]);
+                const int32_t k = gpuasm_pair_k(&opt, m);
+                if (!gpuasm_pair_searched(m, k, n) || f.always[tt] || n < m) continue;
+                int32_t *last = xmalloc(n * sizeof(int32_t));
+                gpuasm_naive_hamming(code + off[tt], m, t, n, 0, last);
+                for (uint64_t j = m - 1; j < n && ok_seeds; j++) {
+                    if (last[j] > k) continue;
+                    windows++;
+                    const int64_t st = (int64_t)j + 1 - (int64_t)m;
+                    int found = 0;
+                    for (int64_t q = 0; q < ns && !found; q++) found = seeds[q].target == tt && seeds[q].start == st;
+                    if (!found) {
+                        diag("filter: target %u (m=%u k=%d) window at %" PRId64 " has %d mismatches but is no seed",
+                             tt, m, k, st, last[j]);
+                        ok_seeds = 0;
+                    }
+                }
+                free(last);
+            }
             for (uint32_t tt = 0; tt < nt && ok; tt++) {
                 const uint32_t m = (uint32_t)(off[tt + 1] - off[tt]);
                 const int32_t k = gpuasm_pair_k(&opt, m);
@@ -444,6 +474,9 @@ static void test_filter(void)
     tap(ok && filtered > 0 && marked_filtered * 2 < filtered,
         "pigeonhole filter drops work: %zu of %zu filtered pairs are candidates", marked_filtered,
         filtered);
+    tap(ok_seeds && windows > 0, "pigeonhole filter, hamming: all %zu windows with <= k mismatches are "
+        "seeds", windows);
+    free(seeds);
 }
 
 /* ---- (d) the targets' window index -------------------------------------------- */
