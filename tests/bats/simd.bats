@@ -96,3 +96,22 @@ PY
         done
     done
 }
+
+@test "real data, --mode hamming: the pigeonhole filters (on, everywhere) give the plain twin's SAM" {
+    require_shared_data
+    local D=$GPUASM_SHARED_DATA
+    sed '/^>/ s/[[:space:]]/_/g' "$D/adapters/bbmap_adapters.fa" > "$T/ad.fa"
+    gzip -dc "$D/reads/trimgalore/illumina_10K.reads1-4000.fastq.gz" > "$T/ill.fq"
+    cat "$D/genomes/measles_K01711.1.fasta" "$D/genomes/ebola_G5012.3_consensus.fasta" \
+        "$D/genomes/phiX174_NC_001422.1.fasta" "$D/genomes/lambda_NC_001416.1.fasta" > "$T/g4.fa"
+    gzip -dc "$D/reads/measles_sequana/Hm2_GTGAAA_L005_R1_001.fastq.gz" > "$T/hm2.fq"
+    for pair in "ill.fq ad.fa 500" "hm2.fq g4.fa 200"; do
+        set -- $pair
+        GPUASM_CPU_PREFILTER=0 scan --device cpu --no-PG -@ 2 --mode hamming --all "$T/$1" "$T/$2" > "$T/ref.sam"
+        [ "$(grep -vc '^@' "$T/ref.sam")" -gt "$3" ]
+        for f in 1 2; do
+            GPUASM_CPU_PREFILTER=$f scan --device cpu --no-PG -@ 2 --mode hamming --all "$T/$1" "$T/$2" > "$T/f$f.sam"
+            cmp "$T/ref.sam" "$T/f$f.sam"
+        done
+    done
+}
