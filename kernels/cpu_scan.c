@@ -568,6 +568,8 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
                         const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t rlen,
                         int32_t k_read, const gpuasm_twin *tw, void *tws)
 {
+    /* twin.h: equal keys mean an identical pattern (the twin caches by it) */
+    const uint64_t read_key = ((uint64_t)w->cur.read << 2) | ((uint64_t)w->cur.strand << 1) | 1;
     int64_t nr = -2;
     if (g->n_a && prep->has_tindex) {
         if (++g->stamp_a == 0) {
@@ -597,7 +599,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             /* windows ending in [lo, hi] start at lo - (m - 1) .. */
             range_emit re = { w, r->lo >= rlen - 1 ? r->lo - (rlen - 1) : 0, r->lo };
             gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[r->target] + re.ws,
-                                   r->hi + 1 - re.ws, k_read, 1 };
+                                   r->hi + 1 - re.ws, k_read, read_key };
             if (tw->pair(tws, &p, emit_in_range, &re) < 0) return -1;
         }
         flush_hits(w);
@@ -605,7 +607,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         for (uint32_t i = 0; i < g->n_a; i++) {
             const uint32_t t = g->grp_a[i];
             gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[t],
-                                   targets->off[t + 1] - targets->off[t], k_read, 1 };
+                                   targets->off[t + 1] - targets->off[t], k_read, read_key };
             w->cur.target = t;
             w->have_pending = 0;
             if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;

@@ -7,6 +7,15 @@
 #define N_KEYS ((uint32_t)1 << (2 * GPUASM_QF_Q))
 #define KEY_MASK (N_KEYS - 1)
 
+/* The target filter's key space: keys of q bases from q_base(q) on. */
+static uint32_t q_base(int q)
+{
+    uint32_t b = 0;
+    for (int x = GPUASM_QF_QMIN; x < q; x++) b += (uint32_t)1 << (2 * x);
+    return b;
+}
+#define QF_KEYS (q_base(GPUASM_QF_Q) + N_KEYS)
+
 /* 2-bit base of a single-base nt16 code (A=1, C=2, G=4, T=8), -1 otherwise. */
 static const int8_t base2[16] = { -1, 0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1 };
 
@@ -30,8 +39,19 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The key of a Q-window of single bases starting at s[0], or -1 when the
- * window holds another code. */
+/* The key of a q-base window of single bases starting at s[0], or -1 when
+ * the window holds another code. */
+static int64_t window_key_q(const uint8_t *s, int q)
+{
+    uint32_t key = 0;
+    for (int i = 0; i < q; i++) {
+        const int b = base2[s[i] & 15];
+        if (b < 0) return -1;
+        key = (key << 2) | (uint32_t)b;
+    }
+    return key;
+}
+
 static int64_t window_key(const uint8_t *s)
 {
     uint32_t key = 0;
@@ -52,8 +72,8 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
     size_t n_pairs = 0, cap = 0;
     f->n_targets = nt;
     f->always = calloc(nt ? nt : 1, 1);
-    f->present = calloc(N_KEYS / 64, sizeof(uint64_t));
-    f->start = calloc((size_t)N_KEYS + 1, sizeof(uint32_t));
+    f->present = calloc(QF_KEYS / 64 + 1, sizeof(uint64_t));
+    f->start = calloc((size_t)QF_KEYS + 1, sizeof(uint32_t));
     if (!f->always || !f->present || !f->start) goto oom;
     for (uint32_t t = 0; t < nt; t++) {
         const uint8_t *p = targets->code + targets->off[t];
@@ -61,17 +81,18 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
         const int32_t k = gpuasm_pair_k(opt, m);
         if (!gpuasm_pair_searched(m, k, 1)) continue;   /* never a pattern */
         const uint64_t pieces = (uint64_t)k + 1;
-        if (m / pieces < GPUASM_QF_Q) {
+        if (m / pieces < GPUASM_QF_QMIN) {
             f->always[t] = 1;
             continue;
         }
+        const int q = m / pieces < GPUASM_QF_Q ? (int)(m / pieces) : GPUASM_QF_Q;
         size_t first = n_pairs;
         for (uint64_t i = 0; i < pieces && !f->always[t]; i++) {
             /* Piece i: [i m / pieces, (i+1) m / pieces), at least Q bases. */
             const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
             int64_t key = -1;
             uint64_t x = a;
-            for (; x + GPUASM_QF_Q <= b && key < 0; x++) key = window_key(p + x);
+            for (; x + (uint64_t)q <= b && key < 0; x++) key = window_key_q(p + x, q);
             if (key < 0) {
                 f->always[t] = 1;   /* no clean window: this target is not filtered */
                 n_pairs = first;
@@ -84,7 +105,7 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                 pairs = q;
                 cap = c;
             }
-            pairs[n_pairs].key = (uint32_t)key;
+            pairs[n_pairs].key = q_base(q) + (uint32_t)key;
             pairs[n_pairs].t = t;
             pairs[n_pairs].w = (uint32_t)(x - 1);   /* the loop stepped past the window */
             n_pairs++;
@@ -105,7 +126,7 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
         f->ids[i] = pairs[i].t;
         f->woff[i] = pairs[i].w;
     }
-    for (uint32_t x = 0; x < N_KEYS; x++) f->start[x + 1] += f->start[x];
+    for (uint32_t x = 0; x < QF_KEYS; x++) f->start[x + 1] += f->start[x];
     free(pairs);
     return 0;
 oom:
@@ -128,9 +149,12 @@ int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
             continue;
         }
         key = ((key << 2) | (uint32_t)b) & KEY_MASK;
-        if (++run < GPUASM_QF_Q) continue;
-        if (!(f->present[key / 64] >> (key % 64) & 1)) continue;
-        for (uint32_t i = f->start[key]; i < f->start[key + 1]; i++) mark[f->ids[i]] = stamp;
+        if (++run < GPUASM_QF_QMIN) continue;
+        for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q && (unsigned)q <= run; q++) {
+            const uint32_t x = q_base(q) + (key & (((uint32_t)1 << (2 * q)) - 1));
+            if (!(f->present[x / 64] >> (x % 64) & 1)) continue;
+            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++) mark[f->ids[i]] = stamp;
+        }
     }
     return 0;
 }
@@ -157,19 +181,22 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
             continue;
         }
         key = ((key << 2) | (uint32_t)b) & KEY_MASK;
-        if (++run < GPUASM_QF_Q) continue;
-        if (!(f->present[key / 64] >> (key % 64) & 1)) continue;
-        for (uint32_t i = f->start[key]; i < f->start[key + 1]; i++) {
-            if (ns == *cap) {
-                size_t c2 = *cap ? 2 * *cap : 256;
-                gpuasm_seed *q = realloc(*out, c2 * sizeof *q);
-                if (!q) return -1;
-                *out = q;
-                *cap = c2;
+        if (++run < GPUASM_QF_QMIN) continue;
+        for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q && (unsigned)q <= run; q++) {
+            const uint32_t x = q_base(q) + (key & (((uint32_t)1 << (2 * q)) - 1));
+            if (!(f->present[x / 64] >> (x % 64) & 1)) continue;
+            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++) {
+                if (ns == *cap) {
+                    size_t c2 = *cap ? 2 * *cap : 256;
+                    gpuasm_seed *s2 = realloc(*out, c2 * sizeof *s2);
+                    if (!s2) return -1;
+                    *out = s2;
+                    *cap = c2;
+                }
+                (*out)[ns].target = f->ids[i];
+                (*out)[ns].start = (int64_t)j + 1 - q - (int64_t)f->woff[i];
+                ns++;
             }
-            (*out)[ns].target = f->ids[i];
-            (*out)[ns].start = (int64_t)j + 1 - GPUASM_QF_Q - (int64_t)f->woff[i];
-            ns++;
         }
     }
     if (ns > 1) qsort(*out, ns, sizeof **out, cmp_seed);

@@ -9,13 +9,15 @@
  * pieces occurs exactly in a text has no end hit there, so skipping it
  * changes nothing: the filter is exact.
  *
- * Here every piece is represented by one Q-base window of single bases
- * inside it (Q = GPUASM_QF_Q), and a window "occurs exactly" when the text
- * has the same single bases there (nt16: a base matches only a code that
- * holds it; a read's N is code 0 and matches nothing).  Patterns whose
- * pieces are shorter than Q, or have no such window (IUPAC codes), are
- * never filtered ("always" candidates); a text holding an ambiguity code
- * other than 0 (reads with --match-read-wildcards) is not filtered either.
+ * Here every piece is represented by one window of q single bases inside
+ * it (q = the piece length, at most GPUASM_QF_Q and at least
+ * GPUASM_QF_QMIN), and a window "occurs exactly" when the text has the
+ * same single bases there (nt16: a base matches only a code that holds
+ * it; a read's N is code 0 and matches nothing).  Patterns whose pieces
+ * are shorter than GPUASM_QF_QMIN, or have no such window (IUPAC codes),
+ * are never filtered ("always" candidates); a text holding an ambiguity
+ * code other than 0 (reads with --match-read-wildcards) is not filtered
+ * either.
  */
 #ifndef GPUASM_PREFILTER_H
 #define GPUASM_PREFILTER_H
@@ -24,14 +26,17 @@
 
 #include "search.h"
 
-/* Window length (bases); keys are 2 Q bits. */
+/* Window lengths (bases) of the target filter: keys of q = 6, 7 and 8
+ * bases (2 q bits each, in one key space of 4^6 + 4^7 + 4^8); the targets'
+ * window index uses q = 8 only. */
 #define GPUASM_QF_Q 8
+#define GPUASM_QF_QMIN 6
 
 typedef struct gpuasm_qfilter {
     uint32_t n_targets;
     uint8_t *always;      /* [n_targets] 1: a candidate for every text (not filtered) */
-    uint64_t *present;    /* [4^Q / 64] bit per key that some window has (an L1-sized first test) */
-    uint32_t *start;      /* [4^Q + 1] targets with key x: ids[start[x] .. start[x+1]) */
+    uint64_t *present;    /* a bit per key that some window has (an L1-sized first test) */
+    uint32_t *start;      /* targets with key x: ids[start[x] .. start[x+1]) */
     uint32_t *ids;
     uint32_t *woff;       /* [like ids] where the window starts in that target */
     uint32_t n_filtered;  /* targets with windows (for --stats-like reports and tests) */
