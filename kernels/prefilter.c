@@ -19,7 +19,7 @@ static uint32_t q_base(int q)
 /* 2-bit base of a single-base nt16 code (A=1, C=2, G=4, T=8), -1 otherwise. */
 static const int8_t base2[16] = { -1, 0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1 };
 
-typedef struct { uint32_t key, t, w; } qf_pair;
+typedef struct { uint32_t key, t, w, a, b; } qf_pair;
 
 static int cmp_pair(const void *a, const void *b)
 {
@@ -36,6 +36,8 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f)
     free(f->start);
     free(f->ids);
     free(f->woff);
+    free(f->pa);
+    free(f->pb);
     memset(f, 0, sizeof *f);
 }
 
@@ -106,8 +108,11 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                 cap = c;
             }
             pairs[n_pairs].key = q_base(q) + (uint32_t)key;
+            f->q_used |= 1u << q;
             pairs[n_pairs].t = t;
             pairs[n_pairs].w = (uint32_t)(x - 1);   /* the loop stepped past the window */
+            pairs[n_pairs].a = (uint32_t)a;
+            pairs[n_pairs].b = (uint32_t)b;
             n_pairs++;
         }
         if (!f->always[t]) f->n_filtered++;
@@ -119,13 +124,18 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
         if (!u || cmp_pair(&pairs[i], &pairs[u - 1]) != 0) pairs[u++] = pairs[i];
     f->ids = malloc((u ? u : 1) * sizeof(uint32_t));
     f->woff = malloc((u ? u : 1) * sizeof(uint32_t));
-    if (!f->ids || !f->woff) goto oom;
+    f->pa = malloc((u ? u : 1) * sizeof(uint32_t));
+    f->pb = malloc((u ? u : 1) * sizeof(uint32_t));
+    if (!f->ids || !f->woff || !f->pa || !f->pb) goto oom;
     for (size_t i = 0; i < u; i++) {
         f->start[pairs[i].key + 1]++;
         f->present[pairs[i].key / 64] |= (uint64_t)1 << (pairs[i].key % 64);
         f->ids[i] = pairs[i].t;
         f->woff[i] = pairs[i].w;
+        f->pa[i] = pairs[i].a;
+        f->pb[i] = pairs[i].b;
     }
+    f->targets = targets;
     for (uint32_t x = 0; x < QF_KEYS; x++) f->start[x + 1] += f->start[x];
     free(pairs);
     return 0;
@@ -135,9 +145,24 @@ oom:
     return -1;
 }
 
+/* Does entry i's whole piece occur in text[0 .. n) where its window starts
+ * at text position ws?  (The window itself is known to.) */
+static int piece_occurs(const gpuasm_qfilter *f, uint32_t i, const uint8_t *text, uint64_t n, int64_t ws)
+{
+    const int64_t s = ws - (int64_t)(f->woff[i] - f->pa[i]);
+    const uint32_t len = f->pb[i] - f->pa[i];
+    if (s < 0 || (uint64_t)s + len > n) return 0;
+    const uint8_t *p = f->targets->code + f->targets->off[f->ids[i]] + f->pa[i];
+    for (uint32_t y = 0; y < len; y++)
+        if (!(p[y] & text[s + y])) return 0;
+    return 1;
+}
+
 int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
                         uint32_t stamp)
 {
+    uint32_t qbase[GPUASM_QF_Q - GPUASM_QF_QMIN + 1];
+    for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q; q++) qbase[q - GPUASM_QF_QMIN] = q_base(q);
     uint32_t key = 0;
     unsigned run = 0;   /* single bases in a row ending at j */
     for (uint64_t j = 0; j < n; j++) {
@@ -150,10 +175,15 @@ int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
         }
         key = ((key << 2) | (uint32_t)b) & KEY_MASK;
         if (++run < GPUASM_QF_QMIN) continue;
+        /* The windows of 6, 7 and 8 bases ending at j (most positions
+         * stop at the three bit tests). */
         for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q && (unsigned)q <= run; q++) {
-            const uint32_t x = q_base(q) + (key & (((uint32_t)1 << (2 * q)) - 1));
-            if (!(f->present[x / 64] >> (x % 64) & 1)) continue;
-            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++) mark[f->ids[i]] = stamp;
+            if (!(f->q_used >> q & 1)) continue;
+            const uint32_t x = qbase[q - GPUASM_QF_QMIN] + (key & (((uint32_t)1 << (2 * q)) - 1));
+            if (__builtin_expect(!(f->present[x / 64] >> (x % 64) & 1), 1)) continue;
+            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++)
+                if (mark[f->ids[i]] != stamp && piece_occurs(f, i, text, n, (int64_t)j + 1 - q))
+                    mark[f->ids[i]] = stamp;
         }
     }
     return 0;
@@ -183,9 +213,11 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
         key = ((key << 2) | (uint32_t)b) & KEY_MASK;
         if (++run < GPUASM_QF_QMIN) continue;
         for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q && (unsigned)q <= run; q++) {
+            if (!(f->q_used >> q & 1)) continue;
             const uint32_t x = q_base(q) + (key & (((uint32_t)1 << (2 * q)) - 1));
             if (!(f->present[x / 64] >> (x % 64) & 1)) continue;
             for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++) {
+                if (!piece_occurs(f, i, text, n, (int64_t)j + 1 - q)) continue;
                 if (ns == *cap) {
                     size_t c2 = *cap ? 2 * *cap : 256;
                     gpuasm_seed *s2 = realloc(*out, c2 * sizeof *s2);
@@ -337,6 +369,13 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             const uint64_t g = x->pos[q];
             const uint32_t t = target_of(targets, g);
             if (in_group[t] != stamp) continue;
+            /* The whole piece must occur (nt16 rule), not just its window:
+             * a cheap check that drops most chance window hits. */
+            if (g - targets->off[t] < w - a || g + (b - w) > targets->off[t + 1]) continue;
+            const uint8_t *tp = targets->code + g - (w - a);
+            uint64_t y = a;
+            while (y < b && (p[y] & tp[y - a])) y++;
+            if (y < b) continue;
             /* The pattern's end when P[w ..] is at text position g. */
             const int64_t c = (int64_t)(g - targets->off[t]) + (int64_t)(m - w) - 1;
             const int r = push_range(out, cap, n, t, c - slack, c + slack,

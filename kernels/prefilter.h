@@ -39,12 +39,17 @@ typedef struct gpuasm_qfilter {
     uint32_t *start;      /* targets with key x: ids[start[x] .. start[x+1]) */
     uint32_t *ids;
     uint32_t *woff;       /* [like ids] where the window starts in that target */
-    uint32_t n_filtered;  /* targets with windows (for --stats-like reports and tests) */
+    uint32_t *pa, *pb;    /* [like ids] its piece, [pa, pb) of the target */
+    const gpuasm_seqset *targets;   /* the targets indexed (kept by pointer) */
+    uint32_t n_filtered;  /* targets with windows */
+    uint32_t q_used;      /* bit q: some target has windows of q bases */
 } gpuasm_qfilter;
 
 /* Index every target as a possible pattern, with k = gpuasm_pair_k(opt, m)
  * (targets that can never be a pattern, m <= k, get no windows and are not
- * "always").  nt16 codes.  0, or -1 when out of memory (f is then empty). */
+ * "always").  nt16 codes; targets is kept by pointer (a candidate's whole
+ * piece is checked against the text, not only its window).  0, or -1 when
+ * out of memory (f is then empty). */
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt);
 
