@@ -54,16 +54,7 @@ static int64_t window_key_q(const uint8_t *s, int q)
     return key;
 }
 
-static int64_t window_key(const uint8_t *s)
-{
-    uint32_t key = 0;
-    for (int i = 0; i < GPUASM_QF_Q; i++) {
-        const int b = base2[s[i] & 15];
-        if (b < 0) return -1;
-        key = (key << 2) | (uint32_t)b;
-    }
-    return key;
-}
+static int64_t window_key(const uint8_t *s) { return window_key_q(s, GPUASM_QF_Q); }
 
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt)
@@ -158,35 +149,62 @@ static int piece_occurs(const gpuasm_qfilter *f, uint32_t i, const uint8_t *text
     return 1;
 }
 
-int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
-                        uint32_t stamp)
+/* Walk the windows of text[0 .. n) that some target has, calling
+ * visit(ctx, entry, window start) for every entry whose whole piece occurs
+ * there.  1 when the text holds an ambiguity code (nothing visited); 0, or
+ * visit's negative return. */
+static int walk_windows(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
+                        int (*visit)(void *ctx, uint32_t i, int64_t ws), void *ctx)
 {
     uint32_t qbase[GPUASM_QF_Q - GPUASM_QF_QMIN + 1];
     for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q; q++) qbase[q - GPUASM_QF_QMIN] = q_base(q);
+    for (uint64_t j = 0; j < n; j++)
+        if (base2[text[j] & 15u] < 0 && (text[j] & 15u) != 0) return 1;   /* matches several windows */
     uint32_t key = 0;
     unsigned run = 0;   /* single bases in a row ending at j */
     for (uint64_t j = 0; j < n; j++) {
-        const unsigned c = text[j] & 15u;
-        const int b = base2[c];
-        if (b < 0) {
-            if (c != 0) return 1;   /* an ambiguity code matches several windows */
+        const int b = base2[text[j] & 15u];
+        if (b < 0) {   /* code 0: N in a read matches nothing */
             run = 0;
             continue;
         }
         key = ((key << 2) | (uint32_t)b) & KEY_MASK;
         if (++run < GPUASM_QF_QMIN) continue;
         /* The windows of 6, 7 and 8 bases ending at j (most positions
-         * stop at the three bit tests). */
+         * stop at these bit tests). */
         for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q && (unsigned)q <= run; q++) {
             if (!(f->q_used >> q & 1)) continue;
             const uint32_t x = qbase[q - GPUASM_QF_QMIN] + (key & (((uint32_t)1 << (2 * q)) - 1));
             if (__builtin_expect(!(f->present[x / 64] >> (x % 64) & 1), 1)) continue;
-            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++)
-                if (mark[f->ids[i]] != stamp && piece_occurs(f, i, text, n, (int64_t)j + 1 - q))
-                    mark[f->ids[i]] = stamp;
+            const int64_t ws = (int64_t)j + 1 - q;
+            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++) {
+                if (!piece_occurs(f, i, text, n, ws)) continue;
+                const int r = visit(ctx, i, ws);
+                if (r < 0) return r;
+            }
         }
     }
     return 0;
+}
+
+typedef struct {
+    const gpuasm_qfilter *f;
+    uint32_t *mark, stamp;
+} mark_ctx;
+
+static int visit_mark(void *ctx, uint32_t i, int64_t ws)
+{
+    (void)ws;
+    mark_ctx *c = ctx;
+    c->mark[c->f->ids[i]] = c->stamp;
+    return 0;
+}
+
+int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                        uint32_t stamp)
+{
+    mark_ctx c = { f, mark, stamp };
+    return walk_windows(f, text, n, visit_mark, &c);
 }
 
 static int cmp_seed(const void *a, const void *b)
@@ -196,44 +214,37 @@ static int cmp_seed(const void *a, const void *b)
     return x->start < y->start ? -1 : x->start > y->start;
 }
 
+typedef struct {
+    const gpuasm_qfilter *f;
+    gpuasm_seed **out;
+    size_t *cap, n;
+} seed_ctx;
+
+static int visit_seed(void *ctx, uint32_t i, int64_t ws)
+{
+    seed_ctx *c = ctx;
+    if (c->n == *c->cap) {
+        size_t cap = *c->cap ? 2 * *c->cap : 256;
+        gpuasm_seed *q = realloc(*c->out, cap * sizeof *q);
+        if (!q) return -1;
+        *c->out = q;
+        *c->cap = cap;
+    }
+    (*c->out)[c->n].target = c->f->ids[i];
+    (*c->out)[c->n].start = ws - (int64_t)c->f->woff[i];   /* the target's first base */
+    c->n++;
+    return 0;
+}
+
 int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
                              gpuasm_seed **out, size_t *cap)
 {
-    uint32_t key = 0;
-    unsigned run = 0;
-    size_t ns = 0;
-    for (uint64_t j = 0; j < n; j++) {
-        const unsigned c = text[j] & 15u;
-        const int b = base2[c];
-        if (b < 0) {
-            if (c != 0) return -2;
-            run = 0;
-            continue;
-        }
-        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
-        if (++run < GPUASM_QF_QMIN) continue;
-        for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q && (unsigned)q <= run; q++) {
-            if (!(f->q_used >> q & 1)) continue;
-            const uint32_t x = q_base(q) + (key & (((uint32_t)1 << (2 * q)) - 1));
-            if (!(f->present[x / 64] >> (x % 64) & 1)) continue;
-            for (uint32_t i = f->start[x]; i < f->start[x + 1]; i++) {
-                if (!piece_occurs(f, i, text, n, (int64_t)j + 1 - q)) continue;
-                if (ns == *cap) {
-                    size_t c2 = *cap ? 2 * *cap : 256;
-                    gpuasm_seed *s2 = realloc(*out, c2 * sizeof *s2);
-                    if (!s2) return -1;
-                    *out = s2;
-                    *cap = c2;
-                }
-                (*out)[ns].target = f->ids[i];
-                (*out)[ns].start = (int64_t)j + 1 - q - (int64_t)f->woff[i];
-                ns++;
-            }
-        }
-    }
-    if (ns > 1) qsort(*out, ns, sizeof **out, cmp_seed);
+    seed_ctx c = { f, out, cap, 0 };
+    const int r = walk_windows(f, text, n, visit_seed, &c);
+    if (r != 0) return r < 0 ? -1 : -2;
+    if (c.n > 1) qsort(*out, c.n, sizeof **out, cmp_seed);
     size_t u = 0;
-    for (size_t i = 0; i < ns; i++)
+    for (size_t i = 0; i < c.n; i++)
         if (!u || cmp_seed(&(*out)[i], &(*out)[u - 1]) != 0) (*out)[u++] = (*out)[i];
     return (int64_t)u;
 }

@@ -46,6 +46,7 @@
 
 #include "engine.h"
 #include "naive_dp.h"
+#include "tap.h"
 #include "partial.h"
 #include "registry.h"
 #include "nt16.h"
@@ -69,71 +70,7 @@ static uint32_t max_m(void) { return (uint32_t)gpuasm_kernel_get(g_kernel)->max_
 
 static const gpuasm_twin *twin_under_test(void) { return gpuasm_kernel_get(g_kernel)->twin; }
 
-/* ---- TAP ---------------------------------------------------------------- */
-
-static int n_tests, n_failed;
-
-static int tap(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    n_tests++;
-    if (!ok) n_failed++;
-    printf("%s %d - ", ok ? "ok" : "not ok", n_tests);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    return ok;
-}
-
-/* Diagnostics: at most a few per test so a broken kernel stays readable. */
-static int n_diag;
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-    if (n_diag++ >= 20) return;
-    printf("# ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "test_kernels: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "test_kernels: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-/* ---- random sequences ---------------------------------------------------- */
-
-static uint64_t rng;
-
-static uint64_t rnd(void)   /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
-static int chance(double p) { return (double)(rnd() >> 11) * 0x1.0p-53 < p; }
+/* TAP, diagnostics, allocation and the generator: tap.h */
 
 enum alphabet {
     AL_ACGT,    /* single bases only */

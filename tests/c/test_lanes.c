@@ -36,51 +36,9 @@
 #include "nt16.h"
 #include "prefilter.h"
 #include "search.h"
+#include "tap.h"
 
-static int n_tests, n_failed, n_diag;
-
-static int tap(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    n_tests++;
-    if (!ok) n_failed++;
-    printf("%s %d - ", ok ? "ok" : "not ok", n_tests);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    return ok;
-}
-
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-    if (n_diag++ >= 20) return;
-    printf("# ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) abort();
-    return p;
-}
-
-static uint64_t rng;
-static uint64_t rnd(void)   /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
-static int chance(double p) { return (double)(rnd() >> 11) * 0x1.0p-53 < p; }
+/* TAP, diagnostics, allocation and the generator: tap.h */
 
 /* Alphabets: single bases; some 0 (N in a read); any IUPAC code; two bases. */
 static uint8_t rnd_base(int al)
