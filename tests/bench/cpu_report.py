@@ -4,8 +4,9 @@
 Reads LOGS/meta.tsv, runs.tsv (one timed run a line: task, tool, round,
 reads, timeit JSON, answers file, load average before the run),
 answers.tsv (task, tool, cpu_peers.py compare JSON) and scaling.tsv; writes
-LOGS/cpu.md and puts it into BENCHMARKS.md as the section that starts with
-"## CPU backend" (replacing an older one, or appended).  Prints the tables.
+LOGS/cpu.md and puts it into BENCHMARKS.md as the section "## CPU backend
+(issue #13): CPU MODEL, N cores" (replacing the one of the same machine, or
+appended).  Prints the tables.
 
 Per task and tool: the median wall time of the rounds, reads/s (reads over
 that median), reads/s per core (divided by the threads every tool was
@@ -158,13 +159,14 @@ def main(logs, bench_md):
     with open(os.path.join(logs, "cpu.md"), "w") as f:
         f.write(text)
     print(text)
-    # BENCHMARKS.md: replace the "## CPU backend" section or append it.
+    # BENCHMARKS.md: replace the section of this machine (the same heading:
+    # CPU model and cores) or append it, so each machine keeps its table.
     old = open(bench_md).read() if os.path.exists(bench_md) else ""
     lines = old.split("\n")
     keep, skipping = [], False
     for line in lines:
         if line.startswith("## "):
-            skipping = line.startswith("## CPU backend")
+            skipping = line == out[0]
         if not skipping:
             keep.append(line)
     body = "\n".join(keep).rstrip("\n")
