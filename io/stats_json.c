@@ -49,6 +49,9 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     put_string(fp, s->version);
     fputs(",\"device\":", fp);
     put_string(fp, s->device);
+    fputs(",\"simd\":", fp);
+    if (s->simd) put_string(fp, s->simd);
+    else fputs("null", fp);
     fprintf(fp, ",\"lanes\":%d", s->lanes);
     fprintf(fp, ",\"reads\":%llu", (unsigned long long)s->reads);
     fprintf(fp, ",\"bases\":%llu", (unsigned long long)s->bases);

@@ -1,12 +1,14 @@
 /* stats_json.h -- the --stats report of gpuasm-scan: one JSON object.
  *
  * Field names are an interface (tests/bench reads them):
- *   {"program":"gpuasm-scan","version":"...","device":"...","lanes":N,
+ *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","lanes":N,
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N}
  * Units: seconds, bases, DP cells (m x n per searched pair and strand,
- * search.h), TCUPS = 10^12 cells per second of kernel time.
+ * search.h), TCUPS = 10^12 cells per second of kernel time.  simd: the
+ * CPU backend's SIMD level (avx512, avx2, sse4.1, scalar), null when the
+ * run has no CPU lane.
  */
 #ifndef GPUASM_STATS_JSON_H
 #define GPUASM_STATS_JSON_H
@@ -19,6 +21,7 @@ typedef struct gpuasm_run_stats {
     const char *program;       /* "gpuasm-scan" */
     const char *version;
     const char *device;        /* gpuasm_engine_describe() */
+    const char *simd;          /* gpuasm_engine_simd(), or NULL */
     int lanes;                 /* engine lanes (scan threads) */
     uint64_t reads;            /* primary input records scanned */
     uint64_t bases;            /* their bases */

@@ -71,6 +71,10 @@ typedef struct gpuasm_backend_ops {
 /* The CPU backend (always there). */
 extern const gpuasm_backend_ops gpuasm_backend_cpu;
 
+/* The SIMD level a CPU backend instance runs ("avx512", "avx2", "sse4.1",
+ * "scalar"; cpu_simd.h), chosen when it opened. */
+const char *gpuasm_cpu_backend_simd(const void *self);
+
 /* The CUDA backend, or NULL in a build without CUDA. */
 const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void);
 

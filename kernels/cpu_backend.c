@@ -5,6 +5,11 @@
  * Per-thread hit arrays are kept and reused from scan to scan; the results
  * are concatenated and sorted (signal results land in place: one slot per
  * pair).
+ *
+ * The SIMD level (cpu_simd.h) is chosen once, when the backend opens, from
+ * the processor and GPUASM_CPU_SIMD, and named in describe(); the tables
+ * of a target set (cpu_scan.h: target PEqs, the pigeonhole filter) are
+ * built by the first scan and shared read-only by the threads.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -13,6 +18,8 @@
 #include <string.h>
 
 #include "backend.h"
+#include "cpu_scan.h"
+#include "cpu_simd.h"
 #include "search.h"
 #include "signal.h"
 
@@ -26,6 +33,8 @@ typedef struct {
     const gpuasm_seqset *targets;
     const gpuasm_sigset *sig_targets;
     gpuasm_hits *thread_hits;   /* [n_threads] per-thread results, reused */
+    gpuasm_cpu_cfg cfg;         /* SIMD level, filter (the knobs, read at open) */
+    gpuasm_cpu_prep *prep;      /* tables of the targets for the last opt */
     char desc[64];
 } cpu_backend;
 
@@ -56,7 +65,8 @@ static int seq_chunk(cpu_worker *w, uint32_t first, uint32_t count, gpuasm_err *
     const cpu_job *j = w->job;
     const gpuasm_seqset *reads = j->reads;
     const gpuasm_search_opt *opt = j->opt;
-    int rc = gpuasm_cpu_scan(reads, first, count, j->b->targets, opt, w->hits, why);
+    int rc = gpuasm_cpu_scan_cfg(&j->b->cfg, j->b->prep, reads, first, count, j->b->targets, opt,
+                                 w->hits, why);
     if (rc == 0) w->cells += gpuasm_scan_cells(reads, first, count, j->b->targets, opt);
     return rc;
 }
@@ -153,17 +163,32 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         free(b);
         return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     }
-    snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s)", b->n_threads, b->n_threads > 1 ? "s" : "");
+    gpuasm_cpu_cfg_default(&b->cfg);
+    if (cfg->settings) {
+        b->cfg.simd = gpuasm_simd_choose(cfg->settings->cpu_simd);
+        b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);
+        b->cfg.lane_min = cfg->settings->cpu_lane_min;
+    }
+    snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s, %s)", b->n_threads, b->n_threads > 1 ? "s" : "",
+             gpuasm_simd_name(b->cfg.simd));
     *self = b;
     return 0;
 }
 
 static const char *cpu_describe(const void *self) { return ((const cpu_backend *)self)->desc; }
 
+const char *gpuasm_cpu_backend_simd(const void *self)
+{
+    return gpuasm_simd_name(((const cpu_backend *)self)->cfg.simd);
+}
+
 static int cpu_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
 {
+    cpu_backend *b = self;
     (void)err;
-    ((cpu_backend *)self)->targets = targets;
+    b->targets = targets;
+    gpuasm_cpu_prep_free(b->prep);   /* built again by the next scan */
+    b->prep = NULL;
     return 0;
 }
 
@@ -172,6 +197,14 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
 {
     cpu_backend *b = self;
     if (!b->targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no targets set");
+    /* One scan at a time per backend (backend.h), so the tables are built
+     * here, before the threads start, and only read by them. */
+    if (!gpuasm_cpu_prep_fits(b->prep, b->targets, opt)) {
+        gpuasm_cpu_prep_free(b->prep);
+        b->prep = NULL;
+        int prc = gpuasm_cpu_prep_build(b->targets, opt, &b->cfg, &b->prep, err);
+        if (prc < 0) return prc;
+    }
     cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt };
     double cells;
     int rc = run_job(b, &job, &cells, err);
@@ -227,6 +260,7 @@ static void cpu_close(void *self)
     if (!b) return;
     for (int i = 0; i < b->n_threads; i++) gpuasm_hits_free(&b->thread_hits[i]);
     free(b->thread_hits);
+    gpuasm_cpu_prep_free(b->prep);
     free(b);
 }
 

@@ -8,14 +8,33 @@
  * positions it emits (every j with D <= k) are cut down to local minima.
  * Then the ends pass (partial.h) adds the pair's partial occurrences, the
  * same code the CUDA backend runs.
+ *
+ * The myers kernel on nt16 (the default search) walks a read's pairs in two
+ * groups instead of one by one, for the SIMD lanes of myers_lanes.h:
+ *   A. the targets the read strand is the pattern of (reads against
+ *      genomes): one pattern, many texts -> text lanes;
+ *   B. the targets that are patterns against the read strand (adapters,
+ *      primers): the pigeonhole filter (prefilter.h) drops the ones that
+ *      cannot occur, the rest of <= 64 bases run in pattern lanes, longer
+ *      ones one by one.
+ * Either way every pair gets exactly the scalar twin's positions (the lanes
+ * compute its recurrence), so the hits are the same at every SIMD level,
+ * with or without the filter; the per-pair path stays for the other
+ * kernels, the byte alphabet and GPUASM_CPU_SIMD=0 without a prep.
  * Also gpuasm_scan_cells(), the DP-cell count of a slice.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpu_scan.h"
+#include "cpu_simd.h"
+#include "grow.h"
+#include "myers_cpu.h"
+#include "myers_lanes.h"
 #include "nt16.h"
 #include "partial.h"
+#include "prefilter.h"
 #include "registry.h"
 #include "search.h"
 #include "twin.h"
@@ -189,35 +208,519 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
     return 0;
 }
 
-int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
-                    const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                    gpuasm_hits *out, gpuasm_err *err)
+/* ---- per-run tables (cpu_scan.h) ---------------------------------------- */
+
+/* Targets up to this long get their PEq built once per run (16 words per
+ * 64 bases: 2 KiB at the limit), within PREP_MAX_WORDS in all; longer
+ * targets are patterns only against longer reads, and get theirs from the
+ * twin's workspace. */
+#define PREP_MAX_M 1024
+#define PREP_MAX_WORDS ((size_t)8 << 20)
+/* The targets' window index (prefilter.h) takes 4 bytes a base: up to
+ * 2^25 windows (128 MiB); larger target sets run without it. */
+#define PREP_MAX_WINDOWS ((uint64_t)1 << 25)
+
+struct gpuasm_cpu_prep {
+    const gpuasm_seqset *targets;
+    uint32_t n_targets;
+    gpuasm_search_opt opt;
+    int grouped;           /* myers on nt16: the grouped walk */
+    uint64_t *peq;         /* PEq words of the targets that have one */
+    uint64_t *peq_off;     /* [n_targets] offset into peq, UINT64_MAX: none */
+    int has_filter;
+    gpuasm_qfilter qf;      /* targets as patterns */
+    int has_tindex;
+    gpuasm_tindex tx;       /* reads as patterns */
+};
+
+void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
+{
+    cfg->simd = gpuasm_simd_detect();
+    cfg->prefilter = 1;
+    cfg->lane_min = 0;
+}
+
+static int grouped_search(const gpuasm_search_opt *opt)
+{
+    return opt->kernel == GPUASM_KERNEL_MYERS && opt->alphabet == GPUASM_ALPHABET_NT16;
+}
+
+/* The hamming kernel on nt16: its twin, behind the same pigeonhole
+ * filters (with k mismatches, one of k + 1 pieces is intact at its own
+ * offset, so both filters hold as they are, with no shifts). */
+static int filtered_hamming(const gpuasm_search_opt *opt)
+{
+    return opt->kernel == GPUASM_KERNEL_HAMMING && opt->alphabet == GPUASM_ALPHABET_NT16;
+}
+
+void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
+{
+    if (!prep) return;
+    free(prep->peq);
+    free(prep->peq_off);
+    if (prep->has_filter) gpuasm_qfilter_free(&prep->qf);
+    if (prep->has_tindex) gpuasm_tindex_free(&prep->tx);
+    free(prep);
+}
+
+int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                         const gpuasm_search_opt *opt)
+{
+    /* The tables depend on the targets, the kernel and alphabet, and k as a
+     * function of m (max_diffs, error_rate). */
+    return prep && prep->targets == targets && prep->n_targets == targets->n &&
+           prep->opt.kernel == opt->kernel && prep->opt.alphabet == opt->alphabet &&
+           prep->opt.max_diffs == opt->max_diffs &&
+           (opt->max_diffs >= 0 || prep->opt.error_rate == opt->error_rate);
+}
+
+int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                          const gpuasm_cpu_cfg *cfg, gpuasm_cpu_prep **out, gpuasm_err *err)
+{
+    gpuasm_cpu_prep *p = calloc(1, sizeof *p);
+    if (!p) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    p->targets = targets;
+    p->n_targets = targets->n;
+    p->opt = *opt;
+    p->grouped = grouped_search(opt);
+    if (filtered_hamming(opt) && cfg->prefilter) {
+        if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
+        p->has_filter = 1;
+        const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
+        if (r < 0) goto oom;
+        p->has_tindex = r == 0;
+    }
+    if (p->grouped) {
+        size_t words = 0;
+        p->peq_off = malloc((targets->n ? targets->n : 1) * sizeof(uint64_t));
+        if (!p->peq_off) goto oom;
+        for (uint32_t t = 0; t < targets->n; t++) {
+            const uint64_t m = targets->off[t + 1] - targets->off[t];
+            const size_t w = m ? gpuasm_myers_peq_words((uint32_t)(m < PREP_MAX_M ? m : PREP_MAX_M)) : 0;
+            if (m == 0 || m > PREP_MAX_M || words + w > PREP_MAX_WORDS ||
+                !gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) {
+                p->peq_off[t] = UINT64_MAX;
+                continue;
+            }
+            p->peq_off[t] = words;
+            words += w;
+        }
+        p->peq = malloc((words ? words : 1) * sizeof(uint64_t));
+        if (!p->peq) goto oom;
+        for (uint32_t t = 0; t < targets->n; t++)
+            if (p->peq_off[t] != UINT64_MAX)
+                gpuasm_myers_peq_nt16(p->peq + p->peq_off[t], targets->code + targets->off[t],
+                                      (uint32_t)(targets->off[t + 1] - targets->off[t]));
+        if (cfg->prefilter) {
+            if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
+            p->has_filter = 1;
+            const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
+            if (r < 0) goto oom;
+            p->has_tindex = r == 0;
+        }
+    }
+    *out = p;
+    return 0;
+oom:
+    gpuasm_cpu_prep_free(p);
+    return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+}
+
+/* ---- the grouped walk (myers on nt16) --------------------------------------- */
+
+/* Scratch of one gpuasm_cpu_scan() call for the grouped walk. */
+typedef struct group_ws {
+    gpuasm_lanes_ws lanes;
+    gpuasm_myers_cols cols;
+    uint64_t *rpeq;                 /* the read strand's PEq */
+    size_t rpeq_cap;
+    uint32_t *grp_a, *grp_b;        /* this read's targets: A read is pattern, B target is */
+    size_t cap_a, cap_b;
+    uint32_t n_a, n_b;
+    gpuasm_lane_text *texts;        /* group A as lane texts */
+    size_t cap_texts;
+    gpuasm_lane_pattern *pats;      /* group B candidates of <= 64 bases */
+    uint32_t *pat_t;                /* their targets */
+    size_t cap_pats, cap_pat_t;
+    uint32_t *mark;                 /* prefilter marks, [n_targets] */
+    uint32_t stamp;
+    int32_t *k_t;                   /* k of each target as the pattern */
+    uint32_t *in_a, stamp_a;        /* group A membership for the window index */
+    gpuasm_end_range *ranges;       /* group A's end ranges */
+    size_t cap_ranges;
+    gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
+    size_t cap_seeds;
+} group_ws;
+
+static void group_ws_free(group_ws *g)
+{
+    gpuasm_lanes_ws_free(&g->lanes);
+    gpuasm_myers_cols_free(&g->cols);
+    free(g->rpeq);
+    free(g->grp_a);
+    free(g->grp_b);
+    free(g->texts);
+    free(g->pats);
+    free(g->pat_t);
+    free(g->mark);
+    free(g->k_t);
+    free(g->in_a);
+    free(g->ranges);
+    free(g->seeds);
+}
+
+/* Emit of one verified range: positions of a text window starting at ws,
+ * kept when in [lo, hi] (the window's first m + k - 1 columns are its
+ * lead-in). */
+typedef struct range_emit {
+    walk *w;
+    uint64_t ws, lo;
+} range_emit;
+
+static void emit_in_range(void *ctx, uint64_t j, int32_t d)
+{
+    range_emit *r = ctx;
+    if (j + r->ws >= r->lo) emit_hit(r->w, j + r->ws, d);
+}
+
+/* Group A through the window index: only the end ranges the pigeonhole
+ * argument leaves (prefilter.h) are searched, each from m + k - 1 columns
+ * before it.  Returns 1 when done, 0 when the filter does not apply or
+ * would search more than a quarter of the text (the caller then scans
+ * everything), -1 when out of memory. */
+static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                               const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m,
+                               int32_t k, uint64_t total)
+{
+    if (++g->stamp_a == 0) {
+        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+        g->stamp_a = 1;
+    }
+    for (uint32_t i = 0; i < g->n_a; i++) g->in_a[g->grp_a[i]] = g->stamp_a;
+    const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
+                                            &g->ranges, &g->cap_ranges);
+    if (nr == -1) return -1;
+    if (nr < 0) return 0;
+    const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
+    uint64_t cost = 0;
+    for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
+    if (cost > total / 4 && cfg->prefilter < 2) return 0;
+    for (int64_t i = 0; i < nr; i++) {
+        const gpuasm_end_range *r = &g->ranges[i];
+        const uint8_t *text = targets->code + targets->off[r->target];
+        if (i == 0 || g->ranges[i - 1].target != r->target) {
+            flush_hits(w);
+            w->cur.target = r->target;
+            w->have_pending = 0;
+        }
+        range_emit re = { w, r->lo > lead ? r->lo - lead : 0, r->lo };
+        if (gpuasm_myers_run_nt16(g->rpeq, m, text + re.ws, r->hi + 1 - re.ws, k, emit_in_range, &re,
+                                  &g->cols) < 0)
+            return -1;
+    }
+    flush_hits(w);
+    return w->oom ? -1 : 1;
+}
+
+/* Feed the lane kernel's hits (in (id, j) order) to the walk; id indexes
+ * tmap (the pairs' targets). */
+static void feed_lane_hits(walk *w, const gpuasm_lanes_ws *lw, const uint32_t *tmap)
+{
+    uint32_t cur = UINT32_MAX;
+    for (size_t i = 0; i < lw->n_hit; i++) {
+        const gpuasm_lane_hit *h = &lw->hit[i];
+        if (h->id != cur) {
+            flush_hits(w);
+            cur = h->id;
+            w->cur.target = tmap[cur];
+        }
+        emit_hit(w, h->j, h->d);
+    }
+    flush_hits(w);
+}
+
+/* One pair by the scalar twin's recurrence from a prebuilt PEq. */
+static int run_scalar(walk *w, group_ws *g, const uint64_t *peq, uint32_t m, const uint8_t *text,
+                      uint64_t n, int32_t k, uint32_t t)
+{
+    w->cur.target = t;
+    w->have_pending = 0;
+    int rc = gpuasm_myers_run_nt16(peq, m, text, n, k, emit_hit, w, &g->cols);
+    flush_hits(w);
+    return rc < 0 || w->oom ? -1 : 0;
+}
+
+/* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
+ * target in g->grp_a.  0 or -1 (out of memory). */
+static int walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k)
+{
+    const size_t words = gpuasm_myers_peq_words(m);
+    if (gpuasm_grow((void **)&g->rpeq, &g->rpeq_cap, words, sizeof(uint64_t)) < 0) return -1;
+    gpuasm_myers_peq_nt16(g->rpeq, rseq, m);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < g->n_a; i++)
+        total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+    if (prep->has_tindex) {
+        const int r = walk_group_a_ranges(w, g, cfg, prep, targets, rseq, m, k, total);
+        if (r != 0) return r < 0 ? -1 : 0;
+    }
+    /* Text lanes pay m + k lead-in columns per piece and run the blocks
+     * below block 0 in scalar code: worth it with enough text per lane and
+     * k < 64 (block 0 then holds every cell <= k away from occurrences). */
+    const int L = gpuasm_simd_lanes(cfg->simd);
+    const uint64_t min_lane = cfg->lane_min > 0 ? (uint64_t)cfg->lane_min : 8 * ((uint64_t)m + (uint64_t)k);
+    if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && total >= (uint64_t)L * min_lane) {
+        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            const uint32_t t = g->grp_a[i];
+            g->texts[i].code = targets->code + targets->off[t];
+            g->texts[i].n = targets->off[t + 1] - targets->off[t];
+        }
+        if (gpuasm_text_lanes(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a) < 0) return -1;
+        feed_lane_hits(w, &g->lanes, g->grp_a);
+        return w->oom ? -1 : 0;
+    }
+    for (uint32_t i = 0; i < g->n_a; i++) {
+        const uint32_t t = g->grp_a[i];
+        if (run_scalar(w, g, g->rpeq, m, targets->code + targets->off[t],
+                       targets->off[t + 1] - targets->off[t], k, t) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Group B of one read strand: every target in g->grp_b is a pattern against
+ * rseq (n bases).  tw/tws: the twin, for targets without a prebuilt PEq. */
+static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
+                        const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                        const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n,
+                        const gpuasm_twin *tw, void *tws)
+{
+    /* The filter's candidates: marked, or never filtered. */
+    int all = 1;
+    if (prep->has_filter) {
+        if (++g->stamp == 0) {   /* stamps wrapped: clear the marks */
+            memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp = 1;
+        }
+        all = gpuasm_qfilter_mark(&prep->qf, rseq, n, g->mark, g->stamp);
+    }
+    /* Lane candidates: one word (<= 64 bases) from the front of g->pats,
+     * two words (65..128) from the back; joined narrow-first below. */
+    uint32_t np = 0, nw = 0;
+    const int lanes = cfg->simd > GPUASM_SIMD_SCALAR;
+    if (lanes && (gpuasm_grow((void **)&g->pats, &g->cap_pats, g->n_b, sizeof(*g->pats)) < 0 ||
+                  gpuasm_grow((void **)&g->pat_t, &g->cap_pat_t, g->n_b, sizeof(*g->pat_t)) < 0))
+        return -1;
+    for (uint32_t i = 0; i < g->n_b; i++) {
+        const uint32_t t = g->grp_b[i];
+        if (!all && !prep->qf.always[t] && g->mark[t] != g->stamp) continue;   /* cannot occur */
+        const uint8_t *pat = targets->code + targets->off[t];
+        const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
+        const int32_t k = g->k_t[t];
+        const uint64_t off = prep->peq_off[t];
+        if (off != UINT64_MAX && lanes && m <= 128) {
+            const uint32_t x = m <= 64 ? np++ : g->n_b - 1 - nw++;
+            g->pats[x].peq = prep->peq + off;
+            g->pats[x].m = m;
+            g->pats[x].k = k;
+            g->pat_t[x] = t;
+        } else if (off != UINT64_MAX) {
+            if (run_scalar(w, g, prep->peq + off, m, rseq, n, k, t) < 0) return -1;
+        } else {
+            gpuasm_twin_pair p = { pat, m, rseq, n, k, (uint64_t)t << 2 };
+            w->cur.target = t;
+            w->have_pending = 0;
+            int rc = tw->pair(tws, &p, emit_hit, w);
+            flush_hits(w);
+            if (rc < 0 || w->oom) return -1;
+        }
+    }
+    /* The two-word ones (stored backwards from the end) after the one-word
+     * ones, in target order. */
+    if (nw) {
+        memmove(g->pats + np, g->pats + (g->n_b - nw), nw * sizeof(*g->pats));
+        memmove(g->pat_t + np, g->pat_t + (g->n_b - nw), nw * sizeof(*g->pat_t));
+        for (uint32_t a = np, b = np + nw - 1; a < b; a++, b--) {
+            const gpuasm_lane_pattern x = g->pats[a];
+            g->pats[a] = g->pats[b];
+            g->pats[b] = x;
+            const uint32_t y = g->pat_t[a];
+            g->pat_t[a] = g->pat_t[b];
+            g->pat_t[b] = y;
+        }
+    }
+    np += nw;
+    if (np == 1) return run_scalar(w, g, g->pats[0].peq, g->pats[0].m, rseq, n, g->pats[0].k, g->pat_t[0]);
+    if (np > 1) {
+        if (gpuasm_pattern_lanes(cfg->simd, &g->lanes, g->pats, np, rseq, n) < 0) return -1;
+        feed_lane_hits(w, &g->lanes, g->pat_t);
+        if (w->oom) return -1;
+    }
+    return 0;
+}
+
+/* Hamming, one read strand: group A through the window index (end ranges
+ * without shifts, each window of m bases searched by the twin), group B
+ * through the target filter; pairs the filters cannot take run whole. */
+static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t rlen,
+                        int32_t k_read, const gpuasm_twin *tw, void *tws)
+{
+    /* twin.h: equal keys mean an identical pattern (the twin caches by it) */
+    const uint64_t read_key = ((uint64_t)w->cur.read << 2) | ((uint64_t)w->cur.strand << 1) | 1;
+    int64_t nr = -2;
+    if (g->n_a && prep->has_tindex) {
+        if (++g->stamp_a == 0) {
+            memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp_a = 1;
+        }
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            g->in_a[g->grp_a[i]] = g->stamp_a;
+            total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+        }
+        nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, rlen, k_read, 1, g->in_a, g->stamp_a,
+                                  &g->ranges, &g->cap_ranges);
+        if (nr == -1) return -1;
+        uint64_t cost = 0;
+        for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;
+        if (nr >= 0 && cost > total / 4 && cfg->prefilter < 2) nr = -2;
+    }
+    if (nr >= 0) {
+        for (int64_t i = 0; i < nr; i++) {
+            const gpuasm_end_range *r = &g->ranges[i];
+            if (i == 0 || g->ranges[i - 1].target != r->target) {
+                flush_hits(w);
+                w->cur.target = r->target;
+                w->have_pending = 0;
+            }
+            /* windows ending in [lo, hi] start at lo - (m - 1) .. */
+            range_emit re = { w, r->lo >= rlen - 1 ? r->lo - (rlen - 1) : 0, r->lo };
+            gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[r->target] + re.ws,
+                                   r->hi + 1 - re.ws, k_read, read_key };
+            if (tw->pair(tws, &p, emit_in_range, &re) < 0) return -1;
+        }
+        flush_hits(w);
+    } else {
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            const uint32_t t = g->grp_a[i];
+            gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[t],
+                                   targets->off[t + 1] - targets->off[t], k_read, read_key };
+            w->cur.target = t;
+            w->have_pending = 0;
+            if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
+            flush_hits(w);
+        }
+    }
+    /* Group B: the windows the target filter fixes are counted one by one
+     * (D is then known there and > k everywhere else); targets the filter
+     * does not take, or a text it cannot filter, run whole. */
+    int64_t ns = -2;
+    if (g->n_b && prep->has_filter) {
+        ns = gpuasm_qfilter_seeds(&prep->qf, rseq, rlen, &g->seeds, &g->cap_seeds);
+        if (ns == -1) return -1;
+        if (++g->stamp == 0) {
+            memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp = 1;
+        }
+        for (uint32_t i = 0; i < g->n_b; i++) g->mark[g->grp_b[i]] = g->stamp;   /* in group B */
+    }
+    uint32_t cur = UINT32_MAX;   /* the pair w->cur is set to */
+    for (int64_t i = 0; i < ns; i++) {
+        const gpuasm_seed *sd = &g->seeds[i];
+        const uint32_t t = sd->target;
+        if (g->mark[t] != g->stamp || prep->qf.always[t]) continue;
+        const uint8_t *pat = targets->code + targets->off[t];
+        const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
+        if (sd->start < 0 || (uint64_t)sd->start + m > rlen) continue;
+        if (t != cur) {
+            flush_hits(w);
+            w->cur.target = cur = t;
+            w->have_pending = 0;
+        }
+        const int32_t k = g->k_t[t];
+        int32_t d = 0;
+        for (uint32_t x = 0; x < m && d <= k; x++) d += (pat[x] & rseq[sd->start + x]) == 0;
+        if (d <= k) emit_hit(w, (uint64_t)sd->start + m - 1, d);
+    }
+    flush_hits(w);
+    for (uint32_t i = 0; i < g->n_b; i++) {
+        const uint32_t t = g->grp_b[i];
+        if (ns >= 0 && !prep->qf.always[t]) continue;   /* counted above */
+        gpuasm_twin_pair p = { targets->code + targets->off[t], (uint32_t)(targets->off[t + 1] - targets->off[t]),
+                               rseq, rlen, g->k_t[t], (uint64_t)t << 2 };
+        w->cur.target = t;
+        w->have_pending = 0;
+        if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
+        flush_hits(w);
+    }
+    return w->oom ? -1 : 0;
+}
+
+int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_in,
+                        const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                        const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                        gpuasm_hits *out, gpuasm_err *err)
 {
     int ret = gpuasm_search_check(opt, err);
     if (ret < 0) return ret;
     const gpuasm_twin *tw = gpuasm_kernel_get(opt->kernel)->twin;
     const uint64_t limit = gpuasm_kernel_max_pattern(opt);
+    gpuasm_cpu_prep *own = NULL;
+    const gpuasm_cpu_prep *prep = prep_in;
+    const int grouped = grouped_search(opt);
+    const int hfilt = filtered_hamming(opt);
+    if ((grouped || hfilt) && !gpuasm_cpu_prep_fits(prep, targets, opt)) {
+        if ((ret = gpuasm_cpu_prep_build(targets, opt, cfg, &own, err)) < 0) return ret;
+        prep = own;
+    }
     void *ws = tw->open(opt);
-    if (!ws) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    if (!ws) {
+        gpuasm_cpu_prep_free(own);
+        return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    }
     walk w;
     memset(&w, 0, sizeof w);
     w.out = out;
+    group_ws g;
+    memset(&g, 0, sizeof g);
     uint8_t *rc = NULL;
     size_t rc_cap = 0;
     uint64_t *pws = NULL;           /* the ends pass's workspace */
     size_t pws_cap = 0;
-    int rc_ok;
     const int strands = gpuasm_strands(opt);
     const int partial = gpuasm_partial_on(opt);
     const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
+    if ((grouped || hfilt) && prep->has_filter &&
+        !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        goto oom;
+    /* k of every target as the pattern, once (the pair rule's floor(e m)
+     * per pair and read was a visible share of the adapter screen). */
+    if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
+    if ((grouped || hfilt) && prep->has_tindex &&
+        !(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        goto oom;
+    for (uint32_t t = 0; t < targets->n; t++)
+        g.k_t[t] = gpuasm_pair_k(opt, targets->off[t + 1] - targets->off[t]);
 
     for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
         const uint8_t *read = reads->code + reads->off[r];
         uint64_t rlen = reads->off[r + 1] - reads->off[r];
-        rc_ok = 0;
+        /* The read's pairs, checked in target order first (so a failure
+         * names the same pair whatever the grouping). */
+        g.n_a = g.n_b = 0;
+        const int32_t k_read = gpuasm_pair_k(opt, rlen);
         for (uint32_t t = 0; t < targets->n; t++) {
-            const uint8_t *tgt = targets->code + targets->off[t];
-            const gpuasm_pair pr = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
+            /* gpuasm_pair_of(opt, rlen, tlen), with k from the caches */
+            const uint64_t tlen = targets->off[t + 1] - targets->off[t];
+            gpuasm_pair pr;
+            pr.read_is_pattern = gpuasm_read_is_pattern(opt, rlen, tlen);
+            pr.m = pr.read_is_pattern ? rlen : tlen;
+            pr.n = pr.read_is_pattern ? tlen : rlen;
+            pr.k = pr.read_is_pattern ? k_read : g.k_t[t];
+            pr.searched = gpuasm_pair_searched(pr.m, pr.k, pr.n);
             if (!pr.searched) continue;   /* also skips empty reads */
             if (limit && pr.m > limit) {
                 gpuasm_err_set(err, GPUASM_ERR_TOO_LONG,
@@ -234,34 +737,59 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                 ret = gpuasm_err_about(err, (uint32_t)r, t, len, (uint64_t)UINT32_MAX);
                 goto done;
             }
-            if (strands == 2 && !rc_ok) {
-                if (build_rc(&rc, &rc_cap, read, rlen) < 0) goto oom;
-                rc_ok = 1;
-            }
-            for (uint32_t s = 0; s < (uint32_t)strands; s++) {
-                const uint8_t *rseq = s ? rc : read;
-                gpuasm_twin_pair p;
-                p.m = (uint32_t)pr.m;
-                p.n = pr.n;
-                p.k = pr.k;
-                if (pr.read_is_pattern) {
-                    p.pattern = rseq;
-                    p.text = tgt;
-                    p.pattern_key = (r << 2) | ((uint64_t)s << 1) | 1;
-                } else {
-                    p.pattern = tgt;
-                    p.text = rseq;
-                    p.pattern_key = (uint64_t)t << 2;
-                }
-                w.cur.read = (uint32_t)r;
-                w.cur.target = t;
-                w.cur.strand = s;
-                w.have_pending = 0;
-                int run_rc = tw->pair(ws, &p, emit_hit, &w);
-                flush_hits(&w);
-                if (run_rc < 0 || w.oom) goto oom;
-                if (partial && partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, &pws, &pws_cap) < 0)
+            uint32_t **grp = pr.read_is_pattern ? &g.grp_a : &g.grp_b;
+            size_t *cap = pr.read_is_pattern ? &g.cap_a : &g.cap_b;
+            uint32_t *n = pr.read_is_pattern ? &g.n_a : &g.n_b;
+            if (gpuasm_grow((void **)grp, cap, (size_t)*n + 1, sizeof(uint32_t)) < 0) goto oom;
+            (*grp)[(*n)++] = t;
+        }
+        if (g.n_a + g.n_b == 0) continue;
+        if (strands == 2 && build_rc(&rc, &rc_cap, read, rlen) < 0) goto oom;
+        for (uint32_t s = 0; s < (uint32_t)strands; s++) {
+            const uint8_t *rseq = s ? rc : read;
+            w.cur.read = (uint32_t)r;
+            w.cur.strand = s;
+            if (grouped) {
+                if (g.n_a && walk_group_a(&w, &g, cfg, prep, targets, rseq, (uint32_t)rlen, k_read) < 0)
                     goto oom;
+                if (g.n_b && walk_group_b(&w, &g, cfg, prep, targets, opt, rseq, rlen, tw, ws) < 0)
+                    goto oom;
+                if (!partial) continue;
+            } else if (hfilt) {
+                if (walk_hamming(&w, &g, cfg, prep, targets, rseq, (uint32_t)rlen, k_read, tw, ws) < 0)
+                    goto oom;
+                if (!partial) continue;
+            }
+            for (int grp = 0; grp < 2; grp++) {
+                const uint32_t *list = grp ? g.grp_b : g.grp_a;
+                const uint32_t nl = grp ? g.n_b : g.n_a;
+                for (uint32_t i = 0; i < nl; i++) {
+                    const uint32_t t = list[i];
+                    const uint8_t *tgt = targets->code + targets->off[t];
+                    const gpuasm_pair pr = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
+                    gpuasm_twin_pair p;
+                    p.m = (uint32_t)pr.m;
+                    p.n = pr.n;
+                    p.k = pr.k;
+                    if (pr.read_is_pattern) {
+                        p.pattern = rseq;
+                        p.text = tgt;
+                        p.pattern_key = (r << 2) | ((uint64_t)s << 1) | 1;
+                    } else {
+                        p.pattern = tgt;
+                        p.text = rseq;
+                        p.pattern_key = (uint64_t)t << 2;
+                    }
+                    w.cur.target = t;
+                    if (!grouped && !hfilt) {
+                        w.have_pending = 0;
+                        int run_rc = tw->pair(ws, &p, emit_hit, &w);
+                        flush_hits(&w);
+                        if (run_rc < 0 || w.oom) goto oom;
+                    }
+                    if (partial && partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, &pws, &pws_cap) < 0)
+                        goto oom;
+                }
             }
         }
     }
@@ -270,7 +798,18 @@ oom:
     ret = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
 done:
     tw->close(ws);
+    group_ws_free(&g);
+    gpuasm_cpu_prep_free(own);
     free(rc);
     free(pws);
     return ret;
+}
+
+int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                    const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                    gpuasm_hits *out, gpuasm_err *err)
+{
+    gpuasm_cpu_cfg cfg;
+    gpuasm_cpu_cfg_default(&cfg);
+    return gpuasm_cpu_scan_cfg(&cfg, NULL, reads, first, count, targets, opt, out, err);
 }

@@ -213,6 +213,13 @@ void gpuasm_engine_close(gpuasm_engine *e)
 
 const char *gpuasm_engine_describe(const gpuasm_engine *e) { return e->desc; }
 
+const char *gpuasm_engine_simd(const gpuasm_engine *e)
+{
+    for (int i = 0; i < e->n_lanes; i++)
+        if (e->lane[i].ops == &gpuasm_backend_cpu) return gpuasm_cpu_backend_simd(e->lane[i].self);
+    return NULL;
+}
+
 int gpuasm_engine_is_cuda(const gpuasm_engine *e) { return e->is_cuda; }
 
 int gpuasm_engine_lanes(const gpuasm_engine *e) { return e->n_lanes; }

@@ -32,8 +32,12 @@ typedef struct gpuasm_engine gpuasm_engine;
 int gpuasm_engine_open(const char *device, int n_threads, gpuasm_engine **out,
                        gpuasm_err *err, gpuasm_err *fallback);
 
-/* "cpu (N threads)" or "cuda:0 NAME, cuda:1 NAME". */
+/* "cpu (N threads, SIMD)" or "cuda:0 NAME, cuda:1 NAME". */
 const char *gpuasm_engine_describe(const gpuasm_engine *e);
+
+/* The CPU lane's SIMD level ("avx512", "avx2", "sse4.1", "scalar"), or
+ * NULL when no lane runs on the CPU. */
+const char *gpuasm_engine_simd(const gpuasm_engine *e);
 
 /* Is any lane a GPU? */
 int gpuasm_engine_is_cuda(const gpuasm_engine *e);

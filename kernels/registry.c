@@ -33,6 +33,9 @@ static const gpuasm_signal_kernel dtw_signal = {
 };
 
 static const gpuasm_kernel_desc table[GPUASM_N_KERNELS] = {
+    /* Its CPU twin runs scalar or in SIMD lanes behind exact filters
+     * (cpu_scan.c, myers_lanes.h, prefilter.h): a property of the machine,
+     * never of the hits, so no rows of their own (kernels/README.md). */
     [GPUASM_KERNEL_MYERS] = {
         .name = "myers", .mode = GPUASM_MODE_EDIT,
         .summary = "bit-parallel Myers 1999",

@@ -300,7 +300,10 @@ double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t co
 /* ---- the CPU twins (kernels/cpu_scan.c runs opt->kernel's twin) ----------- */
 
 /* Scan every (read, target, strand) pair of reads[first .. first+count)
- * with opt->kernel's CPU twin and append its end hits to out.  Returns 0
+ * with opt->kernel's CPU twin and append its end hits to out, at this
+ * processor's SIMD level with the pigeonhole filters (cpu_scan.h; the CPU
+ * backend builds the filters' tables once per run, this call builds them
+ * each time).  Returns 0
  * or a negative status with err filled: GPUASM_ERR_NOMEM;
  * GPUASM_ERR_TOO_LONG (a pattern longer than the kernel takes: err->read
  * and err->target are the pair, err->length its m, err->limit the

@@ -35,6 +35,9 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_DTW_ROWS", dtw_rows, 4, 64),
     KNOB("GPUASM_DTW_FORCE_GLOBAL", dtw_force_global, 0, 1),
     KNOB("GPUASM_DTW_CHUNK", dtw_chunk, 1, (int64_t)1 << 30),
+    KNOB("GPUASM_CPU_SIMD", cpu_simd, 0, 3),
+    KNOB("GPUASM_CPU_PREFILTER", cpu_prefilter, 0, 2),
+    KNOB("GPUASM_CPU_LANE_MIN", cpu_lane_min, 1, (int64_t)1 << 40),
 };
 
 void gpuasm_settings_init(gpuasm_settings *s)

@@ -259,14 +259,14 @@ int main(int argc, char **argv)
             break;
         case OPT_OVERLAP:
             if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
-            else if (parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
                 return fail("invalid --overlap '%s' (expected a number of bases >= 1, or full)", optarg), 1;
             else o.search.overlap_min = (int32_t)v;
             break;
         case OPT_READ_OVERLAP:
             if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
             else if (!strcmp(optarg, "half")) o.search.read_overlap_min = -1;
-            else if (parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
                 return fail("invalid --read-overlap '%s' (expected a number of bases >= 1, half or full)",
                             optarg), 1;
             else o.search.read_overlap_min = (int32_t)v;

@@ -705,6 +705,7 @@ out:
             gpuasm_engine_stats(p.eng, &es);
             gpuasm_run_stats rs = {
                 .program = prog, .version = o->version, .device = gpuasm_engine_describe(p.eng),
+                .simd = gpuasm_engine_simd(p.eng),
                 .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
                 .batches = c.batches, .batch_bases = p.max_bases,

@@ -123,7 +123,7 @@ make_reads() {
     "$PYTHON3" - "$T/s.json" "$T/out.sam" "$reads" "$bases" <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
-want = ["program", "version", "device", "lanes", "reads", "bases", "records",
+want = ["program", "version", "device", "simd", "lanes", "reads", "bases", "records",
         "reads_with_hits", "batches", "batch_bases", "wall_s", "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "peak_rss_kb"]
 assert list(s) == want, list(s)
@@ -131,7 +131,8 @@ recs = [l.split("\t") for l in open(sys.argv[2]) if not l.startswith("@")]
 hit_reads = {r[0] for r in recs if not int(r[1]) & 4}
 reads, bases = int(sys.argv[3]), int(sys.argv[4])
 assert s["program"] == "gpuasm-scan", s
-assert s["device"] == "cpu (2 threads)", s
+assert s["simd"] in ("avx512", "avx2", "sse4.1", "scalar"), s
+assert s["device"] == "cpu (2 threads, %s)" % s["simd"], s
 assert s["lanes"] == 1, s
 assert s["reads"] == reads, (s["reads"], reads)
 assert s["bases"] == bases, (s["bases"], bases)

@@ -1,6 +1,7 @@
 /* tap.h -- what the C tests share: TAP output, a seeded splitmix64
  * generator, allocation that aborts.  Header-only (static inline), for
- * test_kernels.c, test_dtw.c and the nvcc-compiled test_dtw_cuda.cu. */
+ * test_kernels.c, test_lanes.c, test_dtw.c and the nvcc-compiled
+ * test_dtw_cuda.cu. */
 #ifndef GPUASM_TEST_TAP_H
 #define GPUASM_TEST_TAP_H
 

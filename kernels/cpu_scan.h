@@ -1,0 +1,49 @@
+/* cpu_scan.h -- the CPU pair walk's configuration and per-run tables
+ * (internal to kernels/; gpuasm_cpu_scan() in search.h is the plain entry).
+ *
+ * The CPU backend (cpu_backend.c) chooses a gpuasm_cpu_cfg once per run
+ * (SIMD level, prefilter, from the knobs of settings.h) and builds one
+ * gpuasm_cpu_prep per target set and search options, shared read-only by
+ * its threads: the PEq of every target short enough to be a pattern, and
+ * the pigeonhole filter (prefilter.h).  Neither changes a hit.
+ */
+#ifndef GPUASM_CPU_SCAN_H
+#define GPUASM_CPU_SCAN_H
+
+#include <stdint.h>
+
+#include "search.h"
+#include "status.h"
+
+typedef struct gpuasm_cpu_cfg {
+    int simd;            /* enum gpuasm_simd_level (cpu_simd.h) */
+    int prefilter;       /* pigeonhole filters: 0 off, 1 where they pay, 2 wherever they apply */
+    int64_t lane_min;    /* text lanes: least text bases per lane; <= 0: the default */
+} gpuasm_cpu_cfg;
+
+/* The defaults: the processor's SIMD level, the filter on. */
+void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg);
+
+typedef struct gpuasm_cpu_prep gpuasm_cpu_prep;
+
+/* Tables for scanning against targets with opt (NULL-safe to free).  Only
+ * the myers kernel on nt16 has any; for other searches *out is an empty
+ * prep.  0, or GPUASM_ERR_NOMEM. */
+int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                          const gpuasm_cpu_cfg *cfg, gpuasm_cpu_prep **out, gpuasm_err *err);
+
+/* Was prep built for these targets and a search that has the same pair
+ * rule and kernel as opt? */
+int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                         const gpuasm_search_opt *opt);
+
+void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep);
+
+/* gpuasm_cpu_scan() with a configuration and tables (prep may be NULL:
+ * the scan then builds what it needs itself). */
+int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *reads, uint32_t first, uint32_t count,
+                        const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                        gpuasm_hits *out, gpuasm_err *err);
+
+#endif

@@ -1,0 +1,120 @@
+/* prefilter.h -- the exact pigeonhole filter for many short patterns
+ * (adapters, primers) against one text (internal to kernels/).
+ *
+ * Pigeonhole (Baeza-Yates & Navarro's partition lemma; Sassy2's prefilter
+ * idea): cut a pattern into k + 1 pieces; an alignment with at most k
+ * differences leaves at least one piece untouched (a substitution or a
+ * deletion lies in one piece, an insertion between two bases of at most
+ * one), so that piece occurs exactly in the text.  A pattern none of whose
+ * pieces occurs exactly in a text has no end hit there, so skipping it
+ * changes nothing: the filter is exact.
+ *
+ * Here every piece is represented by one window of q single bases inside
+ * it (q = the piece length, at most GPUASM_QF_Q and at least
+ * GPUASM_QF_QMIN), and a window "occurs exactly" when the text has the
+ * same single bases there (nt16: a base matches only a code that holds
+ * it; a read's N is code 0 and matches nothing).  Patterns whose pieces
+ * are shorter than GPUASM_QF_QMIN, or have no such window (IUPAC codes),
+ * are never filtered ("always" candidates); a text holding an ambiguity
+ * code other than 0 (reads with --match-read-wildcards) is not filtered
+ * either.
+ */
+#ifndef GPUASM_PREFILTER_H
+#define GPUASM_PREFILTER_H
+
+#include <stdint.h>
+
+#include "search.h"
+
+/* Window lengths (bases) of the target filter: keys of q = 6, 7 and 8
+ * bases (2 q bits each, in one key space of 4^6 + 4^7 + 4^8); the targets'
+ * window index uses q = 8 only. */
+#define GPUASM_QF_Q 8
+#define GPUASM_QF_QMIN 6
+
+typedef struct gpuasm_qfilter {
+    uint32_t n_targets;
+    uint8_t *always;      /* [n_targets] 1: a candidate for every text (not filtered) */
+    uint64_t *present;    /* a bit per key that some window has (an L1-sized first test) */
+    uint32_t *start;      /* targets with key x: ids[start[x] .. start[x+1]) */
+    uint32_t *ids;
+    uint32_t *woff;       /* [like ids] where the window starts in that target */
+    uint32_t *pa, *pb;    /* [like ids] its piece, [pa, pb) of the target */
+    const gpuasm_seqset *targets;   /* the targets indexed (kept by pointer) */
+    uint32_t n_filtered;  /* targets with windows */
+    uint32_t q_used;      /* bit q: some target has windows of q bases */
+} gpuasm_qfilter;
+
+/* Index every target as a possible pattern, with k = gpuasm_pair_k(opt, m)
+ * (targets that can never be a pattern, m <= k, get no windows and are not
+ * "always").  nt16 codes; targets is kept by pointer (a candidate's whole
+ * piece is checked against the text, not only its window).  0, or -1 when
+ * out of memory (f is then empty). */
+int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
+                         const gpuasm_search_opt *opt);
+
+void gpuasm_qfilter_free(gpuasm_qfilter *f);
+
+/* Set mark[t] = stamp for every target with a window occurring exactly in
+ * text[0 .. n).  Returns 1 when the text cannot be filtered (it holds an
+ * ambiguity code): every target is then a candidate; else 0. */
+int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                        uint32_t stamp);
+
+/* Hamming (no shifts): where each target's windows occur in the text, the
+ * window of m bases it fixes: (target, start) with the target's first
+ * base at text position start (possibly outside the text), sorted by
+ * (target, start), each once, in *out (grown).  Every window with at most
+ * k mismatches of a filtered target is one of them.  Returns the number,
+ * -1 when out of memory, or -2 when the text cannot be filtered. */
+typedef struct gpuasm_seed {
+    uint32_t target;
+    int64_t start;
+} gpuasm_seed;
+
+int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
+                             gpuasm_seed **out, size_t *cap);
+
+#endif
+
+/* ---- reads as patterns: the targets' window index -------------------------
+ * The other direction (one read, the pattern, against long targets): every
+ * window of Q single bases of the targets is indexed by its key, once per
+ * run.  A read strand's k + 1 pieces each give one clean window; wherever a
+ * window occurs in a target, an occurrence holding that piece intact ends
+ * within k of where the pattern's end falls, so the union of those end
+ * ranges, widened by k (edit) or not (hamming: no shifts), holds every end
+ * hit (pigeonhole).  A piece without a clean window holds an N (code 0,
+ * matching nothing) in every window and can never be intact: it is left
+ * out.  Target codes other than single bases (IUPAC, N) are not indexed:
+ * every end that an alignment through them could reach is a range too
+ * (ambiguity zones), so the filter stays exact. */
+
+typedef struct gpuasm_tindex {
+    uint32_t *start;      /* [4^Q + 1] windows with key x: pos[start[x] .. start[x+1]) */
+    uint32_t *pos;        /* window starts, positions in the targets' code buffer */
+    uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
+    size_t n_amb;         /* runs */
+    uint64_t n_pos;
+} gpuasm_tindex;
+
+/* One end range of a target: every j in [lo, hi] may be an end hit. */
+typedef struct gpuasm_end_range {
+    uint32_t target;
+    uint64_t lo, hi;
+} gpuasm_end_range;
+
+/* Index the targets (positions must fit 32 bits: returns 1 without an
+ * index when they do not, or when the targets hold more than max_pos
+ * windows).  0, 1, or -1 when out of memory. */
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos);
+void gpuasm_tindex_free(gpuasm_tindex *x);
+
+/* The end ranges of pattern p (m bases, k differences; edit or hamming)
+ * in the targets with in_group[t] == stamp, merged and sorted by (target,
+ * lo), in *out (grown).  Returns the number of ranges, -1 when out of
+ * memory, or -2 when the pattern cannot be filtered (pieces shorter than
+ * Q, or an ambiguity code in the pattern): then every end is possible. */
+int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                             uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
+                             uint32_t stamp, gpuasm_end_range **out, size_t *cap);

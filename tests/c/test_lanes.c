@@ -1,0 +1,602 @@
+/* test_lanes.c -- seeded random differential tests of the CPU's SIMD lanes
+ * (kernels/myers_lanes.h) and the pigeonhole filter (kernels/prefilter.h).
+ * Output is TAP.
+ *
+ *   (a) text lanes at every SIMD level this processor has: one pattern
+ *       (m = 1..300, the word boundaries, k from 0 to 63) against lists of
+ *       texts whose total is cut into lane pieces; occurrences are planted
+ *       across the piece boundaries, where a lane's lead-in must be right.
+ *       Every (text, j, D) must equal gpuasm_myers_cpu_pair()'s (the scalar
+ *       twin) text by text, and on small cases the naive DP.
+ *   (b) pattern lanes: 1..40 patterns of 1..128 bases, each its own k,
+ *       against one text with planted copies: every (pattern, j, D) equals
+ *       the scalar twin's, and on small cases the naive DP.
+ *   (c) the filter: every target with an end hit in a text (naive DP) is a
+ *       candidate of gpuasm_qfilter_mark(), and on random texts most
+ *       filtered targets are not (the filter does drop work).
+ *   (d) the targets' window index (reads as patterns): every end with
+ *       D <= k (naive DP; naive Hamming count in hamming mode) lies in one
+ *       of the end ranges, with IUPAC and N runs in the targets and N in
+ *       the reads; and the ranges cover little of random text.
+ *   (e) the levels the processor lacks are reported as skipped.
+ *
+ * GPUASM_TEST_SEED varies the cases.  Exit status 0 when all passed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu_simd.h"
+#include "myers_cpu.h"
+#include "myers_lanes.h"
+#include "naive_dp.h"
+#include "nt16.h"
+#include "prefilter.h"
+#include "search.h"
+#include "tap.h"
+
+/* TAP, diagnostics, allocation and the generator: tap.h */
+
+/* Alphabets: single bases; some 0 (N in a read); any IUPAC code; two bases. */
+static uint8_t rnd_base(int al)
+{
+    static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+    switch (al) {
+    case 1: return chance(0.08) ? 0 : acgt[rnd() & 3];
+    case 2: return chance(0.15) ? (uint8_t)below(16) : acgt[rnd() & 3];
+    case 3: return (uint8_t)(1 + (rnd() & 1));
+    default: return acgt[rnd() & 3];
+    }
+}
+static void rnd_seq(uint8_t *s, uint64_t n, int al)
+{
+    for (uint64_t i = 0; i < n; i++) s[i] = rnd_base(al);
+}
+
+/* dst <- src with about rate*len edits; dst has room for 2 len. */
+static uint64_t mutate(const uint8_t *src, uint64_t len, double rate, int al, uint8_t *dst)
+{
+    uint64_t o = 0;
+    for (uint64_t i = 0; i < len; i++) {
+        if (!chance(rate)) { dst[o++] = src[i]; continue; }
+        switch (below(3)) {
+        case 0: dst[o++] = rnd_base(al); break;
+        case 1: dst[o++] = rnd_base(al); dst[o++] = src[i]; break;
+        default: break;
+        }
+    }
+    return o;
+}
+
+/* Write a mutated copy of p over t at position at (clipped to n). */
+static void plant(uint8_t *t, uint64_t n, uint64_t at, const uint8_t *p, uint32_t m, double rate, int al)
+{
+    uint8_t *buf = xmalloc(2 * (size_t)m + 2);
+    uint64_t l = mutate(p, m, rate, al, buf);
+    for (uint64_t i = 0; i < l && at + i < n; i++) t[at + i] = buf[i];
+    free(buf);
+}
+
+/* ---- collecting (j, D) streams ---------------------------------------------- */
+
+typedef struct { uint64_t j; int32_t d; } jd;
+typedef struct { jd *a; size_t n, cap; } jd_list;
+
+static void collect(void *ctx, uint64_t j, int32_t d)
+{
+    jd_list *l = ctx;
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->a = realloc(l->a, l->cap * sizeof(jd));
+        if (!l->a) abort();
+    }
+    l->a[l->n].j = j;
+    l->a[l->n].d = d;
+    l->n++;
+}
+
+/* Do the lane hits with id `id` (a run of ws->hit from *pos) equal the
+ * reference list?  Advances *pos past them. */
+static int same_stream(const gpuasm_lanes_ws *ws, size_t *pos, uint32_t id, const jd_list *ref,
+                       const char *what)
+{
+    size_t i = *pos, r = 0;
+    int ok = 1;
+    for (; i < ws->n_hit && ws->hit[i].id == id; i++, r++) {
+        if (r >= ref->n || ws->hit[i].j != ref->a[r].j || ws->hit[i].d != ref->a[r].d) {
+            diag("%s: id %u hit %zu: lanes j=%" PRIu64 " d=%d, reference %s j=%" PRIu64 " d=%d", what,
+                 id, r, ws->hit[i].j, ws->hit[i].d, r < ref->n ? "" : "(none)",
+                 r < ref->n ? ref->a[r].j : 0, r < ref->n ? ref->a[r].d : 0);
+            ok = 0;
+            break;
+        }
+    }
+    if (ok && r != ref->n) {
+        diag("%s: id %u: lanes have %zu hits, the reference %zu", what, id, r, ref->n);
+        ok = 0;
+    }
+    while (i < ws->n_hit && ws->hit[i].id == id) i++;
+    *pos = i;
+    return ok;
+}
+
+/* The naive DP's positions with D <= k. */
+static void naive_list(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n, int32_t k, jd_list *out)
+{
+    int32_t *last = xmalloc(((size_t)n + 1) * sizeof(int32_t));
+    if (gpuasm_naive_dp(p, m, t, n, last) < 0) abort();
+    out->n = 0;
+    for (uint64_t j = 0; j < n; j++)
+        if (last[j] <= k) collect(out, j, last[j]);
+    free(last);
+}
+
+static int same_list(const jd_list *a, const jd_list *b)
+{
+    if (a->n != b->n) return 0;
+    for (size_t i = 0; i < a->n; i++)
+        if (a->a[i].j != b->a[i].j || a->a[i].d != b->a[i].d) return 0;
+    return 1;
+}
+
+/* ---- (a) text lanes ----------------------------------------------------------- */
+
+/* One case: pattern m, k, n_texts texts; occurrences planted at the lane
+ * piece boundaries.  Returns 1 when the lanes equal the scalar twin (and
+ * the naive DP when `naive`).  *hits counts the positions compared. */
+static int text_case(int level, gpuasm_lanes_ws *ws, uint32_t m, int32_t k, uint32_t n_texts,
+                     uint64_t max_len, int naive, size_t *hits)
+{
+    const int L = gpuasm_simd_lanes(level);
+    const int al_p = (int)below(4), al_t = (int)below(4);
+    uint8_t *p = xmalloc(m);
+    rnd_seq(p, m, al_p);
+    gpuasm_lane_text *tx = xmalloc(n_texts * sizeof *tx);
+    uint8_t **buf = xmalloc(n_texts * sizeof *buf);
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < n_texts; t++) {
+        uint64_t n = 1 + below(max_len);
+        buf[t] = xmalloc(n);
+        rnd_seq(buf[t], n, al_t);
+        for (int c = 0; c < 3; c++)
+            if (chance(0.6)) plant(buf[t], n, below(n), p, m, 0.15 * chance(0.8), al_t);
+        tx[t].code = buf[t];
+        tx[t].n = n;
+        total += n;
+    }
+    /* Occurrences ending just before, at and after each lane boundary. */
+    const uint64_t share = total / (uint64_t)L + (total % (uint64_t)L != 0);
+    for (int l = 1; l < L; l++) {
+        uint64_t gpos = (uint64_t)l * share, g = 0;
+        for (uint32_t t = 0; t < n_texts; t++) {
+            if (gpos < g + tx[t].n) {
+                uint64_t at = gpos - g, back = below((uint64_t)m + (uint64_t)k + 3);
+                plant(buf[t], tx[t].n, at > back ? at - back : 0, p, m, 0.1 * chance(0.7), al_t);
+                break;
+            }
+            g += tx[t].n;
+        }
+    }
+    uint64_t *peq = xmalloc(gpuasm_myers_peq_words(m) * sizeof(uint64_t));
+    gpuasm_myers_peq_nt16(peq, p, m);
+    int ok = gpuasm_text_lanes(level, ws, peq, m, k, tx, n_texts) == 0;
+    if (!ok) diag("text lanes returned an error (m=%u k=%d)", m, k);
+    size_t pos = 0;
+    jd_list ref = {0}, nv = {0};
+    for (uint32_t t = 0; t < n_texts && ok; t++) {
+        ref.n = 0;
+        if (gpuasm_myers_cpu_pair(p, m, tx[t].code, tx[t].n, k, collect, &ref) < 0) abort();
+        *hits += ref.n;
+        char what[96];
+        snprintf(what, sizeof what, "%s text lanes m=%u k=%d text %u/%u n=%" PRIu64,
+                 gpuasm_simd_name(level), m, k, t, n_texts, tx[t].n);
+        ok = same_stream(ws, &pos, t, &ref, what);
+        if (ok && naive) {
+            naive_list(p, m, tx[t].code, tx[t].n, k, &nv);
+            if (!same_list(&ref, &nv)) {
+                diag("%s: the scalar twin differs from the naive DP", what);
+                ok = 0;
+            }
+        }
+    }
+    if (ok && pos != ws->n_hit) {
+        diag("text lanes m=%u k=%d: %zu hits with ids out of order or range", m, k, ws->n_hit - pos);
+        ok = 0;
+    }
+    free(ref.a);
+    free(nv.a);
+    for (uint32_t t = 0; t < n_texts; t++) free(buf[t]);
+    free(buf);
+    free(tx);
+    free(peq);
+    free(p);
+    return ok;
+}
+
+static void test_text_lanes(int level, gpuasm_lanes_ws *ws)
+{
+    const char *ln = gpuasm_simd_name(level);
+    /* Every m up to 140 (one and three words), a few k each. */
+    int ok = 1;
+    size_t hits = 0, cases = 0;
+    for (uint32_t m = 1; m <= 140 && ok; m++) {
+        const int32_t ks[4] = { 0, 1, (int32_t)(m / 10), (int32_t)below(m < 64 ? m : 64) };
+        for (int q = 0; q < 4 && ok; q++) {
+            if (ks[q] >= (int32_t)m) continue;
+            ok = text_case(level, ws, m, ks[q], 1 + (uint32_t)below(5), 600, m <= 70, &hits);
+            cases++;
+        }
+    }
+    tap(ok, "%s text lanes m=1..140: %zu cases, %zu positions equal the scalar twin (and the naive "
+        "DP for m <= 70)", ln, cases, hits);
+    static const uint32_t edge[] = { 63, 64, 65, 127, 128, 129, 191, 192, 193, 255, 256, 257, 300 };
+    ok = 1;
+    hits = cases = 0;
+    for (size_t e = 0; e < sizeof edge / sizeof edge[0] && ok; e++) {
+        for (int c = 0; c < 12 && ok; c++) {
+            const uint32_t m = edge[e];
+            const int32_t k = c < 4 ? (int32_t)below(64) : c < 8 ? (int32_t)(m / 10) : 63;
+            ok = text_case(level, ws, m, k, 1 + (uint32_t)below(9), 3000, c < 2, &hits);
+            cases++;
+        }
+    }
+    tap(ok, "%s text lanes at word boundaries (m = 63 .. 300, k up to 63): %zu cases, %zu positions "
+        "equal the scalar twin", ln, cases, hits);
+    /* Many texts, some shorter than the lead-in, and one long text. */
+    ok = 1;
+    hits = cases = 0;
+    for (int c = 0; c < 40 && ok; c++) {
+        const uint32_t m = 20 + (uint32_t)below(130);
+        ok = text_case(level, ws, m, (int32_t)(m / 10), 1 + (uint32_t)below(60), c % 2 ? 40 : 400,
+                       c < 10, &hits);
+        cases++;
+    }
+    for (int c = 0; c < 4 && ok; c++) {
+        const uint32_t m = 101 + (uint32_t)below(50);
+        ok = text_case(level, ws, m, (int32_t)(m / 10), 1, 50000, 0, &hits);
+        cases++;
+    }
+    tap(ok, "%s text lanes, 1..60 texts of 1..400 bases and single 50 kb texts: %zu cases, %zu "
+        "positions equal the scalar twin", ln, cases, hits);
+}
+
+/* ---- (b) pattern lanes ------------------------------------------------------- */
+
+static int pattern_case(int level, gpuasm_lanes_ws *ws, uint32_t n_pat, uint64_t n, int naive,
+                        size_t *hits)
+{
+    const int al = (int)below(4);
+    gpuasm_lane_pattern *pl = xmalloc(n_pat * sizeof *pl);
+    uint8_t **pat = xmalloc(n_pat * sizeof *pat);
+    uint64_t *peq = xmalloc((size_t)n_pat * 32 * sizeof(uint64_t));
+    uint8_t *t = xmalloc(n);
+    rnd_seq(t, n, (int)below(4));
+    /* One-word patterns first, then two-word ones (65..128 bases), as the
+     * kernel takes them; the word boundaries often. */
+    const uint32_t n_narrow = (uint32_t)below(n_pat + 1);
+    for (uint32_t i = 0; i < n_pat; i++) {
+        const uint32_t m = i < n_narrow ? (chance(0.2) ? 64 - (uint32_t)below(3) : 1 + (uint32_t)below(64))
+                                        : (chance(0.2) ? 65 + (uint32_t)below(2) + 62 * (uint32_t)below(2)
+                                                       : 65 + (uint32_t)below(64));
+        pat[i] = xmalloc(m);
+        rnd_seq(pat[i], m, al);
+        if (chance(0.5)) plant(t, n, below(n), pat[i], m, 0.1 * chance(0.7), al);
+        gpuasm_myers_peq_nt16(peq + 32 * (size_t)i, pat[i], m);
+        pl[i].peq = peq + 32 * (size_t)i;
+        pl[i].m = m;
+        pl[i].k = (int32_t)(chance(0.3) ? below(m) : m / 10);
+    }
+    int ok = gpuasm_pattern_lanes(level, ws, pl, n_pat, t, n) == 0;
+    if (!ok) diag("pattern lanes returned an error");
+    size_t pos = 0;
+    jd_list ref = {0}, nv = {0};
+    for (uint32_t i = 0; i < n_pat && ok; i++) {
+        ref.n = 0;
+        if (gpuasm_myers_cpu_pair(pat[i], pl[i].m, t, n, pl[i].k, collect, &ref) < 0) abort();
+        *hits += ref.n;
+        char what[96];
+        snprintf(what, sizeof what, "%s pattern lanes pattern %u/%u m=%u k=%d n=%" PRIu64,
+                 gpuasm_simd_name(level), i, n_pat, pl[i].m, pl[i].k, n);
+        ok = same_stream(ws, &pos, i, &ref, what);
+        if (ok && naive) {
+            naive_list(pat[i], pl[i].m, t, n, pl[i].k, &nv);
+            if (!same_list(&ref, &nv)) {
+                diag("%s: the scalar twin differs from the naive DP", what);
+                ok = 0;
+            }
+        }
+    }
+    if (ok && pos != ws->n_hit) {
+        diag("pattern lanes: %zu hits with ids out of order or range", ws->n_hit - pos);
+        ok = 0;
+    }
+    free(ref.a);
+    free(nv.a);
+    for (uint32_t i = 0; i < n_pat; i++) free(pat[i]);
+    free(pat);
+    free(pl);
+    free(peq);
+    free(t);
+    return ok;
+}
+
+static void test_pattern_lanes(int level, gpuasm_lanes_ws *ws)
+{
+    int ok = 1;
+    size_t hits = 0, cases = 0;
+    for (int c = 0; c < 400 && ok; c++) {
+        ok = pattern_case(level, ws, 1 + (uint32_t)below(40), 1 + below(c % 4 ? 300 : 3000), c < 100,
+                          &hits);
+        cases++;
+    }
+    tap(ok, "%s pattern lanes: %zu cases of 1..40 patterns (m 1..128, own k), %zu positions equal "
+        "the scalar twin (and the naive DP on 100)", gpuasm_simd_name(level), cases, hits);
+}
+
+/* ---- (c) the filter ------------------------------------------------------------ */
+
+static void test_filter(void)
+{
+    int ok = 1, ok_seeds = 1;
+    size_t needed = 0, marked_filtered = 0, filtered = 0, texts = 0, windows = 0;
+    gpuasm_seed *seeds = NULL;
+    size_t seed_cap = 0;
+    for (int c = 0; c < 60 && ok; c++) {
+        /* 40 targets (some with IUPAC codes, some short) as patterns. */
+        const uint32_t nt = 40;
+        uint64_t *off = xmalloc((nt + 1) * sizeof(uint64_t));
+        uint8_t *code = xmalloc(nt * 130);
+        off[0] = 0;
+        for (uint32_t t = 0; t < nt; t++) {
+            const uint64_t m = 4 + below(120);
+            rnd_seq(code + off[t], m, chance(0.2) ? 2 : 0);
+            off[t + 1] = off[t] + m;
+        }
+        gpuasm_seqset tg = { nt, off, code };
+        gpuasm_search_opt opt = { .max_diffs = c % 3 ? -1 : (int32_t)below(6), .error_rate = 0.05 + 0.1 * (c % 2) };
+        gpuasm_qfilter f;
+        if (gpuasm_qfilter_build(&f, &tg, &opt) < 0) abort();
+        uint32_t *mark = calloc(nt, sizeof(uint32_t));
+        for (int x = 0; x < 20 && ok; x++) {
+            /* A read: random (N sometimes) with mutated copies of targets. */
+            const uint64_t n = 50 + below(250);
+            uint8_t *t = xmalloc(n);
+            rnd_seq(t, n, x % 5 == 4 ? 2 : 1);
+            for (int q = 0; q < 3; q++) {
+                const uint32_t tt = (uint32_t)below(nt);
+                plant(t, n, below(n), code + off[tt], (uint32_t)(off[tt + 1] - off[tt]), 0.08, 1);
+            }
+            const uint32_t stamp = (uint32_t)(c * 100 + x + 1);
+            const int all = gpuasm_qfilter_mark(&f, t, n, mark, stamp);
+            const int64_t ns = gpuasm_qfilter_seeds(&f, t, n, &seeds, &seed_cap);
+            if (ns == -1) abort();
+            if ((ns == -2) != all) {
+                diag("filter: mark says %sfilterable, seeds say %sfilterable", all ? "un" : "", ns == -2 ? "un" : "");
+                ok_seeds = 0;
+            }
+            texts++;
+            /* Hamming: every window with <= k mismatches of a filtered
+             * target is a seed (target, start). */
+            for (uint32_t tt = 0; tt < nt && ok_seeds && ns >= 0; tt++) {
+                const uint32_t m = (uint32_t)(off[tt + 1] - off[tt]);
+                const int32_t k = gpuasm_pair_k(&opt, m);
+                if (!gpuasm_pair_searched(m, k, n) || f.always[tt] || n < m) continue;
+                int32_t *last = xmalloc(n * sizeof(int32_t));
+                gpuasm_naive_hamming(code + off[tt], m, t, n, 0, last);
+                for (uint64_t j = m - 1; j < n && ok_seeds; j++) {
+                    if (last[j] > k) continue;
+                    windows++;
+                    const int64_t st = (int64_t)j + 1 - (int64_t)m;
+                    int found = 0;
+                    for (int64_t q = 0; q < ns && !found; q++) found = seeds[q].target == tt && seeds[q].start == st;
+                    if (!found) {
+                        diag("filter: target %u (m=%u k=%d) window at %" PRId64 " has %d mismatches but is no seed",
+                             tt, m, k, st, last[j]);
+                        ok_seeds = 0;
+                    }
+                }
+                free(last);
+            }
+            for (uint32_t tt = 0; tt < nt && ok; tt++) {
+                const uint32_t m = (uint32_t)(off[tt + 1] - off[tt]);
+                const int32_t k = gpuasm_pair_k(&opt, m);
+                if (!gpuasm_pair_searched(m, k, n)) continue;
+                const int cand = all || f.always[tt] || mark[tt] == stamp;
+                if (!f.always[tt] && !all) {
+                    filtered++;
+                    marked_filtered += mark[tt] == stamp;
+                }
+                int32_t *last = xmalloc(n * sizeof(int32_t));
+                if (gpuasm_naive_dp(code + off[tt], m, t, n, last) < 0) abort();
+                int has = 0;
+                for (uint64_t j = 0; j < n; j++) has |= last[j] <= k;
+                free(last);
+                needed += has;
+                if (has && !cand) {
+                    diag("filter: target %u (m=%u k=%d) has a hit but is not a candidate", tt, m, k);
+                    ok = 0;
+                }
+            }
+            free(t);
+        }
+        free(mark);
+        gpuasm_qfilter_free(&f);
+        free(off);
+        free(code);
+    }
+    tap(ok, "pigeonhole filter: every one of %zu (target, text) pairs with a hit is a candidate "
+        "(%zu texts)", needed, texts);
+    tap(ok && filtered > 0 && marked_filtered * 2 < filtered,
+        "pigeonhole filter drops work: %zu of %zu filtered pairs are candidates", marked_filtered,
+        filtered);
+    tap(ok_seeds && windows > 0, "pigeonhole filter, hamming: all %zu windows with <= k mismatches are "
+        "seeds", windows);
+    free(seeds);
+}
+
+/* ---- (d) the targets' window index -------------------------------------------- */
+
+static void test_tindex(void)
+{
+    int ok = 1;
+    size_t ends = 0, cases = 0, unfiltered = 0;
+    uint64_t covered = 0, text_total = 0;
+    for (int c = 0; c < 50 && ok; c++) {
+        /* 1..6 targets of up to 6 kb, some with IUPAC codes and N runs. */
+        const uint32_t nt = 1 + (uint32_t)below(6);
+        uint64_t *off = xmalloc((nt + 1) * sizeof(uint64_t));
+        uint8_t *code = xmalloc((size_t)nt * 6000);
+        off[0] = 0;
+        for (uint32_t t = 0; t < nt; t++) {
+            const uint64_t n = 1 + below(6000);
+            rnd_seq(code + off[t], n, chance(0.3) ? 2 : 0);
+            if (chance(0.3)) {   /* an N run */
+                const uint64_t a = below(n), l = 1 + below(40);
+                for (uint64_t i = a; i < a + l && i < n; i++) code[off[t] + i] = 15;
+            }
+            off[t + 1] = off[t] + n;
+        }
+        gpuasm_seqset tg = { nt, off, code };
+        gpuasm_tindex x;
+        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30) != 0) abort();
+        uint32_t *in = xmalloc(nt * sizeof(uint32_t));
+        for (uint32_t t = 0; t < nt; t++) in[t] = 7;
+        gpuasm_end_range *rg = NULL;
+        size_t cap = 0;
+        for (int r = 0; r < 15 && ok; r++) {
+            /* A read: a mutated piece of a target (often over an N run or
+             * an end), or random; N in it sometimes. */
+            const uint32_t m = 20 + (uint32_t)below(280);
+            uint8_t *p = xmalloc(2 * (size_t)m + 2);
+            const uint32_t t0 = (uint32_t)below(nt);
+            const uint64_t n0 = off[t0 + 1] - off[t0];
+            if (chance(0.8) && n0 > 1) {
+                const uint64_t a = below(n0);
+                uint8_t *src = xmalloc(m);
+                for (uint32_t i = 0; i < m; i++) {
+                    const uint8_t b = code[off[t0] + (a + i) % n0];
+                    src[i] = (b == 1 || b == 2 || b == 4 || b == 8) ? b : (uint8_t)(1u << (rnd() & 3));
+                }
+                uint64_t l = mutate(src, m, 0.02 + 0.06 * chance(0.5), 0, p);
+                free(src);
+                while (l < m) p[l++] = 1;
+            } else {
+                rnd_seq(p, m, 0);
+            }
+            if (chance(0.3)) p[below(m)] = 0;   /* an N in the read */
+            const int hamming = r % 3 == 2;
+            const int32_t k = chance(0.5) ? (int32_t)(m / 10) : (int32_t)below(m / 9 + 1);
+            const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, hamming, in, 7, &rg, &cap);
+            cases++;
+            if (nr == -2) { unfiltered++; free(p); continue; }
+            if (nr < 0) abort();
+            for (uint32_t t = 0; t < nt && ok; t++) {
+                const uint64_t n = off[t + 1] - off[t];
+                int32_t *last = xmalloc(n * sizeof(int32_t));
+                if (hamming) gpuasm_naive_hamming(p, m, code + off[t], n, 0, last);
+                else if (gpuasm_naive_dp(p, m, code + off[t], n, last) < 0) abort();
+                if (!x.n_amb) text_total += n;   /* the coverage of targets without IUPAC codes */
+                int64_t q = 0;
+                for (uint64_t j = 0; j < n && ok; j++) {
+                    if (last[j] > k) continue;
+                    ends++;
+                    while (q < nr && (rg[q].target < t || (rg[q].target == t && rg[q].hi < j))) q++;
+                    if (q >= nr || rg[q].target != t || rg[q].lo > j) {
+                        diag("window index: %s m=%u k=%d target %u end %" PRIu64 " D=%d is in no range",
+                             hamming ? "hamming" : "edit", m, k, t, j, last[j]);
+                        ok = 0;
+                    }
+                }
+                free(last);
+            }
+            for (int64_t q = 0; q < nr && !x.n_amb; q++) covered += rg[q].hi - rg[q].lo + 1;
+            free(p);
+        }
+        free(rg);
+        free(in);
+        gpuasm_tindex_free(&x);
+        free(off);
+        free(code);
+    }
+    tap(ok, "targets' window index: all %zu ends with D <= k lie in the end ranges (%zu reads, %zu "
+        "not filterable)", ends, cases, unfiltered);
+    /* Hand-made: the only intact piece lies over an N run (not indexed),
+     * every other piece has one substitution, so only the ambiguity zone
+     * can find the occurrence; the piece first, in the middle, last. */
+    int ok2 = 1;
+    for (int c = 0; c < 60 && ok2; c++) {
+        const uint32_t m = 60 + (uint32_t)below(200);
+        const int32_t k = (int32_t)(m / 10);
+        const uint32_t pieces = (uint32_t)k + 1;
+        const uint32_t keep = c % 3 == 0 ? 0 : c % 3 == 1 ? pieces / 2 : pieces - 1;
+        const uint64_t pre = 500 + below(500), n = pre + m + 500;
+        uint8_t *tx = xmalloc(n), *p = xmalloc(m);
+        rnd_seq(tx, n, 0);
+        memcpy(p, tx + pre, m);
+        const uint32_t a = keep * m / pieces, b = (keep + 1) * m / pieces;
+        for (uint32_t i = a; i < b; i++) tx[pre + i] = 15;   /* N under the kept piece */
+        for (uint32_t q = 0; q < pieces; q++) {
+            if (q == keep) continue;
+            const uint32_t i = q * m / pieces + (uint32_t)below((q + 1) * m / pieces - q * m / pieces);
+            p[i] = (uint8_t)(p[i] == 1 ? 2 : 1);
+        }
+        uint64_t off[2] = { 0, n };
+        gpuasm_seqset tg = { 1, off, tx };
+        gpuasm_tindex x;
+        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30) != 0) abort();
+        uint32_t in = 1;
+        gpuasm_end_range *rg = NULL;
+        size_t cap = 0;
+        const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, &rg, &cap);
+        int32_t *last = xmalloc(n * sizeof(int32_t));
+        if (gpuasm_naive_dp(p, m, tx, n, last) < 0) abort();
+        const uint64_t j = pre + m - 1;
+        int in_range = 0;
+        for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
+        if (last[j] > k || !in_range) {
+            diag("window index, piece %u of %u over N: end %" PRIu64 " D=%d (k %d) %s", keep, pieces, j,
+                 last[j], k, in_range ? "in a range" : "in no range");
+            ok2 = 0;
+        }
+        free(last);
+        free(rg);
+        gpuasm_tindex_free(&x);
+        free(tx);
+        free(p);
+    }
+    tap(ok2, "targets' window index: 60 occurrences whose only intact piece lies over N are in the "
+        "ambiguity zones");
+    tap(ok && text_total && covered * 4 < text_total,
+        "targets' window index: the ranges cover %.1f%% of the text of targets without IUPAC codes",
+        text_total ? 100.0 * (double)covered / (double)text_total : 0.0);
+}
+
+int main(void)
+{
+    const char *seed_s = getenv("GPUASM_TEST_SEED");
+    const uint64_t seed = seed_s && *seed_s ? strtoull(seed_s, NULL, 0) : 20251124;
+    const int have = gpuasm_simd_detect();
+    printf("# seed %" PRIu64 ", this processor: %s\n", seed, gpuasm_simd_name(have));
+    gpuasm_lanes_ws ws;
+    memset(&ws, 0, sizeof ws);
+    for (int level = GPUASM_SIMD_SSE41; level < GPUASM_N_SIMD; level++) {
+        if (level > have) {
+            tap(1, "# SKIP %s: this processor does not have it", gpuasm_simd_name(level));
+            continue;
+        }
+        rng = seed ^ (uint64_t)level;
+        test_text_lanes(level, &ws);
+        test_pattern_lanes(level, &ws);
+    }
+    rng = seed ^ 0xf117;
+    test_filter();
+    rng = seed ^ 0x7d3;
+    test_tindex();
+    gpuasm_lanes_ws_free(&ws);
+    printf("1..%d\n", n_tests);
+    printf("# %d of %d failed\n", n_failed, n_tests);
+    return n_failed ? 1 : 0;
+}
