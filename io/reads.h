@@ -65,6 +65,11 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
 /* The input's header (R1's; empty for FASTA/FASTQ). */
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r);
 
+/* A warning about the input met on the way (for now: a BGZF file without
+ * its end-of-file block, which may be cut short), or NULL.  Complete once
+ * the input has been read to its end. */
+const char *gpuasm_reader_warning(const gpuasm_reader *r);
+
 /* Reads read so far (primary records, both mates of paired files, one read
  * ahead included); safe to call from any thread while another reads (for
  * the progress line). */

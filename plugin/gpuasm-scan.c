@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +25,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "output_file.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
@@ -111,6 +114,80 @@ static void usage(FILE *fp)
 "      --stats FILE          write run statistics to FILE as JSON\n"
 "  -h, --help                this help\n"
 "  -V, --version             version of gpuasm-scan and htslib\n");
+}
+
+/* ---- signals ----------------------------------------------------------------------
+ *
+ * SIGINT, SIGTERM and SIGHUP (those not ignored when the program started,
+ * as under nohup) are blocked in every thread and taken by one watcher
+ * thread with sigwait(), so no handler runs inside htslib or a lock.  The
+ * first one stops the run (gpuasm_scan_interrupt: every stage notices it
+ * between batches, the -o and --stats files are removed as for any
+ * failure); main() then prints one line and dies of the same signal, so
+ * that the shell sees 128 + N and a script stops as it would for samtools
+ * (which the signal kills outright).  Should the run not end within
+ * STOP_GRACE_S (a read blocked on a FIFO without a writer, a long scan),
+ * or a second signal come, the watcher removes the temporary output files
+ * itself and the signal kills the process at once. */
+#define STOP_GRACE_S 2
+
+static sigset_t stop_signals;
+static _Atomic int stop_signal;   /* the signal that stopped the run, or 0 */
+
+static void *signal_watcher(void *arg)
+{
+    (void)arg;
+    int sig = 0;
+    if (sigwait(&stop_signals, &sig) != 0) return NULL;
+    stop_signal = sig;
+    char why[64];
+    snprintf(why, sizeof why, "interrupted by SIG%s", sig == SIGINT ? "INT" : sig == SIGTERM ? "TERM"
+             : sig == SIGHUP ? "HUP" : "NAL");
+    gpuasm_scan_interrupt(why);
+    struct timespec grace = { STOP_GRACE_S, 0 };
+    sigtimedwait(&stop_signals, NULL, &grace);   /* a second signal, or the grace period */
+    gpuasm_outfiles_remove_pending();
+    signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    raise(sig);
+    return NULL;
+}
+
+/* Block the stop signals and start the watcher, before any other thread
+ * exists (threads inherit the mask).  Returns 0, or -1 (no watcher: the
+ * signals keep their default action). */
+static int watch_signals(void)
+{
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    sigemptyset(&stop_signals);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&stop_signals, sigs[i]);
+    }
+    pthread_t tid;
+    pthread_attr_t attr;
+    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0) return -1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int r = pthread_create(&tid, &attr, signal_watcher, NULL);
+    pthread_attr_destroy(&attr);
+    if (r != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* After an interrupted run: die of the signal that stopped it. */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    raise(sig);   /* pending while blocked ... */
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);   /* ... and delivered here */
 }
 
 static void fail(const char *fmt, const char *arg)
@@ -225,6 +302,7 @@ int main(int argc, char **argv)
     kstring_t rg_fields = KS_INITIALIZE, rg = KS_INITIALIZE, rg_id = KS_INITIALIZE;
     kstring_t cl = KS_INITIALIZE;
 
+    watch_signals();
     opterr = 0;  /* our own messages, one line each */
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
@@ -410,6 +488,7 @@ int main(int argc, char **argv)
     char err[1024];
     if (gpuasm_scan_run(prog, &o, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
+        if (stop_signal) die_of(stop_signal);
         goto out;
     }
     ret = 0;

@@ -27,7 +27,7 @@
  * `failed`, so all threads leave, and the caller's writer close removes
  * the -o file.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -595,23 +595,115 @@ static void free_slots(pipe_t *p)
     free(p->report_q.q);
 }
 
+/* ---- interruption (gpuasm_scan_interrupt) ------------------------------------ */
+
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static pipe_t *running;          /* the pipeline whose threads run, or NULL (run_lock) */
+static int interrupted;          /* (run_lock) */
+static char interrupt_why[128];  /* (run_lock) */
+
+void gpuasm_scan_interrupt(const char *why)
+{
+    pthread_mutex_lock(&run_lock);
+    if (!interrupted) {
+        interrupted = 1;
+        snprintf(interrupt_why, sizeof interrupt_why, "%s", why ? why : "interrupted");
+    }
+    /* run_lock is never taken with p->lock held: no lock-order cycle. */
+    if (running) fail(running, interrupt_why);
+    pthread_mutex_unlock(&run_lock);
+}
+
+/* Register p as the running pipeline (or none); an interruption that came
+ * before stops it at once. */
+static void set_running(pipe_t *p)
+{
+    pthread_mutex_lock(&run_lock);
+    running = p;
+    if (p && interrupted) fail(p, interrupt_why);
+    pthread_mutex_unlock(&run_lock);
+}
+
+/* -1 with err when the run was interrupted (checked between setup steps). */
+static int check_interrupt(char *err, size_t errlen)
+{
+    int r = 0;
+    pthread_mutex_lock(&run_lock);
+    if (interrupted) {
+        snprintf(err, errlen, "%s", interrupt_why);
+        r = -1;
+    }
+    pthread_mutex_unlock(&run_lock);
+    return r;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+/* Refuse outputs that would destroy an input (issue #12: "-o r.fq r.fq"
+ * deleted the reads): the same file, through links too.  0, or -1 with err. */
+static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
+{
+    const char *in[] = { o->reads_path, o->reads_path2, o->targets_path, o->reference };
+    const char *what[] = { "the reads file", "the second reads file", "the targets file",
+                           "the reference (-T)" };
+    const char *out[] = { o->out_path, o->stats_path };
+    const char *flag[] = { "-o", "--stats" };
+    for (int k = 0; k < 2; k++) {
+        /* Standard output counts only where it is a regular file (a redirection). */
+        if (k == 1 && !o->stats_path) continue;
+        int i = gpuasm_output_is_input(out[k], in, sizeof in / sizeof in[0]);
+        if (i >= 0) {
+            char who[1024];
+            if (out[k] && strcmp(out[k], "-"))
+                snprintf(who, sizeof who, "%s %s", flag[k], out[k]);
+            else
+                snprintf(who, sizeof who, "standard output");
+            snprintf(err, errlen, "%s: this output is %s %s (the same file): refusing to "
+                     "overwrite an input", who, what[i], in[i]);
+            return -1;
+        }
+    }
+    if (o->stats_path && strcmp(o->stats_path, "-") &&
+        ((o->out_path && !strcmp(o->out_path, o->stats_path)) ||
+         gpuasm_output_is_input(o->stats_path, (const char *const[]){ o->out_path }, 1) >= 0 ||
+         (!o->out_path && gpuasm_output_is_input(NULL, (const char *const[]){ o->stats_path }, 1) >= 0))) {
+        snprintf(err, errlen, "--stats %s: this is also the SAM output", o->stats_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Remove the result a committed output left (only when a later step of a
+ * successful run failed: a --stats file that could not be moved into place). */
+static void remove_result(const char *path)
+{
+    struct stat st;
+    char *real = path && strcmp(path, "-") ? realpath(path, NULL) : NULL;
+    if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) unlink(real);
+    free(real);
+}
+
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
     double t_start = gpuasm_now_s();
-    int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0;
+    int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0, stats_ok = 0;
     gpuasm_targets t;
     gpuasm_writer *w = NULL;
     FILE *stats_fp = NULL;
+    gpuasm_outfile stats_of;
     gpuasm_err why, fallback;
     pipe_t p;
     counts_t c = { 0 };
     progress_t pg = { .prog = prog };
     memset(&p, 0, sizeof p);
+    memset(&stats_of, 0, sizeof stats_of);
     p.o = o;
     p.t = &t;
 
+    if (check_outputs(o, err, errlen) < 0) return -1;
     if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) return -1;
     targets_ok = 1;
+    if (check_interrupt(err, errlen) < 0) goto out;
     if (t.n_dup && says(o, HTS_LOG_WARNING)) {
         const char *d = t.desc[t.first_dup];
         fprintf(stderr, "%s: warning: %s: %u duplicate target name%s made unique with a _N "
@@ -647,9 +739,11 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
         snprintf(err, errlen, "%s: %s", o->targets_path, why.msg);
         goto out;
     }
+    if (check_interrupt(err, errlen) < 0) goto out;
     if (gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
                            o->wildcards, &p.rd, err, errlen) < 0)
         goto out;
+    if (check_interrupt(err, errlen) < 0) goto out;
     p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
                                 .rg_id = o->rg_id };
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
@@ -657,10 +751,13 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags, .rg_line = o->rg_line };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
-    /* Opened now so that a bad --stats path fails before any work. */
+    /* Opened now so that a bad --stats path fails before any work; written
+     * through a temporary file like -o (util/output_file.h). */
     if (o->stats_path) {
+        if (gpuasm_outfile_begin(&stats_of, o->stats_path, err, errlen) < 0) goto out;
         errno = 0;
-        if (!(stats_fp = fopen(o->stats_path, "w"))) {
+        const char *name = gpuasm_outfile_name(&stats_of);
+        if (!(stats_fp = strcmp(name, "-") ? fopen(name, "w") : fdopen(dup(STDOUT_FILENO), "w"))) {
             snprintf(err, errlen, "%s: cannot open for writing: %s", o->stats_path,
                      strerror(errno ? errno : EIO));
             goto out;
@@ -678,7 +775,10 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
     pg.rd = p.rd;
     pg.t0 = pg.last = gpuasm_now_s();
-    if (run_pipeline(&p, w, &pg, &c) < 0) {
+    set_running(&p);
+    int piped = run_pipeline(&p, w, &pg, &c);
+    set_running(NULL);
+    if (piped < 0) {
         if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
         snprintf(err, errlen, "%s", p.err);
         goto out;
@@ -689,16 +789,13 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                 "grouped by name? samtools collate groups mates): RNEXT/PNEXT left unset\n",
                 prog, o->reads_path, (unsigned long long)c.lone_mates,
                 c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
+    if (gpuasm_reader_warning(p.rd) && says(o, HTS_LOG_WARNING))
+        fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd));
     writer_ok = 1;
     ret = 0;
 out:
-    if (w) {
-        char cerr[512];
-        if (gpuasm_writer_close(w, writer_ok, cerr, sizeof cerr) < 0 && ret == 0) {
-            snprintf(err, errlen, "%s", cerr);
-            ret = -1;
-        }
-    }
+    /* The --stats report first, into its temporary file, so that -o and
+     * --stats are moved into place together, or neither is. */
     if (stats_fp) {
         if (ret == 0) {
             gpuasm_scan_stats es;
@@ -718,15 +815,28 @@ out:
                 snprintf(err, errlen, "%s: write failed: %s", o->stats_path,
                          strerror(errno ? errno : EIO));
                 ret = -1;
-                /* The run fails, so its output goes too (as for any failure). */
-                gpuasm_output_remove(o->out_path);
+            } else {
+                stats_ok = 1;
             }
         } else {
             fclose(stats_fp);
         }
-        /* A failed run leaves no statistics that look like a result. */
-        if (ret < 0) gpuasm_output_remove(o->stats_path);
     }
+    if (w) {
+        char cerr[512];
+        if (gpuasm_writer_close(w, ret == 0 && writer_ok, cerr, sizeof cerr) < 0 && ret == 0) {
+            snprintf(err, errlen, "%s", cerr);
+            ret = -1;
+        }
+    }
+    if (stats_ok && ret == 0 && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
+        ret = -1;
+        /* The run fails, so its SAM output goes too (as for any failure). */
+        remove_result(o->out_path);
+    }
+    /* A failed run leaves no statistics that look like a result. */
+    if (ret < 0) gpuasm_outfile_abort(&stats_of);
+    gpuasm_outfile_free(&stats_of);
     if (sync_ok) {
         pthread_mutex_destroy(&p.lock);
         pthread_cond_destroy(&p.cv_free);

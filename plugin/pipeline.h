@@ -55,4 +55,11 @@ typedef struct gpuasm_scan_opt {
  * of any thread wins; the others stop. */
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen);
 
+/* Stop a run from another thread (gpuasm-scan's signal watcher): the
+ * current gpuasm_scan_run() -- or the next, if none runs yet -- fails with
+ * `why` as its message, as soon as its threads notice (between batches;
+ * a read blocked on a pipe or a scan in progress finishes first), and
+ * removes its -o and --stats files as any failed run does. */
+void gpuasm_scan_interrupt(const char *why);
+
 #endif
