@@ -201,6 +201,12 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
 
     while ((r = kseq_read(ks)) >= 0) {
         uint32_t no = t->n + 1;
+        if (strlen(ks->name.s) != ks->name.l) {
+            /* A NUL byte: the name would end there (an empty @SQ SN). */
+            snprintf(err, errlen, "%s: record %u (%s): a NUL byte in the name (binary data?)",
+                     path, no, gpuasm_printable(ks->name.s, nm, sizeof nm));
+            goto out;
+        }
         if (ks->name.l == 0) {
             snprintf(err, errlen, "%s: record %u: empty name (a header line with no name "
                      "right after its '%c')", path, no, fmt.format == fasta_format ? '>' : '@');
@@ -214,15 +220,22 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         if (gpuasm_grow((void **)&t->off, &m_off, (size_t)t->n + 2, sizeof(*t->off)) < 0 ||
             gpuasm_grow((void **)&word, &m_word, (size_t)t->n + 1, sizeof(*word)) < 0 ||
             gpuasm_grow((void **)&header, &m_header, (size_t)t->n + 1, sizeof(*header)) < 0 ||
-            gpuasm_grow((void **)&t->code, &m_code, t->off[t->n] + ks->seq.l, 1) < 0)
+            gpuasm_grow((void **)&t->code, &m_code, t->off[t->n] + ks->seq.l + 1, 1) < 0)
             goto oom;
         /* Whitespace (a CR of a blank CRLF line kseq leaves in) is not a base;
+         * other control bytes (NUL, ESC, ...) are binary data, not sequence;
          * everything else is coded as htslib codes SEQ (unknown letters: N). */
         uint8_t *c = t->code + t->off[t->n];
         uint64_t len = 0;
         for (size_t i = 0; i < ks->seq.l; i++) {
             unsigned char ch = (unsigned char)ks->seq.s[i];
-            if (!isspace(ch)) c[len++] = (uint8_t)seq_nt16_table[ch];
+            if (isspace(ch)) continue;
+            if (iscntrl(ch)) {
+                snprintf(err, errlen, "%s: record %u (%s): byte 0x%02x in the sequence (binary "
+                         "data?)", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm), ch);
+                goto out;
+            }
+            c[len++] = (uint8_t)seq_nt16_table[ch];
         }
         if (len == 0) {
             snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no,
