@@ -39,7 +39,10 @@ struct gpuasm_reader {
     uint64_t pending_no; /* its 1-based record number */
     bam1_t *mate;        /* paired files: R2's record being read */
     _Atomic uint64_t n_out;  /* primary records read (gpuasm_reader_count) */
-    char warning[1024];      /* gpuasm_reader_warning(), or "" */
+    char no_eof[1024];       /* a BGZF file without its end-of-file block, or "" */
+    uint64_t odd_names;      /* read names with bytes SAM's QNAME does not allow */
+    char odd_first[1024];    /* the first of them: "FILE: record N (NAME)" */
+    char warning[2][1280];   /* gpuasm_reader_warning() */
 };
 
 /* The BGZF layer of an open file (BAM, gzip and bgzip text), or NULL. */
@@ -177,9 +180,21 @@ fail:
 
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r) { return r->src[0].hdr; }
 
-const char *gpuasm_reader_warning(const gpuasm_reader *r)
+const char *gpuasm_reader_warning(gpuasm_reader *r, int i)
 {
-    return r->warning[0] ? r->warning : NULL;
+    int k = 0;
+    if (r->no_eof[0] && k++ == i) {
+        snprintf(r->warning[0], sizeof r->warning[0], "%s", r->no_eof);
+        return r->warning[0];
+    }
+    if (r->odd_names && k++ == i) {
+        snprintf(r->warning[1], sizeof r->warning[1], "%s: %llu read name%s with bytes SAM does "
+                 "not allow in QNAME (control bytes, non-ASCII), written as they are; the first: "
+                 "%s", r->src[0].path, (unsigned long long)r->odd_names,
+                 r->odd_names > 1 ? "s" : "", r->odd_first);
+        return r->warning[1];
+    }
+    return NULL;
 }
 
 uint64_t gpuasm_reader_count(const gpuasm_reader *r)
@@ -250,11 +265,33 @@ static void to_sequencing_orientation(bam1_t *rec)
  * so does gpuasm with a warning that names it (gpuasm_reader_warning). */
 static void end_of_source(gpuasm_reader *r, const source_t *s)
 {
-    const BGZF *bz = bgzf_of(s->in);
-    if (bz && bz->is_compressed && !bz->is_gzip && bz->no_eof_block && !r->warning[0])
-        snprintf(r->warning, sizeof r->warning, "%s: no BGZF end-of-file block after record %llu, "
+    BGZF *bz = bgzf_of(s->in);
+    if (!bz || !bz->is_compressed || bz->is_gzip) return;
+    /* BAM's header read looked already, as does a threaded reader at the
+     * end; a bgzip FASTQ/SAM read without threads is looked at here
+     * (bgzf_check_EOF: 0 no block, 1 there, 2 cannot tell: a pipe). */
+    if (!bz->no_eof_block && !bz->mt && hts_get_format(s->in)->format != bam &&
+        bgzf_check_EOF(bz) != 0)
+        return;
+    if (bz->no_eof_block && !r->no_eof[0])
+        snprintf(r->no_eof, sizeof r->no_eof, "%s: no BGZF end-of-file block after record %llu, "
                  "the last one read: the file may be truncated", s->path,
                  (unsigned long long)s->n_read);
+}
+
+/* SAM's QNAME is [!-?A-~]{1,254}: count names with bytes outside 0x21-0x7e
+ * (htslib takes them as they are, and so does gpuasm, with one warning). */
+static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
+{
+    for (const unsigned char *p = (const unsigned char *)bam_get_qname(b); *p; p++)
+        if (*p < 0x21 || *p > 0x7e) {
+            if (r->odd_names++ == 0) {
+                char nm[GPUASM_PRINTABLE_BUF];
+                snprintf(r->odd_first, sizeof r->odd_first, "record %llu (%s)",
+                         (unsigned long long)s->n_read, gpuasm_printable(bam_get_qname(b), nm, sizeof nm));
+            }
+            return;
+        }
 }
 
 /* Read the next primary record of one file into *dst (a reused bam1_t).
@@ -316,6 +353,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             }
         }
         if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
+        check_name(r, s, dst);
         *rec_no = s->n_read;
         atomic_fetch_add_explicit(&r->n_out, 1, memory_order_relaxed);
         return 1;

@@ -18,11 +18,13 @@
 #include "nt16.h"
 #include "output_file.h"
 #include "sam_out.h"
+#include "write_guard.h"
 
 struct gpuasm_writer {
     samFile *out;
     sam_hdr_t *hdr;
     gpuasm_outfile of;  /* -o through a temporary file (util/output_file.h) */
+    gpuasm_write_guard *guard;  /* CRAM: written through a pipe (util/write_guard.h) */
     const char *shown;  /* the name messages use: -o's, or "standard output" */
 };
 
@@ -156,9 +158,19 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
     const htsFormat *f = o->format;
     const char *mode = f->format == bam ? "wb" : f->format == cram ? "wc"
                      : f->compression == bgzf ? "wz" : "w";
+    const char *name = gpuasm_outfile_name(&w->of);
+    /* CRAM behind a guard: htslib's CRAM writer crashes on a full disk
+     * (util/write_guard.h). */
+    if (f->format == cram && gpuasm_write_guard_open(name, &w->guard, &name, err, errlen) < 0) {
+        gpuasm_outfile_abort(&w->of);
+        gpuasm_outfile_free(&w->of);
+        free(w);
+        return -1;
+    }
     errno = 0;
     /* sam_open_format applies the format options (hts_opt_apply). */
-    w->out = sam_open_format(gpuasm_outfile_name(&w->of), mode, f);
+    w->out = sam_open_format(name, mode, f);
+    if (w->guard) gpuasm_write_guard_opened(w->guard);
     if (!w->out) {
         snprintf(err, errlen, "%s: cannot open for writing%s%s", shown,
                  errno ? ": " : " (see htslib's message above)", errno ? strerror(errno) : "");
@@ -219,6 +231,7 @@ fail:
     ks_free(&rg_id);
     if (w) {
         if (w->out) sam_close(w->out);
+        if (w->guard) gpuasm_write_guard_close(w->guard);
         gpuasm_outfile_abort(&w->of);
         gpuasm_outfile_free(&w->of);
         if (w->hdr) sam_hdr_destroy(w->hdr);
@@ -230,6 +243,11 @@ fail:
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen)
 {
     errno = 0;
+    if (w->guard && gpuasm_write_guard_error(w->guard)) {
+        snprintf(err, errlen, "%s: write failed: %s", w->shown,
+                 strerror(gpuasm_write_guard_error(w->guard)));
+        return -1;
+    }
     if (sam_write1(w->out, w->hdr, rec) < 0) {
         char why[256];
         snprintf(err, errlen, "%s: write failed%s", w->shown, write_reason(w->out, why, sizeof why));
@@ -253,6 +271,13 @@ int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
     if (sam_close(w->out) < 0 && ok) {
         snprintf(err, errlen, "%s: closing failed%s", w->shown, write_reason(NULL, why, sizeof why));
         ret = -1;
+    }
+    if (w->guard) {
+        int e = gpuasm_write_guard_close(w->guard);
+        if (e && ok && ret == 0) {
+            snprintf(err, errlen, "%s: write failed: %s", w->shown, strerror(e));
+            ret = -1;
+        }
     }
     if (ok && ret == 0 && gpuasm_outfile_commit(&w->of, err, errlen) < 0) ret = -1;
     if (!ok || ret < 0) gpuasm_outfile_abort(&w->of);

@@ -2,7 +2,10 @@
  * n_threads threads, each running opt->kernel's CPU twin (cpu_scan.c) on
  * chunks of reads taken from a shared cursor, so a batch with a few long
  * reads still keeps every thread busy.  Per-thread hit arrays are kept and
- * reused from scan to scan; the results are concatenated and sorted.
+ * reused from scan to scan; the results are concatenated and sorted.  With
+ * a hit limit on the output (search.h), the scan stops once the threads
+ * together found more (GPUASM_ERR_HIT_LIMIT), after at most a chunk per
+ * thread too many.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -32,6 +35,10 @@ typedef struct {
     const gpuasm_search_opt *opt;
     pthread_mutex_t lock;
     uint32_t next, chunk;
+    int n_threads;
+    size_t limit;       /* the output's hit limit (0: none) */
+    size_t hits_total;  /* hits found so far, all threads (lock) */
+    uint64_t reads_done;/* reads scanned so far (lock) */
     int failed;
     gpuasm_err err;     /* the first failure */
 } cpu_job;
@@ -51,10 +58,22 @@ static void *worker_run(void *arg)
         uint32_t first = j->next;
         int stop = j->failed || first >= j->reads->n;
         uint32_t count = stop ? 0 : (j->reads->n - first < j->chunk ? j->reads->n - first : j->chunk);
+        if (j->limit && count > 1) {
+            /* Under a hit limit, chunks small enough that one per thread,
+             * at the density seen so far, fits in what is left of it (the
+             * first ones small until there is a density): the limit is
+             * passed by at most a chunk per thread, not a whole batch. */
+            const size_t left = j->limit > j->hits_total ? j->limit - j->hits_total : 0;
+            const uint64_t per_read = j->reads_done ? j->hits_total / j->reads_done + 1 : 0;
+            uint64_t cap = per_read ? left / (per_read * (uint64_t)j->n_threads) : 8;
+            if (cap < 1) cap = 1;
+            if (count > cap) count = (uint32_t)cap;
+        }
         j->next += count;
         pthread_mutex_unlock(&j->lock);
         if (stop) break;
         gpuasm_err why;
+        const size_t before = w->hits->n;
         if (gpuasm_cpu_scan(j->reads, first, count, j->b->targets, j->opt, w->hits, &why) < 0) {
             pthread_mutex_lock(&j->lock);
             if (!j->failed) j->err = why;
@@ -63,6 +82,17 @@ static void *worker_run(void *arg)
             break;
         }
         w->cells += gpuasm_scan_cells(j->reads, first, count, j->b->targets, j->opt);
+        pthread_mutex_lock(&j->lock);
+        j->hits_total += w->hits->n - before;
+        j->reads_done += count;
+        if (j->limit && j->hits_total > j->limit && !j->failed) {
+            j->failed = 1;
+            gpuasm_err_set(&j->err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", j->limit);
+            gpuasm_err_about(&j->err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, j->hits_total, j->limit);
+        }
+        const int failed = j->failed;
+        pthread_mutex_unlock(&j->lock);
+        if (failed) break;
     }
     return NULL;
 }
@@ -100,7 +130,8 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
     cpu_backend *b = self;
     int nt = b->n_threads;
     if (!b->targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no targets set");
-    cpu_job job = { .b = b, .reads = reads, .opt = opt, .next = 0, .failed = 0 };
+    cpu_job job = { .b = b, .reads = reads, .opt = opt, .next = 0, .failed = 0,
+                    .n_threads = nt, .limit = out->limit };
     /* Chunks small enough to balance, large enough to keep the lock cold. */
     job.chunk = reads->n / ((uint32_t)nt * 16u);
     if (job.chunk < 1) job.chunk = 1;

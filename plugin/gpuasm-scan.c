@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
@@ -104,6 +105,10 @@ static void usage(FILE *fp)
 "                            (every CUDA device) [auto]\n"
 "      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
 "                            memory; CPU: 4M per thread; at most 4M by default]\n"
+"      --max-memory SIZE     host memory for the batches, hits and records in\n"
+"                            flight (K/M/G/T: powers of 1024); hit-dense batches\n"
+"                            are scanned in smaller rounds to stay within it\n"
+"                            [1G; 64M per batch in flight with several GPUs]\n"
 "Reporting:\n"
 "      --verbosity INT       htslib's log level, ours too: 3 warnings, 4 also\n"
 "                            notes such as the CPU fallback [3]\n"
@@ -147,6 +152,11 @@ static void *signal_watcher(void *arg)
     struct timespec grace = { STOP_GRACE_S, 0 };
     sigtimedwait(&stop_signals, NULL, &grace);   /* a second signal, or the grace period */
     gpuasm_outfiles_remove_pending();
+    /* write(2), not stdio: another thread may hold stderr's lock. */
+    char line[160];
+    int n = snprintf(line, sizeof line, "%s: %s (a read or scan did not stop within %d s: "
+                     "stopped at once, no output file left)\n", prog, why, STOP_GRACE_S);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) { /* nothing more to do */ }
     signal(sig, SIG_DFL);
     pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
     raise(sig);
@@ -197,7 +207,9 @@ static void fail(const char *fmt, const char *arg)
     fputc('\n', stderr);
 }
 
-/* Whole-string integer in [lo, hi] with an optional k/M/G suffix. */
+/* Whole-string integer in [lo, hi] with an optional k/M/G suffix: powers
+ * of 1000 (suffixes 1: bases) or of 1024 (suffixes 2: bytes, as samtools
+ * sort -m). */
 static int parse_size(const char *s, long long lo, long long hi, int suffixes, long long *out)
 {
     char *end;
@@ -205,9 +217,11 @@ static int parse_size(const char *s, long long lo, long long hi, int suffixes, l
     long long v = strtoll(s, &end, 10);
     if (end == s || errno) return -1;
     if (suffixes && *end) {
-        long long mul = (*end == 'k' || *end == 'K') ? 1000LL
-                      : (*end == 'm' || *end == 'M') ? 1000000LL
-                      : (*end == 'g' || *end == 'G') ? 1000000000LL : 0;
+        const long long k = suffixes == 2 ? 1024LL : 1000LL;
+        long long mul = (*end == 'k' || *end == 'K') ? k
+                      : (*end == 'm' || *end == 'M') ? k * k
+                      : (*end == 'g' || *end == 'G') ? k * k * k
+                      : (*end == 't' || *end == 'T') && suffixes == 2 ? k * k * k * k : 0;
         if (!mul || end[1] || v > hi / mul) return -1;
         v *= mul;
         end++;
@@ -219,7 +233,7 @@ static int parse_size(const char *s, long long lo, long long hi, int suffixes, l
 
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
-       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG };
+       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_MAX_MEMORY };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -272,6 +286,7 @@ int main(int argc, char **argv)
         { "threads", required_argument, NULL, '@' },
         { "device", required_argument, NULL, OPT_DEVICE },
         { "batch-size", required_argument, NULL, OPT_BATCH },
+        { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
         { "reference", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "progress", no_argument, NULL, OPT_PROGRESS },
@@ -371,6 +386,12 @@ int main(int argc, char **argv)
             if (parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
             o.batch_bases = (uint64_t)v;
+            break;
+        case OPT_MAX_MEMORY:
+            if (parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
+                return fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
+                            optarg), 1;
+            o.max_memory = (uint64_t)v;
             break;
         case 'T': o.reference = optarg; break;
         case OPT_QUIET: o.quiet = 1; break;

@@ -42,6 +42,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "grow.h"
 #include "output_file.h"
 #include "pipeline.h"
 #include "reads.h"
@@ -66,8 +67,25 @@
 /* Host bytes per read base in flight: its code (1), its BAM record (SEQ
  * 0.5, QUAL 1, name, core, allocation rounding), output records and hits;
  * measured 6.7 for 100-bp FASTQ reads (peak RSS over 4 slots of 1 M
- * bases).  Used only to keep all slots within a quarter of the RAM. */
+ * bases).  Sizes a batch within its half of a slot's memory (below). */
 #define HOST_BYTES_PER_BASE 8
+
+/* The memory bound (issue #12; README.md "Memory"): the batches, hits and
+ * output records in flight share --max-memory, by default 1 GiB or 64 MiB
+ * per slot where there are more than 16 slots (several GPUs), so that
+ * default batches keep their BATCH_BASES_MAX bases.  Each slot gets an
+ * equal share: half for its batch (HOST_BYTES_PER_BASE per base), half for
+ * the hits and records of its rounds (bytes_per_hit; scan_round cuts a
+ * batch into rounds so that they fit).  Not in the bound: the targets
+ * (1 byte per base, plus a device copy), htslib's buffers and threads, the
+ * program (tens of MiB), and one read whose hits alone pass its share. */
+#define DEFAULT_MAX_MEMORY (1ull << 30)
+#define SLOT_MEMORY_MIN (64ull << 20)
+uint64_t gpuasm_default_max_memory(size_t n_slots)
+{
+    const uint64_t per_slot = (uint64_t)n_slots * SLOT_MEMORY_MIN;
+    return per_slot > DEFAULT_MAX_MEMORY ? per_slot : DEFAULT_MAX_MEMORY;
+}
 
 /* Is a message of this htslib log level shown (--verbosity, --quiet)? */
 static int says(const gpuasm_scan_opt *o, int level)
@@ -82,12 +100,14 @@ static void engine_free(void *ctx, void *p) { gpuasm_engine_host_free(ctx, p); }
 static size_t slots_for(int lanes) { return 4 * (size_t)lanes + 4; }
 
 /* The batch size when --batch-size is not given: the engine's suggestion,
- * at most BATCH_BASES_MAX, and small enough that n_slots batches fit in a
- * quarter of the physical memory. */
-static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots)
+ * at most BATCH_BASES_MAX, within half of a slot's share of the memory
+ * bound, and small enough that n_slots batches fit in a quarter of the
+ * physical memory. */
+static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots, uint64_t slot_bytes)
 {
     uint64_t b = gpuasm_engine_suggest_batch_bases(eng);
     if (b == 0 || b > BATCH_BASES_MAX) b = BATCH_BASES_MAX;
+    if (slot_bytes / 2 / HOST_BYTES_PER_BASE < b) b = slot_bytes / 2 / HOST_BYTES_PER_BASE;
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psize > 0) {
         uint64_t budget = (uint64_t)pages * (uint64_t)psize / 4;
@@ -111,7 +131,10 @@ typedef struct {
 /* One batch on its way through the pipeline, with everything reused. */
 typedef struct {
     gpuasm_batch batch;
-    gpuasm_hits hits;
+    gpuasm_hits hits;          /* the round's hits, read indices of the batch */
+    uint32_t r0, r1;           /* the round: reads [r0, r1) of the batch (see below) */
+    uint64_t *sub_off;         /* the round's reads as a seqset of their own: offsets */
+    size_t m_sub_off;
     uint64_t seq;              /* batch number, input order, from 0 */
     part_t *part;              /* [n_part] in read order; m_part allocated */
     size_t n_part, m_part;
@@ -126,6 +149,14 @@ typedef struct {
 } fifo_t;
 
 static void fifo_push(fifo_t *f, slot_t *s) { f->q[(f->head + f->n++) % f->cap] = s; }
+
+/* Put s first (a batch coming back for its next round goes before later ones). */
+static void fifo_push_front(fifo_t *f, slot_t *s)
+{
+    f->head = (f->head + f->cap - 1) % f->cap;
+    f->q[f->head] = s;
+    f->n++;
+}
 
 static slot_t *fifo_pop(fifo_t *f)
 {
@@ -154,6 +185,9 @@ struct pipe {
     gpuasm_engine *eng;
     gpuasm_reader *rd;
     uint64_t max_bases;
+    uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
+    uint64_t max_memory;       /* the memory bound, bytes */
+    uint32_t round_hint;       /* reads per round that last fitted (lock; 0: a whole batch) */
 
     slot_t *slot;
     size_t n_slots;
@@ -164,6 +198,7 @@ struct pipe {
     slot_t **done;             /* [n_slots] reported, by seq % n_slots */
     uint64_t n_batches;        /* batches handed out by the reader */
     int read_done;             /* the reader saw the end of the input */
+    uint64_t unscanned;        /* batches handed out whose last round is not scanned yet */
     int scanners_left;         /* scan threads still running */
     int n_report;              /* report threads */
     int failed;
@@ -224,6 +259,8 @@ static void *reader_main(void *arg)
             break;
         }
         s->seq = p->n_batches++;
+        s->r0 = s->r1 = 0;   /* no round scanned yet */
+        p->unscanned++;
         fifo_push(&p->scan_q, s);
         pthread_cond_signal(&p->cv_scan);
         pthread_mutex_unlock(&p->lock);
@@ -245,7 +282,7 @@ static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
  * mate's report).  0, or -1 when out of memory. */
 static int cut_parts(slot_t *s, int n_report)
 {
-    uint32_t n = s->batch.n;
+    const uint32_t base = s->r0, end = s->r1, n = end - base;
     size_t want = (size_t)n_report * 4, per = want ? (n + want - 1) / want : n;
     if (per < 256) per = 256;
     size_t n_part = n ? (n + per - 1) / per : 1;
@@ -257,12 +294,12 @@ static int cut_parts(slot_t *s, int n_report)
         s->m_part = n_part;
     }
     size_t k = 0;
-    uint32_t r0 = 0;
+    uint32_t r0 = base;
     while (k < n_part) {
-        uint32_t r1 = k + 1 == n_part ? n : (uint32_t)((k + 1) * per);
-        if (r1 > n) r1 = n;
+        uint32_t r1 = k + 1 == n_part ? end : base + (uint32_t)((k + 1) * per);
+        if (r1 > end) r1 = end;
         if (r1 < r0) r1 = r0;
-        if (r1 > 0 && r1 < n && adjacent_mates(&s->batch, r1 - 1)) r1++;
+        if (r1 > base && r1 < end && adjacent_mates(&s->batch, r1 - 1)) r1++;
         s->part[k].r0 = r0;
         s->part[k].r1 = r1;
         r0 = r1;
@@ -274,16 +311,78 @@ static int cut_parts(slot_t *s, int n_report)
     return 0;
 }
 
+/* Bytes one end hit may cost until its batch is written: the hit in the
+ * slot and in a CPU thread's array (20 B each), doubled for the arrays'
+ * growth, and the SAM record it may become (--all: one per hit; struct,
+ * name, CIGAR, tags, and per read base 0.5 B of SEQ, 1 B of QUAL, MD). */
+static uint64_t bytes_per_hit(uint64_t read_len) { return 80 + 160 + (5 * read_len) / 2; }
+
+/* Scan the next round of slot s: reads [s->r1, r1) of its batch, as many
+ * as fit in the hit budget.  A round starts at the size that fitted last
+ * (round_hint) and is halved while the engine reports more hits than the
+ * budget (GPUASM_ERR_HIT_LIMIT) or runs out of memory; a single read (or
+ * pair) that alone passes the budget is scanned on its own without a limit
+ * (the one case the memory bound does not cover).  Sets s->r0,
+ * s->r1 and s->hits (read indices of the batch).  0, or -1 with msg. */
+static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
+{
+    pipe_t *p = w->p;
+    const gpuasm_scan_opt *o = p->o;
+    const gpuasm_batch *b = &s->batch;
+    const uint32_t r0 = s->r1, left = b->n - r0;
+    uint64_t maxlen = 0;
+    for (uint32_t i = r0; i < b->n; i++)
+        if (b->off[i + 1] - b->off[i] > maxlen) maxlen = b->off[i + 1] - b->off[i];
+    uint64_t limit = p->hit_bytes / bytes_per_hit(maxlen);
+    if (limit < 1024) limit = 1024;
+    pthread_mutex_lock(&p->lock);
+    uint32_t want = p->round_hint && p->round_hint < left ? p->round_hint : left;
+    pthread_mutex_unlock(&p->lock);
+    if (gpuasm_grow((void **)&s->sub_off, &s->m_sub_off, (size_t)b->n + 1, sizeof(*s->sub_off)) < 0) {
+        snprintf(msg, msglen, "out of memory");
+        return -1;
+    }
+    for (;;) {
+        uint32_t r1 = r0 + want;
+        if (r1 < b->n && adjacent_mates(b, r1 - 1)) r1++;   /* pairs stay whole */
+        const int alone = r1 - r0 == 1 || (r1 - r0 == 2 && adjacent_mates(b, r0));
+        /* The round as a batch of its own (search.h: offsets from 0). */
+        for (uint32_t i = r0; i <= r1; i++) s->sub_off[i - r0] = b->off[i] - b->off[r0];
+        gpuasm_seqset view = { r1 - r0, s->sub_off, b->code + b->off[r0] };
+        gpuasm_err why;
+        s->hits.limit = alone ? 0 : (size_t)limit;
+        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
+        if ((r == GPUASM_ERR_HIT_LIMIT || r == GPUASM_ERR_NOMEM) && !alone) {
+            want = (r1 - r0) / 2;
+            continue;
+        }
+        if (r < 0) {
+            if (why.read != GPUASM_NO_INDEX) why.read += r0;
+            gpuasm_msg_scan(o->reads_path, b, p->t, &o->search, &why, msg, msglen);
+            return -1;
+        }
+        for (size_t h = 0; h < s->hits.n; h++) s->hits.hit[h].read += r0;
+        s->r0 = r0;
+        s->r1 = r1;
+        /* The next round's size: this one, or twice it when the hits used
+         * less than a quarter of the budget. */
+        uint64_t next = s->hits.n < limit / 4 ? 2 * (uint64_t)(r1 - r0) : r1 - r0;
+        pthread_mutex_lock(&p->lock);
+        p->round_hint = next >= b->n ? 0 : (uint32_t)next;
+        pthread_mutex_unlock(&p->lock);
+        return 0;
+    }
+}
+
 static void *scan_main(void *arg)
 {
     worker_t *w = arg;
     pipe_t *p = w->p;
-    const gpuasm_scan_opt *o = p->o;
     char full[1024];
-    gpuasm_err why;
     for (;;) {
         pthread_mutex_lock(&p->lock);
-        while (!p->failed && p->scan_q.n == 0 && !p->read_done)
+        /* Done only when no batch can come back for another round. */
+        while (!p->failed && p->scan_q.n == 0 && (!p->read_done || p->unscanned > 0))
             pthread_cond_wait(&p->cv_scan, &p->lock);
         if (p->failed || p->scan_q.n == 0) {
             /* The last scan thread out tells the report threads. */
@@ -294,15 +393,15 @@ static void *scan_main(void *arg)
         slot_t *s = fifo_pop(&p->scan_q);
         pthread_mutex_unlock(&p->lock);
 
-        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->search,
-                                        &s->hits, &why);
+        int r = scan_round(w, s, full, sizeof full);
         pthread_mutex_lock(&p->lock);
         if (r < 0) {
-            gpuasm_msg_scan(o->reads_path, &s->batch, p->t, &o->search, &why, full, sizeof full);
             fail_locked(p, full);
         } else if (cut_parts(s, p->n_report) < 0) {
             fail_locked(p, "out of memory");
         } else {
+            if (s->r1 == s->batch.n && --p->unscanned == 0 && p->read_done)
+                pthread_cond_broadcast(&p->cv_scan);   /* the other scan threads may go */
             fifo_push(&p->report_q, s);
             pthread_cond_broadcast(&p->cv_report);
         }
@@ -430,7 +529,7 @@ static void progress_show(progress_t *pg, uint64_t done, uint64_t hits, int fina
 /* ---- the run -------------------------------------------------------------------- */
 
 typedef struct {
-    uint64_t reads, bases, records, hit_records, reads_with_hits, batches, lone_mates;
+    uint64_t reads, bases, records, hit_records, reads_with_hits, batches, rounds, lone_mates;
 } counts_t;
 
 /* Write batches in input order until the end or a failure (the writer is
@@ -493,13 +592,21 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
         }
-        c->reads += s->batch.n;
-        c->bases += s->batch.off[s->batch.n];
-        c->batches++;
-        next++;
+        c->reads += s->r1 - s->r0;
+        c->bases += s->batch.off[s->r1] - s->batch.off[s->r0];
+        c->rounds++;
         pthread_mutex_lock(&p->lock);
-        fifo_push(&p->free_q, s);
-        pthread_cond_signal(&p->cv_free);
+        if (s->r1 < s->batch.n) {
+            /* More rounds of this batch (hit-dense reads): back to the scan
+             * threads first, and batch `next` is still the one to write. */
+            fifo_push_front(&p->scan_q, s);
+            pthread_cond_signal(&p->cv_scan);
+        } else {
+            c->batches++;
+            next++;
+            fifo_push(&p->free_q, s);
+            pthread_cond_signal(&p->cv_free);
+        }
         pthread_mutex_unlock(&p->lock);
         if (pg->on && gpuasm_now_s() - pg->last >= PROGRESS_PERIOD_S)
             progress_show(pg, c->reads, c->hit_records, 0);
@@ -585,6 +692,7 @@ static void free_slots(pipe_t *p)
         slot_t *s = &p->slot[i];
         if (s->batch.mem.alloc) gpuasm_batch_free(&s->batch);
         gpuasm_hits_free(&s->hits);
+        free(s->sub_off);
         for (size_t k = 0; k < s->m_part; k++) gpuasm_records_free(&s->part[k].out);
         free(s->part);
     }
@@ -763,8 +871,22 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             goto out;
         }
     }
-    p.max_bases = o->batch_bases ? o->batch_bases
-                                 : default_batch_bases(p.eng, slots_for(gpuasm_engine_lanes(p.eng)));
+    {
+        const size_t n_slots = slots_for(gpuasm_engine_lanes(p.eng));
+        const uint64_t mem = o->max_memory ? o->max_memory : gpuasm_default_max_memory(n_slots);
+        const uint64_t slot_bytes = mem / n_slots;
+        p.max_bases = o->batch_bases ? o->batch_bases
+                                     : default_batch_bases(p.eng, n_slots, slot_bytes);
+        p.hit_bytes = slot_bytes / 2;
+        p.max_memory = mem;
+        const uint64_t batch_mem = (uint64_t)n_slots * p.max_bases * HOST_BYTES_PER_BASE;
+        if (o->batch_bases && batch_mem > mem / 2 && says(o, HTS_LOG_WARNING))
+            fprintf(stderr, "%s: warning: --batch-size %llu: %zu batches in flight hold about "
+                    "%llu MiB of reads, more than half of --max-memory (%llu MiB); memory may "
+                    "reach about %llu MiB\n", prog, (unsigned long long)o->batch_bases, n_slots,
+                    (unsigned long long)(batch_mem >> 20), (unsigned long long)(mem >> 20),
+                    (unsigned long long)((batch_mem + mem / 2) >> 20));
+    }
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.cv_free, NULL);
     pthread_cond_init(&p.cv_scan, NULL);
@@ -789,8 +911,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                 "grouped by name? samtools collate groups mates): RNEXT/PNEXT left unset\n",
                 prog, o->reads_path, (unsigned long long)c.lone_mates,
                 c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
-    if (gpuasm_reader_warning(p.rd) && says(o, HTS_LOG_WARNING))
-        fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd));
+    for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
+        fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd, i));
     writer_ok = 1;
     ret = 0;
 out:
@@ -804,7 +926,8 @@ out:
                 .program = prog, .version = o->version, .device = gpuasm_engine_describe(p.eng),
                 .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
-                .batches = c.batches, .batch_bases = p.max_bases,
+                .batches = c.batches, .batch_bases = p.max_bases, .rounds = c.rounds,
+                .max_memory = p.max_memory,
                 .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
             };
