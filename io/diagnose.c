@@ -177,10 +177,13 @@ static int describe_seq_record(const char *path, uint64_t rec_no, int at_end, ch
         gzclose(fp);
         return 1;
     }
-    /* Is the file FASTQ? htslib reads one kind per file, kseq both. */
-    int fastq = -1, r = 0, ret = 1;
+    /* Is the file FASTQ? htslib reads one kind per file, kseq both.  hdr:
+     * the header character of the record read last ('>' or '@'; kseq
+     * keeps the next record's in last_char, 0 before the first). */
+    int fastq = -1, r = 0, ret = 1, hdr = 0;
     uint64_t i;
     for (i = 1; i <= rec_no; i++) {
+        hdr = ks->last_char;
         if ((r = kseq_read(ks)) < 0) break;
         if (fastq < 0) fastq = ks->qual.l > 0 || ks->seq.l == 0 ? 1 : 0;
     }
@@ -194,8 +197,11 @@ static int describe_seq_record(const char *path, uint64_t rec_no, int at_end, ch
     } else if (i > rec_no && ks->name.l > QNAME_MAX) {
         snprintf(out, outlen, "record %llu (%s): read name of %zu characters, longer than SAM "
                  "allows (%d)", (unsigned long long)rec_no, name, ks->name.l, QNAME_MAX);
-    } else if (i > rec_no && fastq == 1 && rec_no > 1 && ks->qual.l == 0 && ks->seq.l > 0) {
+    } else if (i > rec_no && fastq == 1 && rec_no > 1 && ks->qual.l == 0 && hdr == '>') {
         snprintf(out, outlen, "record %llu (%s): a FASTA record ('>') in a FASTQ file",
+                 (unsigned long long)rec_no, name);
+    } else if (i > rec_no && fastq == 1 && ks->qual.l == 0 && ks->seq.l > 0) {
+        snprintf(out, outlen, "record %llu (%s): no '+' line before the qualities",
                  (unsigned long long)rec_no, name);
     } else if (i > rec_no) {
         /* kseq accepts what htslib refused: at least name the record. */

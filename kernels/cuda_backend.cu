@@ -140,8 +140,12 @@ int lane_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
     if (!g) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     g->device = cfg->device;
     g->settings = cfg->settings;
-    const int rc = lane_open_impl(g, err);
+    int rc = lane_open_impl(g, err);
     if (rc < 0) {
+        /* Device memory short already at open: the device is unusable (a
+         * CUDA error, so that --device auto falls back to the CPU); out of
+         * memory later, in a scan, asks for smaller rounds instead. */
+        if (rc == GPUASM_ERR_NOMEM) rc = err->status = GPUASM_ERR_CUDA;
         lane_close(g);
         return rc;
     }

@@ -133,7 +133,7 @@ case_cram_no_reference() { defaults; desc="CRAM whose reference cannot be found 
     args=("$T/in.cram" "$TARGETS"); want=("$T/in.cram: record 1" "-T FILE"); loose=1; }
 case_fq_missing_plus() { defaults; desc="FASTQ record 2 without its '+' line"
     printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\nIIIIIIIIII\n' > "$T/p.fq"
-    args=("$T/p.fq" "$TARGETS"); want=("$T/p.fq: record 2"); }
+    args=("$T/p.fq" "$TARGETS"); want=("$T/p.fq: record 2 (r2): no '+' line before the qualities"); }
 case_fq_qual_short() { defaults; desc="FASTQ record 2 with a quality string shorter than its sequence"
     printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\nIIIII\n' > "$T/q.fq"
     args=("$T/q.fq" "$TARGETS"); want=("$T/q.fq: record 2 (r2)" "quality length 5 != sequence length 10"); }

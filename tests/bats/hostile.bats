@@ -250,8 +250,9 @@ stat_of() { "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[
     local rss rounds
     rss=$(stat_of "$T/s.json" peak_rss_kb)
     rounds=$(stat_of "$T/s.json" rounds)
-    echo "peak RSS ${rss} KiB, ${rounds} rounds" >&3
-    [ "$rss" -lt $(( (16 + 32) * 1024 )) ]
+    echo "# peak RSS ${rss} KiB, ${rounds} rounds" >&3
+    # (an ASan build, make check-asan, keeps freed memory in quarantine)
+    [ -n "${ASAN_OPTIONS:-}" ] || [ "$rss" -lt $(( (16 + 32) * 1024 )) ]
     [ "$rounds" -gt "$(stat_of "$T/s.json" batches)" ]   # the batch was cut into rounds
     scan --device cpu -@ 2 --no-PG --max-memory 1T --stats "$T/u.json" "$T/periodic.fq" "$T/periodic.fa" > "$T/unbounded.sam"
     assert_equal "$(stat_of "$T/u.json" rounds)" "$(stat_of "$T/u.json" batches)"
@@ -263,7 +264,7 @@ stat_of() { "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[
     periodic_case 400
     scan --device cpu -@ 2 --no-PG --all --max-memory 16M --stats "$T/s.json" "$T/periodic.fq" "$T/periodic.fa" > "$T/a.sam"
     [ "$(stat_of "$T/s.json" rounds)" -gt 1 ]
-    [ "$(stat_of "$T/s.json" peak_rss_kb)" -lt $(( (16 + 32) * 1024 )) ]
+    [ -n "${ASAN_OPTIONS:-}" ] || [ "$(stat_of "$T/s.json" peak_rss_kb)" -lt $(( (16 + 32) * 1024 )) ]
     scan --device cpu -@ 1 --no-PG --all --max-memory 1T --batch-size 10k "$T/periodic.fq" "$T/periodic.fa" > "$T/b.sam"
     cmp "$T/a.sam" "$T/b.sam"
     # about 65 occurrences per read
