@@ -178,11 +178,21 @@ static int describe_seq_record(const char *path, uint64_t rec_no, int at_end, ch
         return 1;
     }
     /* Is the file FASTQ? htslib reads one kind per file, kseq both.  hdr:
-     * the header character of the record read last ('>' or '@'; kseq
-     * keeps the next record's in last_char, 0 before the first). */
+     * the header character of the record read last ('>' or '@'). */
     int fastq = -1, r = 0, ret = 1, hdr = 0;
     uint64_t i;
     for (i = 1; i <= rec_no; i++) {
+        if (ks->last_char == 0) {
+            /* kseq would look for the next header line itself (after a
+             * FASTQ record it keeps none): look here, to see its kind. */
+            int c;
+            while ((c = ks_getc(ks->f)) != -1 && c != '>' && c != '@') {}
+            if (c == -1) {
+                r = -1;
+                break;
+            }
+            ks->last_char = c;
+        }
         hdr = ks->last_char;
         if ((r = kseq_read(ks)) < 0) break;
         if (fastq < 0) fastq = ks->qual.l > 0 || ks->seq.l == 0 ? 1 : 0;

@@ -4,9 +4,9 @@
  * htslib 1.16's CRAM writer (also in 1.21) ignores some failed writes, and
  * when writing its end-of-file container fails it calls cram_close(), which
  * writes that container again: on a full disk sam_close() recurses until
- * the stack overflows (SIGSEGV; issue #12, tests/bats/faults.bats).  Its
- * BGZF writer (BAM, .gz) returns from bgzf_close() on a failed flush
- * without freeing the handle (a leak LSan reports).  Behind a guard the
+ * the stack overflows (SIGSEGV; issue #12, tests/bats/faults.bats).
+ * (Its BGZF writer, BAM and .gz, only leaks its handle when bgzf_close()
+ * meets a failed flush: not guarded, the pipe costs a copy.)  Behind a guard the
  * writer writes into a pipe, which a thread of ours drains into the file:
  * the writer never sees an error, the thread keeps the first one (and
  * drains the rest), and the caller reports it.

@@ -9,6 +9,10 @@ setup() {
     load bad_inputs
     T=$BATS_TEST_TMPDIR
     make_big_fq 100 "$T/big.fq"
+    # htslib's BGZF writer returns from bgzf_close() on a failed write
+    # without freeing its handle: a leak inside htslib, after which the run
+    # ends (util/write_guard.h), not what an ASan build tests here.
+    export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 }
 
 teardown() {
