@@ -6,6 +6,8 @@
  * read reverse-complemented for strand 1 (nt16 only; the byte alphabet has
  * one strand), then opt->kernel's twin runs the pair (twin.h) and the
  * positions it emits (every j with D <= k) are cut down to local minima.
+ * Then the ends pass (partial.h) adds the pair's partial occurrences, the
+ * same code the CUDA backend runs.
  * Also gpuasm_scan_cells(), the DP-cell count of a slice.
  */
 #include <stdio.h>
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "nt16.h"
+#include "partial.h"
 #include "registry.h"
 #include "search.h"
 #include "twin.h"
@@ -143,6 +146,36 @@ static void flush_hits(walk *w)
     w->have_pending = 0;
 }
 
+/* The pair's partial occurrences at the ends of the text (search.h): at
+ * most one end hit per end.  ws grows to the pattern's needs.  0 or -1. */
+static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
+                        const uint8_t *pattern, const uint8_t *text, uint64_t **ws, size_t *ws_cap)
+{
+    const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
+    const uint32_t ends = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
+    if (!omin || !ends) return 0;
+    const size_t need = gpuasm_partial_ws_words((uint32_t)pr->m);
+    if (need > *ws_cap) {
+        uint64_t *p = realloc(*ws, need * sizeof(**ws));
+        if (!p) return -1;
+        *ws = p;
+        *ws_cap = need;
+    }
+    const gpuasm_seqview pv = { pattern, (uint32_t)pr->m, 0 }, tv = { text, (uint32_t)pr->n, 0 };
+    for (int at_start = 0; at_start < 2; at_start++) {
+        if (!(ends & (1u << at_start))) continue;
+        const gpuasm_partial b = gpuasm_partial_best(opt, omin, &pv, &tv, at_start, hamming, *ws);
+        if (!b.plen) continue;
+        gpuasm_endhit e = w->cur;
+        e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
+        e.dist = b.dist;
+        e.kind = at_start ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END;
+        e.plen = b.plen;
+        if (gpuasm_hits_push(w->out, e) < 0) return -1;
+    }
+    return 0;
+}
+
 /* rc[0 .. len) = reverse complement of read; grows *rc.  0 or -1. */
 static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len)
 {
@@ -171,8 +204,12 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
     w.out = out;
     uint8_t *rc = NULL;
     size_t rc_cap = 0;
+    uint64_t *pws = NULL;           /* the ends pass's workspace */
+    size_t pws_cap = 0;
     int rc_ok;
     const int strands = gpuasm_strands(opt);
+    const int partial = gpuasm_partial_on(opt);
+    const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
 
     for (uint64_t r = first; r < (uint64_t)first + count && r < reads->n; r++) {
         const uint8_t *read = reads->code + reads->off[r];
@@ -223,6 +260,8 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                 int run_rc = tw->pair(ws, &p, emit_hit, &w);
                 flush_hits(&w);
                 if (run_rc < 0 || w.oom) goto oom;
+                if (partial && partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, &pws, &pws_cap) < 0)
+                    goto oom;
             }
         }
     }
@@ -232,5 +271,6 @@ oom:
 done:
     tw->close(ws);
     free(rc);
+    free(pws);
     return ret;
 }

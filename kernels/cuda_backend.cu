@@ -10,11 +10,14 @@
  *      with the same read and target in err);
  *   2. copies the reads to the device (pinned source memory when the
  *      pipeline used host_alloc: asynchronous);
- *   3. runs the kernel's launcher (cuda_kit.cuh) between two CUDA events
- *      (kernel_s), reads the hit counter back, and if the counter passed
+ *   3. runs the kernel's launcher (cuda_kit.cuh) and, when partial
+ *      occurrences are asked for, the ends pass (partial_cuda.cu), timed
+ *      by two CUDA events (kernel_s), reads the hit counter back, and if the counter passed
  *      the buffer's capacity grows the buffer and runs the launcher again
  *      (the hit set is deterministic: nothing is ever dropped);
- *   4. copies the hits back and sorts them (gpuasm_hits_sort).
+ *   4. copies the hits back, keeps strand 0 only when the read is searched
+ *      as sequenced only (kernels that search both strands anyway), and
+ *      sorts them (gpuasm_hits_sort).
  * No device allocation once warm.  Not thread-safe: one host thread at a
  * time per lane; lanes (also on one device) run side by side.
  */
@@ -255,6 +258,9 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         CK(cudaMemsetAsync(g->d_count, 0, sizeof(unsigned long long), g->stream));
         began = 0;
         if ((rc = kd->cuda.launch(&b, err)) < 0) return rc;
+        if (gpuasm_partial_on(opt) &&
+            (rc = gpuasm_partial_cuda_launch(&b, kd->mode == GPUASM_MODE_HAMMING, err)) < 0)
+            return rc;
         if (began) CK(cudaEventRecord(g->ev1, g->stream));
         CK(cudaMemcpyAsync(g->h_count, g->d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                            g->stream));
@@ -262,10 +268,11 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         float ms = 0;
         if (began) CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
         st->kernel_s += 1e-3 * (double)ms;
-        const unsigned long long nhit = *g->h_count;
+        unsigned long long nhit = *g->h_count;
         if (out->limit && nhit > out->limit) {
             /* More hits than the caller may hold (search.h): it scans fewer
-             * reads at a time, and the buffer never grows past its limit. */
+             * reads at a time, and the buffer never grows past its limit
+             * (counted before a strand-0-only filter: on the safe side). */
             gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", out->limit);
             return gpuasm_err_about(err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, (uint64_t)nhit,
                                     (uint64_t)out->limit);
@@ -285,6 +292,14 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
             CK(cudaMemcpyAsync(out->hit + out->n, g->d_hit, (size_t)nhit * sizeof(gpuasm_endhit),
                                cudaMemcpyDeviceToHost, g->stream));
             CK(cudaStreamSynchronize(g->stream));
+            if (gpuasm_strands(opt) == 1) {
+                /* Strand 0 only: drop what kernels that always search both
+                 * strands (myers, scan on nt16) found on strand 1. */
+                size_t kept = out->n;
+                for (size_t i = out->n; i < out->n + (size_t)nhit; i++)
+                    if (out->hit[i].strand == 0) out->hit[kept++] = out->hit[i];
+                nhit = (unsigned long long)(kept - out->n);
+            }
             out->n += (size_t)nhit;
         }
         gpuasm_hits_sort(out);

@@ -47,6 +47,12 @@ struct dev_out {
     unsigned long long cap;
     HD void emit(uint32_t r, uint32_t t, uint32_t j, int32_t d, uint32_t s)
     {
+        emit_kind(r, t, j, d, s, GPUASM_HIT_FULL, 0);
+    }
+    /* A hit of any kind (search.h: partial hits carry kind and plen). */
+    HD void emit_kind(uint32_t r, uint32_t t, uint32_t j, int32_t d, uint32_t s, uint32_t kind,
+                      uint32_t plen)
+    {
 #ifdef __CUDA_ARCH__
         namespace cg = cooperative_groups;
         cg::coalesced_group grp = cg::coalesced_threads();
@@ -60,11 +66,13 @@ struct dev_out {
             e.target = t;
             e.end = j;
             e.dist = d;
-            e.strand = s;
+            e.strand = (uint16_t)s;
+            e.kind = (uint16_t)kind;
+            e.plen = plen;
             hit[i] = e;
         }
 #else
-        (void)r; (void)t; (void)j; (void)d; (void)s;
+        (void)r; (void)t; (void)j; (void)d; (void)s; (void)kind; (void)plen;
 #endif
     }
 };

@@ -20,6 +20,11 @@ int gpuasm_dp_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 int gpuasm_scan_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 int gpuasm_hamming_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 
+/* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
+ * it after the kernel's launcher when gpuasm_partial_on(); hamming: the
+ * mode of the kernel (mismatches only). */
+int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, gpuasm_err *err);
+
 #ifdef __cplusplus
 }
 #endif

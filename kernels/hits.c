@@ -35,9 +35,10 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e)
     return 0;
 }
 
-/* read, target, strand, end, then dist.  Two backends never report the same
- * (read, target, strand, end) twice, so dist only matters for a buggy
- * backend; comparing it anyway keeps the order total (qsort is not stable). */
+/* read, target, strand, end, kind, then plen and dist.  A backend never
+ * reports the same (read, target, strand, end, kind) twice, so plen and
+ * dist only matter for a buggy backend; comparing them anyway keeps the
+ * order total (qsort is not stable). */
 static int cmp_hit(const void *pa, const void *pb)
 {
     const gpuasm_endhit *a = pa, *b = pb;
@@ -45,6 +46,8 @@ static int cmp_hit(const void *pa, const void *pb)
     if (a->target != b->target) return a->target < b->target ? -1 : 1;
     if (a->strand != b->strand) return a->strand < b->strand ? -1 : 1;
     if (a->end != b->end) return a->end < b->end ? -1 : 1;
+    if (a->kind != b->kind) return a->kind < b->kind ? -1 : 1;
+    if (a->plen != b->plen) return a->plen < b->plen ? -1 : 1;
     if (a->dist != b->dist) return a->dist < b->dist ? -1 : 1;
     return 0;
 }

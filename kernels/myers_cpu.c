@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "myers_block.h"
 #include "nt16.h"
 #include "search.h"
 #include "twin.h"
@@ -129,28 +130,12 @@ static int build_peq(peq_buf *p, const uint8_t *pattern, uint64_t m, int alphabe
     return 0;
 }
 
-/* Advance one block by one text column (Hyyrö's block step, edlib's
- * calculateBlock()).  hin, hout in {-1, 0, +1} are the horizontal deltas
- * D[row][j] - D[row][j-1] of the row just above the block and of the block's
- * last real row (selected by hbit). */
+/* Advance one block by one text column (myers_block.h). */
 static inline int block_step(uint64_t *pv_io, uint64_t *mv_io, uint64_t eq,
                              int hin, uint64_t hbit)
 {
-    uint64_t pv = *pv_io, mv = *mv_io;
-    uint64_t hin_neg = (uint64_t)(hin < 0);
-    uint64_t hin_pos = (uint64_t)(hin > 0);
-    uint64_t xv = eq | mv;
-    /* A -1 coming in from above acts on row 0 of the block like a match. */
-    eq |= hin_neg;
-    uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
-    uint64_t ph = mv | ~(xh | pv);
-    uint64_t mh = pv & xh;
-    int hout = (int)((ph & hbit) != 0) - (int)((mh & hbit) != 0);
-    ph = (ph << 1) | hin_pos;
-    mh = (mh << 1) | hin_neg;
-    *pv_io = mh | ~(xv | ph);
-    *mv_io = ph & xv;
-    return hout;
+    uint64_t ph, mh;
+    return gpuasm_myers_block_step(pv_io, mv_io, eq, hin, hbit, &ph, &mh);
 }
 
 /* One word: no blocks, no cut-off (there is nothing to cut). */

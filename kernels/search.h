@@ -25,6 +25,15 @@
  * Every backend (CPU twin, CUDA) must report exactly the same set of end
  * hits; order is unspecified (gpuasm_hits_sort() makes it canonical).
  *
+ * Partial occurrences (opt.overlap_min, opt.read_overlap_min; issue #9):
+ * the pattern may also run off either end of the text, as an adapter runs
+ * off a read's 3' end in cutadapt.  For each searched (read, target,
+ * strand) and each end of the text taken (opt.partial_ends), the best such
+ * occurrence is one more end hit (kind != GPUASM_HIT_FULL, at most one per
+ * end): see "Partial occurrences" below and kernels/partial.h.  They come
+ * from one shared pass (partial.h on the CPU, partial_cuda.cu on the GPU)
+ * after the kernel, so every kernel has them.
+ *
  * Which kernel computes D (and in which mode: edit or hamming) is
  * opt.kernel, a row of the kernel table (registry.h).  The pair rules
  * below (pattern side, k, which pairs are searched) are written once, as
@@ -67,9 +76,29 @@ enum gpuasm_variant {
     GPUASM_VARIANT_THREAD = 2  /* hamming: one thread per text position, no shared memory (seed 004 "thread") */
 };
 
+/* Which strands of the read are searched (gpuasm_search_opt.strand). */
+enum gpuasm_strand_mode {
+    GPUASM_STRAND_BOTH    = 0, /* the read as given and its reverse complement */
+    GPUASM_STRAND_FORWARD = 1  /* the read as sequenced only (adapters, primers) */
+};
+
+/* Ends of the text where partial occurrences are taken (bits of
+ * gpuasm_search_opt.partial_ends), in the orientation the text has in its
+ * file: for a read that is the text, GPUASM_END_3 is the read's 3' end as
+ * sequenced (a prefix of an adapter at the end of the read, cutadapt's 3'
+ * adapter), GPUASM_END_5 its 5' start (a suffix of the pattern at the start
+ * of the read, cutadapt's 5' adapter); on strand 1 (the read reverse-
+ * complemented) those are the searched text's start and end.  For a target
+ * that is the text: its end and its start. */
+enum {
+    GPUASM_END_3 = 1,
+    GPUASM_END_5 = 2
+};
+
 /* What to search for.  Plain values so it can be passed to CUDA by value.
- * Zero-initialised fields give the defaults (myers, nt16, best, auto),
- * except max_diffs, where 0 means k = 0 (use -1 for "from error_rate"). */
+ * Zero-initialised fields give the defaults (myers, nt16, best, auto, both
+ * strands, no partial occurrences), except max_diffs, where 0 means k = 0
+ * (use -1 for "from error_rate"). */
 typedef struct gpuasm_search_opt {
     int32_t max_diffs;     /* k; < 0 means use error_rate */
     double  error_rate;    /* k = floor(error_rate * m) in double arithmetic */
@@ -79,7 +108,23 @@ typedef struct gpuasm_search_opt {
     int32_t variant;       /* enum gpuasm_variant */
     int32_t segments;      /* dp kernel: split each text into this many segments
                             * (seed 000's D, Table I); 0: the kernel chooses */
+    int32_t strand;        /* enum gpuasm_strand_mode */
+    int32_t overlap_min;   /* partial occurrences of a target that is the pattern need at
+                            * least this many aligned pattern bases (cutadapt's -O); 0: none */
+    int32_t read_overlap_min; /* the same for a read that is the pattern; 0: none;
+                            * -1: half the read, rounded up */
+    int32_t partial_ends;  /* GPUASM_END_3 | GPUASM_END_5: where partial occurrences are taken */
 } gpuasm_search_opt;
+
+/* What an end hit is (gpuasm_endhit.kind). */
+enum gpuasm_hit_kind {
+    GPUASM_HIT_FULL = 0,       /* the whole pattern ends at text position end (the contract above) */
+    GPUASM_HIT_TEXT_END = 1,   /* the prefix P[0 .. plen) ends at the text's last position
+                                * (end = n - 1): the pattern runs off the text's end */
+    GPUASM_HIT_TEXT_START = 2  /* the suffix P[m - plen .. m) starts at text position 0: the
+                                * pattern runs off the text's start; end = 0 (the aligned
+                                * text part ends where the traceback puts it) */
+};
 
 /* One text position where the pattern ends with at most k differences, at a
  * local minimum of D[m][.] (see above). */
@@ -87,8 +132,10 @@ typedef struct gpuasm_endhit {
     uint32_t read;    /* index of the read within its batch */
     uint32_t target;  /* index of the target (file order) */
     uint32_t end;     /* 0-based end position in the text, inclusive (see above) */
-    int32_t  dist;    /* D[m][end], 0 <= dist <= k */
-    uint32_t strand;  /* 0: read as given, 1: read reverse-complemented */
+    int32_t  dist;    /* D[m][end], 0 <= dist <= k (partial: <= k of plen) */
+    uint16_t strand;  /* 0: read as given, 1: read reverse-complemented */
+    uint16_t kind;    /* enum gpuasm_hit_kind */
+    uint32_t plen;    /* partial hits: aligned pattern bases (< m); full hits: 0 */
 } gpuasm_endhit;
 
 /* Growable array of end hits.  limit (0: none) bounds what one scan may
@@ -112,10 +159,11 @@ typedef struct gpuasm_scan_stats {
 
 /* ---- the pair rules: one definition for host C and CUDA device code ------ */
 
-/* Strands searched: 2 for DNA (nt16), 1 for the byte alphabet. */
+/* Strands searched: 2 for DNA (nt16), 1 for the byte alphabet or when only
+ * the read as sequenced is searched. */
 GPUASM_HD int gpuasm_strands(const gpuasm_search_opt *o)
 {
-    return o->alphabet == GPUASM_ALPHABET_BYTE ? 1 : 2;
+    return (o->alphabet == GPUASM_ALPHABET_BYTE || o->strand == GPUASM_STRAND_FORWARD) ? 1 : 2;
 }
 
 /* Is the read the pattern of pair (read_len, target_len)?  The shorter
@@ -165,6 +213,49 @@ GPUASM_HD gpuasm_pair gpuasm_pair_of(const gpuasm_search_opt *o, uint64_t read_l
     return p;
 }
 
+/* ---- Partial occurrences (the ends pass; kernels/partial.h) ---------------
+ * For a searched pair with pattern length m, omin = opt.overlap_min (the
+ * target is the pattern) or opt.read_overlap_min (the read is; -1: ceil(m/2)).
+ * When 0 < omin < m, at each end of the text taken (GPUASM_END_* mapped to
+ * the searched text's start/end by strand), every aligned length p in
+ * [omin, m - 1] is a candidate with
+ *     text end:   D_p = min over i of ED(P[0 .. p), T[i .. n-1])      (edit)
+ *                       mismatches(P[0 .. p), T[n-p .. n-1])           (hamming, p <= n)
+ *     text start: D_p = min over j of ED(P[m-p .. m), T[0 .. j])      (edit)
+ *                       mismatches(P[m-p .. m), T[0 .. p-1])           (hamming, p <= n)
+ * and k_p = gpuasm_pair_k(opt, p) (cutadapt: errors <= e x aligned length);
+ * p is acceptable when k_p < p and D_p <= k_p.  The end hit is the
+ * acceptable p with the highest score p - 2 D_p (one point per aligned
+ * pattern base, minus two per difference: cutadapt's +1/-1/-2 score when
+ * the differences are mismatches), then the smaller D_p, then the larger p. */
+
+/* omin of a pair (0: no partial occurrences). */
+GPUASM_HD uint32_t gpuasm_pair_overlap_min(const gpuasm_search_opt *o, int read_is_pattern,
+                                           uint64_t m)
+{
+    int64_t v = read_is_pattern ? o->read_overlap_min : o->overlap_min;
+    if (read_is_pattern && v < 0) v = (int64_t)((m + 1) / 2);
+    if (v <= 0 || (uint64_t)v >= m) return 0;
+    return (uint32_t)v;
+}
+
+/* Are partial occurrences searched at all? */
+GPUASM_HD int gpuasm_partial_on(const gpuasm_search_opt *o)
+{
+    return o->partial_ends != 0 && (o->overlap_min > 0 || o->read_overlap_min != 0);
+}
+
+/* Which ends of the SEARCHED text (bit 0: its end, bit 1: its start) take
+ * partial occurrences, for a pair on strand s: the GPUASM_END_* bits in file
+ * orientation, swapped when the text is the reverse-complemented read. */
+GPUASM_HD uint32_t gpuasm_partial_text_ends(const gpuasm_search_opt *o, int read_is_pattern,
+                                            uint32_t strand)
+{
+    const uint32_t e = (uint32_t)o->partial_ends & 3u;
+    if (!read_is_pattern && strand) return ((e & 1u) << 1) | ((e >> 1) & 1u);
+    return e;
+}
+
 /* One batch as a kernel sees it: the reads, the targets and the search
  * options.  Plain values, so it goes to CUDA kernels by value; the
  * pointers are host or device addresses depending on who holds the view. */
@@ -191,7 +282,7 @@ extern "C" {
 int gpuasm_hits_reserve(gpuasm_hits *h, size_t more);
 /* Append one hit; 0 or -1 (out of memory). */
 int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
-/* Sort into canonical order: read, target, strand, end (then dist). */
+/* Sort into canonical order: read, target, strand, end, kind (then plen, dist). */
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
 

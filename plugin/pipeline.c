@@ -312,10 +312,13 @@ static int cut_parts(slot_t *s, int n_report)
 }
 
 /* Bytes one end hit may cost until its batch is written: the hit in the
- * slot and in a CPU thread's array (20 B each), doubled for the arrays'
- * growth, and the SAM record it may become (--all: one per hit; struct,
- * name, CIGAR, tags, and per read base 0.5 B of SEQ, 1 B of QUAL, MD). */
-static uint64_t bytes_per_hit(uint64_t read_len) { return 80 + 160 + (5 * read_len) / 2; }
+ * slot and in a CPU thread's array, doubled for the arrays' growth, and
+ * the SAM record it may become (--all: one per hit; struct, name, CIGAR,
+ * tags, and per read base 0.5 B of SEQ, 1 B of QUAL, MD). */
+static uint64_t bytes_per_hit(uint64_t read_len)
+{
+    return 4 * sizeof(gpuasm_endhit) + 160 + (5 * read_len) / 2;
+}
 
 /* Scan the next round of slot s: reads [s->r1, r1) of its batch, as many
  * as fit in the hit budget.  A round starts at the size that fitted last

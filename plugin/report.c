@@ -114,6 +114,39 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
     return 0;
 }
 
+/* The span of a candidate starting at s, in forward text coordinates
+ * (closed): [s, end], mirrored when the read is the text of strand 1. */
+static span_t span_of(uint64_t s, uint64_t end, uint64_t tn, int mirror)
+{
+    return mirror ? (span_t){ tn - 1 - end, tn - 1 - s } : (span_t){ s, end };
+}
+
+/* Does a candidate ending at `end` overlap one of acc[0..n) when all that
+ * is known is that its start lies in [s_lo, s_hi]?  1 yes, 0 no, -1 it
+ * depends on the start.  The span only grows as the start moves left, so
+ * the two extreme starts decide it when they agree. */
+static int overlaps_at(uint64_t s_lo, uint64_t s_hi, uint64_t end, uint64_t tn, int mirror,
+                       const void *accv, size_t n)
+{
+    const span_t *acc = accv;
+    span_t big = span_of(s_lo, end, tn, mirror), small = span_of(s_hi, end, tn, mirror);
+    int any_big = 0;
+    for (size_t q = 0; q < n; q++) {
+        if (small.lo <= acc[q].hi && acc[q].lo <= small.hi) return 1;
+        any_big |= big.lo <= acc[q].hi && acc[q].lo <= big.hi;
+    }
+    return any_big ? -1 : 0;
+}
+
+/* Align candidate c into r->aln.  0, -1 out of memory, -2 no alignment. */
+static int trace(gpuasm_report *r, const gpuasm_search_opt *so, const uint8_t *pat, uint64_t m,
+                 const uint8_t *txt, uint64_t tn, const cand_t *c)
+{
+    return gpuasm_search_mode(so) == GPUASM_MODE_HAMMING
+           ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, c->end, c->dist, &r->aln)
+           : gpuasm_traceback(pat, (uint32_t)m, txt, tn, c->end, c->dist, &r->tb, &r->aln);
+}
+
 /* --best: is occurrence x better than y (report.h's order)? */
 static int better(const gpuasm_occ *x, const gpuasm_occ *y)
 {
@@ -158,37 +191,59 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
             const uint8_t *rs = cand[c].strand ? r->rc : code;
             const uint8_t *pat = rip ? rs : tcode, *txt = rip ? tcode : rs;
             uint64_t m = rip ? len : tlen, tn = rip ? tlen : len;
-            int tb = gpuasm_search_mode(so) == GPUASM_MODE_HAMMING
-                     ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, cand[c].end,
-                                                cand[c].dist, &r->aln)
-                     : gpuasm_traceback(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,
-                                        &r->tb, &r->aln);
-            if (tb == -1) goto oom;
-            if (tb < 0) {
-                snprintf(err, errlen, "internal error: end hit (target %s, strand %u, end %u, "
-                         "distance %d) has no alignment: the search kernel is wrong",
-                         t->name[ti], cand[c].strand, cand[c].end, cand[c].dist);
-                return -1;
+            int mirror = !rip && cand[c].strand;
+            int traced = 0, rc;
+            if (n_acc > 0) {
+                /* Does the candidate overlap an accepted occurrence?  Its
+                 * span grows as its start s moves left, so bounds on s
+                 * decide it: first the lengths an alignment with dist
+                 * differences can have, then the starts of a reverse
+                 * search, and only when those straddle the answer the
+                 * traceback itself. */
+                int64_t e1 = (int64_t)cand[c].end + 1, d = cand[c].dist;
+                int64_t lo = e1 - (int64_t)m - d, hi = e1 - (int64_t)m + d;
+                if (gpuasm_search_mode(so) == GPUASM_MODE_HAMMING) lo = hi = e1 - (int64_t)m;
+                if (lo < 0) lo = 0;
+                if (hi > e1) hi = e1;
+                int ov = overlaps_at((uint64_t)lo, (uint64_t)hi, cand[c].end, tn, mirror, r->acc, n_acc);
+                if (ov < 0) {
+                    uint64_t s_lo, s_hi;
+                    rc = gpuasm_hit_starts(pat, (uint32_t)m, txt, tn, cand[c].end, cand[c].dist,
+                                           &r->tb, &s_lo, &s_hi);
+                    if (rc < 0) goto tb_failed;
+                    ov = overlaps_at(s_lo, s_hi, cand[c].end, tn, mirror, r->acc, n_acc);
+                }
+                if (ov < 0) {
+                    if ((rc = trace(r, so, pat, m, txt, tn, &cand[c])) < 0) goto tb_failed;
+                    traced = 1;
+                    ov = overlaps_at(r->aln.tstart, r->aln.tstart, cand[c].end, tn, mirror,
+                                     r->acc, n_acc);
+                }
+                if (ov) continue;
+                if (!o->all) {
+                    /* The second non-overlapping occurrence: only its
+                     * distance is wanted (XS). */
+                    r->occ[first_occ].xs = cand[c].dist;
+                    break;
+                }
             }
-            span_t sp = { r->aln.tstart, r->aln.tend };
-            if (!rip && cand[c].strand) sp = (span_t){ tn - 1 - r->aln.tend, tn - 1 - r->aln.tstart };
-            span_t *acc = r->acc;
-            int overlaps = 0;
-            for (size_t q = 0; q < n_acc && !overlaps; q++)
-                overlaps = sp.lo <= acc[q].hi && acc[q].lo <= sp.hi;
-            if (overlaps) continue;
+            if (!traced && (rc = trace(r, so, pat, m, txt, tn, &cand[c])) < 0) goto tb_failed;
+            span_t sp = span_of(r->aln.tstart, cand[c].end, tn, mirror);
             if (gpuasm_grow(&r->acc, &r->m_acc, n_acc + 1, sizeof(span_t)) < 0) goto oom;
             ((span_t *)r->acc)[n_acc++] = sp;
-            if (!o->all && n_acc == 2) {
-                r->occ[first_occ].xs = cand[c].dist;
-                break;
-            }
             if (n_acc == 2) r->occ[first_occ].xs = cand[c].dist;
             if (gpuasm_grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
             r->occ[r->n_occ] = (gpuasm_occ){ .target = ti, .strand = cand[c].strand,
                                              .dist = cand[c].dist, .xs = -1 };
             if (describe(r, o, rip, rs, len, tcode) < 0) goto oom;
             r->n_occ++;
+            continue;
+tb_failed:
+            if (rc == -1) goto oom;
+            snprintf(err, errlen, "internal error: end hit (target %s, strand %u, end %u, "
+                     "distance %d) has no alignment: the search kernel is wrong",
+                     t->name[ti], cand[c].strand, cand[c].end, cand[c].dist);
+            return -1;
         }
         i = j;
     }

@@ -3,15 +3,20 @@
  *
  * Candidates are the end hits themselves: the kernels report only the
  * local minima of D[m][j] (search.h).  They are ranked by distance, then
- * forward strand, then leftmost end; each is traced back (traceback.h), and one whose text interval
- * overlaps an already accepted occurrence of the same (read, target) is
- * dropped.  The default keeps the first (the best) and uses the second for
- * XS; --all keeps them all.  --best keeps one occurrence per read: of the
- * targets' best ones the one with the lowest distance, then the longest
- * aligned part of the pattern, then the forward strand, then the first
- * target in file order, then the leftmost (issue #9).  Everything here is
- * a pure function of the sorted end hits, so any backend that gives the
- * same hits gives the same bytes.
+ * forward strand, then leftmost end; one whose text interval (from its
+ * traceback's start to its end) overlaps an already accepted occurrence of
+ * the same (read, target) is dropped.  The default keeps the first (the
+ * best) and uses the second for XS; --all keeps them all.  Only accepted
+ * occurrences are traced back (traceback.h): whether another candidate
+ * overlaps is decided from bounds on its start (the lengths an alignment
+ * with its distance can have, then gpuasm_hit_starts()), with a traceback
+ * only when the bounds straddle the answer, so the choice is exactly the
+ * one every candidate's traceback would give (issue #11).  --best keeps
+ * one occurrence per read: of the targets' best ones the one with the
+ * lowest distance, then the longest aligned part of the pattern, then the
+ * forward strand, then the first target in file order, then the leftmost
+ * (issue #9).  Everything here is a pure function of the sorted end hits,
+ * so any backend that gives the same hits gives the same bytes.
  *
  * Two distances (issue #9; SAM v1.6 and SAMtags §1.1 "NM"): `dist` is the
  * search distance, what the kernels minimised, where IUPAC codes in targets

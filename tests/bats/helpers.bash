@@ -59,6 +59,20 @@ require_samtools() {
     command -v samtools >/dev/null 2>&1 || skip "samtools not installed"
 }
 
+# A Python that has the edlib module (Debian python3-edlib installs it for
+# the system python3, which may not be the first python3 on PATH); prints
+# it, or returns 1.
+edlib_python() {
+    local py
+    for py in "$PYTHON3" python3 /usr/bin/python3; do
+        if "$py" -c 'import edlib' >/dev/null 2>&1; then
+            echo "$py"
+            return 0
+        fi
+    done
+    return 1
+}
+
 require_shared_data() {
     [ -d "$GPUASM_SHARED_DATA/oracles" ] || skip "shared data not found at $GPUASM_SHARED_DATA"
 }

@@ -9,10 +9,15 @@
  *       of search.h, for several batch splits and thread counts.
  *   (c) gpuasm_traceback() on every hit of (b): the alignment re-walks to
  *       the reported distance and end, and equals an unbanded DP's walk-back;
- *       hand-made tie cases; a 100,000-base pattern.
+ *       the linear method equals the banded one on every hit (and with a
+ *       tiny memory budget), gpuasm_hit_starts() equals a plain reverse
+ *       DP; hand-made tie cases; patterns of 10 kb, 100 kb and 1 Mb.
  *
  *   (e) the byte alphabet (library API): every kernel's pairs and the engine
  *       against the naive DP / Hamming count with the equality rule.
+ *   (f) gpuasm_report_read() (which traces back only what it reports)
+ *       against the rule that traces back every candidate, on targets full
+ *       of repeats: same occurrences, positions and XS.
  *
  * Environment: GPUASM_TEST_SEED (default fixed) varies the random cases;
  * GPUASM_TEST_DEVICE (default "cpu") is the engine's --device;
@@ -20,8 +25,9 @@
  * under test: (a), (b), (d), (e) run it, against the naive Hamming count for
  * hamming; the scan kernel gets patterns of at most 64 bases (its limit,
  * which is tested too); (c) is kernel-independent and runs with myers.
- * GPUASM_TEST_LONG=0 leaves out the 100,000-base-pattern engine case,
- * which the GPU suite runs once, not in every knob run.
+ * GPUASM_TEST_LONG=0 leaves out the 100,000-base-pattern engine case and
+ * (c)'s 10 kb / 100 kb / 1 Mb tracebacks, which the GPU suite runs once,
+ * not in every knob run.
  * GPUASM_TEST_VARIANT (best, paper, thread) and GPUASM_TEST_SEGMENTS (dp's
  * D) set opt.variant / opt.segments of every engine scan: layouts of the
  * CUDA kernels that must give the same hits.  With
@@ -36,11 +42,16 @@
 #include <string.h>
 #include <time.h>
 
+#include <htslib/sam.h>
+
 #include "engine.h"
 #include "naive_dp.h"
+#include "partial.h"
 #include "registry.h"
 #include "nt16.h"
 #include "search.h"
+#include "report.h"
+#include "targets.h"
 #include "traceback.h"
 #include "twin.h"
 
@@ -498,6 +509,71 @@ static int local_min(const int32_t *D, uint64_t n, uint64_t j, int32_t k)
     return D[j] <= k && (j == 0 || D[j - 1] > D[j]) && (j + 1 == n || D[j + 1] >= D[j]);
 }
 
+/* ---- partial occurrences: the naive oracle (search.h) ----------------------
+ * Written from the definition with the plain DP and plain counts, sharing
+ * nothing with partial.h but the pair rule (gpuasm_pair_k). */
+
+static int naive_match(int byte, uint8_t a, uint8_t b) { return byte ? a == b : (a & b) != 0; }
+
+/* D_p for the text end (at_start == 0) or start, every p in [1, m-1]:
+ * dp[p] (INT32_MAX when undefined: hamming with p > n). */
+static void naive_partial_d(const uint8_t *P, uint32_t m, const uint8_t *T, uint64_t n,
+                            int at_start, int hamming, int byte, int32_t *dp)
+{
+    for (uint32_t p = 1; p < m; p++) dp[p] = INT32_MAX;
+    if (hamming) {
+        for (uint32_t p = 1; p < m && p <= n; p++) {
+            int32_t d = 0;
+            for (uint32_t i = 0; i < p; i++)
+                d += !naive_match(byte, at_start ? P[m - p + i] : P[i], at_start ? T[i] : T[n - p + i]);
+            dp[p] = d;
+        }
+        return;
+    }
+    /* Text end: the free-start DP of the whole pattern over the whole text
+     * (D[0][j] = 0, D[i][0] = i); D_p = D[p][n] for every row p.  Text
+     * start: the same for the reversed pattern over the reversed text (a
+     * suffix of P aligned to a prefix of T, any end, is a prefix of rev(P)
+     * aligned to a suffix of rev(T), any start). */
+    int32_t *col = xmalloc((size_t)(m + 1) * sizeof(int32_t));
+    for (uint32_t i = 0; i <= m; i++) col[i] = (int32_t)i;
+    for (uint64_t j = 1; j <= n; j++) {
+        const uint8_t tc = at_start ? T[n - j] : T[j - 1];
+        int32_t diag = col[0];
+        col[0] = 0;
+        for (uint32_t i = 1; i <= m; i++) {
+            int32_t up = col[i - 1], left = col[i];
+            int32_t v = diag + !naive_match(byte, at_start ? P[m - i] : P[i - 1], tc);
+            if (up + 1 < v) v = up + 1;
+            if (left + 1 < v) v = left + 1;
+            diag = col[i];
+            col[i] = v;
+        }
+    }
+    for (uint32_t p = 1; p < m; p++) dp[p] = col[p];
+    free(col);
+}
+
+/* The partial end hit of search.h's rule from the naive D_p, or plen 0. */
+static gpuasm_partial naive_partial(const gpuasm_search_opt *o, uint32_t omin, const uint8_t *P,
+                                    uint32_t m, const uint8_t *T, uint64_t n, int at_start,
+                                    int hamming, int byte)
+{
+    gpuasm_partial best = { 0, 0 };
+    if (omin == 0 || omin >= m || n == 0) return best;
+    int32_t *dp = xmalloc((size_t)m * sizeof(int32_t));
+    naive_partial_d(P, m, T, n, at_start, hamming, byte, dp);
+    for (uint32_t p = omin; p < m; p++) {
+        int32_t kp = gpuasm_pair_k(o, p), d = dp[p];
+        if (kp < 0 || (int64_t)kp >= (int64_t)p || d > kp) continue;
+        int64_t s = (int64_t)p - 2 * (int64_t)d, bs = (int64_t)best.plen - 2 * (int64_t)best.dist;
+        if (!best.plen || s > bs || (s == bs && (d < best.dist || (d == best.dist && p > best.plen))))
+            best = (gpuasm_partial){ p, d };
+    }
+    free(dp);
+    return best;
+}
+
 static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
                           const gpuasm_search_opt *opt, gpuasm_hits *out)
 {
@@ -505,22 +581,44 @@ static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
     uint8_t *rc = xmalloc(maxr);
     const int byte = opt->alphabet == GPUASM_ALPHABET_BYTE;
+    const int forward = opt->strand == GPUASM_STRAND_FORWARD;
     out->n = 0;
     for (uint32_t r = 0; r < reads->n; r++)
         for (uint32_t t = 0; t < tg->n; t++)
-            for (uint32_t s = 0; s < (byte ? 1u : 2u); s++) {
+            for (uint32_t s = 0; s < (byte || forward ? 1u : 2u); s++) {
                 pair_def pd;
                 if (!make_pair(reads, r, tg, t, s, opt, rc, &pd)) continue;
                 int32_t *last = xmalloc((pd.n + 1) * sizeof(int32_t));
                 naive_last(pd.p, (uint32_t)pd.m, pd.t, pd.n, byte, last);
                 for (uint64_t j = 0; j < pd.n; j++)
                     if (local_min(last, pd.n, j, pd.k)) {
-                        gpuasm_endhit e = { r, t, (uint32_t)j, last[j], s };
+                        gpuasm_endhit e = { r, t, (uint32_t)j, last[j], (uint16_t)s, 0, 0 };
                         if (gpuasm_hits_push(out, e) < 0) abort();
                     }
                 free(last);
+                /* Partial occurrences: which ends, written out plainly. */
+                if (!opt->partial_ends || pd.n == 0) continue;
+                const int rip = gpuasm_read_is_pattern(opt, slen(reads, r), slen(tg, t));
+                int64_t omin = rip ? opt->read_overlap_min : opt->overlap_min;
+                if (rip && omin < 0) omin = (int64_t)((pd.m + 1) / 2);
+                if (omin <= 0 || (uint64_t)omin >= pd.m) continue;
+                for (int at_start = 0; at_start < 2; at_start++) {
+                    /* file orientation: GPUASM_END_3 is the end of the read as
+                     * sequenced, which is the start of its reverse complement */
+                    int want_end = at_start ? GPUASM_END_5 : GPUASM_END_3;
+                    if (!rip && s) want_end = at_start ? GPUASM_END_3 : GPUASM_END_5;
+                    if (!(opt->partial_ends & want_end)) continue;
+                    gpuasm_partial b = naive_partial(opt, (uint32_t)omin, pd.p, (uint32_t)pd.m, pd.t,
+                                                     pd.n, at_start, is_hamming(), byte);
+                    if (!b.plen) continue;
+                    gpuasm_endhit e = { r, t, at_start ? 0u : (uint32_t)(pd.n - 1), b.dist, (uint16_t)s,
+                                        (uint16_t)(at_start ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END),
+                                        b.plen };
+                    if (gpuasm_hits_push(out, e) < 0) abort();
+                }
             }
     free(rc);
+    gpuasm_hits_sort(out);
 }
 
 static int same_hits(const gpuasm_hits *a, const gpuasm_hits *b, const char *what)
@@ -529,16 +627,17 @@ static int same_hits(const gpuasm_hits *a, const gpuasm_hits *b, const char *wha
     for (; i < a->n && i < b->n; i++) {
         const gpuasm_endhit *x = &a->hit[i], *y = &b->hit[i];
         if (x->read != y->read || x->target != y->target || x->strand != y->strand ||
-            x->end != y->end || x->dist != y->dist) break;
+            x->end != y->end || x->dist != y->dist || x->kind != y->kind || x->plen != y->plen)
+            break;
     }
     if (i == a->n && i == b->n) return 1;
     const gpuasm_endhit *x = i < a->n ? &a->hit[i] : NULL, *y = i < b->n ? &b->hit[i] : NULL;
-    diag("%s: %zu vs %zu hits, first difference at #%zu: got %s r%u t%u s%u end %u d%d;"
-         " want %s r%u t%u s%u end %u d%d", what, a->n, b->n, i,
+    diag("%s: %zu vs %zu hits, first difference at #%zu: got %s r%u t%u s%u end %u d%d kind %u plen %u;"
+         " want %s r%u t%u s%u end %u d%d kind %u plen %u", what, a->n, b->n, i,
          x ? "" : "(none)", x ? x->read : 0, x ? x->target : 0, x ? x->strand : 0,
-         x ? x->end : 0, x ? x->dist : 0,
+         x ? x->end : 0, x ? x->dist : 0, x ? x->kind : 0, x ? x->plen : 0,
          y ? "" : "(none)", y ? y->read : 0, y ? y->target : 0, y ? y->strand : 0,
-         y ? y->end : 0, y ? y->dist : 0);
+         y ? y->end : 0, y ? y->dist : 0, y ? y->kind : 0, y ? y->plen : 0);
     return 0;
 }
 
@@ -690,22 +789,74 @@ static int greedy_walk_matches(const uint8_t *p, uint64_t m, const uint8_t *t,
     return ok;
 }
 
-/* Traceback of every hit in h (expected hits of one engine case).  The
- * greedy-walk oracle is O(m^2) per hit, so it runs on a sample. */
+/* Do two alignments agree column for column (and in start and end)? */
+static int same_aln(const gpuasm_aln *a, const gpuasm_aln *b)
+{
+    return a->tstart == b->tstart && a->tend == b->tend && a->dist == b->dist &&
+           a->n_op == b->n_op && memcmp(a->op, b->op, a->n_op) == 0;
+}
+
+/* Independent oracle of gpuasm_hit_starts(): the plain DP of the reversed
+ * pattern against the reversed text from `end` back (anchored at the end:
+ * R[0][y] = y, R[i][0] = i), and every s with R[m][end+1-s] == dist.  1
+ * when the smallest and largest such s are s_lo and s_hi and no s costs
+ * less.  O(m * (m + dist)). */
+static int starts_match(const uint8_t *p, uint64_t m, const uint8_t *t, uint64_t end,
+                        int32_t dist, uint64_t s_lo, uint64_t s_hi, const char *what)
+{
+    uint64_t Y = end + 1 < m + (uint64_t)dist ? end + 1 : m + (uint64_t)dist;
+    int32_t *prev = xmalloc((Y + 1) * sizeof(int32_t)), *cur = xmalloc((Y + 1) * sizeof(int32_t));
+    for (uint64_t y = 0; y <= Y; y++) prev[y] = (int32_t)y;
+    for (uint64_t i = 1; i <= m; i++) {
+        cur[0] = (int32_t)i;
+        for (uint64_t y = 1; y <= Y; y++) {
+            int32_t v = prev[y - 1] + (gpuasm_nt16_match(p[m - i], t[end + 1 - y]) ? 0 : 1);
+            if (prev[y] + 1 < v) v = prev[y] + 1;
+            if (cur[y - 1] + 1 < v) v = cur[y - 1] + 1;
+            cur[y] = v;
+        }
+        int32_t *x = prev; prev = cur; cur = x;
+    }
+    int ok = 1, any = 0;
+    uint64_t lo = 0, hi = 0;
+    for (uint64_t y = 0; y <= Y && ok; y++) {
+        if (prev[y] < dist) { diag("%s: start %" PRIu64 " costs %d < %d", what, end + 1 - y, prev[y], dist); ok = 0; }
+        if (prev[y] == dist) { hi = any ? hi : end + 1 - y; lo = end + 1 - y; any = 1; }
+    }
+    if (ok && (!any || lo != s_lo || hi != s_hi)) {
+        diag("%s: hit_starts %" PRIu64 "..%" PRIu64 ", the plain DP %" PRIu64 "..%" PRIu64 "%s",
+             what, s_lo, s_hi, lo, hi, any ? "" : " (none)");
+        ok = 0;
+    }
+    free(prev);
+    free(cur);
+    return ok;
+}
+
+/* Traceback of every hit in h (expected hits of one engine case), by the
+ * banded method and by the linear one twice: with the default budget (one
+ * kept range) and with a 512-byte budget (a few columns kept at a time and
+ * two ranges per level, so every hit of more than a few bases goes through
+ * many levels of checkpoints).  The three must
+ * agree exactly.  The greedy-walk and start oracles are O(m^2) per hit, so
+ * they run on a sample. */
 static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
                             const gpuasm_search_opt *opt, const gpuasm_hits *h,
                             const char *what)
 {
-    gpuasm_tb_work w = {0};
-    gpuasm_aln a = {0};
+    gpuasm_tb_work w = { .method = GPUASM_TB_BANDED };
+    gpuasm_tb_work wl = { .method = GPUASM_TB_LINEAR };
+    gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .mem_bytes = 512 };
+    gpuasm_aln a = {0}, al = {0};
     uint64_t maxr = 1;
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
     uint8_t *rc = xmalloc(maxr);
-    int ok_tb = 1, ok_rm = 1;
+    int ok_tb = 1, ok_rm = 1, ok_lin = 1, ok_st = 1;
     size_t n_rm = 0;
     size_t every = h->n / 400 + 1;
     for (size_t i = 0; i < h->n && ok_tb; i++) {
         const gpuasm_endhit *e = &h->hit[i];
+        if (e->kind != GPUASM_HIT_FULL) continue;   /* partial: plugin/report.c's test */
         pair_def pd;
         make_pair(reads, e->read, tg, e->target, e->strand, opt, rc, &pd);
         int rc_tb = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist, &w, &a);
@@ -716,16 +867,43 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
             break;
         }
         ok_tb = rewalk(pd.p, pd.m, pd.t, pd.n, &a, e->end, e->dist, what);
+        for (int q = 0; q < 2 && ok_lin; q++) {
+            int rl = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist,
+                                      q ? &wt : &wl, &al);
+            if (rl != 0 || !same_aln(&a, &al)) {
+                diag("%s: linear traceback (%s budget) r%u t%u s%u end %u d%d: rc %d, start %"
+                     PRIu64 " ops %zu, banded start %" PRIu64 " ops %zu", what,
+                     q ? "512-byte" : "default", e->read, e->target, e->strand, e->end, e->dist, rl,
+                     al.tstart, al.n_op, a.tstart, a.n_op);
+                ok_lin = 0;
+            }
+        }
+        uint64_t s_lo = 0, s_hi = 0;
+        int rs = gpuasm_hit_starts(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist, &wl,
+                                   &s_lo, &s_hi);
+        if (ok_st && (rs != 0 || a.tstart < s_lo || a.tstart > s_hi)) {
+            diag("%s: hit_starts r%u end %u d%d: rc %d, %" PRIu64 "..%" PRIu64 ", traceback start %"
+                 PRIu64, what, e->read, e->end, e->dist, rs, s_lo, s_hi, a.tstart);
+            ok_st = 0;
+        }
         if (ok_tb && ok_rm && i % every == 0) {
             ok_rm = greedy_walk_matches(pd.p, pd.m, pd.t, &a, e->end, e->dist, what);
+            ok_st = ok_st && starts_match(pd.p, pd.m, pd.t, e->end, e->dist, s_lo, s_hi, what);
             n_rm++;
         }
     }
     tap(ok_tb, "%s: traceback of all %zu hits re-walks to their end and distance", what, h->n);
     tap(ok_rm, "%s: traceback equals an unbanded DP's greedy walk-back (%zu hits checked)", what, n_rm);
+    tap(ok_lin, "%s: the linear traceback (default and 512-byte budgets) equals the banded one on "
+        "all %zu hits", what, h->n);
+    tap(ok_st, "%s: hit_starts brackets every traceback start and equals the plain reverse DP "
+        "(%zu hits checked)", what, n_rm);
     free(rc);
     gpuasm_aln_free(&a);
+    gpuasm_aln_free(&al);
     gpuasm_tb_work_free(&w);
+    gpuasm_tb_work_free(&wl);
+    gpuasm_tb_work_free(&wt);
 }
 
 /* ---- (b) cases ------------------------------------------------------------- */
@@ -798,6 +976,17 @@ static void test_engine(const char *device)
         { "k=6 read wildcards",    { .max_diffs = 6, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_READ }, 1 },
         { "e=0.15 target",         { .max_diffs = -1, .error_rate = 0.15, .pattern_side = GPUASM_PATTERN_TARGET }, 0 },
         { "k=10 target wildcards", { .max_diffs = 10, .error_rate = 0.10, .pattern_side = GPUASM_PATTERN_TARGET }, 1 },
+        /* partial occurrences (issue #9) and the read as sequenced only */
+        { "e=0.1 shorter, partial O3, reads half", { .max_diffs = -1, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_SHORTER, .overlap_min = 3, .read_overlap_min = -1,
+          .partial_ends = GPUASM_END_3 | GPUASM_END_5 }, 0 },
+        { "e=0.2 target, partial O1 3' only, forward", { .max_diffs = -1, .error_rate = 0.20,
+          .pattern_side = GPUASM_PATTERN_TARGET, .strand = GPUASM_STRAND_FORWARD, .overlap_min = 1,
+          .partial_ends = GPUASM_END_3 }, 0 },
+        { "k=2 read, partial O5 5' only", { .max_diffs = 2, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_READ, .read_overlap_min = 5, .partial_ends = GPUASM_END_5 }, 1 },
+        { "e=0.1 shorter forward", { .max_diffs = -1, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_SHORTER, .strand = GPUASM_STRAND_FORWARD }, 0 },
     };
     static const int threads[] = { 1, 2, 3, 5 };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -823,9 +1012,20 @@ static void test_engine(const char *device)
                 }
         int want_rp = ec->opt.pattern_side != GPUASM_PATTERN_TARGET;
         int want_tp = ec->opt.pattern_side != GPUASM_PATTERN_READ;
-        tap(want.n > 0 && (n_rp > 0) == want_rp && (n_tp > 0) == want_tp,
-            "engine %s: case has %zu expected hits, %d read-pattern and %d target-pattern pairs",
-            ec->name, want.n, n_rp, n_tp);
+        /* A partial case must have partial hits at each end it asks for,
+         * a forward-only case no strand-1 hit. */
+        size_t n_end = 0, n_start = 0, n_s1 = 0;
+        for (size_t i = 0; i < want.n; i++) {
+            n_end += want.hit[i].kind == GPUASM_HIT_TEXT_END;
+            n_start += want.hit[i].kind == GPUASM_HIT_TEXT_START;
+            n_s1 += want.hit[i].strand == 1;
+        }
+        int partial_ok = !ec->opt.partial_ends || (n_end + n_start > 0);
+        int strand_ok = ec->opt.strand == GPUASM_STRAND_FORWARD ? n_s1 == 0 : (is_hamming() || n_s1 > 0);
+        tap(want.n > 0 && (n_rp > 0) == want_rp && (n_tp > 0) == want_tp && partial_ok && strand_ok,
+            "engine %s: case has %zu expected hits (%zu partial at text ends, %zu at text starts, "
+            "%zu on strand 1), %d read-pattern and %d target-pattern pairs",
+            ec->name, want.n, n_end, n_start, n_s1, n_rp, n_tp);
 
         for (size_t q = 0; q < sizeof threads / sizeof threads[0]; q++) {
             gpuasm_engine *e = NULL;
@@ -909,29 +1109,39 @@ static void enc(const char *s, uint8_t *out)
     for (size_t i = 0; s[i]; i++) out[i] = code_of(s[i]);
 }
 
-/* ops as a string: M(atch) X (subst) P(gap) T(gap). */
+/* ops as a string: M(atch) X (subst) P(gap) T(gap).  Every method (banded,
+ * linear with the default budget, linear with 512 bytes) must give it. */
 static void test_tb_case(const char *p, const char *t, uint64_t end, int32_t dist,
                          int want_rc, uint64_t want_start, const char *want_ops)
 {
+    static const struct { int method; size_t mem; const char *name; } how[] = {
+        { GPUASM_TB_BANDED, 0, "banded" }, { GPUASM_TB_LINEAR, 0, "linear" },
+        { GPUASM_TB_LINEAR, 512, "linear 512 B" },
+    };
     uint8_t pb[64], tb[64];
     enc(p, pb);
     enc(t, tb);
-    gpuasm_tb_work w = {0};
-    gpuasm_aln a = {0};
-    int rc = gpuasm_traceback(pb, (uint32_t)strlen(p), tb, strlen(t), end, dist, &w, &a);
-    char ops[130] = "";
-    if (rc == 0)
-        for (size_t i = 0; i < a.n_op && i < 128; i++) ops[i] = "MXPT"[a.op[i] & 3];
-    int ok = rc == want_rc && (rc != 0 || (a.tstart == want_start && !strcmp(ops, want_ops)));
-    if (!ok)
-        diag("got rc %d start %" PRIu64 " ops %s", rc, rc == 0 ? a.tstart : 0, ops);
+    int ok = 1;
+    for (size_t h = 0; h < sizeof how / sizeof how[0]; h++) {
+        gpuasm_tb_work w = { .method = how[h].method, .mem_bytes = how[h].mem };
+        gpuasm_aln a = {0};
+        int rc = gpuasm_traceback(pb, (uint32_t)strlen(p), tb, strlen(t), end, dist, &w, &a);
+        char ops[130] = "";
+        if (rc == 0)
+            for (size_t i = 0; i < a.n_op && i < 128; i++) ops[i] = "MXPT"[a.op[i] & 3];
+        if (rc != want_rc || (rc == 0 && (a.tstart != want_start || strcmp(ops, want_ops)))) {
+            diag("%s: got rc %d start %" PRIu64 " ops %s", how[h].name, rc, rc == 0 ? a.tstart : 0, ops);
+            ok = 0;
+        }
+        gpuasm_aln_free(&a);
+        gpuasm_tb_work_free(&w);
+    }
     if (want_rc == 0)
-        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: start %" PRIu64 " ops %s", p, t, end,
-            dist, want_start, want_ops);
+        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: start %" PRIu64 " ops %s (every method)",
+            p, t, end, dist, want_start, want_ops);
     else
-        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: rejected (%d)", p, t, end, dist, want_rc);
-    gpuasm_aln_free(&a);
-    gpuasm_tb_work_free(&w);
+        tap(ok, "traceback %s in %s end %" PRIu64 " d%d: rejected (%d) by every method", p, t, end,
+            dist, want_rc);
 }
 
 static void test_tb_hand(void)
@@ -955,89 +1165,375 @@ static void test_tb_hand(void)
     test_tb_case("ACGT", "ACTGT", 4, 0, -2, 0, "");
     /* an end past the text is refused */
     test_tb_case("ACG", "ACG", 3, 0, -2, 0, "");
+    /* dist == m: two mismatches (start 0) rather than two pattern gaps
+     * against nothing (start 2); one base: X, not P */
+    test_tb_case("AC", "GT", 1, 2, 0, 0, "XX");
+    test_tb_case("A", "C", 0, 1, 0, 0, "X");
+    test_tb_case("AC", "GT", 1, 3, -2, 0, "");
+
+    /* gpuasm_hit_starts: "AT" ending at the T of "AGT" costs 1 from start
+     * 0 (MTM), 1 (XM) and 2 (PM): the traceback's start is the middle one */
+    uint8_t pb[8], tb[8];
+    enc("AT", pb);
+    enc("AGT", tb);
+    gpuasm_tb_work w = {0};
+    uint64_t lo = 9, hi = 9;
+    int rc = gpuasm_hit_starts(pb, 2, tb, 3, 2, 1, &w, &lo, &hi);
+    tap(rc == 0 && lo == 0 && hi == 2, "hit_starts AT in AGT end 2 d1: starts 0..2 (got rc %d, %"
+        PRIu64 "..%" PRIu64 ")", rc, lo, hi);
+    enc("ACG", pb);
+    enc("TTACGTT", tb);
+    rc = gpuasm_hit_starts(pb, 3, tb, 7, 4, 0, &w, &lo, &hi);
+    tap(rc == 0 && lo == 2 && hi == 2, "hit_starts ACG in TTACGTT end 4 d0: start 2");
+    rc = gpuasm_hit_starts(pb, 3, tb, 7, 4, 1, &w, &lo, &hi);
+    tap(rc == -2, "hit_starts refuses a distance above the optimum (got %d)", rc);
+    rc = gpuasm_hit_starts(pb, 3, tb, 7, 5, 0, &w, &lo, &hi);
+    tap(rc == -2, "hit_starts refuses a distance below the optimum (got %d)", rc);
+    gpuasm_tb_work_free(&w);
 }
 
-/* ---- (c) a 100,000-base pattern ------------------------------------------ */
+/* ---- (c) long patterns: 10 kb, 100 kb, 1 Mb ------------------------------ */
 
+/* Traceback of end (end, dist) of a long pattern by the linear method with
+ * the default budget and with a small one (more levels of checkpoints),
+ * and, where m * (2 dist + 1) is small enough for the test machine, by the
+ * banded method: every alignment re-walks to (end, dist) and they are all
+ * equal.  Returns 1 when all of that holds. */
+static int long_tracebacks(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t n,
+                           uint64_t end, int32_t dist, size_t small_mem, int banded,
+                           const char *what)
+{
+    gpuasm_tb_work wl = { .method = GPUASM_TB_LINEAR };
+    gpuasm_tb_work ws = { .method = GPUASM_TB_LINEAR, .mem_bytes = small_mem };
+    gpuasm_tb_work wb = { .method = GPUASM_TB_BANDED };
+    gpuasm_aln a = {0}, b = {0};
+    clock_t c0 = clock();
+    int r = gpuasm_traceback(p, m, t, n, end, dist, &wl, &a);
+    double s_lin = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    int ok = r == 0 && rewalk(p, m, t, n, &a, end, dist, what);
+    if (r) diag("%s: linear traceback returned %d", what, r);
+    c0 = clock();
+    r = gpuasm_traceback(p, m, t, n, end, dist, &ws, &b);
+    double s_small = (double)(clock() - c0) / CLOCKS_PER_SEC;
+    if (ok && (r != 0 || !same_aln(&a, &b))) {
+        diag("%s: linear traceback with %zu bytes: rc %d, start %" PRIu64 " vs %" PRIu64, what,
+             small_mem, r, b.tstart, a.tstart);
+        ok = 0;
+    }
+    double s_band = -1;
+    if (ok && banded) {
+        c0 = clock();
+        r = gpuasm_traceback(p, m, t, n, end, dist, &wb, &b);
+        s_band = (double)(clock() - c0) / CLOCKS_PER_SEC;
+        if (r != 0 || !same_aln(&a, &b)) {
+            diag("%s: banded traceback: rc %d, start %" PRIu64 " vs %" PRIu64, what, r, b.tstart,
+                 a.tstart);
+            ok = 0;
+        }
+    }
+    printf("# %s: end %" PRIu64 " d%d: linear %.2f s, linear %zu B %.2f s, banded %.2f s\n", what,
+           end, dist, s_lin, small_mem, s_small, s_band);
+    gpuasm_aln_free(&a);
+    gpuasm_aln_free(&b);
+    gpuasm_tb_work_free(&wl);
+    gpuasm_tb_work_free(&ws);
+    gpuasm_tb_work_free(&wb);
+    return ok;
+}
+
+/* A pattern of m random bases with a mutated copy (rate per base) planted
+ * in random flanks.  10 kb and 100 kb: the Myers twin finds every end hit
+ * (checked against the banded naive DP around the copy), and the best and
+ * the worst (distance k) are traced back.  1 Mb: a search is O(m^2 / 64)
+ * there, too slow for a test, so the banded naive DP gives D at the copy's
+ * end (exact: an alignment of cost <= k stays within k diagonals of the
+ * end's) and that end is traced back. */
 static void test_long(void)
 {
-    const uint32_t m = 100000;
-    uint8_t *p = xmalloc(m);
-    rnd_seq(p, m, AL_ACGT);
-    uint64_t fl = 20000, fr = 20000;
-    uint8_t *t = xmalloc(fl + 2 * (uint64_t)m + fr + 1);
-    rnd_seq(t, fl, AL_ACGT);
-    uint64_t edits;
-    uint64_t cl = mutate(p, m, 0.005, AL_ACGT, t + fl, &edits);
-    rnd_seq(t + fl + cl, fr, AL_ACGT);
-    uint64_t n = fl + cl + fr;
-    uint64_t pend = fl + cl - 1;                       /* end of the planted copy */
-    int32_t k = (int32_t)edits + 100;
-
-    jd_list got = {0};
-    clock_t c0 = clock();
-    int rc = gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got);
-    double secs = (double)(clock() - c0) / CLOCKS_PER_SEC;
-    printf("# long: m=%u n=%" PRIu64 " edits=%" PRIu64 " k=%d: %zu hits in %.2f s\n", m, n,
-           edits, k, got.n, secs);
-
-    /* The naive DP in a band of diagonals around the planted copy's end:
-     * exact for every end whose optimal paths stay inside it (ends within
-     * w - k diagonals of the centre; all hits must be there). */
-    int64_t d0 = (int64_t)pend + 1 - (int64_t)m, w = 3 * (int64_t)k;
-    int32_t *last = xmalloc(n * sizeof(int32_t));
-    if (gpuasm_naive_dp_band(p, m, t, n, d0 - w, d0 + w, last) < 0) abort();
-    int ok = rc == 0 && got.n > 0;
-    int32_t best = INT32_MAX;
-    size_t best_i = 0;
-    uint64_t jlo = (uint64_t)(d0 - (w - k) + m - 1), jhi = (uint64_t)(d0 + (w - k) + m - 1);
-    size_t g = 0;
-    for (size_t i = 0; i < got.n && ok; i++)
-        if (got.a[i].j < jlo || got.a[i].j > jhi) {
-            diag("long: hit at %" PRIu64 " outside the checked window %" PRIu64 "..%" PRIu64,
-                 got.a[i].j, jlo, jhi);
-            ok = 0;
+    static const struct { uint32_t m; double rate; uint64_t flank; size_t small_mem; int search, banded; }
+    cases[] = {
+        { 10000, 0.05, 3000, 64 << 10, 1, 1 },
+        { 100000, 0.005, 20000, 256 << 10, 1, 1 },
+        { 1000000, 0.0002, 5000, 1 << 20, 0, 0 },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const uint32_t m = cases[c].m;
+        char what[64];
+        snprintf(what, sizeof what, "long m=%u", m);
+        uint8_t *p = xmalloc(m);
+        rnd_seq(p, m, AL_ACGT);
+        uint64_t fl = cases[c].flank, fr = cases[c].flank;
+        uint8_t *t = xmalloc(fl + 2 * (uint64_t)m + fr + 1);
+        rnd_seq(t, fl, AL_ACGT);
+        uint64_t edits;
+        uint64_t cl = mutate(p, m, cases[c].rate, AL_ACGT, t + fl, &edits);
+        rnd_seq(t + fl + cl, fr, AL_ACGT);
+        uint64_t n = fl + cl + fr;
+        uint64_t pend = fl + cl - 1;                       /* end of the planted copy */
+        int32_t k = (int32_t)edits + 100;
+        int64_t d0 = (int64_t)pend + 1 - (int64_t)m;      /* its diagonal */
+        /* The banded naive DP: band +-w around d0 is exact for every end
+         * within w - k diagonals of pend's. */
+        int64_t w = cases[c].search ? 3 * (int64_t)k : k;
+        int32_t *last = xmalloc(n * sizeof(int32_t));
+        clock_t c0 = clock();
+        if (gpuasm_naive_dp_band(p, m, t, n, d0 - w, d0 + w, last) < 0) abort();
+        printf("# %s: n=%" PRIu64 " edits=%" PRIu64 " k=%d: banded naive DP in %.2f s\n", what, n,
+               edits, k, (double)(clock() - c0) / CLOCKS_PER_SEC);
+        jd best = { pend, last[pend] }, worst = best;
+        int ok = last[pend] <= (int32_t)edits;
+        if (!ok) diag("%s: D at the copy's end is %d > %" PRIu64 " edits", what, last[pend], edits);
+        if (ok && cases[c].search) {
+            jd_list got = {0};
+            c0 = clock();
+            int rc = gpuasm_myers_cpu_pair(p, m, t, n, k, collect, &got);
+            printf("# %s: %zu hits in %.2f s\n", what, got.n, (double)(clock() - c0) / CLOCKS_PER_SEC);
+            uint64_t jlo = (uint64_t)(d0 - (w - k) + m - 1), jhi = (uint64_t)(d0 + (w - k) + m - 1);
+            size_t g = 0;
+            ok = rc == 0 && got.n > 0;
+            for (size_t i = 0; i < got.n && ok; i++)
+                if (got.a[i].j < jlo || got.a[i].j > jhi) {
+                    diag("%s: hit at %" PRIu64 " outside the checked window %" PRIu64 "..%" PRIu64,
+                         what, got.a[i].j, jlo, jhi);
+                    ok = 0;
+                }
+            best.d = INT32_MAX;
+            worst.d = -1;
+            for (uint64_t j = jlo; j <= jhi && j < n && ok; j++) {
+                while (g < got.n && got.a[g].j < j) g++;
+                int have = g < got.n && got.a[g].j == j;
+                if (have != (last[j] <= k) || (have && got.a[g].d != last[j])) {
+                    diag("%s: at j=%" PRIu64 " banded naive D=%d, myers %s%d", what, j, last[j],
+                         have ? "D=" : "no hit", have ? got.a[g].d : 0);
+                    ok = 0;
+                }
+                if (have && got.a[g].d < best.d) best = got.a[g];
+                if (have && got.a[g].d > worst.d) worst = got.a[g];
+            }
+            tap(ok && best.d <= (int32_t)edits,
+                "%s: copy with %" PRIu64 " edits found, best D=%d, every hit equals the banded "
+                "naive DP", what, edits, best.d == INT32_MAX ? -1 : best.d);
+            free(got.a);
         }
-    for (uint64_t j = jlo; j <= jhi && j < n && ok; j++) {
-        while (g < got.n && got.a[g].j < j) g++;
-        int have = g < got.n && got.a[g].j == j;
-        int want = last[j] <= k;
-        if (have != want || (have && got.a[g].d != last[j])) {
-            diag("long: at j=%" PRIu64 " banded naive D=%d, myers %s%d", j, last[j],
-                 have ? "D=" : "no hit", have ? got.a[g].d : 0);
-            ok = 0;
-        }
-        if (have && got.a[g].d < best) { best = got.a[g].d; best_i = g; }
+        int ok_tb = ok && long_tracebacks(p, m, t, n, best.j, best.d, cases[c].small_mem,
+                                          cases[c].banded, what);
+        if (ok_tb && cases[c].search)
+            ok_tb = long_tracebacks(p, m, t, n, worst.j, worst.d, cases[c].small_mem,
+                                    cases[c].banded, what);
+        if (cases[c].search)
+            tap(ok_tb, "%s: tracebacks of the best (D=%d) and the worst (D=%d) hit re-walk to "
+                "their distance; linear%s and linear with %zu KiB agree", what, best.d, worst.d,
+                cases[c].banded ? ", banded" : "", cases[c].small_mem >> 10);
+        else
+            tap(ok_tb, "%s: traceback of the copy's end (naive D=%d) re-walks to its distance; "
+                "linear with the default budget and with %zu KiB agree", what, best.d,
+                cases[c].small_mem >> 10);
+        free(last);
+        free(p);
+        free(t);
     }
-    tap(ok && best <= (int32_t)edits,
-        "long: m=100000 copy with %" PRIu64 " edits found, best D=%d, every hit equals the banded naive DP",
-        edits, best == INT32_MAX ? -1 : best);
+}
 
-    gpuasm_tb_work wk = {0};
+/* ---- (f) the report: only reported hits are traced back ------------------ */
+
+/* One expected occurrence of the reference rule below. */
+typedef struct {
+    uint32_t target, strand;
+    int32_t dist, xs;
+    uint64_t tstart;
+} ref_occ;
+
+/* The report rule written the plain way (as report.c did before it traced
+ * back only what it reports): every candidate of a (read, target), best
+ * first, traced back; one whose interval overlaps an accepted one dropped;
+ * the first kept, the second's distance its XS (--all: all kept).  hits:
+ * one read's, sorted.  Returns the occurrences in out (room for n). */
+static size_t report_reference(const gpuasm_seqset *reads, uint32_t r, const gpuasm_seqset *tg,
+                               const gpuasm_search_opt *opt, int all, const gpuasm_endhit *h,
+                               size_t n, uint8_t *rcbuf, ref_occ *out)
+{
+    size_t n_out = 0;
+    gpuasm_tb_work w = { .method = GPUASM_TB_BANDED };
     gpuasm_aln a = {0};
-    int ok_tb = 0;
-    if (ok) {
-        c0 = clock();
-        /* the best hit and the worst one (distance k) */
-        size_t worst_i = 0;
-        for (size_t i = 0; i < got.n; i++) if (got.a[i].d > got.a[worst_i].d) worst_i = i;
-        ok_tb = 1;
-        size_t pick[2] = { best_i, worst_i };
-        for (int q = 0; q < 2 && ok_tb; q++) {
-            jd h = got.a[pick[q]];
-            int r = gpuasm_traceback(p, m, t, n, h.j, h.d, &wk, &a);
-            if (r != 0) { diag("long: traceback returned %d", r); ok_tb = 0; break; }
-            ok_tb = rewalk(p, m, t, n, &a, h.j, h.d, "long");
+    gpuasm_endhit *c = xmalloc((n ? n : 1) * sizeof *c);
+    uint64_t (*acc)[2] = xmalloc((n ? n : 1) * sizeof *acc);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && h[j].target == h[i].target) j++;
+        size_t nc = j - i, n_acc = 0, first = n_out;
+        memcpy(c, h + i, nc * sizeof *c);
+        for (size_t x = 1; x < nc; x++)            /* rank: dist, strand, end */
+            for (size_t y = x; y > 0; y--) {
+                gpuasm_endhit *p = &c[y - 1], *q = &c[y];
+                int later = p->dist != q->dist ? p->dist > q->dist
+                          : p->strand != q->strand ? p->strand > q->strand : p->end > q->end;
+                if (!later) break;
+                gpuasm_endhit t = *p; *p = *q; *q = t;
+            }
+        for (size_t x = 0; x < nc; x++) {
+            pair_def pd;
+            make_pair(reads, r, tg, c[x].target, c[x].strand, opt, rcbuf, &pd);
+            int rc = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING
+                     ? gpuasm_hamming_alignment(pd.p, (uint32_t)pd.m, pd.t, pd.n, c[x].end, c[x].dist, &a)
+                     : gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, c[x].end, c[x].dist, &w, &a);
+            if (rc != 0) abort();
+            int mirror = !gpuasm_read_is_pattern(opt, slen(reads, r), slen(tg, c[x].target)) &&
+                         c[x].strand;
+            uint64_t lo = mirror ? pd.n - 1 - a.tend : a.tstart, hi = mirror ? pd.n - 1 - a.tstart : a.tend;
+            int ov = 0;
+            for (size_t q = 0; q < n_acc && !ov; q++) ov = lo <= acc[q][1] && acc[q][0] <= hi;
+            if (ov) continue;
+            acc[n_acc][0] = lo;
+            acc[n_acc][1] = hi;
+            if (++n_acc == 2) out[first].xs = c[x].dist;
+            if (n_acc == 2 && !all) break;
+            out[n_out++] = (ref_occ){ c[x].target, c[x].strand, c[x].dist, -1, a.tstart };
         }
-        printf("# long: 2 tracebacks in %.2f s\n", (double)(clock() - c0) / CLOCKS_PER_SEC);
+        i = j;
     }
-    tap(ok_tb, "long: tracebacks of the best and the worst hit re-walk to their distance");
+    free(c);
+    free(acc);
     gpuasm_aln_free(&a);
-    gpuasm_tb_work_free(&wk);
-    free(last);
-    free(got.a);
-    free(p);
-    free(t);
+    gpuasm_tb_work_free(&w);
+    return n_out;
+}
+
+/* Targets full of repeats (a unit repeated with 5% edits, between random
+ * stretches) and reads cut from them, with flanks, or made of 2-4 copies
+ * of a short target: many overlapping candidates per (read, target), so
+ * XS and --all take every branch of report.c's overlap decision. */
+static void build_repeat_sets(seqs *reads, seqs *tg)
+{
+    seqs_init(reads);
+    seqs_init(tg);
+    uint8_t *buf = xmalloc(8192), *mut = xmalloc(16384), unit[64];
+    for (int t = 0; t < 8; t++) {
+        uint64_t len = 0;
+        if (t < 3) {                                        /* short, adapter-like */
+            len = 12 + below(20);
+            rnd_seq(buf, len, AL_ACGT);
+        } else {
+            size_t ul = 2 + (size_t)below(40);
+            rnd_seq(unit, ul, AL_ACGT);
+            for (int part = 0; part < 6; part++) {
+                uint64_t l = 20 + below(200);
+                if (chance(0.6)) {
+                    uint8_t rep[1024];
+                    for (uint64_t q = 0; q < l; q++) rep[q] = unit[q % ul];
+                    len += mutate(rep, l, 0.05, AL_ACGT, buf + len, NULL);
+                } else {
+                    rnd_seq(buf + len, l, AL_ACGT);
+                    len += l;
+                }
+            }
+        }
+        seqs_add(tg, buf, len);
+    }
+    for (int r = 0; r < 120; r++) {
+        uint64_t len = 0;
+        if (r % 3 == 0) {                                   /* copies of a short target */
+            uint32_t t = (uint32_t)below(3);
+            for (int q = 0, nq = 2 + (int)below(3); q < nq; q++) {
+                uint64_t f = below(30);
+                rnd_seq(buf + len, f, AL_ACGT);
+                len += f;
+                uint64_t l = mutate(tg->code + tg->off[t], tg->off[t + 1] - tg->off[t], 0.05,
+                                    AL_ACGT, mut, NULL);
+                if (chance(0.5)) revcomp(mut, l, buf + len); else memcpy(buf + len, mut, l);
+                len += l;
+            }
+        } else {                                            /* a piece of a repeat target */
+            uint32_t t = 3 + (uint32_t)below(5);
+            uint64_t tl = tg->off[t + 1] - tg->off[t], a = below(tl), l = 8 + below(250);
+            if (a + l > tl) l = tl - a;
+            uint64_t ml = mutate(tg->code + tg->off[t] + a, l, 0.04, AL_ACGT, mut, NULL);
+            uint64_t f = chance(0.5) ? below(20) : 0;
+            rnd_seq(buf, f, AL_ACGT);
+            if (chance(0.5)) revcomp(mut, ml, buf + f); else memcpy(buf + f, mut, ml);
+            len = f + ml;
+        }
+        seqs_add(reads, buf, len);
+    }
+    free(buf);
+    free(mut);
+}
+
+static void test_report(void)
+{
+    static const struct { const char *name; gpuasm_search_opt opt; } cases[] = {
+        { "e=0.2 shorter", { .max_diffs = -1, .error_rate = 0.2 } },
+        { "k=3 shorter", { .max_diffs = 3 } },
+        { "e=0.3 read", { .max_diffs = -1, .error_rate = 0.3, .pattern_side = GPUASM_PATTERN_READ } },
+        { "e=0.2 target", { .max_diffs = -1, .error_rate = 0.2, .pattern_side = GPUASM_PATTERN_TARGET } },
+        { "hamming e=0.15", { .max_diffs = -1, .error_rate = 0.15, .kernel = GPUASM_KERNEL_HAMMING } },
+    };
+    seqs rs, ts;
+    build_repeat_sets(&rs, &ts);
+    gpuasm_seqset reads = view(&rs), tg = view(&ts);
+    char *names[8] = { "t0", "t1", "t2", "t3", "t4", "t5", "t6", "t7" };
+    gpuasm_targets tt = { .n = tg.n, .name = names, .off = (uint64_t *)tg.off,
+                          .code = (uint8_t *)tg.code, .set = tg };
+    uint64_t maxr = 1;
+    for (uint32_t r = 0; r < reads.n; r++) if (slen(&reads, r) > maxr) maxr = slen(&reads, r);
+    uint8_t *rcbuf = xmalloc(maxr);
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        gpuasm_hits h = {0};
+        int32_t kernel = g_kernel;           /* naive_last() follows the kernel under test */
+        g_kernel = cases[c].opt.kernel;
+        expected_hits(&reads, &tg, &cases[c].opt, &h);
+        g_kernel = kernel;
+        gpuasm_hits_sort(&h);
+        for (int all = 0; all < 2; all++) {
+            gpuasm_report rep;
+            memset(&rep, 0, sizeof rep);
+            gpuasm_report_opt ro = { .all = all };
+            ref_occ *want = xmalloc((h.n ? h.n : 1) * sizeof *want);
+            size_t pos = 0, n_occ = 0, n_xs = 0, n_multi = 0;
+            int ok = 1;
+            for (uint32_t r = 0; r < reads.n && ok; r++) {
+                size_t h0 = pos;
+                while (pos < h.n && h.hit[pos].read == r) pos++;
+                size_t nw = report_reference(&reads, r, &tg, &cases[c].opt, all, h.hit + h0,
+                                             pos - h0, rcbuf, want);
+                char err[256];
+                if (gpuasm_report_read(&rep, &cases[c].opt, &ro, sseq(&reads, r),
+                                       (uint32_t)slen(&reads, r), &tt, h.hit + h0, pos - h0, err,
+                                       sizeof err) != 0) {
+                    diag("report %s read %u: %s", cases[c].name, r, err);
+                    ok = 0;
+                    break;
+                }
+                ok = rep.n_occ == nw;
+                for (size_t q = 0; q < nw && ok; q++) {
+                    const gpuasm_occ *g = &rep.occ[q];
+                    int rip = gpuasm_read_is_pattern(&cases[c].opt, slen(&reads, r), slen(&tg, g->target));
+                    uint32_t c0 = rep.cigar[g->cigar_off];
+                    uint64_t clip = bam_cigar_op(c0) == BAM_CSOFT_CLIP ? bam_cigar_oplen(c0) : 0;
+                    ok = g->target == want[q].target && g->strand == want[q].strand &&
+                         g->dist == want[q].dist && g->xs == want[q].xs &&
+                         (rip ? (uint64_t)g->pos == want[q].tstart : clip == want[q].tstart);
+                    n_xs += want[q].xs >= 0;
+                }
+                if (!ok)
+                    diag("report %s%s read %u: %zu occurrences, the plain rule %zu (first: t%u s%u "
+                         "d%d xs%d start %" PRIu64 ")", cases[c].name, all ? " --all" : "", r,
+                         rep.n_occ, nw, nw ? want[0].target : 0, nw ? want[0].strand : 0,
+                         nw ? want[0].dist : 0, nw ? want[0].xs : 0, nw ? want[0].tstart : 0);
+                n_occ += nw;
+                for (size_t q = 1; q < nw; q++) n_multi += want[q].target == want[q - 1].target;
+            }
+            tap(ok && n_xs > 0 && (!all || n_multi > 0),
+                "report %s%s: %zu occurrences (%zu XS, %zu second occurrences of a target) equal "
+                "the rule with every candidate traced back (%zu candidates)", cases[c].name,
+                all ? " --all" : "", n_occ, n_xs, n_multi, h.n);
+            free(want);
+            gpuasm_report_free(&rep);
+        }
+        gpuasm_hits_free(&h);
+    }
+    free(rcbuf);
+    seqs_free(&rs);
+    seqs_free(&ts);
 }
 
 /* ---- main ---------------------------------------------------------------- */
@@ -1351,7 +1847,13 @@ int main(void)
     if (g_kernel == GPUASM_KERNEL_MYERS) {
         test_tb_hand();
         rng = seed ^ 0x10c;
-        test_long();
+        /* CPU only, so the GPU suite's knob runs (GPUASM_TEST_LONG=0)
+         * would only repeat it. */
+        const char *long_s = getenv("GPUASM_TEST_LONG");
+        if (long_s && !strcmp(long_s, "0"))
+            printf("# the 10 kb / 100 kb / 1 Mb traceback cases are not run (GPUASM_TEST_LONG=0)\n");
+        else
+            test_long();
     }
     rng = seed ^ 0x1046;
     if (is_hamming()) test_engine_long_hamming(device);
@@ -1359,6 +1861,10 @@ int main(void)
     rng = seed ^ 0xb7e;
     test_engine_byte(device);
     test_pattern_limit(device);
+    if (g_kernel == GPUASM_KERNEL_MYERS) {
+        rng = seed ^ 0x4e90;
+        test_report();
+    }
 
     printf("1..%d\n", n_tests);
     printf("# %d of %d failed, %.1f s CPU\n", n_failed, n_tests,

@@ -14,7 +14,8 @@
  *            names when the length is odd), checking names (unique,
  *            SAM-valid) and lengths;
  *   search   the bytes are options and sequences: the engine on the CPU
- *            (every kernel, both alphabets, -k/-e, --pattern, variants)
+ *            (every kernel, both alphabets, -k/-e, --pattern, variants, one
+ *            or both strands; not the partial occurrences at text ends)
  *            against the naive O(mn) DP of tests/c/naive_dp.c over every
  *            pair (search.h's contract, written plainly), then every read's
  *            hits through gpuasm_report_read (traceback, CIGAR, MD).
@@ -196,12 +197,13 @@ static void naive_hits(const gpuasm_seqset *rs, const gpuasm_seqset *ts,
                        const gpuasm_search_opt *opt, int hamming, gpuasm_hits *out)
 {
     const int byte = opt->alphabet == GPUASM_ALPHABET_BYTE;
+    const uint32_t strands = byte || opt->strand == GPUASM_STRAND_FORWARD ? 1 : 2;
     uint8_t rc[MAX_READ_LEN];
     int32_t last[MAX_READ_LEN + MAX_TARGET_LEN];
     out->n = 0;
     for (uint32_t r = 0; r < rs->n; r++)
         for (uint32_t t = 0; t < ts->n; t++)
-            for (uint32_t s = 0; s < (byte ? 1u : 2u); s++) {
+            for (uint32_t s = 0; s < strands; s++) {
                 const uint64_t rl = rs->off[r + 1] - rs->off[r], tl = ts->off[t + 1] - ts->off[t];
                 const uint8_t *rd = rs->code + rs->off[r], *tg = ts->code + ts->off[t];
                 if (s) {
@@ -238,6 +240,7 @@ static void fuzz_search(const uint8_t *d, size_t n)
     const uint8_t kb = next(&f);
     opt.max_diffs = kb < 128 ? (int32_t)(kb % 24) : -1;
     opt.error_rate = (double)next(&f) / 255.0 * 0.4;
+    opt.strand = (kb >> 5) & 1 ? GPUASM_STRAND_FORWARD : GPUASM_STRAND_BOTH;
     const uint8_t cnt = next(&f);
     const uint32_t nr = 1 + cnt % MAX_READS, nt = 1 + (cnt >> 4) % MAX_TARGETS;
     const int byte = opt.alphabet == GPUASM_ALPHABET_BYTE;
