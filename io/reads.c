@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/hfile.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
 #include <htslib/thread_pool.h>
@@ -61,11 +62,29 @@ static int source_open(source_t *s, const char *path, const char *reference,
     errno = 0;
     s->in = sam_open(path, "r");
     if (!s->in) {
-        if (errno == ENOEXEC)   /* htslib's word for a format it does not know */
+        const int e = errno;
+        char what[128] = "";
+        if (e == 0 && gpuasm_rereadable(path)) {
+            /* htslib knew the format and could not read its start (a CRAM
+             * file definition or header cut short or damaged): say which. */
+            hFILE *h = hopen(path, "r");
+            htsFormat fmt;
+            if (h && hts_detect_format2(h, path, &fmt) == 0) {
+                char *d = hts_format_description(&fmt);
+                if (d) snprintf(what, sizeof what, "%s", d);
+                free(d);
+            }
+            if (h) hclose_abruptly(h);
+        }
+        if (e == ENOEXEC)   /* htslib's word for a format it does not know */
             snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file (htslib does not "
                      "recognise its format)", path);
+        else if (e == 0)
+            snprintf(err, errlen, "%s: cannot open: %s%s%s", path, what[0] ? what : "the file",
+                     what[0] ? " whose start htslib cannot read" : " cannot be read",
+                     " (truncated or corrupt; htslib's message above)");
         else
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
         return -1;
     }
     if (reference && hts_set_fai_filename(s->in, reference) < 0) {

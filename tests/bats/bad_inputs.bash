@@ -26,7 +26,7 @@ BAD_INPUT_CASES=(
     binary_garbage elf_binary nul_in_first_bytes
     gz_truncated gz_trailing_garbage gz_corrupt gz_header_only bgzf_fastq_no_eof
     bam_truncated bam_truncated_threads bam_header_truncated bam_corrupt_block
-    bam_trailing_garbage bam_no_eof sam_bad_line cram_no_reference
+    bam_trailing_garbage bam_no_eof sam_bad_line cram_no_reference cram_cut_header
     fq_missing_plus fq_qual_short fq_qual_long fq_no_qual_line fq_fasta_record
     fq_name_255 fq_zero_length_read fq_all_n fq_10mb_line fq_crlf
     fq_control_bytes_in_name fq_utf8_name fq_nul_in_sequence fa_fastq_record
@@ -131,6 +131,10 @@ case_cram_no_reference() { defaults; desc="CRAM whose reference cannot be found 
     rm "$T/ref.fa"   # its path is in the CRAM's @SQ UR: gone, and no cache either
     mkdir "$T/noref"; export REF_PATH=$T/noref REF_CACHE=$T/noref
     args=("$T/in.cram" "$TARGETS"); want=("$T/in.cram: record 1" "-T FILE"); loose=1; }
+case_cram_cut_header() { defaults; desc="CRAM cut inside its file definition (found by the fuzzer: 'No such file or directory')"
+    "$GPUASM_SCAN" --device cpu --no-PG --unmatched -O cram -o "$T/ok.cram" "$READS" "$TARGETS"
+    head -c 30 "$T/ok.cram" > "$T/cut.cram"; args=("$T/cut.cram" "$TARGETS")
+    want=("$T/cut.cram: cannot open: CRAM version 3.0" "htslib cannot read (truncated or corrupt"); }
 case_fq_missing_plus() { defaults; desc="FASTQ record 2 without its '+' line"
     printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\nIIIIIIIIII\n' > "$T/p.fq"
     args=("$T/p.fq" "$TARGETS"); want=("$T/p.fq: record 2 (r2): no '+' line before the qualities"); }

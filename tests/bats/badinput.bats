@@ -141,178 +141,182 @@ check_case() {
     check_case cram_no_reference
 }
 
-@test "22 fq_missing_plus: FASTQ record 2 without its '+' line" {
+@test "22 cram_cut_header: CRAM cut inside its file definition (found by the fuzzer: 'No such file or directory')" {
+    check_case cram_cut_header
+}
+
+@test "23 fq_missing_plus: FASTQ record 2 without its '+' line" {
     check_case fq_missing_plus
 }
 
-@test "23 fq_qual_short: FASTQ record 2 with a quality string shorter than its sequence" {
+@test "24 fq_qual_short: FASTQ record 2 with a quality string shorter than its sequence" {
     check_case fq_qual_short
 }
 
-@test "24 fq_qual_long: FASTQ record 2 with a quality string longer than its sequence" {
+@test "25 fq_qual_long: FASTQ record 2 with a quality string longer than its sequence" {
     check_case fq_qual_long
 }
 
-@test "25 fq_no_qual_line: FASTQ ending after a '+' line" {
+@test "26 fq_no_qual_line: FASTQ ending after a '+' line" {
     check_case fq_no_qual_line
 }
 
-@test "26 fq_fasta_record: a FASTA record in the middle of a FASTQ file (issue #12: read one record, exit 0)" {
+@test "27 fq_fasta_record: a FASTA record in the middle of a FASTQ file (issue #12: read one record, exit 0)" {
     check_case fq_fasta_record
 }
 
-@test "27 fq_name_255: FASTQ record 2 with a 255-character name (issue #12: dropped, exit 0)" {
+@test "28 fq_name_255: FASTQ record 2 with a 255-character name (issue #12: dropped, exit 0)" {
     check_case fq_name_255
 }
 
-@test "28 fq_zero_length_read: FASTQ record with an empty sequence (valid: written as FLAG 4 with --unmatched)" {
+@test "29 fq_zero_length_read: FASTQ record with an empty sequence (valid: written as FLAG 4 with --unmatched)" {
     check_case fq_zero_length_read
 }
 
-@test "29 fq_all_n: a read of 150 Ns (N matches nothing: no hits)" {
+@test "30 fq_all_n: a read of 150 Ns (N matches nothing: no hits)" {
     check_case fq_all_n
 }
 
-@test "30 fq_10mb_line: one 10,000,000-base read on a single line, an adapter in its middle" {
+@test "31 fq_10mb_line: one 10,000,000-base read on a single line, an adapter in its middle" {
     check_case fq_10mb_line
 }
 
-@test "31 fq_crlf: FASTQ with CRLF line ends (same hits as LF)" {
+@test "32 fq_crlf: FASTQ with CRLF line ends (same hits as LF)" {
     check_case fq_crlf
 }
 
-@test "32 fq_control_bytes_in_name: read names with an ESC sequence (escaped in messages, a warning)" {
+@test "33 fq_control_bytes_in_name: read names with an ESC sequence (escaped in messages, a warning)" {
     check_case fq_control_bytes_in_name
 }
 
-@test "33 fq_utf8_name: a read name in UTF-8 (SAM's QNAME is ASCII: a warning)" {
+@test "34 fq_utf8_name: a read name in UTF-8 (SAM's QNAME is ASCII: a warning)" {
     check_case fq_utf8_name
 }
 
-@test "34 fq_nul_in_sequence: a NUL byte inside a sequence after the first record (htslib reads it as N)" {
+@test "35 fq_nul_in_sequence: a NUL byte inside a sequence after the first record (htslib reads it as N)" {
     check_case fq_nul_in_sequence
 }
 
-@test "35 fa_fastq_record: a FASTQ record inside a FASTA reads file (known limit: its lines become sequence)" {
+@test "36 fa_fastq_record: a FASTQ record inside a FASTA reads file (known limit: its lines become sequence)" {
     check_case fa_fastq_record
 }
 
-@test "36 pairs_count_differs: R1 and R2 files with different read counts" {
+@test "37 pairs_count_differs: R1 and R2 files with different read counts" {
     check_case pairs_count_differs
 }
 
-@test "37 pairs_names_differ: R1 and R2 files whose mates are named differently" {
+@test "38 pairs_names_differ: R1 and R2 files whose mates are named differently" {
     check_case pairs_names_differ
 }
 
-@test "38 targets_missing: targets file that does not exist" {
+@test "39 targets_missing: targets file that does not exist" {
     check_case targets_missing
 }
 
-@test "39 targets_directory: a directory as the targets file" {
+@test "40 targets_directory: a directory as the targets file" {
     check_case targets_directory
 }
 
-@test "40 targets_empty: empty targets file" {
+@test "41 targets_empty: empty targets file" {
     check_case targets_empty
 }
 
-@test "41 targets_header_only: a targets file with a header line and no sequence" {
+@test "42 targets_header_only: a targets file with a header line and no sequence" {
     check_case targets_header_only
 }
 
-@test "42 targets_empty_name: a target with an empty name ('>' alone; issue #12: @SQ SN:*)" {
+@test "43 targets_empty_name: a target with an empty name ('>' alone; issue #12: @SQ SN:*)" {
     check_case targets_empty_name
 }
 
-@test "43 targets_nul_in_name: a NUL byte at the start of a target's name (found by the fuzzer: an empty @SQ SN)" {
+@test "44 targets_nul_in_name: a NUL byte at the start of a target's name (found by the fuzzer: an empty @SQ SN)" {
     check_case targets_nul_in_name
 }
 
-@test "44 targets_binary: random bytes as targets" {
+@test "45 targets_binary: random bytes as targets" {
     check_case targets_binary
 }
 
-@test "45 targets_gz_truncated: gzip targets cut short" {
+@test "46 targets_gz_truncated: gzip targets cut short" {
     check_case targets_gz_truncated
 }
 
-@test "46 targets_gz_trailing: gzip targets followed by 8 bytes of text" {
+@test "47 targets_gz_trailing: gzip targets followed by 8 bytes of text" {
     check_case targets_gz_trailing
 }
 
-@test "47 targets_100000_tiny: 100,000 targets of 16 bases (works: 100,000 @SQ lines)" {
+@test "48 targets_100000_tiny: 100,000 targets of 16 bases (works: 100,000 @SQ lines)" {
     check_case targets_100000_tiny
 }
 
-@test "48 opt_k_negative: -k -1" {
+@test "49 opt_k_negative: -k -1" {
     check_case opt_k_negative
 }
 
-@test "49 opt_k_huge: -k 99999999999" {
+@test "50 opt_k_huge: -k 99999999999" {
     check_case opt_k_huge
 }
 
-@test "50 opt_k_ge_target: -k 40, not below the 34-base adapter's length" {
+@test "51 opt_k_ge_target: -k 40, not below the 34-base adapter's length" {
     check_case opt_k_ge_target
 }
 
-@test "51 opt_e_nan: -e nan" {
+@test "52 opt_e_nan: -e nan" {
     check_case opt_e_nan
 }
 
-@test "52 opt_e_one: -e 1" {
+@test "53 opt_e_one: -e 1" {
     check_case opt_e_one
 }
 
-@test "53 opt_threads_huge: -@ 100000" {
+@test "54 opt_threads_huge: -@ 100000" {
     check_case opt_threads_huge
 }
 
-@test "54 opt_batch_zero: --batch-size 0" {
+@test "55 opt_batch_zero: --batch-size 0" {
     check_case opt_batch_zero
 }
 
-@test "55 opt_batch_one: --batch-size 1 (one read per batch: works, same SAM)" {
+@test "56 opt_batch_one: --batch-size 1 (one read per batch: works, same SAM)" {
     check_case opt_batch_one
 }
 
-@test "56 opt_max_memory_tiny: --max-memory 1k" {
+@test "57 opt_max_memory_tiny: --max-memory 1k" {
     check_case opt_max_memory_tiny
 }
 
-@test "57 opt_device_bogus: --device cuda:x" {
+@test "58 opt_device_bogus: --device cuda:x" {
     check_case opt_device_bogus
 }
 
-@test "58 opt_verbosity_huge: --verbosity 99" {
+@test "59 opt_verbosity_huge: --verbosity 99" {
     check_case opt_verbosity_huge
 }
 
-@test "59 opt_format_bogus: -O fastq" {
+@test "60 opt_format_bogus: -O fastq" {
     check_case opt_format_bogus
 }
 
-@test "60 out_is_reads: -o the reads file itself (issue #12: the reads were deleted)" {
+@test "61 out_is_reads: -o the reads file itself (issue #12: the reads were deleted)" {
     check_case out_is_reads
 }
 
-@test "61 out_symlink_to_reads: -o a symbolic link to the reads file" {
+@test "62 out_symlink_to_reads: -o a symbolic link to the reads file" {
     check_case out_symlink_to_reads
 }
 
-@test "62 out_is_targets: -o the targets file" {
+@test "63 out_is_targets: -o the targets file" {
     check_case out_is_targets
 }
 
-@test "63 stats_is_reads: --stats the reads file" {
+@test "64 stats_is_reads: --stats the reads file" {
     check_case stats_is_reads
 }
 
-@test "64 out_missing_dir: -o into a directory that does not exist" {
+@test "65 out_missing_dir: -o into a directory that does not exist" {
     check_case out_missing_dir
 }
 
-@test "65 out_dev_full: -o /dev/full, BAM (a full disk: issue #12's stale errno)" {
+@test "66 out_dev_full: -o /dev/full, BAM (a full disk: issue #12's stale errno)" {
     check_case out_dev_full
 }
