@@ -133,6 +133,7 @@ typedef struct {
     gpuasm_batch batch;
     gpuasm_hits hits;          /* the round's hits, read indices of the batch */
     uint32_t r0, r1;           /* the round: reads [r0, r1) of the batch (see below) */
+    uint64_t max_len;          /* the batch's longest read (set by its first round) */
     uint64_t *sub_off;         /* the round's reads as a seqset of their own: offsets */
     size_t m_sub_off;
     uint64_t seq;              /* batch number, input order, from 0 */
@@ -333,10 +334,12 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     const gpuasm_scan_opt *o = p->o;
     const gpuasm_batch *b = &s->batch;
     const uint32_t r0 = s->r1, left = b->n - r0;
-    uint64_t maxlen = 0;
-    for (uint32_t i = r0; i < b->n; i++)
-        if (b->off[i + 1] - b->off[i] > maxlen) maxlen = b->off[i + 1] - b->off[i];
-    uint64_t limit = p->hit_bytes / bytes_per_hit(maxlen);
+    if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
+        s->max_len = 0;
+        for (uint32_t i = 0; i < b->n; i++)
+            if (b->off[i + 1] - b->off[i] > s->max_len) s->max_len = b->off[i + 1] - b->off[i];
+    }
+    uint64_t limit = p->hit_bytes / bytes_per_hit(s->max_len);
     if (limit < 1024) limit = 1024;
     pthread_mutex_lock(&p->lock);
     uint32_t want = p->round_hint && p->round_hint < left ? p->round_hint : left;
