@@ -62,6 +62,9 @@ flip_byte() {
 
 defaults() { want_status=1; want=(); kind=reads; peer=; loose=; }
 
+# A small reads file $T/NAME made by printf FORMAT, read against the sample targets.
+reads_text() { printf "$2" > "$T/$1"; args=("$T/$1" "$TARGETS"); }
+
 # ---- reads files ------------------------------------------------------------------
 
 case_missing_file() { defaults; desc="reads file that does not exist"
@@ -136,20 +139,20 @@ case_cram_cut_header() { defaults; desc="CRAM cut inside its file definition (fo
     head -c 30 "$T/ok.cram" > "$T/cut.cram"; args=("$T/cut.cram" "$TARGETS")
     want=("$T/cut.cram: cannot open: CRAM version 3.0" "htslib cannot read (truncated or corrupt"); }
 case_fq_missing_plus() { defaults; desc="FASTQ record 2 without its '+' line"
-    printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\nIIIIIIIIII\n' > "$T/p.fq"
-    args=("$T/p.fq" "$TARGETS"); want=("$T/p.fq: record 2 (r2): no '+' line before the qualities"); }
+    reads_text p.fq '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\nIIIIIIIIII\n'
+    want=("$T/p.fq: record 2 (r2): no '+' line before the qualities"); }
 case_fq_qual_short() { defaults; desc="FASTQ record 2 with a quality string shorter than its sequence"
-    printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\nIIIII\n' > "$T/q.fq"
-    args=("$T/q.fq" "$TARGETS"); want=("$T/q.fq: record 2 (r2)" "quality length 5 != sequence length 10"); }
+    reads_text q.fq '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\nIIIII\n'
+    want=("$T/q.fq: record 2 (r2)" "quality length 5 != sequence length 10"); }
 case_fq_qual_long() { defaults; desc="FASTQ record 2 with a quality string longer than its sequence"
-    printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTA\n+\nIIIIIIIIII\n' > "$T/q.fq"
-    args=("$T/q.fq" "$TARGETS"); want=("$T/q.fq: record 2 (r2)" "quality length"); }
+    reads_text q.fq '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTA\n+\nIIIIIIIIII\n'
+    want=("$T/q.fq: record 2 (r2)" "quality length"); }
 case_fq_no_qual_line() { defaults; desc="FASTQ ending after a '+' line"
-    printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\n' > "$T/q.fq"
-    args=("$T/q.fq" "$TARGETS"); want=("$T/q.fq: record 2 (r2)"); }
+    reads_text q.fq '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\n'
+    want=("$T/q.fq: record 2 (r2)"); }
 case_fq_fasta_record() { defaults; desc="a FASTA record in the middle of a FASTQ file (issue #12: read one record, exit 0)"
-    printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n>r2\nACGTACGTAC\n@r3\nACGTACGTAC\n+\nIIIIIIIIII\n' > "$T/m.fq"
-    args=("$T/m.fq" "$TARGETS"); want=("$T/m.fq: record 2 (r2)" "a FASTA record ('>') in a FASTQ file"); }
+    reads_text m.fq '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n>r2\nACGTACGTAC\n@r3\nACGTACGTAC\n+\nIIIIIIIIII\n'
+    want=("$T/m.fq: record 2 (r2)" "a FASTA record ('>') in a FASTQ file"); }
 case_fq_name_255() { defaults; desc="FASTQ record 2 with a 255-character name (issue #12: dropped, exit 0)"
     local n; n=$(head -c 255 /dev/zero | tr '\0' n)
     printf '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@%s\nACGTACGTAC\n+\nIIIIIIIIII\n@r3\nACGTACGTAC\n+\nIIIIIIIIII\n' "$n" > "$T/n.fq"
