@@ -23,9 +23,15 @@
  * one batch alone (the reader keeps adjacent mates in one batch), so the
  * bytes do not depend on which lane or thread handled a batch.
  *
+ * Rounds (the memory bound, below): a batch whose hits pass its share is
+ * scanned, reported and written in rounds of fewer reads; after writing a
+ * round the writer sends the batch back to the front of the scan queue and
+ * still waits for the same `next`, so the order and bytes stay the same.
+ *
  * Errors: the first one (any thread) is kept; every wait loop checks
- * `failed`, so all threads leave, and the caller's writer close removes
- * the -o file.
+ * `failed`, so all threads leave, and the caller's writer close drops the
+ * temporary -o file.  gpuasm_scan_interrupt() is such an error, from
+ * outside (a signal).
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>

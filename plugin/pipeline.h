@@ -59,8 +59,9 @@ uint64_t gpuasm_default_max_memory(size_t n_slots);
  * reads them (so it moves before the first batch is scanned), D the reads
  * written out, R is D per second, H counts hit records (not FLAG 4 ones).
  * Returns 0, or -1 with one line in err ("FILE: record N (NAME): what");
- * on failure the -o file and the --stats file are removed.  The first error
- * of any thread wins; the others stop. */
+ * -o and --stats are written through temporary files moved into place
+ * only on success (util/output_file.h), and refused when they are one of
+ * the inputs.  The first error of any thread wins; the others stop. */
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen);
 
 /* Stop a run from another thread (gpuasm-scan's signal watcher): the
