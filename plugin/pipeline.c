@@ -783,6 +783,11 @@ static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
             return -1;
         }
     }
+    const int sam_to_stdout = !o->out_path || !strcmp(o->out_path, "-");
+    if (o->stats_path && !strcmp(o->stats_path, "-") && sam_to_stdout) {
+        snprintf(err, errlen, "--stats -: standard output carries the SAM output (give -o FILE)");
+        return -1;
+    }
     if (o->stats_path && strcmp(o->stats_path, "-") &&
         ((o->out_path && !strcmp(o->out_path, o->stats_path)) ||
          gpuasm_output_is_input(o->stats_path, (const char *const[]){ o->out_path }, 1) >= 0 ||

@@ -100,9 +100,14 @@ setup() {
     # reads on standard input, -o the same file
     run --separate-stderr bash -c '"$0" --device cpu -O sam -o "$1" - "$2" < "$1"' "$GPUASM_SCAN" "$T/r.fq" "$T/t.fa"
     assert_only_error "-o $T/r.fq" "the reads file -"
-    # -o and --stats the same file
+    # -o and --stats the same file, or both standard output
     run --separate-stderr scan --device cpu -o "$T/x.sam" --stats "$T/x.sam" "$T/r.fq" "$T/t.fa"
     assert_only_error "--stats $T/x.sam: this is also the SAM output"
+    run --separate-stderr scan --device cpu --stats - "$T/r.fq" "$T/t.fa"
+    assert_only_error "--stats -: standard output carries the SAM output"
+    run --separate-stderr scan --device cpu -o "$T/y.sam" --stats - "$T/r.fq" "$T/t.fa"
+    assert_success
+    "$PYTHON3" -m json.tool <<<"$output" > /dev/null
     assert_equal "$(cat "$T/r.fq" "$T/t.fa" | md5sum)" "$sum"
     [ -L "$T/soft.sam" ] && [ ! -e "$T/x.sam" ]
 }
