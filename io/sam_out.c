@@ -346,6 +346,9 @@ int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fiel
         if (bam_aux_update_int(dst, "AS", -f->dist) < 0) return -1;
         if (f->xs >= 0 && bam_aux_update_int(dst, "XS", f->xs) < 0) return -1;
         if (f->dist != f->nm && bam_aux_update_int(dst, "XD", f->dist) < 0) return -1;
+        if (f->partial && bam_aux_append(dst, "XP", 'Z', (int)strlen(f->partial) + 1,
+                                         (const uint8_t *)f->partial) < 0)
+            return -1;
     }
     if (f->rg && bam_aux_append(dst, "RG", 'Z', (int)strlen(f->rg) + 1, (const uint8_t *)f->rg) < 0)
         return -1;
@@ -358,7 +361,8 @@ int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fiel
             size_t sz = aux_value_size(a + 2, end);
             if (sz == 0) break;  /* damaged block: copy no further */
             if (memcmp(a, "NM", 2) && memcmp(a, "MD", 2) && memcmp(a, "AS", 2) &&
-                memcmp(a, "XS", 2) && memcmp(a, "XD", 2) && (!f->rg || memcmp(a, "RG", 2)) &&
+                memcmp(a, "XS", 2) && memcmp(a, "XD", 2) && memcmp(a, "XP", 2) &&
+                (!f->rg || memcmp(a, "RG", 2)) &&
                 bam_aux_append(dst, (const char *)a, (char)a[2], (int)(sz - 1), a + 3) < 0)
                 return -1;
             a += 2 + sz;

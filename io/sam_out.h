@@ -68,6 +68,8 @@ typedef struct gpuasm_sam_fields {
     int32_t dist;           /* the search distance: AS:i = -dist, XD:i = dist when != nm */
     const char *md;         /* MD:Z */
     int32_t xs;             /* XS:i; < 0: none */
+    const char *partial;    /* XP:Z: where a partial occurrence ran off (read3, read5,
+                             * target3, target5), or NULL for a full one */
     const char *rg;         /* RG:Z, or NULL */
     int keep_tags;          /* copy the read's aux tags after ours */
 } gpuasm_sam_fields;

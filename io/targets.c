@@ -185,6 +185,13 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         snprintf(err, errlen, "%s: empty target file", path);
         goto out;
     }
+    /* htslib's detector takes FASTA only when the sequence looks like DNA
+     * or protein it knows; a '>' header with, say, an RNA adapter (U) is
+     * FASTA all the same. */
+    if (fmt.format == text_format || fmt.format == unknown_format) {
+        char first = 0;
+        if (hpeek(hf, &first, 1) == 1 && first == '>') fmt.format = fasta_format;
+    }
     if (fmt.format != fasta_format && fmt.format != fastq_format && fmt.format != empty_format) {
         snprintf(err, errlen, "%s: not a FASTA or FASTQ file", path);
         goto out;
@@ -224,7 +231,9 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
             goto oom;
         /* Whitespace (a CR of a blank CRLF line kseq leaves in) is not a base;
          * other control bytes (NUL, ESC, ...) are binary data, not sequence;
-         * everything else is coded as htslib codes SEQ (unknown letters: N). */
+         * U is T (RNA adapters and primers, as cutadapt reads them: htslib
+         * would make it N); everything else is coded as htslib codes SEQ
+         * (unknown letters: N). */
         uint8_t *c = t->code + t->off[t->n];
         uint64_t len = 0;
         for (size_t i = 0; i < ks->seq.l; i++) {
@@ -235,7 +244,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
                          "data?)", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm), ch);
                 goto out;
             }
-            c[len++] = (uint8_t)seq_nt16_table[ch];
+            c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
         }
         if (len == 0) {
             snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no,

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "search.h"
 #include "settings.h"
+#include "signal.h"
 #include "status.h"
 
 #ifdef __cplusplus
@@ -52,6 +53,15 @@ typedef struct gpuasm_backend_ops {
      * memory running out in a scan is GPUASM_ERR_NOMEM (the same answer). */
     int (*scan)(void *self, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err);
+    /* The signal mode (signal.h).  set_signal_targets: the reference
+     * signals of later scan_signals calls (kept by pointer, like
+     * set_targets).  scan_signals: out[r * targets->n + t] for every (read,
+     * reference) pair of the batch (the caller checked the batch with
+     * gpuasm_signal_check), st->cells and st->kernel_s as scan().  0 or a
+     * status. */
+    int (*set_signal_targets)(void *self, const gpuasm_sigset *targets, gpuasm_err *err);
+    int (*scan_signals)(void *self, const gpuasm_sigset *reads, const gpuasm_signal_opt *opt,
+                        gpuasm_adsm_hit *out, gpuasm_scan_stats *st, gpuasm_err *err);
     /* Read bases per batch suited to this instance (> 0). */
     uint64_t (*suggest_batch_bases)(const void *self);
     /* Host memory for batch buffers (CUDA: pinned, for fast copies); NULL

@@ -1,11 +1,12 @@
 /* cpu_backend.c -- the CPU backend (backend.h): every scan spread over
- * n_threads threads, each running opt->kernel's CPU twin (cpu_scan.c) on
- * chunks of reads taken from a shared cursor, so a batch with a few long
- * reads still keeps every thread busy.  Per-thread hit arrays are kept and
- * reused from scan to scan; the results are concatenated and sorted.  With
- * a hit limit on the output (search.h), the scan stops once the threads
- * together found more (GPUASM_ERR_HIT_LIMIT), after at most a chunk per
- * thread too many.
+ * n_threads threads, each running opt->kernel's CPU twin (cpu_scan.c; in
+ * the signal mode signal_scan.c) on chunks of reads taken from a shared
+ * cursor, so a batch with a few long reads still keeps every thread busy.
+ * Per-thread hit arrays are kept and reused from scan to scan; the results
+ * are concatenated and sorted (signal results land in place: one slot per
+ * pair).  With a hit limit on the output (search.h), a scan stops once the
+ * threads together found more (GPUASM_ERR_HIT_LIMIT), after at most a
+ * chunk per thread too many.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -15,6 +16,7 @@
 
 #include "backend.h"
 #include "search.h"
+#include "signal.h"
 
 /* CPU batches: enough bases that n_threads x 16 chunks stay large, small
  * enough that the pipeline's few batches in flight stay modest in memory. */
@@ -24,30 +26,54 @@
 typedef struct {
     int n_threads;
     const gpuasm_seqset *targets;
+    const gpuasm_sigset *sig_targets;
     gpuasm_hits *thread_hits;   /* [n_threads] per-thread results, reused */
     char desc[64];
 } cpu_backend;
 
-/* One scan's shared state. */
+typedef struct cpu_worker cpu_worker;
+
+/* One scan's shared state: the chunk cursor and what a chunk runs. */
 typedef struct {
     cpu_backend *b;
-    const gpuasm_seqset *reads;
-    const gpuasm_search_opt *opt;
+    uint32_t n_items;           /* reads in the batch */
+    /* Scan reads [first, first + count) for worker w: 0 or a status. */
+    int (*chunk)(cpu_worker *w, uint32_t first, uint32_t count, gpuasm_err *why);
+    const void *reads, *opt;    /* gpuasm_seqset / gpuasm_sigset and their options */
+    void *out;                  /* signal mode: gpuasm_adsm_hit [n_items x targets] */
     pthread_mutex_t lock;
-    uint32_t next, chunk;
+    uint32_t next, chunk_len;
     int n_threads;
-    size_t limit;       /* the output's hit limit (0: none) */
+    size_t limit;       /* the output's hit limit (0: none; search.h) */
     size_t hits_total;  /* hits found so far, all threads (lock) */
     uint64_t reads_done;/* reads scanned so far (lock) */
     int failed;
     gpuasm_err err;     /* the first failure */
 } cpu_job;
 
-typedef struct {
+struct cpu_worker {
     cpu_job *job;
     gpuasm_hits *hits;
     double cells;       /* this worker's share, summed after the join */
-} cpu_worker;
+};
+
+static int seq_chunk(cpu_worker *w, uint32_t first, uint32_t count, gpuasm_err *why)
+{
+    const cpu_job *j = w->job;
+    const gpuasm_seqset *reads = j->reads;
+    const gpuasm_search_opt *opt = j->opt;
+    int rc = gpuasm_cpu_scan(reads, first, count, j->b->targets, opt, w->hits, why);
+    if (rc == 0) w->cells += gpuasm_scan_cells(reads, first, count, j->b->targets, opt);
+    return rc;
+}
+
+static int sig_chunk(cpu_worker *w, uint32_t first, uint32_t count, gpuasm_err *why)
+{
+    const cpu_job *j = w->job;
+    const gpuasm_sigset *t = j->b->sig_targets;
+    return gpuasm_signal_cpu_scan(j->reads, first, count, t, j->opt,
+                                  (gpuasm_adsm_hit *)j->out + (size_t)first * t->n, why);
+}
 
 static void *worker_run(void *arg)
 {
@@ -56,8 +82,8 @@ static void *worker_run(void *arg)
     for (;;) {
         pthread_mutex_lock(&j->lock);
         uint32_t first = j->next;
-        int stop = j->failed || first >= j->reads->n;
-        uint32_t count = stop ? 0 : (j->reads->n - first < j->chunk ? j->reads->n - first : j->chunk);
+        int stop = j->failed || first >= j->n_items;
+        uint32_t count = stop ? 0 : (j->n_items - first < j->chunk_len ? j->n_items - first : j->chunk_len);
         if (j->limit && count > 1) {
             /* Under a hit limit, chunks small enough that one per thread,
              * at the density seen so far, fits in what is left of it (the
@@ -74,18 +100,18 @@ static void *worker_run(void *arg)
         if (stop) break;
         gpuasm_err why;
         const size_t before = w->hits->n;
-        if (gpuasm_cpu_scan(j->reads, first, count, j->b->targets, j->opt, w->hits, &why) < 0) {
+        if (j->chunk(w, first, count, &why) < 0) {
             pthread_mutex_lock(&j->lock);
             if (!j->failed) j->err = why;
             j->failed = 1;
             pthread_mutex_unlock(&j->lock);
             break;
         }
-        w->cells += gpuasm_scan_cells(j->reads, first, count, j->b->targets, j->opt);
+        if (!j->limit) continue;
         pthread_mutex_lock(&j->lock);
         j->hits_total += w->hits->n - before;
         j->reads_done += count;
-        if (j->limit && j->hits_total > j->limit && !j->failed) {
+        if (j->hits_total > j->limit && !j->failed) {
             j->failed = 1;
             gpuasm_err_set(&j->err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", j->limit);
             gpuasm_err_about(&j->err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, j->hits_total, j->limit);
@@ -95,6 +121,54 @@ static void *worker_run(void *arg)
         if (failed) break;
     }
     return NULL;
+}
+
+/* Run job over the backend's threads (the caller's thread is worker 0);
+ * *cells: the workers' cells summed.  0 or the first failure's status. */
+static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_err *err)
+{
+    int nt = b->n_threads;
+    job->b = b;
+    job->next = 0;
+    job->failed = 0;
+    job->n_threads = nt;
+    /* Chunks small enough to balance, large enough to keep the lock cold. */
+    job->chunk_len = job->n_items / ((uint32_t)nt * 16u);
+    if (job->chunk_len < 1) job->chunk_len = 1;
+    pthread_mutex_init(&job->lock, NULL);
+    cpu_worker *w = calloc((size_t)nt, sizeof(*w));
+    pthread_t *tid = calloc((size_t)nt, sizeof(*tid));
+    int started = 0;
+    if (!w || !tid) {
+        job->failed = 1;
+        gpuasm_err_set(&job->err, GPUASM_ERR_NOMEM, "out of memory");
+    }
+    for (int i = 0; !job->failed && i < nt; i++) {
+        b->thread_hits[i].n = 0;
+        w[i].job = job;
+        w[i].hits = &b->thread_hits[i];
+        if (i == 0) continue;  /* the calling thread is worker 0 */
+        if (pthread_create(&tid[i], NULL, worker_run, &w[i]) != 0) {
+            pthread_mutex_lock(&job->lock);
+            if (!job->failed) gpuasm_err_set(&job->err, GPUASM_ERR_THREAD, "cannot start a CPU scan thread");
+            job->failed = 1;
+            pthread_mutex_unlock(&job->lock);
+            break;
+        }
+        started = i;
+    }
+    if (w && tid) worker_run(&w[0]);
+    for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
+    pthread_mutex_destroy(&job->lock);
+    *cells = 0;
+    for (int i = 0; w && i < nt; i++) *cells += w[i].cells;
+    free(w);
+    free(tid);
+    if (job->failed) {
+        *err = job->err;
+        return err->status;
+    }
+    return 0;
 }
 
 static int cpu_device_count(void) { return 1; }
@@ -128,50 +202,16 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
                     gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err)
 {
     cpu_backend *b = self;
-    int nt = b->n_threads;
     if (!b->targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no targets set");
-    cpu_job job = { .b = b, .reads = reads, .opt = opt, .next = 0, .failed = 0,
-                    .n_threads = nt, .limit = out->limit };
-    /* Chunks small enough to balance, large enough to keep the lock cold. */
-    job.chunk = reads->n / ((uint32_t)nt * 16u);
-    if (job.chunk < 1) job.chunk = 1;
-    pthread_mutex_init(&job.lock, NULL);
-    cpu_worker *w = calloc((size_t)nt, sizeof(*w));
-    pthread_t *tid = calloc((size_t)nt, sizeof(*tid));
-    int started = 0;
-    if (!w || !tid) {
-        job.failed = 1;
-        gpuasm_err_set(&job.err, GPUASM_ERR_NOMEM, "out of memory");
-    }
-    for (int i = 0; !job.failed && i < nt; i++) {
-        b->thread_hits[i].n = 0;
-        w[i].job = &job;
-        w[i].hits = &b->thread_hits[i];
-        if (i == 0) continue;  /* the calling thread is worker 0 */
-        if (pthread_create(&tid[i], NULL, worker_run, &w[i]) != 0) {
-            pthread_mutex_lock(&job.lock);
-            if (!job.failed) gpuasm_err_set(&job.err, GPUASM_ERR_THREAD, "cannot start a CPU scan thread");
-            job.failed = 1;
-            pthread_mutex_unlock(&job.lock);
-            break;
-        }
-        started = i;
-    }
-    if (w && tid) worker_run(&w[0]);
-    for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
-    pthread_mutex_destroy(&job.lock);
-    double cells = 0;
-    for (int i = 0; w && i < nt; i++) cells += w[i].cells;
-    free(w);
-    free(tid);
-    if (job.failed) {
-        *err = job.err;
-        return err->status;
-    }
+    cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt,
+                    .limit = out->limit };
+    double cells;
+    int rc = run_job(b, &job, &cells, err);
+    if (rc < 0) return rc;
     size_t total = 0;
-    for (int i = 0; i < nt; i++) total += b->thread_hits[i].n;
+    for (int i = 0; i < b->n_threads; i++) total += b->thread_hits[i].n;
     if (gpuasm_hits_reserve(out, total) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
-    for (int i = 0; i < nt; i++) {
+    for (int i = 0; i < b->n_threads; i++) {
         if (b->thread_hits[i].n)
             memcpy(out->hit + out->n, b->thread_hits[i].hit, b->thread_hits[i].n * sizeof(*out->hit));
         out->n += b->thread_hits[i].n;
@@ -179,6 +219,28 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
     gpuasm_hits_sort(out);
     st->cells = cells;
     st->kernel_s = -1;   /* no separate kernel clock: the engine uses the call's wall time */
+    return 0;
+}
+
+static int cpu_set_signal_targets(void *self, const gpuasm_sigset *targets, gpuasm_err *err)
+{
+    (void)err;
+    ((cpu_backend *)self)->sig_targets = targets;
+    return 0;
+}
+
+static int cpu_scan_signals(void *self, const gpuasm_sigset *reads, const gpuasm_signal_opt *opt,
+                            gpuasm_adsm_hit *out, gpuasm_scan_stats *st, gpuasm_err *err)
+{
+    cpu_backend *b = self;
+    if (!b->sig_targets)
+        return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no signal targets set");
+    cpu_job job = { .n_items = reads->n, .chunk = sig_chunk, .reads = reads, .opt = opt, .out = out };
+    double cells;
+    int rc = run_job(b, &job, &cells, err);
+    if (rc < 0) return rc;
+    st->cells = gpuasm_signal_cells(reads, b->sig_targets);
+    st->kernel_s = -1;
     return 0;
 }
 
@@ -207,6 +269,8 @@ const gpuasm_backend_ops gpuasm_backend_cpu = {
     .describe = cpu_describe,
     .set_targets = cpu_set_targets,
     .scan = cpu_scan,
+    .set_signal_targets = cpu_set_signal_targets,
+    .scan_signals = cpu_scan_signals,
     .suggest_batch_bases = cpu_suggest,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,

@@ -51,6 +51,8 @@ struct cuda_lane {
     /* targets */
     const gpuasm_seqset *targets;   /* host view, kept by the caller */
     uint64_t targets_version;
+    const gpuasm_sigset *sig_targets; /* signal mode: the references (host, kept by the caller) */
+    uint64_t sig_version;
     uint8_t *d_tcode;    size_t tcode_cap;
     uint64_t *d_toff;    size_t toff_cap;
     /* the batch */
@@ -87,6 +89,8 @@ void lane_close(void *self)
     for (int k = 0; k < GPUASM_N_KERNELS; ++k) {
         const gpuasm_kernel_desc *d = gpuasm_kernel_get(k);
         if (g->state[k] && d->cuda.free_state) d->cuda.free_state(g->state[k]);
+        if (g->state[k] && d->signal && d->signal->cuda.free_state)
+            d->signal->cuda.free_state(g->state[k]);
     }
     void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
@@ -210,6 +214,24 @@ int check_batch(const cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_sea
     return 0;
 }
 
+/* What every launcher gets from the lane (cuda_kit.cuh): stream, device,
+ * scratch, the kernel's state, knobs, the begin event; sequence views
+ * empty (the caller fills them for a sequence scan). */
+void lane_batch(cuda_lane *g, int32_t kernel, uint64_t version, int *began, gpuasm_cuda_batch *b)
+{
+    memset(b, 0, sizeof(*b));
+    b->stream = g->stream;
+    b->device = g->device;
+    b->sm_count = g->sm_count;
+    b->smem_optin = g->smem_optin;
+    b->settings = g->settings;
+    b->scratch = g->scratch;
+    b->state = &g->state[kernel];
+    b->targets_version = version;
+    b->ev_begin = g->ev0;
+    b->began = began;
+}
+
 int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
               gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err)
 {
@@ -228,6 +250,8 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     CK(cudaMemcpyAsync(g->d_roff, reads->off, obytes, cudaMemcpyHostToDevice, g->stream));
 
     gpuasm_cuda_batch b;
+    int began = 0;
+    lane_batch(g, opt->kernel, g->targets_version, &began, &b);
     b.host.reads = *reads;
     b.host.targets = *g->targets;
     b.host.opt = *opt;
@@ -238,17 +262,6 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     b.dev.targets.off = g->d_toff;
     b.dev.targets.code = g->d_tcode;
     b.dev.opt = *opt;
-    b.stream = g->stream;
-    b.device = g->device;
-    b.sm_count = g->sm_count;
-    b.smem_optin = g->smem_optin;
-    b.settings = g->settings;
-    b.scratch = g->scratch;
-    b.state = &g->state[opt->kernel];
-    b.targets_version = g->targets_version;
-    b.ev_begin = g->ev0;
-    int began = 0;
-    b.began = &began;
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
@@ -325,6 +338,49 @@ int lane_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_opt *o
     return rc;
 }
 
+int lane_set_signal_targets(void *self, const gpuasm_sigset *targets, gpuasm_err *err)
+{
+    (void)err;
+    cuda_lane *g = (cuda_lane *)self;
+    g->sig_targets = targets;
+    g->sig_version++;   /* the launcher uploads on the next scan */
+    return 0;
+}
+
+/* The signal mode: the row's signal launcher (registry.h) on the lane. */
+int lane_scan_signals(void *self, const gpuasm_sigset *reads, const gpuasm_signal_opt *opt,
+                      gpuasm_adsm_hit *out, gpuasm_scan_stats *st, gpuasm_err *err)
+{
+    cuda_lane *g = (cuda_lane *)self;
+    if (!g->sig_targets)
+        return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CUDA backend: no signal targets set");
+    const gpuasm_kernel_desc *kd = gpuasm_kernel_get(opt->kernel);
+    if (!kd || !kd->signal || !kd->signal->cuda.launch)
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "kernel %s has no CUDA signal launcher",
+                              kd ? kd->name : "(none)");
+    CK(cudaSetDevice(g->device));
+    gpuasm_cuda_batch b;
+    int began = 0;
+    lane_batch(g, opt->kernel, g->sig_version, &began, &b);
+    gpuasm_signal_batch s;
+    s.reads = *reads;
+    s.targets = *g->sig_targets;
+    s.opt = *opt;
+    s.out = out;
+    s.ev_end = g->ev1;
+    s.kernel_ms = 0;
+    int rc;
+    try {
+        rc = kd->signal->cuda.launch(&b, &s, err);
+    } catch (...) {
+        rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "CUDA backend: out of memory or unexpected C++ exception");
+    }
+    if (rc < 0) return rc;
+    st->kernel_s = 1e-3 * (double)s.kernel_ms;
+    st->cells = gpuasm_signal_cells(reads, g->sig_targets);
+    return 0;
+}
+
 uint64_t lane_suggest(const void *self)
 {
     /* Per read base the device holds its code (1 byte), a share of the
@@ -370,6 +426,8 @@ extern "C" const gpuasm_backend_ops gpuasm_backend_cuda = {
     lane_describe,
     lane_set_targets,
     lane_scan,
+    lane_set_signal_targets,
+    lane_scan_signals,
     lane_suggest,
     host_alloc,
     host_free,

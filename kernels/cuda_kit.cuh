@@ -37,6 +37,7 @@
 #include "registry.h"
 #include "search.h"
 #include "settings.h"
+#include "signal.h"
 #include "status.h"
 
 /* Hits into a device array; an index past cap is counted, not written.
@@ -106,6 +107,24 @@ struct gpuasm_cuda_batch {
     uint64_t targets_version;      /* changes whenever the targets change */
     cudaEvent_t ev_begin;          /* recorded by kit_begin_kernels() */
     int *began;                    /* set by kit_begin_kernels() */
+};
+
+/* A batch of the signal mode (registry.h's second launcher signature):
+ * what a signal launcher gets beside the lane's gpuasm_cuda_batch (whose
+ * stream, scratch, state, settings and ev_begin it uses; its sequence
+ * views are empty).  The launcher uploads the signals itself (the
+ * references once per targets_version, into its state), queues its
+ * kernels, records ev_end after the last of them, and writes every
+ * (read, reference) result into out (host memory, reads.n x targets.n,
+ * signal.h's order), waiting for b->stream only; kernel_ms: device time
+ * from ev_begin to ev_end. */
+struct gpuasm_signal_batch {
+    gpuasm_sigset reads;           /* host */
+    gpuasm_sigset targets;         /* host */
+    gpuasm_signal_opt opt;
+    gpuasm_adsm_hit *out;          /* host: [reads.n x targets.n] */
+    cudaEvent_t ev_end;
+    float kernel_ms;               /* set by the launcher */
 };
 
 /* "CUDA: <call>: <error string>" into err; returns GPUASM_ERR_CUDA, or

@@ -19,6 +19,9 @@ void gpuasm_myers_cuda_free_state(void *state);
 int gpuasm_dp_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 int gpuasm_scan_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 int gpuasm_hamming_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
+/* The signal mode's launcher signature (registry.h: gpuasm_signal_kernel). */
+int gpuasm_dtw_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_signal_batch *s, gpuasm_err *err);
+void gpuasm_dtw_cuda_free_state(void *state);
 
 /* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
  * it after the kernel's launcher when gpuasm_partial_on(); hamming: the

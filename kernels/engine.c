@@ -34,6 +34,7 @@ struct gpuasm_engine {
     int n_lanes;
     lane_t *lane;
     int is_cuda;
+    const gpuasm_sigset *sig_targets;   /* signal mode: the reference signals */
     pthread_mutex_t stats_lock; /* lane stats are added and summed under it */
     char desc[1024];
 };
@@ -273,6 +274,41 @@ int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
                        const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err)
 {
     return gpuasm_engine_scan_lane(e, 0, reads, opt, out, err);
+}
+
+int gpuasm_engine_set_signal_targets(gpuasm_engine *e, const gpuasm_sigset *targets,
+                                     const gpuasm_signal_opt *opt, gpuasm_err *err)
+{
+    int rc = gpuasm_signal_check(NULL, targets, opt, err);
+    for (int i = 0; rc == 0 && i < e->n_lanes; i++)
+        rc = e->lane[i].ops->set_signal_targets(e->lane[i].self, targets, err);
+    if (rc == 0) e->sig_targets = targets;
+    return rc;
+}
+
+int gpuasm_engine_scan_signals_lane(gpuasm_engine *e, int lane, const gpuasm_sigset *reads,
+                                    const gpuasm_signal_opt *opt, gpuasm_adsm_hit *out,
+                                    gpuasm_err *err)
+{
+    if (lane < 0 || lane >= e->n_lanes)
+        return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "no lane %d (%d lanes)", lane, e->n_lanes);
+    if (!e->sig_targets) return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "no signal targets set");
+    int rc = gpuasm_signal_check(reads, NULL, opt, err);
+    if (rc < 0) return rc;
+    lane_t *l = &e->lane[lane];
+    gpuasm_scan_stats s = { 0 };
+    double t0 = gpuasm_now_s();
+    if (reads->n && e->sig_targets->n &&
+        (rc = l->ops->scan_signals(l->self, reads, opt, out, &s, err)) < 0)
+        return rc;
+    s.scan_s = gpuasm_now_s() - t0;
+    if (s.kernel_s < 0) s.kernel_s = s.scan_s;
+    s.end_hits = (uint64_t)reads->n * e->sig_targets->n;
+    s.scans = 1;
+    pthread_mutex_lock(&e->stats_lock);
+    stats_add(&l->stats, &s);
+    pthread_mutex_unlock(&e->stats_lock);
+    return 0;
 }
 
 void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total)

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include "search.h"
+#include "signal.h"
 #include "status.h"
 
 typedef struct gpuasm_engine gpuasm_engine;
@@ -54,6 +55,21 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
 /* The same on lane 0. */
 int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
                        const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err);
+
+/* The signal mode (signal.h).  The reference signals of every later
+ * signal scan (kept by pointer: they must outlive the engine); checked
+ * with gpuasm_signal_check.  0 or a status. */
+int gpuasm_engine_set_signal_targets(gpuasm_engine *e, const gpuasm_sigset *targets,
+                                     const gpuasm_signal_opt *opt, gpuasm_err *err);
+
+/* One batch of read signals on one lane: out[r * targets->n + t] for
+ * every (read, reference) pair (reads->n x targets->n entries, the
+ * caller's memory), the same on every backend.  The batch is checked
+ * first (gpuasm_signal_check).  0, or a status with err (err->read: the
+ * batch index of the read a failure is about). */
+int gpuasm_engine_scan_signals_lane(gpuasm_engine *e, int lane, const gpuasm_sigset *reads,
+                                    const gpuasm_signal_opt *opt, gpuasm_adsm_hit *out,
+                                    gpuasm_err *err);
 
 /* Totals over every scan so far (all lanes). */
 void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total);

@@ -5,15 +5,20 @@
  *
  * Edit mode, text end: Myers' bit-vector DP (Myers 1999; Hyyrö's blocks,
  * as myers_cpu.c) of the whole pattern over the last W text positions,
- * W = min(n, m - 1 + k_{m-1}), started fresh (D[i][first-1] = i) with a
+ * W = min(n, m - 1 + k_{m-1}) (k_p of gpuasm_partial_k), started fresh (D[i][first-1] = i) with a
  * free start in the text (D[0][j] = 0).  Exact for every D_p <= k_p: an
  * alignment of P[0 .. p) ending at n-1 with at most k_p <= k_{m-1}
  * differences covers at most p + k_p <= W text bases (the segment argument
  * of cuda_device.cuh).  At the last column, D[p][n-1] is the prefix sum of
- * the vertical deltas (Pv: +1, Mv: -1) of rows 1 .. p.  Text start: the
- * same on the reversed pattern over the reversed first W positions (a
- * suffix of P aligned to a prefix of T is a prefix of rev(P) aligned to a
- * suffix of rev(T)).
+ * the vertical deltas (Pv: +1, Mv: -1) of rows 1 .. p, and the column
+ * before it D[p][n-2] = D[p][n-1] minus the last step's horizontal delta
+ * (Ph: +1, Mh: -1).  The alignment must not end with the pattern base
+ * P[p-1] deleted after the text's last base (search.h: such a base ran off
+ * the text, as cutadapt skips it for free; a CIGAR must not end with D
+ * either), so D_p = min(D[p-1][n-2] + (P[p-1] !~ T[n-1]), D[p][n-2] + 1).
+ * Text start: the same on the reversed pattern over the reversed first W
+ * positions (a suffix of P aligned to a prefix of T is a prefix of rev(P)
+ * aligned to a suffix of rev(T)).
  *
  * Hamming mode: mismatches of P[0 .. p) against the last p text bases
  * (text start: of P[m-p .. m) against the first p), counted with an early
@@ -90,7 +95,7 @@ GPUASM_HD int32_t gpuasm_partial_mismatches(const gpuasm_seqview *pat, const gpu
 
 /* The best partial occurrence of pat at the end (at_start == 0) or the
  * start (at_start == 1) of txt, for aligned lengths p in [omin, m - 1]
- * (0 < omin < m), with k_p = gpuasm_pair_k(o, p), in edit or hamming mode.
+ * (0 < omin < m), with k_p = gpuasm_partial_k(o, p, m), in edit or hamming mode.
  * ws: gpuasm_partial_ws_words(m) words of scratch (edit mode only). */
 GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_t omin,
                                              const gpuasm_seqview *pat, const gpuasm_seqview *txt,
@@ -104,7 +109,7 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
     if (omin == 0 || omin >= m || n == 0) return best;
     if (hamming) {
         for (uint32_t p = omin; p < m && p <= n; p++) {
-            const int32_t kp = gpuasm_pair_k(o, p);
+            const int32_t kp = gpuasm_partial_k(o, p, m);
             if (kp < 0 || (int64_t)kp >= (int64_t)p) continue;
             const int32_t d = gpuasm_partial_mismatches(pat, txt, p, at_start, byte, kp);
             if (d <= kp) gpuasm_partial_keep(&best, p, d);
@@ -112,12 +117,14 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
         return best;
     }
     /* Edit: Myers over the last (reversed: first) W text positions. */
-    const int32_t kmax = gpuasm_pair_k(o, m - 1u);
+    const int32_t kmax = gpuasm_partial_k(o, m - 1u, m);
     if (kmax < 0) return best;
     uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)kmax;
     if (wlen > n) wlen = n;
     const uint32_t W = (uint32_t)wlen, nw = (m + 63u) / 64u;
-    uint64_t *pv = ws, *mv = ws + nw, *bm = ws + 2 * nw;   /* bm: [4][nw] base masks */
+    /* ws: pv, mv, and bm = [4][nw] base masks, whose first 3 rows are
+     * reused after the loop for the last step's Eq, Ph and Mh. */
+    uint64_t *pv = ws, *mv = ws + nw, *bm = ws + 2 * nw;
     for (uint32_t w = 0; w < nw; w++) {
         pv[w] = ~(uint64_t)0;
         mv[w] = 0;
@@ -160,21 +167,36 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
             uint64_t ph = m0 | ~(xh | p0);
             uint64_t mh = p0 & xh;
             hin = (int)(ph >> 63) - (int)(mh >> 63);
+            if (q + 1 == W) {
+                /* The last column: its Eq and horizontal deltas, kept in
+                 * the words of the masks, which are not needed any more
+                 * (word w's masks are read before word w is written). */
+                bm[w] = eq;
+                bm[nw + w] = ph;
+                bm[2 * nw + w] = mh;
+            }
             ph = (ph << 1) | hpos;
             mh = (mh << 1) | hneg;
             pv[w] = mh | ~(xv | ph);
             mv[w] = ph & xv;
         }
     }
-    /* D[p] at the last column: prefix sums of the vertical deltas. */
-    int32_t d = 0;
+    const uint64_t *leq = bm, *lph = bm + nw, *lmh = bm + 2 * nw;
+    /* Row by row: d = D[p] of the last column (prefix sums of the vertical
+     * deltas), e = D[p] of the column before (d minus the horizontal
+     * delta), e1 = that of row p - 1 (row 0 is 0 everywhere). */
+    int32_t d = 0, e1 = 0;
     for (uint32_t p = 1; p < m; p++) {
         const uint32_t w = (p - 1u) / 64u, b = (p - 1u) % 64u;
         d += (int32_t)((pv[w] >> b) & 1u) - (int32_t)((mv[w] >> b) & 1u);
+        const int32_t e = d - ((int32_t)((lph[w] >> b) & 1u) - (int32_t)((lmh[w] >> b) & 1u));
+        const int32_t diag = e1 + (int32_t)(((leq[w] >> b) & 1u) ^ 1u), left = e + 1;
+        const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
+        e1 = e;
         if (p < omin) continue;
-        const int32_t kp = gpuasm_pair_k(o, p);
-        if (kp < 0 || (int64_t)kp >= (int64_t)p || d > kp) continue;
-        gpuasm_partial_keep(&best, p, d);
+        const int32_t kp = gpuasm_partial_k(o, p, m);
+        if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) continue;
+        gpuasm_partial_keep(&best, p, dp);
     }
     return best;
 }

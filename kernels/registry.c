@@ -12,6 +12,7 @@
 #endif
 #include "backend.h"
 #include "registry.h"
+#include "signal.h"
 #include "twin.h"
 
 /* The CUDA column exists only in a CUDA build: this is the one place in
@@ -24,6 +25,12 @@ const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return &gpuasm_backend
 #define CUDA_KERNEL(launch, free_state) { NULL, NULL }
 const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return NULL; }
 #endif
+
+/* The dtw row's sides: signals, not nt16 codes (registry.h). */
+static const gpuasm_signal_kernel dtw_signal = {
+    .cpu_pair = gpuasm_dtw_cpu_pair,
+    .cuda = CUDA_KERNEL(gpuasm_dtw_cuda_launch, gpuasm_dtw_cuda_free_state),
+};
 
 static const gpuasm_kernel_desc table[GPUASM_N_KERNELS] = {
     [GPUASM_KERNEL_MYERS] = {
@@ -59,11 +66,22 @@ static const gpuasm_kernel_desc table[GPUASM_N_KERNELS] = {
         .twin = &gpuasm_twin_hamming,
         .cuda = CUDA_KERNEL(gpuasm_hamming_cuda_launch, NULL),
     },
+    [GPUASM_KERNEL_DTW] = {
+        .name = "dtw", .mode = GPUASM_MODE_SIGNAL,
+        .summary = "seed 001 ADSM (gpuasm-signal)",
+        .source = "seed 001 §5, §6-8, §10",
+        .max_pattern = { GPUASM_DTW_MAX_QUERY, GPUASM_DTW_MAX_QUERY },
+        .caps = GPUASM_CAP_DEFAULT | GPUASM_CAP_PAPER | GPUASM_CAP_SEGMENTS,
+        .twin = NULL,
+        .cuda = CUDA_KERNEL(NULL, NULL),
+        .signal = &dtw_signal,
+    },
 };
 
 static const char *const mode_names[GPUASM_N_MODES] = {
     [GPUASM_MODE_EDIT] = "edit",
     [GPUASM_MODE_HAMMING] = "hamming",
+    [GPUASM_MODE_SIGNAL] = "signal",
 };
 
 const gpuasm_kernel_desc *gpuasm_kernel_get(int32_t kernel)
@@ -112,9 +130,13 @@ uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *opt)
 
 int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err)
 {
-    if (!gpuasm_kernel_get(opt->kernel))
+    const gpuasm_kernel_desc *k = gpuasm_kernel_get(opt->kernel);
+    if (!k)
         return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "no kernel %d in the table",
                               (int)opt->kernel);
+    if (!k->twin)
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
+                              "kernel %s compares signals, not sequences", k->name);
     if (opt->alphabet != GPUASM_ALPHABET_NT16 && opt->alphabet != GPUASM_ALPHABET_BYTE)
         return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "unknown alphabet %d",
                               (int)opt->alphabet);

@@ -1,8 +1,9 @@
 /* registry.h -- the kernel table: one row per search kernel.
  *
  * A kernel is a way of computing D[m][j] for search.h's contract, in one
- * mode (edit distance or mismatches only).  Its row names it (--kernel),
- * says which seed paper it follows, what it takes (longest pattern per
+ * mode (edit distance or mismatches only), or, in the signal mode, D of
+ * signal.h's contract (subsequence DTW of numeric signals).  Its row
+ * names it (--kernel), says which seed paper it follows, what it takes (longest pattern per
  * alphabet, variants, segments) and points at its CPU twin (twin.h; the
  * fallback and the oracle) and its CUDA launcher (cuda_kit.cuh).  Every
  * place that needs to know the kernels reads this table: the command line
@@ -25,6 +26,9 @@ extern "C" {
 enum gpuasm_mode {
     GPUASM_MODE_EDIT    = 0,   /* Levenshtein distance, free start in the text (seed 000 §IV) */
     GPUASM_MODE_HAMMING = 1,   /* mismatches of a full-length window (seed 004 Definition 3) */
+    GPUASM_MODE_SIGNAL  = 2,   /* ADSM: subsequence DTW of numeric signals (seed 001 §5; signal.h).
+                                * Its rows run through the signal entry points (signal.h,
+                                * gpuasm_engine_scan_signals), never gpuasm_cpu_scan */
     GPUASM_N_MODES
 };
 
@@ -34,6 +38,7 @@ enum gpuasm_kernel {
     GPUASM_KERNEL_DP      = 1, /* edit: anti-diagonal wavefront DP (seed 000, seed 001 §6-8) */
     GPUASM_KERNEL_SCAN    = 2, /* edit: Wu-Manber as inclusive scans (seed 002), m <= 64 */
     GPUASM_KERNEL_HAMMING = 3, /* hamming: k-mismatch (seed 004) */
+    GPUASM_KERNEL_DTW     = 4, /* signal: ADSM, anti-diagonal wavefront (seed 001 §5-8, §10) */
     GPUASM_N_KERNELS
 };
 
@@ -47,6 +52,7 @@ enum {
 
 typedef struct gpuasm_twin gpuasm_twin;             /* twin.h */
 typedef struct gpuasm_cuda_batch gpuasm_cuda_batch; /* cuda_kit.cuh */
+typedef struct gpuasm_signal_batch gpuasm_signal_batch; /* cuda_kit.cuh */
 
 /* A kernel's CUDA side.  launch() queues the kernel for one batch on the
  * batch's stream (cuda_kit.cuh says what it may and must do); state is
@@ -57,6 +63,24 @@ typedef struct gpuasm_cuda_kernel {
     void (*free_state)(void *state);
 } gpuasm_cuda_kernel;
 
+/* A signal-mode kernel's sides (signal.h).  Signals are int16 values, not
+ * nt16 codes, and a pair gives one best (cost, end) instead of end hits, so
+ * the CPU twin and the CUDA launcher have signatures of their own:
+ *   cpu_pair   one (query, reference) pair: gpuasm_dtw_cpu_pair()'s contract;
+ *   cuda       queues the kernels for one batch of signals and the copy of
+ *              its results into s->out (cuda_kit.cuh: gpuasm_signal_batch),
+ *              under the launcher contract of cuda_kit.cuh; launch == NULL:
+ *              built without CUDA. */
+typedef struct gpuasm_signal_kernel {
+    void (*cpu_pair)(const int16_t *x, uint32_t m, const int16_t *y, uint64_t n,
+                     int32_t cost_kind, int32_t *work, int32_t *cost, uint64_t *end,
+                     void (*column)(void *ctx, uint64_t j, const int32_t *col), void *ctx);
+    struct {
+        int (*launch)(const gpuasm_cuda_batch *b, gpuasm_signal_batch *s, gpuasm_err *err);
+        void (*free_state)(void *state);
+    } cuda;
+} gpuasm_signal_kernel;
+
 typedef struct gpuasm_kernel_desc {
     const char *name;          /* --kernel NAME */
     int32_t mode;              /* enum gpuasm_mode */
@@ -64,8 +88,9 @@ typedef struct gpuasm_kernel_desc {
     const char *source;        /* seed paper and section */
     uint64_t max_pattern[2];   /* [enum gpuasm_alphabet] longest pattern taken (bases); 0: any */
     uint32_t caps;             /* GPUASM_CAP_* */
-    const gpuasm_twin *twin;   /* the CPU twin */
-    gpuasm_cuda_kernel cuda;   /* launch == NULL: built without CUDA */
+    const gpuasm_twin *twin;   /* the CPU twin (sequence modes; NULL in the signal mode) */
+    gpuasm_cuda_kernel cuda;   /* launch == NULL: built without CUDA (or the signal mode) */
+    const gpuasm_signal_kernel *signal; /* the signal mode's sides; NULL in the sequence modes */
 } gpuasm_kernel_desc;
 
 /* Row `kernel`, or NULL when there is no such row. */
@@ -77,7 +102,7 @@ int32_t gpuasm_kernel_find(const char *name);
 /* The default kernel of a mode (its row has GPUASM_CAP_DEFAULT), or -1. */
 int32_t gpuasm_mode_default_kernel(int32_t mode);
 
-/* "edit", "hamming"; NULL for an unknown mode.  gpuasm_mode_find: the
+/* "edit", "hamming", "signal"; NULL for an unknown mode.  gpuasm_mode_find: the
  * inverse, -1 for an unknown name. */
 const char *gpuasm_mode_name(int32_t mode);
 int32_t gpuasm_mode_find(const char *name);
@@ -91,7 +116,8 @@ int32_t gpuasm_search_mode(const gpuasm_search_opt *opt);
 uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *opt);
 
 /* Is opt a search the table can run?  0, or GPUASM_ERR_BAD_OPTION when the
- * kernel or the alphabet is unknown.  (A variant a kernel does not have
+ * kernel or the alphabet is unknown, or the kernel compares signals (the
+ * signal mode has its own entry points: signal.h).  (A variant a kernel does not have
  * runs its best layout: variants never change hits.) */
 int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err);
 

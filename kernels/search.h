@@ -223,11 +223,20 @@ GPUASM_HD gpuasm_pair gpuasm_pair_of(const gpuasm_search_opt *o, uint64_t read_l
  *                       mismatches(P[0 .. p), T[n-p .. n-1])           (hamming, p <= n)
  *     text start: D_p = min over j of ED(P[m-p .. m), T[0 .. j])      (edit)
  *                       mismatches(P[m-p .. m), T[0 .. p-1])           (hamming, p <= n)
- * and k_p = gpuasm_pair_k(opt, p) (cutadapt: errors <= e x aligned length);
+ * and k_p = gpuasm_partial_k(opt, p, m) (cutadapt: errors <= e x aligned
+ * length; an absolute k is the rate k/m, as cutadapt turns -e >= 1 into);
  * p is acceptable when k_p < p and D_p <= k_p.  The end hit is the
  * acceptable p with the highest score p - 2 D_p (one point per aligned
  * pattern base, minus two per difference: cutadapt's +1/-1/-2 score when
  * the differences are mismatches), then the smaller D_p, then the larger p. */
+
+/* k_p of a partial occurrence with p of the pattern's m bases aligned:
+ * floor(e x p), or floor(k x p / m) when k is given (the same rate). */
+GPUASM_HD int32_t gpuasm_partial_k(const gpuasm_search_opt *o, uint64_t p, uint64_t m)
+{
+    if (o->max_diffs >= 0) return (int32_t)(((uint64_t)o->max_diffs * p) / m);
+    return (int32_t)floor(o->error_rate * (double)p);
+}
 
 /* omin of a pair (0: no partial occurrences). */
 GPUASM_HD uint32_t gpuasm_pair_overlap_min(const gpuasm_search_opt *o, int read_is_pattern,

@@ -33,6 +33,9 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_DP_THREADS", dp_threads, 1, 1024),
     KNOB("GPUASM_DP_FORCE_GLOBAL", dp_force_global, 0, 1),
     KNOB("GPUASM_DP_PAIR_CHUNK", dp_pair_chunk, 1, (int64_t)1 << 30),
+    KNOB("GPUASM_DTW_ROWS", dtw_rows, 4, 64),
+    KNOB("GPUASM_DTW_FORCE_GLOBAL", dtw_force_global, 0, 1),
+    KNOB("GPUASM_DTW_CHUNK", dtw_chunk, 1, (int64_t)1 << 30),
 };
 
 void gpuasm_settings_init(gpuasm_settings *s)

@@ -38,6 +38,13 @@
  *                                       program of its variant, <= N threads a block
  *   GPUASM_DP_FORCE_GLOBAL=B   0|1      dp: the same with ring / rows in global scratch
  *   GPUASM_DP_PAIR_CHUNK=N     1..2^30  dp: pairs per plan chunk (default 256 Ki)
+ *   GPUASM_DTW_ROWS=R          4..64    dtw BEST: at most R rows per lane (rounded down to
+ *                                       a power of 2; small R gives queries of several
+ *                                       bands of 32 R rows)
+ *   GPUASM_DTW_FORCE_GLOBAL=B  0|1      dtw PAPER: the ring in global scratch
+ *   GPUASM_DTW_CHUNK=N         1..2^30  dtw: BEST items per wave of a multi-band bucket,
+ *                                       PAPER blocks per chunk (default: from a 256 MiB
+ *                                       budget)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -61,6 +68,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_scan_run;
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
+    int64_t dtw_rows, dtw_force_global, dtw_chunk;
 } gpuasm_settings;
 
 /* Every knob unset. */

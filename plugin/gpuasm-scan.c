@@ -27,6 +27,7 @@
 #include "config.h"
 #endif
 #include "output_file.h"
+#include "parse_size.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
@@ -68,6 +69,16 @@ static void usage(FILE *fp)
     fprintf(fp,
 "      --pattern WHICH       shorter|read|target: which sequence is the pattern\n"
 "                            [shorter]\n"
+"      --strand WHICH        both|forward: the read and its reverse complement,\n"
+"                            or the read as sequenced only (adapters) [both]\n"
+"      --overlap MIN         a target (adapter, primer) may run off the read's\n"
+"                            ends with >= MIN bases aligned and k from the\n"
+"                            aligned length, as cutadapt -O; 'full': whole\n"
+"                            targets only [3]\n"
+"      --read-overlap MIN    the same for a read running off a target's ends;\n"
+"                            'half': half the read [half]\n"
+"      --partial-ends ENDS   3, 5 or both: the read's (target's) 3' end or 5'\n"
+"                            start may be run off [both]\n"
 "      --all                 every non-overlapping occurrence, best first\n"
 "                            [default: the best per read and target]\n"
 "      --best                one record per read, as cutadapt picks one adapter:\n"
@@ -207,33 +218,10 @@ static void fail(const char *fmt, const char *arg)
     fputc('\n', stderr);
 }
 
-/* Whole-string integer in [lo, hi] with an optional k/M/G suffix: powers
- * of 1000 (suffixes 1: bases) or of 1024 (suffixes 2: bytes, as samtools
- * sort -m). */
-static int parse_size(const char *s, long long lo, long long hi, int suffixes, long long *out)
-{
-    char *end;
-    errno = 0;
-    long long v = strtoll(s, &end, 10);
-    if (end == s || errno) return -1;
-    if (suffixes && *end) {
-        const long long k = suffixes == 2 ? 1024LL : 1000LL;
-        long long mul = (*end == 'k' || *end == 'K') ? k
-                      : (*end == 'm' || *end == 'M') ? k * k
-                      : (*end == 'g' || *end == 'G') ? k * k * k
-                      : (*end == 't' || *end == 'T') && suffixes == 2 ? k * k * k * k : 0;
-        if (!mul || end[1] || v > hi / mul) return -1;
-        v *= mul;
-        end++;
-    }
-    if (*end || v < lo || v > hi) return -1;
-    *out = v;
-    return 0;
-}
-
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
-       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_MAX_MEMORY };
+       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
+       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -275,6 +263,10 @@ int main(int argc, char **argv)
         { "mode", required_argument, NULL, OPT_MODE },
         { "kernel", required_argument, NULL, OPT_KERNEL },
         { "pattern", required_argument, NULL, OPT_PATTERN },
+        { "strand", required_argument, NULL, OPT_STRAND },
+        { "overlap", required_argument, NULL, OPT_OVERLAP },
+        { "read-overlap", required_argument, NULL, OPT_READ_OVERLAP },
+        { "partial-ends", required_argument, NULL, OPT_PARTIAL_ENDS },
         { "all", no_argument, NULL, OPT_ALL },
         { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
         { "output", required_argument, NULL, 'o' },
@@ -304,7 +296,9 @@ int main(int argc, char **argv)
     gpuasm_scan_opt o = {
         .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
         .verbosity = HTS_LOG_WARNING,
-        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER },
+        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER,
+                    .strand = GPUASM_STRAND_BOTH, .overlap_min = 3, .read_overlap_min = -1,
+                    .partial_ends = GPUASM_END_3 | GPUASM_END_5 },
     };
     int no_pg = 0, c, verbosity_given = 0, ret = 1;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
@@ -322,7 +316,7 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
-            if (parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
                 return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
             o.search.max_diffs = (int32_t)v;
             break;
@@ -347,6 +341,31 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "target")) o.search.pattern_side = GPUASM_PATTERN_TARGET;
             else return fail("invalid --pattern '%s' (expected shorter, read or target)", optarg), 1;
             break;
+        case OPT_STRAND:
+            if (!strcmp(optarg, "both")) o.search.strand = GPUASM_STRAND_BOTH;
+            else if (!strcmp(optarg, "forward")) o.search.strand = GPUASM_STRAND_FORWARD;
+            else return fail("invalid --strand '%s' (expected both or forward)", optarg), 1;
+            break;
+        case OPT_OVERLAP:
+            if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
+            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+                return fail("invalid --overlap '%s' (expected a number of bases >= 1, or full)", optarg), 1;
+            else o.search.overlap_min = (int32_t)v;
+            break;
+        case OPT_READ_OVERLAP:
+            if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
+            else if (!strcmp(optarg, "half")) o.search.read_overlap_min = -1;
+            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+                return fail("invalid --read-overlap '%s' (expected a number of bases >= 1, half or full)",
+                            optarg), 1;
+            else o.search.read_overlap_min = (int32_t)v;
+            break;
+        case OPT_PARTIAL_ENDS:
+            if (!strcmp(optarg, "both")) o.search.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+            else if (!strcmp(optarg, "3")) o.search.partial_ends = GPUASM_END_3;
+            else if (!strcmp(optarg, "5")) o.search.partial_ends = GPUASM_END_5;
+            else return fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg), 1;
+            break;
         case OPT_ALL: o.report.all = 1; break;
         case OPT_WILDCARDS: o.wildcards = 1; break;
         case 'o': o.out_path = optarg; break;
@@ -366,7 +385,7 @@ int main(int argc, char **argv)
         case OPT_BEST: o.report.best = 1; break;
         case OPT_STRICT_NAMES: o.strict_names = 1; break;
         case OPT_VERBOSITY:
-            if (parse_size(optarg, 0, 10, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
                 return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg), 1;
             o.verbosity = (int)v;
             verbosity_given = 1;
@@ -377,18 +396,18 @@ int main(int argc, char **argv)
         case OPT_NO_PG: no_pg = 1; break;
         case '@':
             /* 0 = no extra threads, as samtools (nf-core passes task.cpus - 1). */
-            if (parse_size(optarg, 0, 1024, 0, &v) < 0)
+            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
                 return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg), 1;
             o.n_threads = v < 1 ? 1 : (int)v;
             break;
         case OPT_DEVICE: o.device = optarg; break;
         case OPT_BATCH:
-            if (parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
+            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
             o.batch_bases = (uint64_t)v;
             break;
         case OPT_MAX_MEMORY:
-            if (parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
+            if (gpuasm_parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
                 return fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
                             optarg), 1;
             o.max_memory = (uint64_t)v;
@@ -415,10 +434,17 @@ int main(int argc, char **argv)
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */
     if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
+        /* The sequence kernels: the signal mode's are gpuasm-signal's. */
         kstring_t names = KS_INITIALIZE;
+        int32_t nseq = 0, i = 0;
         for (int32_t k = 0; gpuasm_kernel_get(k); k++)
-            ksprintf(&names, "%s%s", k == 0 ? "" : gpuasm_kernel_get(k + 1) ? ", " : " or ",
+            nseq += gpuasm_kernel_get(k)->mode != GPUASM_MODE_SIGNAL;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+            if (gpuasm_kernel_get(k)->mode == GPUASM_MODE_SIGNAL) continue;
+            ksprintf(&names, "%s%s", i == 0 ? "" : i + 1 < nseq ? ", " : " or ",
                      gpuasm_kernel_get(k)->name);
+            i++;
+        }
         fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
         ks_free(&names);
         return 1;
@@ -432,6 +458,11 @@ int main(int argc, char **argv)
                            gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
         if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
     }
+    /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
+    if (gpuasm_kernel_get(o.search.kernel)->mode == GPUASM_MODE_SIGNAL)
+        return fprintf(stderr, "%s: --%s %s compares raw signals, not sequences: use gpuasm-signal "
+                       "(see gpuasm-signal --help)\n", prog, kernel ? "kernel" : "mode",
+                       kernel ? kernel : mode), 1;
     if (o.report.best && o.report.all)
         return fail("%s", "--best reports one record per read, --all every occurrence: "
                     "give one of them"), 1;

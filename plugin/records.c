@@ -81,6 +81,7 @@ static int add_read(gpuasm_records *s, const gpuasm_record_opt *o, kstring_t *sc
             .cigar = r->cigar + oc->cigar_off, .n_cigar = oc->n_cigar,
             .mtid = -1, .mpos = -1, .reverse = (int)oc->strand,
             .nm = oc->nm, .dist = oc->dist, .md = r->md.s + oc->md_off, .xs = oc->xs,
+            .partial = gpuasm_occ_partial_name(oc->partial),
             .rg = o->rg_id, .keep_tags = o->keep_tags,
         };
         if (mate) {

@@ -14,18 +14,29 @@ typedef struct {
     uint32_t strand;
     uint32_t end;
     int32_t dist;
+    uint32_t kind;      /* enum gpuasm_hit_kind */
+    uint32_t alen;      /* aligned pattern bases: m, or a partial hit's plen */
 } cand_t;
 
 typedef struct {
     uint64_t lo, hi;    /* closed interval in forward text coordinates */
 } span_t;
 
+/* The rank of report.h: score = aligned pattern bases - 2 x distance (for
+ * full hits of one pattern, simply the lowest distance), then the lowest
+ * distance, the forward strand, the leftmost end, a full hit before a
+ * partial one. */
+static int64_t score_of(uint32_t alen, int32_t dist) { return (int64_t)alen - 2 * (int64_t)dist; }
+
 static int cand_cmp(const void *a, const void *b)
 {
     const cand_t *x = a, *y = b;
+    int64_t sx = score_of(x->alen, x->dist), sy = score_of(y->alen, y->dist);
+    if (sx != sy) return sx > sy ? -1 : 1;
     if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
     if (x->strand != y->strand) return x->strand < y->strand ? -1 : 1;
-    return x->end < y->end ? -1 : x->end > y->end;
+    if (x->end != y->end) return x->end < y->end ? -1 : 1;
+    return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
 static int push_cigar(gpuasm_report *r, uint32_t op, uint32_t len)
@@ -51,19 +62,22 @@ static int same_base(uint8_t rd, uint8_t ref)
 /* Describe alignment r->aln as occurrence r->occ[r->n_occ] (already has
  * target/strand/dist): POS, CIGAR over the whole read, MD and NM (SAM's,
  * report.h), the aligned pattern length.  read: the read's codes on the
- * occurrence's strand. */
+ * occurrence's strand.  pat_off: the first pattern base of the alignment
+ * (a partial hit at the text's start aligns a suffix of the pattern). */
 static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pattern,
-                    const uint8_t *read, uint64_t read_len, const uint8_t *target)
+                    const uint8_t *read, uint64_t read_len, const uint8_t *target, uint64_t pat_off)
 {
     const gpuasm_aln *a = &r->aln;
     gpuasm_occ *oc = &r->occ[r->n_occ];
     oc->cigar_off = r->n_cigar;
     oc->md_off = r->md.l;
-    oc->pos = read_is_pattern ? (int64_t)a->tstart : 0;
+    oc->pos = read_is_pattern ? (int64_t)a->tstart : (int64_t)pat_off;
     /* The reference (target) walks along the text when the read is the
-     * pattern, along the pattern when the read is the text. */
-    const uint8_t *ref = read_is_pattern ? target + a->tstart : target;
-    const uint8_t *rd = read_is_pattern ? read : read + a->tstart;
+     * pattern, along the pattern when the read is the text; read bases of
+     * a read pattern outside its aligned part are soft-clipped. */
+    const uint8_t *ref = read_is_pattern ? target + a->tstart : target + pat_off;
+    const uint8_t *rd = read_is_pattern ? read + pat_off : read + a->tstart;
+    if (read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)pat_off) < 0) return -1;
     int ref_gap = read_is_pattern ? GPUASM_OP_TGAP : GPUASM_OP_PGAP;  /* ref base, no read base */
     uint64_t ri = 0, qi = 0;
     int md_run = 0, in_del = 0;
@@ -108,6 +122,8 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
     if (ksprintf(&r->md, "%d", md_run) < 0 || kputc('\0', &r->md) < 0) return -1;
     if (!read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)(read_len - 1 - a->tend)) < 0)
         return -1;
+    if (read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)(read_len - pat_off - plen)) < 0)
+        return -1;
     oc->n_cigar = r->n_cigar - oc->cigar_off;
     oc->nm = nm;
     oc->plen = plen;
@@ -138,18 +154,134 @@ static int overlaps_at(uint64_t s_lo, uint64_t s_hi, uint64_t end, uint64_t tn, 
     return any_big ? -1 : 0;
 }
 
-/* Align candidate c into r->aln.  0, -1 out of memory, -2 no alignment. */
-static int trace(gpuasm_report *r, const gpuasm_search_opt *so, const uint8_t *pat, uint64_t m,
-                 const uint8_t *txt, uint64_t tn, const cand_t *c)
+/* Append one op to r->aln.  0 or -1. */
+static int aln_push(gpuasm_aln *a, uint8_t op)
 {
-    return gpuasm_search_mode(so) == GPUASM_MODE_HAMMING
-           ? gpuasm_hamming_alignment(pat, (uint32_t)m, txt, tn, c->end, c->dist, &r->aln)
-           : gpuasm_traceback(pat, (uint32_t)m, txt, tn, c->end, c->dist, &r->tb, &r->aln);
+    if (gpuasm_grow((void **)&a->op, &a->m_op, a->n_op + 1, 1) < 0) return -1;
+    a->op[a->n_op++] = op;
+    return 0;
+}
+
+/* A partial hit at the text's end (GPUASM_HIT_TEXT_END): P[0 .. p)
+ * aligned ending at the text's last base T[n-1] with `dist` differences,
+ * not ending with P[p-1] deleted (search.h: that base ran off the text).
+ * The last column is P[p-1] on T[n-1] (MATCH/SUBST) when that completes
+ * an alignment of `dist`, else T[n-1] inserted (the traceback's own
+ * diagonal-first rule); the rest is gpuasm_traceback() one column
+ * earlier.  0, -1 out of memory, -2 no such alignment. */
+static int trace_text_end(gpuasm_report *r, const uint8_t *pat, uint32_t p, const uint8_t *txt,
+                          uint64_t n, int32_t dist)
+{
+    gpuasm_aln *a = &r->aln;
+    const int32_t delta = !gpuasm_nt16_match(pat[p - 1], txt[n - 1]);
+    const uint8_t dop = delta ? GPUASM_OP_SUBST : GPUASM_OP_MATCH;
+    int rc = -2;
+    if (dist - delta >= 0) {
+        if (p == 1 || n == 1) {
+            /* P[0 .. p-1) deleted before T[n-1] (only when n == 1): cost
+             * p - 1 + delta. */
+            if (p - 1 + delta == (uint32_t)dist) {
+                a->n_op = 0;
+                for (uint32_t i = 0; i + 1 < p; i++)
+                    if (aln_push(a, GPUASM_OP_PGAP) < 0) return -1;
+                a->tstart = n - 1;
+                rc = 0;
+            }
+        } else {
+            rc = gpuasm_traceback(pat, p - 1, txt, n - 1, n - 2, dist - delta, &r->tb, a);
+        }
+        if (rc == 0) {
+            if (aln_push(a, dop) < 0) return -1;
+            a->tend = n - 1;
+            a->dist = dist;
+            return 0;
+        }
+        if (rc == -1) return -1;
+    }
+    if (dist >= 1 && n >= 2) {
+        rc = gpuasm_traceback(pat, p, txt, n - 1, n - 2, dist - 1, &r->tb, a);
+        if (rc < 0) return rc;
+        if (aln_push(a, GPUASM_OP_TGAP) < 0) return -1;
+        a->tend = n - 1;
+        a->dist = dist;
+        return 0;
+    }
+    return -2;
+}
+
+/* A partial hit at the text's start (search.h, GPUASM_HIT_TEXT_START):
+ * the suffix of plen pattern bases aligned from text position 0 with free
+ * end.  Traced as what it is reversed: the prefix of rev(suffix) at the
+ * text end of rev(T[0 .. W)), W = plen + dist (the longest text such an
+ * alignment covers), then mapped back.  0, -1, -2 as trace(). */
+static int trace_text_start(gpuasm_report *r, const uint8_t *suffix, uint32_t plen,
+                            const uint8_t *txt, uint64_t tn, int32_t dist)
+{
+    uint64_t w = (uint64_t)plen + (uint64_t)dist;
+    if (w > tn) w = tn;
+    if (gpuasm_grow((void **)&r->rev, &r->m_rev, (size_t)(plen + w), 1) < 0) return -1;
+    uint8_t *rp = r->rev, *rt = r->rev + plen;
+    for (uint32_t i = 0; i < plen; i++) rp[i] = suffix[plen - 1 - i];
+    for (uint64_t i = 0; i < w; i++) rt[i] = txt[w - 1 - i];
+    int rc = trace_text_end(r, rp, plen, rt, w, dist);
+    if (rc < 0) return rc;
+    gpuasm_aln *a = &r->aln;
+    const uint64_t s = a->tstart;
+    a->tstart = 0;
+    a->tend = w - 1 - s;
+    for (size_t i = 0, j = a->n_op; i + 1 < j; i++, j--) {
+        uint8_t x = a->op[i];
+        a->op[i] = a->op[j - 1];
+        a->op[j - 1] = x;
+    }
+    return 0;
+}
+
+/* Align candidate c into r->aln; *pat_off: its first pattern base.  0,
+ * -1 out of memory, -2 no alignment. */
+static int trace(gpuasm_report *r, const gpuasm_search_opt *so, const uint8_t *pat, uint64_t m,
+                 const uint8_t *txt, uint64_t tn, const cand_t *c, uint64_t *pat_off)
+{
+    const int hamming = gpuasm_search_mode(so) == GPUASM_MODE_HAMMING;
+    *pat_off = c->kind == GPUASM_HIT_TEXT_START ? m - c->alen : 0;
+    if (c->kind == GPUASM_HIT_TEXT_START) {
+        if (hamming)
+            return gpuasm_hamming_alignment(pat + *pat_off, c->alen, txt, tn, c->alen - 1, c->dist,
+                                            &r->aln);
+        return trace_text_start(r, pat + *pat_off, c->alen, txt, tn, c->dist);
+    }
+    /* Full hits, and partial ones at the text's end (the prefix P[0 .. alen)). */
+    if (hamming) return gpuasm_hamming_alignment(pat, c->alen, txt, tn, c->end, c->dist, &r->aln);
+    if (c->kind == GPUASM_HIT_TEXT_END) return trace_text_end(r, pat, c->alen, txt, tn, c->dist);
+    return gpuasm_traceback(pat, c->alen, txt, tn, c->end, c->dist, &r->tb, &r->aln);
+}
+
+/* report.h's partial-hit codes: where the pattern ran off. */
+static uint32_t partial_code(uint32_t kind, int read_is_pattern, uint32_t strand)
+{
+    if (kind == GPUASM_HIT_FULL) return GPUASM_OCC_FULL;
+    if (read_is_pattern)
+        return kind == GPUASM_HIT_TEXT_END ? GPUASM_OCC_TARGET_END : GPUASM_OCC_TARGET_START;
+    /* the text is the read, reverse-complemented on strand 1 */
+    return (kind == GPUASM_HIT_TEXT_END) != (strand != 0) ? GPUASM_OCC_READ_3 : GPUASM_OCC_READ_5;
+}
+
+const char *gpuasm_occ_partial_name(uint32_t code)
+{
+    switch (code) {
+    case GPUASM_OCC_READ_3: return "read3";
+    case GPUASM_OCC_READ_5: return "read5";
+    case GPUASM_OCC_TARGET_END: return "target3";
+    case GPUASM_OCC_TARGET_START: return "target5";
+    default: return NULL;
+    }
 }
 
 /* --best: is occurrence x better than y (report.h's order)? */
 static int better(const gpuasm_occ *x, const gpuasm_occ *y)
 {
+    int64_t sx = score_of(x->plen, x->dist), sy = score_of(y->plen, y->dist);
+    if (sx != sy) return sx > sy;
     if (x->dist != y->dist) return x->dist < y->dist;
     if (x->plen != y->plen) return x->plen > y->plen;
     if (x->strand != y->strand) return x->strand < y->strand;
@@ -179,13 +311,15 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
         if (gpuasm_grow(&r->cand, &r->m_cand, j - i, sizeof(cand_t)) < 0) goto oom;
         cand_t *cand = r->cand;
         size_t nc = j - i;
-        for (size_t c = 0; c < nc; c++)
-            cand[c] = (cand_t){ hits[i + c].strand, hits[i + c].end, hits[i + c].dist };
-        qsort(cand, nc, sizeof(cand_t), cand_cmp);
-
         const uint8_t *tcode = t->code + t->off[ti];
         uint64_t tlen = t->off[ti + 1] - t->off[ti];
         int rip = gpuasm_read_is_pattern(so, len, tlen);
+        for (size_t c = 0; c < nc; c++) {
+            const gpuasm_endhit *h = &hits[i + c];
+            cand[c] = (cand_t){ h->strand, h->end, h->dist, h->kind,
+                                h->kind == GPUASM_HIT_FULL ? (uint32_t)(rip ? len : tlen) : h->plen };
+        }
+        qsort(cand, nc, sizeof(cand_t), cand_cmp);
         size_t n_acc = 0, first_occ = r->n_occ;
         for (size_t c = 0; c < nc; c++) {
             const uint8_t *rs = cand[c].strand ? r->rc : code;
@@ -193,7 +327,17 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
             uint64_t m = rip ? len : tlen, tn = rip ? tlen : len;
             int mirror = !rip && cand[c].strand;
             int traced = 0, rc;
-            if (n_acc > 0) {
+            uint64_t pat_off = 0;
+            if (cand[c].kind != GPUASM_HIT_FULL) {
+                /* A partial hit: XS speaks of full occurrences only, and
+                 * its span is known exactly only from its alignment. */
+                if (n_acc > 0 && !o->all) continue;
+                if ((rc = trace(r, so, pat, m, txt, tn, &cand[c], &pat_off)) < 0) goto tb_failed;
+                traced = 1;
+                if (n_acc > 0 && overlaps_at(r->aln.tstart, r->aln.tstart, r->aln.tend, tn, mirror,
+                                             r->acc, n_acc))
+                    continue;
+            } else if (n_acc > 0) {
                 /* Does the candidate overlap an accepted occurrence?  Its
                  * span grows as its start s moves left, so bounds on s
                  * decide it: first the lengths an alignment with dist
@@ -214,7 +358,7 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
                     ov = overlaps_at(s_lo, s_hi, cand[c].end, tn, mirror, r->acc, n_acc);
                 }
                 if (ov < 0) {
-                    if ((rc = trace(r, so, pat, m, txt, tn, &cand[c])) < 0) goto tb_failed;
+                    if ((rc = trace(r, so, pat, m, txt, tn, &cand[c], &pat_off)) < 0) goto tb_failed;
                     traced = 1;
                     ov = overlaps_at(r->aln.tstart, r->aln.tstart, cand[c].end, tn, mirror,
                                      r->acc, n_acc);
@@ -227,22 +371,24 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
                     break;
                 }
             }
-            if (!traced && (rc = trace(r, so, pat, m, txt, tn, &cand[c])) < 0) goto tb_failed;
-            span_t sp = span_of(r->aln.tstart, cand[c].end, tn, mirror);
+            if (!traced && (rc = trace(r, so, pat, m, txt, tn, &cand[c], &pat_off)) < 0) goto tb_failed;
+            span_t sp = span_of(r->aln.tstart, r->aln.tend, tn, mirror);
             if (gpuasm_grow(&r->acc, &r->m_acc, n_acc + 1, sizeof(span_t)) < 0) goto oom;
             ((span_t *)r->acc)[n_acc++] = sp;
-            if (n_acc == 2) r->occ[first_occ].xs = cand[c].dist;
+            if (n_acc == 2 && cand[c].kind == GPUASM_HIT_FULL) r->occ[first_occ].xs = cand[c].dist;
             if (gpuasm_grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
             r->occ[r->n_occ] = (gpuasm_occ){ .target = ti, .strand = cand[c].strand,
-                                             .dist = cand[c].dist, .xs = -1 };
-            if (describe(r, o, rip, rs, len, tcode) < 0) goto oom;
+                                             .dist = cand[c].dist, .xs = -1,
+                                             .partial = partial_code(cand[c].kind, rip, cand[c].strand) };
+            if (describe(r, o, rip, rs, len, tcode, pat_off) < 0) goto oom;
             r->n_occ++;
             continue;
 tb_failed:
             if (rc == -1) goto oom;
             snprintf(err, errlen, "internal error: end hit (target %s, strand %u, end %u, "
-                     "distance %d) has no alignment: the search kernel is wrong",
-                     t->name[ti], cand[c].strand, cand[c].end, cand[c].dist);
+                     "distance %d, kind %u, %u aligned) has no alignment: the search kernel is wrong",
+                     t->name[ti], cand[c].strand, cand[c].end, cand[c].dist, cand[c].kind,
+                     cand[c].alen);
             return -1;
         }
         i = j;
@@ -268,6 +414,7 @@ void gpuasm_report_free(gpuasm_report *r)
     gpuasm_tb_work_free(&r->tb);
     gpuasm_aln_free(&r->aln);
     free(r->rc);
+    free(r->rev);
     free(r->cand);
     free(r->acc);
     memset(r, 0, sizeof(*r));

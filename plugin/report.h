@@ -44,6 +44,19 @@ typedef struct gpuasm_report_opt {
     int eqx;   /* --eqx: =/X instead of M */
 } gpuasm_report_opt;
 
+/* Where a partial occurrence (search.h, "Partial occurrences") ran off:
+ * the SAM tag XP:Z (gpuasm_occ_partial_name). */
+enum {
+    GPUASM_OCC_FULL = 0,          /* the whole pattern is aligned: no XP tag */
+    GPUASM_OCC_READ_3 = 1,        /* XP:Z:read3   the target runs off the read's 3' end */
+    GPUASM_OCC_READ_5 = 2,        /* XP:Z:read5   ... off the read's 5' start */
+    GPUASM_OCC_TARGET_END = 3,    /* XP:Z:target3 the read runs off the target's end */
+    GPUASM_OCC_TARGET_START = 4   /* XP:Z:target5 ... off the target's start */
+};
+
+/* "read3", "read5", "target3", "target5"; NULL for GPUASM_OCC_FULL. */
+const char *gpuasm_occ_partial_name(uint32_t code);
+
 /* One occurrence to write as a SAM record. */
 typedef struct gpuasm_occ {
     uint32_t target;     /* target index */
@@ -51,6 +64,7 @@ typedef struct gpuasm_occ {
     int32_t  dist;       /* search distance (AS = -dist) */
     int32_t  nm;         /* SAM's NM (see above) */
     uint32_t plen;       /* pattern bases in the alignment (for --best) */
+    uint32_t partial;    /* GPUASM_OCC_*: a full occurrence, or where a partial one ran off */
     int32_t  xs;         /* second-best search distance in this (read, target), or -1 */
     int64_t  pos;        /* 0-based leftmost target base (SAM POS - 1) */
     size_t   cigar_off;  /* into gpuasm_report.cigar */
@@ -66,6 +80,7 @@ typedef struct gpuasm_report {
     gpuasm_tb_work tb;
     gpuasm_aln aln;
     uint8_t *rc;      size_t m_rc;            /* reverse complement of the read */
+    uint8_t *rev;     size_t m_rev;           /* reversed pattern and text (partial hits) */
     void *cand;       size_t m_cand;          /* candidates of one (read, target) */
     void *acc;        size_t m_acc;           /* accepted intervals */
 } gpuasm_report;

@@ -168,6 +168,12 @@ void gpuasm_outfile_free(gpuasm_outfile *f)
     memset(f, 0, sizeof(*f));
 }
 
+void gpuasm_output_remove(const char *path)
+{
+    struct stat st;
+    if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
+
 /* ---- outputs that are inputs ------------------------------------------------- */
 
 /* stat() of a path, or of descriptor fd for "-"/NULL.  0 or -1. */

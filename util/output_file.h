@@ -55,6 +55,12 @@ void gpuasm_outfile_free(gpuasm_outfile *f);
  * time).  Never blocks on a lock another thread could hold forever. */
 void gpuasm_outfiles_remove_pending(void);
 
+/* Remove the output file `path` of a failed run written directly (not
+ * through gpuasm_outfile): only a regular file; "-", NULL, a terminal, a
+ * pipe or a device named as the output are left alone.  (gpuasm-signal's
+ * outputs; gpuasm-scan's go through gpuasm_outfile.) */
+void gpuasm_output_remove(const char *path);
+
 /* Is the file `out` (an output about to be written; NULL or "-": standard
  * output, checked through descriptor 1) the same file (device and inode,
  * links followed) as one of the inputs in[0..n) (NULL entries skipped;

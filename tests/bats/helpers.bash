@@ -14,6 +14,7 @@ bats_require_minimum_version 1.5.0
 
 _gpuasm_top=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
 : "${GPUASM_SCAN:=$_gpuasm_top/gpuasm-scan}"
+: "${GPUASM_SIGNAL:=$_gpuasm_top/gpuasm-signal}"
 : "${TEST_DATA:=$_gpuasm_top/test-data}"
 : "${GPUASM_TESTS_DIR:=$_gpuasm_top/tests}"
 : "${GPUASM_SHARED_DATA:=$_gpuasm_top/../shared/data}"
@@ -84,7 +85,8 @@ have_gpu() {
 
 # Assert the failure shape of the command line contract: exit status 1,
 # and on stderr exactly one line of ours, the last one, starting
-# "gpuasm-scan: " and containing each further argument (the file name, the
+# "gpuasm-scan: " ("$GPUASM_PROG: " when that is set: gpuasm-signal's
+# tests) and containing each further argument (the file name, the
 # record).  htslib's own messages ("[E::func] ...", "[W::func] ...", as
 # samtools shows them) may come before it.  Use after run --separate-stderr.
 assert_one_error() {
@@ -101,10 +103,10 @@ assert_one_error() {
                    $((i + 1)) "$stderr" >&2; return 1 ;;
         esac
     done
-    local last=${stderr_lines[$((n - 1))]}
+    local last=${stderr_lines[$((n - 1))]} prog=${GPUASM_PROG:-gpuasm-scan}
     case "$last" in
-        "gpuasm-scan: "*) ;;
-        *) printf 'the last line of stderr does not start with "gpuasm-scan: ": %s\n' "$stderr" >&2; return 1 ;;
+        "$prog: "*) ;;
+        *) printf 'the last line of stderr does not start with "%s: ": %s\n' "$prog" "$stderr" >&2; return 1 ;;
     esac
     local want
     for want in "$@"; do

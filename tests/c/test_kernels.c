@@ -36,6 +36,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +47,7 @@
 
 #include "engine.h"
 #include "naive_dp.h"
+#include "tap.h"
 #include "partial.h"
 #include "registry.h"
 #include "nt16.h"
@@ -69,71 +71,7 @@ static uint32_t max_m(void) { return (uint32_t)gpuasm_kernel_get(g_kernel)->max_
 
 static const gpuasm_twin *twin_under_test(void) { return gpuasm_kernel_get(g_kernel)->twin; }
 
-/* ---- TAP ---------------------------------------------------------------- */
-
-static int n_tests, n_failed;
-
-static int tap(int ok, const char *fmt, ...)
-{
-    va_list ap;
-    n_tests++;
-    if (!ok) n_failed++;
-    printf("%s %d - ", ok ? "ok" : "not ok", n_tests);
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-    fflush(stdout);
-    return ok;
-}
-
-/* Diagnostics: at most a few per test so a broken kernel stays readable. */
-static int n_diag;
-static void diag(const char *fmt, ...)
-{
-    va_list ap;
-    if (n_diag++ >= 20) return;
-    printf("# ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
-
-static void *xmalloc(size_t n)
-{
-    void *p = malloc(n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "test_kernels: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-static void *xrealloc(void *p, size_t n)
-{
-    p = realloc(p, n ? n : 1);
-    if (!p) {
-        fprintf(stderr, "test_kernels: out of memory\n");
-        abort();
-    }
-    return p;
-}
-
-/* ---- random sequences ---------------------------------------------------- */
-
-static uint64_t rng;
-
-static uint64_t rnd(void)   /* splitmix64 */
-{
-    uint64_t z = (rng += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-static uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
-static int chance(double p) { return (double)(rnd() >> 11) * 0x1.0p-53 < p; }
+/* ---- TAP, random numbers, allocation (tap.h) ------------------------------ */
 
 enum alphabet {
     AL_ACGT,    /* single bases only */
@@ -531,13 +469,17 @@ static void naive_partial_d(const uint8_t *P, uint32_t m, const uint8_t *T, uint
         return;
     }
     /* Text end: the free-start DP of the whole pattern over the whole text
-     * (D[0][j] = 0, D[i][0] = i); D_p = D[p][n] for every row p.  Text
-     * start: the same for the reversed pattern over the reversed text (a
-     * suffix of P aligned to a prefix of T, any end, is a prefix of rev(P)
-     * aligned to a suffix of rev(T), any start). */
+     * (D[0][j] = 0, D[i][0] = i); D_p = the best alignment ending at the
+     * last column that does not end with P[p-1] deleted:
+     * min(D[p-1][n-1] + mismatch, D[p][n-1] + 1).  Text start: the same
+     * for the reversed pattern over the reversed text (a suffix of P
+     * aligned to a prefix of T, any end, is a prefix of rev(P) aligned to
+     * a suffix of rev(T), any start). */
     int32_t *col = xmalloc((size_t)(m + 1) * sizeof(int32_t));
+    int32_t *prev = xmalloc((size_t)(m + 1) * sizeof(int32_t));
     for (uint32_t i = 0; i <= m; i++) col[i] = (int32_t)i;
     for (uint64_t j = 1; j <= n; j++) {
+        memcpy(prev, col, (size_t)(m + 1) * sizeof(int32_t));
         const uint8_t tc = at_start ? T[n - j] : T[j - 1];
         int32_t diag = col[0];
         col[0] = 0;
@@ -550,8 +492,14 @@ static void naive_partial_d(const uint8_t *P, uint32_t m, const uint8_t *T, uint
             col[i] = v;
         }
     }
-    for (uint32_t p = 1; p < m; p++) dp[p] = col[p];
+    const uint8_t tl = at_start ? T[0] : T[n - 1];
+    for (uint32_t p = 1; p < m; p++) {
+        int32_t diag = prev[p - 1] + !naive_match(byte, at_start ? P[m - p] : P[p - 1], tl);
+        int32_t left = prev[p] + 1;
+        dp[p] = diag < left ? diag : left;
+    }
     free(col);
+    free(prev);
 }
 
 /* The partial end hit of search.h's rule from the naive D_p, or plen 0. */
@@ -564,7 +512,9 @@ static gpuasm_partial naive_partial(const gpuasm_search_opt *o, uint32_t omin, c
     int32_t *dp = xmalloc((size_t)m * sizeof(int32_t));
     naive_partial_d(P, m, T, n, at_start, hamming, byte, dp);
     for (uint32_t p = omin; p < m; p++) {
-        int32_t kp = gpuasm_pair_k(o, p), d = dp[p];
+        /* k_p: e x p, or an absolute k as the rate k / m */
+        int32_t kp = o->max_diffs >= 0 ? (int32_t)((int64_t)o->max_diffs * p / m)
+                                       : (int32_t)floor(o->error_rate * p), d = dp[p];
         if (kp < 0 || (int64_t)kp >= (int64_t)p || d > kp) continue;
         int64_t s = (int64_t)p - 2 * (int64_t)d, bs = (int64_t)best.plen - 2 * (int64_t)best.dist;
         if (!best.plen || s > bs || (s == bs && (d < best.dist || (d == best.dist && p > best.plen))))

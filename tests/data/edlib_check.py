@@ -100,7 +100,9 @@ def check(scan, query, target, dist, threads, tmp):
         f.write(">query\n%s\n" % seq_q)
     with open(tf, "w") as f:
         f.write(">target\n%s\n" % ref)
-    cmd = [scan, "--device", "cpu", "--no-PG", "--all", "--pattern", "read", "-k", str(dist),
+    # edlib's HW mode aligns the whole query: partial occurrences off
+    cmd = [scan, "--device", "cpu", "--no-PG", "--all", "--pattern", "read", "--read-overlap", "full",
+           "--overlap", "full", "-k", str(dist),
            "-@", str(threads), qf, tf]
     p = subprocess.run(cmd, capture_output=True, text=True)
     if p.returncode != 0:

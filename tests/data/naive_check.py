@@ -21,6 +21,20 @@ Ukkonen's cut-off (columns stop at the last row <= k), and asserts that
     them (a match only where both bases are the same A, C, G or T), covers
     the whole read, and covers the whole target when the target is the
     pattern; XD is there iff the two distances differ.
+Partial occurrences (kernels/search.h, "Partial occurrences"; cutadapt's
+overlap semantics): with --overlap N (a target as pattern) and
+--read-overlap N|half (a read as pattern), the pattern may also run off
+the text's ends (--partial-ends 3|5|both, in the read's orientation as
+sequenced, or the target's); for aligned length p in [N, m-1] the distance
+is the naive DP's min over the text of ED(pattern prefix, text suffix) at
+the end, or ED(pattern suffix, text prefix) at the start, over alignments
+that do not delete the pattern base at the text's boundary, k_p = floor(e*p)
+(or floor(k*p/m) with -k, cutadapt's rate), acceptable when k_p < p and D_p <= k_p, the best p by score
+p - 2 D_p.  The record of a (read, target) is then its best occurrence by
+score (aligned pattern bases - 2 x distance), then distance, then the
+forward strand, then the leftmost end; a partial one has XP:Z (read3,
+read5, target3, target5) and its CIGAR covers only the aligned part of
+the pattern.  The defaults are gpuasm-scan's (3, half, both).
 Matching rule (DESIGN.md): case-insensitive; IUPAC codes in targets match
 the bases they stand for; N or any other non-ACGT read base matches nothing
 (with --match-read-wildcards, what it stands for).
@@ -86,6 +100,54 @@ def asm_distance(p, t, k):
     return best
 
 
+def partial_distances(p, t, at_start, hamming):
+    """D_p for every p in 1..m-1 (index p; None where undefined): the text
+    end (P[0..p) against a suffix of t) or start (P[m-p..m) against a
+    prefix), by the plain DP over the whole matrix (or the plain count)."""
+    m, n = len(p), len(t)
+    out = [None] * m
+    if hamming:
+        for q in range(1, m):
+            if q > n:
+                break
+            if at_start:
+                out[q] = sum(1 for i in range(q) if not p[m - q + i] & t[i])
+            else:
+                out[q] = sum(1 for i in range(q) if not p[i] & t[n - q + i])
+        return out
+    if at_start:  # a suffix of p at the start of t = a prefix of rev(p) at the end of rev(t)
+        p, t = p[::-1], t[::-1]
+    col = list(range(m + 1))
+    prev = col[:]
+    for c in t:
+        prev = col[:]
+        diag, col[0] = col[0], 0
+        for i in range(1, m + 1):
+            v = min(diag + (0 if p[i - 1] & c else 1), col[i - 1] + 1, col[i] + 1)
+            diag, col[i] = col[i], v
+    # no alignment ending with the boundary pattern base deleted (it ran off)
+    for q in range(1, m):
+        out[q] = min(prev[q - 1] + (0 if p[q - 1] & t[-1] else 1), prev[q] + 1)
+    return out
+
+
+def best_partial(p, t, at_start, hamming, omin, kfun):
+    """(plen, D) of the best partial occurrence at one end, or None."""
+    m = len(p)
+    if omin <= 0 or omin >= m or not t:
+        return None
+    ds = partial_distances(p, t, at_start, hamming)
+    best = None
+    for q in range(omin, m):
+        kq, d = kfun(q), ds[q]
+        if d is None or kq < 0 or kq >= q or d > kq:
+            continue
+        key = (q - 2 * d, -d, q)
+        if best is None or key > (best[0] - 2 * best[1], -best[1], best[0]):
+            best = (q, d)
+    return best
+
+
 def hamming_distance(p, t, k):
     """min over windows of t of the mismatches against p (seed 004
     Definition 3), or k+1 if that is > k (or t is shorter than p)."""
@@ -141,12 +203,23 @@ def main():
     ap.add_argument("--pattern", default="shorter", choices=["shorter", "read", "target"])
     ap.add_argument("--mode", default="edit", choices=["edit", "hamming"])
     ap.add_argument("--match-read-wildcards", action="store_true")
+    ap.add_argument("--overlap", default="3")
+    ap.add_argument("--read-overlap", default="half")
+    ap.add_argument("--partial-ends", default="both", choices=["3", "5", "both"])
+    ap.add_argument("--strand", default="both", choices=["both", "forward"])
     ap.add_argument("reads")
     ap.add_argument("targets")
     ap.add_argument("sam")
     a = ap.parse_args()
     global WILDCARDS
     WILDCARDS = a.match_read_wildcards
+
+    overlap = 0 if a.overlap == "full" else int(a.overlap)
+    read_overlap = {"full": 0, "half": -1}.get(a.read_overlap)
+    if read_overlap is None:
+        read_overlap = int(a.read_overlap)
+    ends = {"3": {3}, "5": {5}, "both": {3, 5}}[a.partial_ends]
+    hamming = a.mode == "hamming"
 
     reads = read_fastx(a.reads)
     targets = read_fastx(a.targets)
@@ -201,19 +274,50 @@ def main():
                 read_pat = len(fwd) <= len(tc)
             m = len(fwd) if read_pat else len(tc)
             k = a.k if a.k >= 0 else int(math.floor(a.e * m))
-            dist = hamming_distance if a.mode == "hamming" else asm_distance
+            # partial k_p: e x p, or an absolute -k as the rate k / m (cutadapt)
+            kfun = (lambda q: (a.k * q) // m) if a.k >= 0 else (lambda q: int(math.floor(a.e * q)))
+            dist = hamming_distance if hamming else asm_distance
+            strands = [0] if a.strand == "forward" else [0, 1]
             if m <= k:
                 d = [None, None]
             elif read_pat:
                 d = [dist(fwd, tc, k), dist(rev, tc, k)]
             else:
                 d = [dist(tc, fwd, k), dist(tc, rev, k)]
-            best = min(x for x in d if x is not None) if d[0] is not None else None
-            want = best is not None and best <= k
+            # Candidates (score, distance, strand, end order, kind, plen):
+            # the best full occurrence per strand and the best partial one
+            # per strand and end.
+            cands = []
+            for s in strands:
+                if d[s] is not None and d[s] <= k:
+                    cands.append((m - 2 * d[s], d[s], s, 1, "full", m))
+            omin = read_overlap if read_pat else overlap
+            if read_pat and omin < 0:
+                omin = (m + 1) // 2
+            if m > 0 and 0 < omin < m:
+                for s in strands:
+                    rs = fwd if s == 0 else rev
+                    pat, txt = (rs, tc) if read_pat else (tc, rs)
+                    for at_start in (0, 1):
+                        # GPUASM_END_3: the end of the read as sequenced,
+                        # which is the start of its reverse complement.
+                        end35 = (5 if at_start else 3) if (read_pat or s == 0) else (3 if at_start else 5)
+                        if end35 not in ends:
+                            continue
+                        b = best_partial(pat, txt, at_start, hamming, omin, kfun)
+                        if b is None:
+                            continue
+                        q, dq = b
+                        where = ("target5" if at_start else "target3") if read_pat else \
+                                ("read%d" % end35)
+                        cands.append((q - 2 * dq, dq, s, 0 if at_start else 2, where, q))
+            cands.sort(key=lambda c: (-c[0], c[1], c[2], c[3]))
+            best = cands[0][1] if cands else None
+            want = bool(cands)
             r = by_t.get(t)
             if want != (r is not None):
-                problems.append("%s vs %s: expected %s (strand distances %s, k=%d), got %s" % (
-                    rname, tnames[t], "a hit" if want else "no hit", d, k,
+                problems.append("%s vs %s: expected %s (strand distances %s, k=%d, candidates %s), got %s" % (
+                    rname, tnames[t], "a hit" if want else "no hit", d, k, cands,
                     "a record" if r is not None else "none"))
                 continue
             if not want:
@@ -230,9 +334,11 @@ def main():
             if int(tags.get("AS", 1)) != -sd:
                 problems.append("%s vs %s: AS %s != -%d" % (rname, tnames[t], tags.get("AS"), sd))
             strand = 1 if flag & 16 else 0
-            want_strand = 0 if d[0] == best else 1
+            want_strand, kind, alen = cands[0][2], cands[0][4], cands[0][5]
             if strand != want_strand:
-                problems.append("%s vs %s: strand %d, best is strand %d (%s)" % (rname, tnames[t], strand, want_strand, d))
+                problems.append("%s vs %s: strand %d, best is strand %d (%s)" % (rname, tnames[t], strand, want_strand, cands))
+            if tags.get("XP", "full") != kind:
+                problems.append("%s vs %s: XP %s, want %s (%s)" % (rname, tnames[t], tags.get("XP"), kind, cands))
             seq = rseq if not strand else rseq.translate(COMP_BASE)[::-1]
             if r[9].upper() != seq.upper():
                 problems.append("%s vs %s: SEQ is not the read%s" % (rname, tnames[t], " (revcomp)" if strand else ""))
@@ -246,7 +352,7 @@ def main():
             pos = int(r[3]) - 1
             qi, ti, edits, sedits, md, run = 0, pos, 0, 0, "", 0
             core = [o for o in ops if o[1] != "S"]
-            if any(o[1] == "S" for o in ops[1:-1]) or (read_pat and len(core) != len(ops)):
+            if any(o[1] == "S" for o in ops[1:-1]) or (read_pat and kind == "full" and len(core) != len(ops)):
                 problems.append("%s vs %s: bad S in CIGAR %s" % (rname, tnames[t], r[5]))
             if a.mode == "hamming" and any(o[1] in "ID" for o in ops):
                 problems.append("%s vs %s: gap in a Hamming CIGAR %s" % (rname, tnames[t], r[5]))
@@ -297,9 +403,21 @@ def main():
                     rname, tnames[t], r[5], sedits, sd))
             if "MD" in tags and tags["MD"].upper() != md:
                 problems.append("%s vs %s: MD %s, CIGAR walk gives %s" % (rname, tnames[t], tags["MD"], md))
-            if not read_pat and (pos != 0 or ti != len(tc)):
-                problems.append("%s vs %s: target is the pattern but CIGAR %s covers %d-%d of %d" % (
-                    rname, tnames[t], r[5], pos + 1, ti, len(tc)))
+            if not read_pat:
+                # The target (the pattern) is covered where it is aligned:
+                # whole, or its prefix / suffix of alen bases.
+                lo, hi = 0, len(tc)
+                if kind != "full":
+                    text_start = (kind == "read5") == (strand == 0)
+                    lo, hi = (len(tc) - alen, len(tc)) if text_start else (0, alen)
+                if pos != lo or ti != hi:
+                    problems.append("%s vs %s: target is the pattern but CIGAR %s covers %d-%d of %d (want %d-%d)" % (
+                        rname, tnames[t], r[5], pos + 1, ti, len(tc), lo + 1, hi))
+            else:
+                read_bases = sum(n for n, op in ops if op in "M=XI")
+                if read_bases != alen:
+                    problems.append("%s vs %s: CIGAR %s aligns %d read bases, want %d" % (
+                        rname, tnames[t], r[5], read_bases, alen))
             if "XS" in tags and int(tags["XS"]) < sd:
                 problems.append("%s vs %s: XS %s < search distance %d" % (rname, tnames[t], tags["XS"], sd))
     for p in problems:
