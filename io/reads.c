@@ -6,12 +6,14 @@
 #include <string.h>
 
 #include <htslib/bgzf.h>
+#include <htslib/hfile.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
 
 #include "diagnose.h"
+#include "printable.h"
 #include "reads.h"
 
 /* One input file. */
@@ -21,6 +23,8 @@ typedef struct {
     char *path;
     int seqfile;         /* FASTQ/FASTA: no pairing of its own (reads.h) */
     int cram;
+    int compressed;      /* gzip or BGZF (BAM included) */
+    int pooled;          /* htslib's decoding threads are attached */
     uint64_t n_read;     /* records read so far (all, skipped ones included) */
     int eof;
 } source_t;
@@ -36,7 +40,17 @@ struct gpuasm_reader {
     uint64_t pending_no; /* its 1-based record number */
     bam1_t *mate;        /* paired files: R2's record being read */
     _Atomic uint64_t n_out;  /* primary records read (gpuasm_reader_count) */
+    char no_eof[1024];       /* a BGZF file without its end-of-file block, or "" */
+    uint64_t odd_names;      /* read names with bytes SAM's QNAME does not allow */
+    char odd_first[1024];    /* the first of them: "FILE: record N (NAME)" */
+    char warning[2][1280];   /* gpuasm_reader_warning() */
 };
+
+/* The BGZF layer of an open file (BAM, gzip and bgzip text), or NULL. */
+static BGZF *bgzf_of(samFile *f)
+{
+    return f && f->is_bgzf ? f->fp.bgzf : NULL;
+}
 
 static int source_open(source_t *s, const char *path, const char *reference,
                        htsThreadPool *tp, char *err, size_t errlen)
@@ -48,28 +62,58 @@ static int source_open(source_t *s, const char *path, const char *reference,
     errno = 0;
     s->in = sam_open(path, "r");
     if (!s->in) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+        const int e = errno;
+        char what[128] = "";
+        if (e == 0 && gpuasm_rereadable(path)) {
+            /* htslib knew the format and could not read its start (a CRAM
+             * file definition or header cut short or damaged): say which. */
+            hFILE *h = hopen(path, "r");
+            htsFormat fmt;
+            if (h && hts_detect_format2(h, path, &fmt) == 0) {
+                char *d = hts_format_description(&fmt);
+                if (d) snprintf(what, sizeof what, "%s", d);
+                free(d);
+            }
+            if (h) hclose_abruptly(h);
+        }
+        if (e == ENOEXEC)   /* htslib's word for a format it does not know */
+            snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file (htslib does not "
+                     "recognise its format)", path);
+        else if (e == 0)
+            snprintf(err, errlen, "%s: cannot open: %s%s%s", path, what[0] ? what : "the file",
+                     what[0] ? " whose start htslib cannot read" : " cannot be read",
+                     " (truncated or corrupt; htslib's message above)");
+        else
+            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
         return -1;
     }
     if (reference && hts_set_fai_filename(s->in, reference) < 0) {
         snprintf(err, errlen, "%s: cannot use reference %s", path, reference);
         return -1;
     }
-    if (tp) hts_set_thread_pool(s->in, tp);
     const htsFormat *fmt = hts_get_format(s->in);
     enum htsExactFormat f = fmt->format;
     s->seqfile = f == fastq_format || f == fasta_format;
     s->cram = f == cram;
+    s->compressed = fmt->compression != no_compression;
     s->hdr = sam_hdr_read(s->in);
     if (!s->hdr) {
-        if (f == empty_format && fmt->compression != no_compression) {
+        BGZF *bz = bgzf_of(s->in);
+        if (f == empty_format && s->compressed) {
             /* Nothing came out of the compressed data: an empty file
              * compressed, or one cut short (htslib's format detection
              * does not tell, a read does). */
-            char c;
-            BGZF *bz = s->in->is_bgzf ? s->in->fp.bgzf : NULL;
-            if ((bz && bgzf_read(bz, &c, 1) < 0) || !gpuasm_gzip_complete(path)) {
-                snprintf(err, errlen, "%s: record 1: truncated or corrupt compressed data", path);
+            char c, what[256];
+            gpuasm_gz_report gz;
+            int bad = bz && bgzf_read(bz, &c, 1) < 0;
+            int k = gpuasm_gz_check(path, &gz);
+            if (bad || (k != GPUASM_GZ_OK && k != GPUASM_GZ_UNKNOWN)) {
+                if (k == GPUASM_GZ_OK || k == GPUASM_GZ_UNKNOWN)
+                    snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz)
+                             ? gpuasm_bgzf_error_words(bz) : "truncated or corrupt compressed data");
+                else
+                    gpuasm_gz_describe(&gz, what, sizeof what);
+                snprintf(err, errlen, "%s: record 1: %s", path, what);
                 return -1;
             }
         }
@@ -78,10 +122,35 @@ static int source_open(source_t *s, const char *path, const char *reference,
             s->hdr = sam_hdr_init();
             s->eof = 1;
             if (!s->hdr) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
+        } else if (f == bam || f == cram || f == sam) {
+            /* The format is known: the header itself is cut or broken. */
+            char what[256] = "";
+            gpuasm_gz_report gz;
+            int k = s->compressed ? gpuasm_gz_check(path, &gz) : GPUASM_GZ_UNKNOWN;
+            if (k != GPUASM_GZ_OK && k != GPUASM_GZ_UNKNOWN)
+                gpuasm_gz_describe(&gz, what, sizeof what);
+            else if (gpuasm_bgzf_error_words(bz))
+                snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz));
+            snprintf(err, errlen, "%s: cannot read the %s header: %s", path,
+                     f == bam ? "BAM" : f == cram ? "CRAM" : "SAM",
+                     what[0] ? what : "malformed (htslib's message above says why)");
+            return -1;
         } else {
             snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file or cannot read its header", path);
             return -1;
         }
+    }
+    /* The decoding threads join only now, after the header (issue #12):
+     * htslib 1.16's bgzf_check_EOF(), which bam_hdr_read() calls, waits
+     * forever for a multi-threaded reader that already stopped on a
+     * truncated or corrupt block (samtools view -@ hangs the same way).
+     * Attached after the header, the pool starts at the first record. */
+    if (tp && !s->eof) {
+        if (hts_set_thread_pool(s->in, tp) < 0) {
+            snprintf(err, errlen, "%s: cannot start the decoding threads", path);
+            return -1;
+        }
+        s->pooled = 1;
     }
     return 0;
 }
@@ -129,6 +198,23 @@ fail:
 }
 
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r) { return r->src[0].hdr; }
+
+const char *gpuasm_reader_warning(gpuasm_reader *r, int i)
+{
+    int k = 0;
+    if (r->no_eof[0] && k++ == i) {
+        snprintf(r->warning[0], sizeof r->warning[0], "%s", r->no_eof);
+        return r->warning[0];
+    }
+    if (r->odd_names && k++ == i) {
+        snprintf(r->warning[1], sizeof r->warning[1], "%s: %llu read name%s with bytes SAM does "
+                 "not allow in QNAME (control bytes, non-ASCII), written as they are; the first: "
+                 "%s", r->src[0].path, (unsigned long long)r->odd_names,
+                 r->odd_names > 1 ? "s" : "", r->odd_first);
+        return r->warning[1];
+    }
+    return NULL;
+}
 
 uint64_t gpuasm_reader_count(const gpuasm_reader *r)
 {
@@ -192,6 +278,41 @@ static void to_sequencing_orientation(bam1_t *rec)
     rec->core.flag &= ~BAM_FREVERSE;
 }
 
+/* At the end of one file: a BGZF file (BAM, bgzip) without its empty
+ * end-of-file block may have been cut at a block boundary, which nothing
+ * else shows; htslib warns without naming the file, samtools goes on, and
+ * so does gpuasm with a warning that names it (gpuasm_reader_warning). */
+static void end_of_source(gpuasm_reader *r, const source_t *s)
+{
+    BGZF *bz = bgzf_of(s->in);
+    if (!bz || !bz->is_compressed || bz->is_gzip) return;
+    /* BAM's header read looked already, as does a threaded reader at the
+     * end; a bgzip FASTQ/SAM read without threads is looked at here
+     * (bgzf_check_EOF: 0 no block, 1 there, 2 cannot tell: a pipe). */
+    if (!bz->no_eof_block && !bz->mt && hts_get_format(s->in)->format != bam &&
+        bgzf_check_EOF(bz) != 0)
+        return;
+    if (bz->no_eof_block && !r->no_eof[0])
+        snprintf(r->no_eof, sizeof r->no_eof, "%s: no BGZF end-of-file block after record %llu, "
+                 "the last one read: the file may be truncated", s->path,
+                 (unsigned long long)s->n_read);
+}
+
+/* SAM's QNAME is [!-?A-~]{1,254}: count names with bytes outside 0x21-0x7e
+ * (htslib takes them as they are, and so does gpuasm, with one warning). */
+static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
+{
+    for (const unsigned char *p = (const unsigned char *)bam_get_qname(b); *p; p++)
+        if (*p < 0x21 || *p > 0x7e) {
+            if (r->odd_names++ == 0) {
+                char nm[GPUASM_PRINTABLE_BUF];
+                snprintf(r->odd_first, sizeof r->odd_first, "record %llu (%s)",
+                         (unsigned long long)s->n_read, gpuasm_printable(bam_get_qname(b), nm, sizeof nm));
+            }
+            return;
+        }
+}
+
 /* Read the next primary record of one file into *dst (a reused bam1_t).
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
@@ -199,8 +320,27 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
 {
     if (s->eof) return 0;
     for (;;) {
+        errno = 0;
         int ret = sam_read1(s->in, s->hdr, dst);
-        if (ret == -1) { s->eof = 1; return 0; }
+        if (ret == -1) {
+            /* The end, as htslib says -- unless it is not (issue #12):
+             * htslib's FASTQ/FASTA reader says "end" when bam_set1 refuses
+             * a record (a name over 254 characters: errno EINVAL), and a
+             * multi-threaded BGZF reader that met a bad block may have
+             * given up and called that the end too (its error code stays). */
+            const BGZF *bz = bgzf_of(s->in);
+            int suspect = (s->seqfile && errno == EINVAL) || (bz && bz->errcode);
+            char what[512];
+            if (suspect && gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, s->pooled, bz,
+                                                 s->n_read + 1, !(bz && bz->errcode),
+                                                 what, sizeof what)) {
+                snprintf(err, errlen, "%s: %s", s->path, what);
+                return -1;
+            }
+            s->eof = 1;
+            end_of_source(r, s);
+            return 0;
+        }
         if (ret < -1) {
             char what[512];
             if (s->cram)
@@ -209,7 +349,8 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                          "message above says why; a CRAM file needs its reference: -T FILE)",
                          (unsigned long long)s->n_read + 1);
             else
-                gpuasm_diagnose_record(s->path, s->seqfile, s->n_read + 1, what, sizeof what);
+                gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, s->pooled,
+                                      bgzf_of(s->in), s->n_read + 1, 0, what, sizeof what);
             snprintf(err, errlen, "%s: %s", s->path, what);
             return -1;
         }
@@ -223,12 +364,15 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             if (dst->core.l_qseq == 0 && !(dst->core.flag & BAM_FUNMAP) && dst->core.n_cigar) {
                 /* SEQ '*' on a primary record: nothing to search, and nothing
                  * to write back; refuse rather than report a read silently lost. */
+                char nm[GPUASM_PRINTABLE_BUF];
                 snprintf(err, errlen, "%s: record %llu (%s): no sequence (SEQ is '*')",
-                         s->path, (unsigned long long)s->n_read, bam_get_qname(dst));
+                         s->path, (unsigned long long)s->n_read,
+                         gpuasm_printable(bam_get_qname(dst), nm, sizeof nm));
                 return -1;
             }
         }
         if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
+        check_name(r, s, dst);
         *rec_no = s->n_read;
         atomic_fetch_add_explicit(&r->n_out, 1, memory_order_relaxed);
         return 1;
@@ -247,23 +391,27 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
     if (gb < 0) return -1;
     if (!ga && !gb) return 0;
     uint64_t k = r->n_pairs + 1;
+    char n1[GPUASM_PRINTABLE_BUF], n2[GPUASM_PRINTABLE_BUF];
     if (!gb) {
         snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
                  "%s ends after %llu", a->path, b->path, a->path, (unsigned long long)k,
-                 bam_get_qname(dst), b->path, (unsigned long long)r->n_pairs);
+                 gpuasm_printable(bam_get_qname(dst), n1, sizeof n1), b->path,
+                 (unsigned long long)r->n_pairs);
         return -1;
     }
     if (!ga) {
         snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
                  "%s ends after %llu", a->path, b->path, b->path, (unsigned long long)k,
-                 bam_get_qname(r->mate), a->path, (unsigned long long)r->n_pairs);
+                 gpuasm_printable(bam_get_qname(r->mate), n2, sizeof n2), a->path,
+                 (unsigned long long)r->n_pairs);
         return -1;
     }
     if (strcmp(bam_get_qname(dst), bam_get_qname(r->mate)) != 0) {
         snprintf(err, errlen, "%s, %s: read %llu: mate names differ (%s in %s, %s in %s; "
                  "the files must list the mates of each pair in the same order)",
-                 a->path, b->path, (unsigned long long)k, bam_get_qname(dst), a->path,
-                 bam_get_qname(r->mate), b->path);
+                 a->path, b->path, (unsigned long long)k,
+                 gpuasm_printable(bam_get_qname(dst), n1, sizeof n1), a->path,
+                 gpuasm_printable(bam_get_qname(r->mate), n2, sizeof n2), b->path);
         return -1;
     }
     r->n_pairs = k;

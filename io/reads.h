@@ -65,6 +65,13 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
 /* The input's header (R1's; empty for FASTA/FASTQ). */
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r);
 
+/* The i-th (from 0) warning about the input met on the way, or NULL when
+ * there are no more: a BGZF file without its end-of-file block (it may be
+ * cut short; samtools warns too), read names SAM's QNAME does not allow.
+ * Each names the file and a record.  Complete once the input has been
+ * read to its end. */
+const char *gpuasm_reader_warning(gpuasm_reader *r, int i);
+
 /* Reads read so far (primary records, both mates of paired files, one read
  * ahead included); safe to call from any thread while another reads (for
  * the progress line). */

@@ -8,6 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <htslib/bgzf.h>
+#include <htslib/cram.h>
+#include <htslib/hfile.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
@@ -15,12 +18,34 @@
 #include "nt16.h"
 #include "output_file.h"
 #include "sam_out.h"
+#include "write_guard.h"
 
 struct gpuasm_writer {
     samFile *out;
     sam_hdr_t *hdr;
-    char *path;         /* NULL for stdout */
+    gpuasm_outfile of;  /* -o through a temporary file (util/output_file.h) */
+    gpuasm_write_guard *guard;  /* CRAM: written through a pipe (util/write_guard.h) */
+    const char *shown;  /* the name messages use: -o's, or "standard output" */
 };
+
+/* The errno of the failed write, where htslib keeps it: in the hFILE under
+ * the BGZF, CRAM or text layer (errno itself may be stale by the time
+ * sam_write1 returns, or set in another thread: a multi-threaded BGZF
+ * writer).  0 when none is known. */
+static int output_errno(samFile *f)
+{
+    hFILE *h = f->is_bgzf ? f->fp.bgzf->fp : f->is_cram ? cram_fd_get_fp(f->fp.cram)
+             : f->fp.hfile;
+    return h && herrno(h) ? herrno(h) : errno;
+}
+
+/* ": reason" for a failed write, into buf. */
+static const char *write_reason(samFile *f, char *buf, size_t len)
+{
+    int e = f ? output_errno(f) : errno;
+    snprintf(buf, len, ": %s", e ? strerror(e) : "htslib's message above says why");
+    return buf;
+}
 
 /* The ID of an @RG line held in `line` (tab-separated fields), into id. */
 static int rg_line_id(const char *line, kstring_t *id)
@@ -120,17 +145,34 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
                        gpuasm_writer **out, char *err, size_t errlen)
 {
     const char *shown = (o->path && strcmp(o->path, "-")) ? o->path : "standard output";
+    char why[256];
     kstring_t rg_id = KS_INITIALIZE;
     gpuasm_writer *w = calloc(1, sizeof(*w));
     if (!w) goto oom;
-    if (o->path && strcmp(o->path, "-") && !(w->path = strdup(o->path))) goto oom;
+    w->shown = shown;
+    if (gpuasm_outfile_begin(&w->of, o->path, err, errlen) < 0) {
+        free(w);
+        return -1;
+    }
 
     const htsFormat *f = o->format;
     const char *mode = f->format == bam ? "wb" : f->format == cram ? "wc"
                      : f->compression == bgzf ? "wz" : "w";
+    const char *name = gpuasm_outfile_name(&w->of);
+    /* CRAM behind a guard: htslib's CRAM writer crashes on a full disk
+     * (util/write_guard.h).  Not BAM or SAM.gz: their writer only leaks
+     * its handle after a failed write (the run then ends), and the pipe
+     * cost 12% of a BAM-output-bound run (NOTES.md). */
+    if (f->format == cram && gpuasm_write_guard_open(name, &w->guard, &name, err, errlen) < 0) {
+        gpuasm_outfile_abort(&w->of);
+        gpuasm_outfile_free(&w->of);
+        free(w);
+        return -1;
+    }
     errno = 0;
     /* sam_open_format applies the format options (hts_opt_apply). */
-    w->out = sam_open_format(w->path ? w->path : "-", mode, f);
+    w->out = sam_open_format(name, mode, f);
+    if (w->guard) gpuasm_write_guard_opened(w->guard);
     if (!w->out) {
         snprintf(err, errlen, "%s: cannot open for writing%s%s", shown,
                  errno ? ": " : " (see htslib's message above)", errno ? strerror(errno) : "");
@@ -140,7 +182,19 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         snprintf(err, errlen, "%s: cannot set CRAM options", shown);
         goto fail;
     }
-    if (o->n_threads > 1) hts_set_threads(w->out, o->n_threads);
+    /* Compression threads.  Not htslib's threaded SAM text writer: in
+     * htslib 1.16 its dispatcher thread stops on a write error (a full
+     * disk, a closed pipe) while sam_write1 keeps queueing records for it,
+     * and the run hangs (issue #12).  SAM text is formatted here, and only
+     * the BGZF compression of .sam.gz runs in threads (as for BAM). */
+    if (o->n_threads > 1) {
+        int r = f->format == bam || f->format == cram ? hts_set_threads(w->out, o->n_threads)
+              : f->compression == bgzf ? bgzf_mt(w->out->fp.bgzf, o->n_threads, 256) : 0;
+        if (r < 0) {
+            snprintf(err, errlen, "%s: cannot start %d compression threads", shown, o->n_threads);
+            goto fail;
+        }
+    }
 
     if (!(w->hdr = sam_hdr_init())) goto oom;
     if (sam_hdr_add_line(w->hdr, "HD", "VN", "1.6", "SO", "unsorted", "GO", "query", NULL) < 0)
@@ -164,8 +218,10 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         sam_hdr_add_pg(w->hdr, "gpuasm-scan", "PN", "gpuasm-scan", "VN", o->version,
                        "CL", o->pg_cl, NULL) < 0)
         goto oom;
+    errno = 0;
     if (sam_hdr_write(w->out, w->hdr) < 0) {
-        snprintf(err, errlen, "%s: cannot write the header", shown);
+        snprintf(err, errlen, "%s: cannot write the header%s", shown,
+                 write_reason(w->out, why, sizeof why));
         goto fail;
     }
     ks_free(&rg_id);
@@ -177,9 +233,10 @@ fail:
     ks_free(&rg_id);
     if (w) {
         if (w->out) sam_close(w->out);
-        gpuasm_output_remove(w->path);
+        if (w->guard) gpuasm_write_guard_close(w->guard);
+        gpuasm_outfile_abort(&w->of);
+        gpuasm_outfile_free(&w->of);
         if (w->hdr) sam_hdr_destroy(w->hdr);
-        free(w->path);
         free(w);
     }
     return -1;
@@ -187,9 +244,15 @@ fail:
 
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen)
 {
+    errno = 0;
+    if (w->guard && gpuasm_write_guard_error(w->guard)) {
+        snprintf(err, errlen, "%s: write failed: %s", w->shown,
+                 strerror(gpuasm_write_guard_error(w->guard)));
+        return -1;
+    }
     if (sam_write1(w->out, w->hdr, rec) < 0) {
-        snprintf(err, errlen, "%s: write failed: %s", w->path ? w->path : "standard output",
-                 strerror(errno ? errno : EIO));
+        char why[256];
+        snprintf(err, errlen, "%s: write failed%s", w->shown, write_reason(w->out, why, sizeof why));
         return -1;
     }
     return 0;
@@ -198,14 +261,30 @@ int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t e
 int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
 {
     int ret = 0;
+    char why[256];
+    /* The reason is taken before sam_close frees the file. */
+    errno = 0;
+    if (ok && (w->out->is_bgzf ? bgzf_flush(w->out->fp.bgzf) < 0 : 0)) {
+        snprintf(err, errlen, "%s: write failed%s", w->shown, write_reason(w->out, why, sizeof why));
+        ret = -1;
+        ok = 0;
+    }
+    errno = 0;
     if (sam_close(w->out) < 0 && ok) {
-        snprintf(err, errlen, "%s: closing failed: %s", w->path ? w->path : "standard output",
-                 strerror(errno ? errno : EIO));
+        snprintf(err, errlen, "%s: closing failed%s", w->shown, write_reason(NULL, why, sizeof why));
         ret = -1;
     }
-    if (!ok || ret < 0) gpuasm_output_remove(w->path);
+    if (w->guard) {
+        int e = gpuasm_write_guard_close(w->guard);
+        if (e && ok && ret == 0) {
+            snprintf(err, errlen, "%s: write failed: %s", w->shown, strerror(e));
+            ret = -1;
+        }
+    }
+    if (ok && ret == 0 && gpuasm_outfile_commit(&w->of, err, errlen) < 0) ret = -1;
+    if (!ok || ret < 0) gpuasm_outfile_abort(&w->of);
+    gpuasm_outfile_free(&w->of);
     sam_hdr_destroy(w->hdr);
-    free(w->path);
     free(w);
     return ret;
 }

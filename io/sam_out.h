@@ -16,7 +16,7 @@ typedef struct gpuasm_writer_opt {
     const htsFormat *format;/* sam (compression bgzf: sam.gz), bam or cram, with its
                              * htslib options (hts_opt list in ->specific:
                              * -O FMT,OPT=VAL and --output-fmt-option) */
-    int n_threads;          /* > 1: htslib compression threads */
+    int n_threads;          /* > 1: htslib compression threads (BAM, CRAM, .sam.gz) */
     const char *pg_cl;      /* @PG CL; NULL: no @PG (--no-PG) */
     const char *version;    /* @PG VN */
     const sam_hdr_t *input; /* input header: its @RG lines are copied when copy_rg */
@@ -44,9 +44,13 @@ int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, 
 
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen);
 
-/* Close.  ok == 0 means the run failed: the file given with -o is removed so
- * nothing half-written looks like a result.  Returns 0, or -1 when closing
- * (flushing) failed, with err. */
+/* Close.  A file given with -o is written through a temporary file
+ * (util/output_file.h): ok != 0 (the run succeeded) and a clean flush move
+ * it into place; ok == 0, or a failed flush, remove it, so nothing
+ * half-written looks like a result (and an existing file of that name is
+ * left as it was).  Returns 0, or -1 with err when flushing, closing or the
+ * move failed (a full disk: "FILE: write failed: No space left on device";
+ * the reason comes from the hFILE under htslib, errno may be stale). */
 int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen);
 
 /* What one output record says besides the read itself. */

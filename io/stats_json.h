@@ -3,7 +3,7 @@
  * Field names are an interface (tests/bench reads them):
  *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","lanes":N,
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
- *    "batch_bases":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
+ *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N}
  * Units: seconds, bases, DP cells (m x n per searched pair and strand,
  * search.h), TCUPS = 10^12 cells per second of kernel time.  simd: the
@@ -29,6 +29,8 @@ typedef struct gpuasm_run_stats {
     uint64_t reads_with_hits;  /* reads with at least one hit record */
     uint64_t batches;          /* batches scanned */
     uint64_t batch_bases;      /* batch size limit used, bases */
+    uint64_t rounds;           /* scan rounds (a hit-dense batch takes several: the memory bound) */
+    uint64_t max_memory;       /* the memory bound used (--max-memory), bytes */
     double wall_s;             /* whole run: targets, engine start, reading to closing */
     double scan_s;             /* wall time inside scan calls, summed over lanes */
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */

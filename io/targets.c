@@ -15,6 +15,7 @@
 
 #include "diagnose.h"
 #include "grow.h"
+#include "printable.h"
 #include "targets.h"
 
 /* kseq's stream treats a negative read as data (ks_getc would return the
@@ -76,6 +77,7 @@ static int assign_names(const char *path, int strict, gpuasm_targets *t, char **
                         char **header, char *err, size_t errlen)
 {
     int ret = -1, absent;
+    char nm[GPUASM_PRINTABLE_BUF];
     khash_t(names) *taken = kh_init(names);  /* names given out or kept */
     khash_t(first) *first = kh_init(first);  /* first words that may be kept -> target */
     kstring_t cand = KS_INITIALIZE;
@@ -90,7 +92,7 @@ static int assign_names(const char *path, int strict, gpuasm_targets *t, char **
             if (strict) {
                 snprintf(err, errlen, "%s: record %u (%s): duplicate target name (first seen as "
                          "record %u; without --strict-names it would be renamed)",
-                         path, i + 1, word[i], j + 1);
+                         path, i + 1, gpuasm_printable(word[i], nm, sizeof nm), j + 1);
                 goto out;
             }
             /* The target that keeps the name shows its header too, so that
@@ -102,9 +104,11 @@ static int assign_names(const char *path, int strict, gpuasm_targets *t, char **
             continue;
         }
         if (bad && strict) {
+            char c[2] = { bad, 0 }, cs[GPUASM_PRINTABLE_BUF];
             snprintf(err, errlen, "%s: record %u (%s): name has a character SAM does not allow "
-                     "in @SQ SN ('%c'; without --strict-names it would be mapped to '_')",
-                     path, i + 1, word[i], bad);
+                     "in @SQ SN ('%s'; without --strict-names it would be mapped to '_')",
+                     path, i + 1, gpuasm_printable(word[i], nm, sizeof nm),
+                     gpuasm_printable(c, cs, sizeof cs));
             goto out;
         }
         if (bad) continue;
@@ -164,6 +168,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
     char **word = NULL, **header = NULL;   /* [n] first words, header lines */
     size_t m_word = 0, m_header = 0, m_off = 0, m_code = 0;
     htsFormat fmt;
+    char nm[GPUASM_PRINTABLE_BUF];
 
     errno = 0;
     if (!(hf = hopen(path, "r"))) {
@@ -203,21 +208,29 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
 
     while ((r = kseq_read(ks)) >= 0) {
         uint32_t no = t->n + 1;
+        if (strlen(ks->name.s) != ks->name.l) {
+            /* A NUL byte: the name would end there (an empty @SQ SN). */
+            snprintf(err, errlen, "%s: record %u (%s): a NUL byte in the name (binary data?)",
+                     path, no, gpuasm_printable(ks->name.s, nm, sizeof nm));
+            goto out;
+        }
         if (ks->name.l == 0) {
             snprintf(err, errlen, "%s: record %u: empty name (a header line with no name "
                      "right after its '%c')", path, no, fmt.format == fasta_format ? '>' : '@');
             goto out;
         }
         if (t->n == UINT32_MAX - 1) {
-            snprintf(err, errlen, "%s: record %u (%s): too many targets", path, no, ks->name.s);
+            snprintf(err, errlen, "%s: record %u (%s): too many targets", path, no,
+                     gpuasm_printable(ks->name.s, nm, sizeof nm));
             goto out;
         }
         if (gpuasm_grow((void **)&t->off, &m_off, (size_t)t->n + 2, sizeof(*t->off)) < 0 ||
             gpuasm_grow((void **)&word, &m_word, (size_t)t->n + 1, sizeof(*word)) < 0 ||
             gpuasm_grow((void **)&header, &m_header, (size_t)t->n + 1, sizeof(*header)) < 0 ||
-            gpuasm_grow((void **)&t->code, &m_code, t->off[t->n] + ks->seq.l, 1) < 0)
+            gpuasm_grow((void **)&t->code, &m_code, t->off[t->n] + ks->seq.l + 1, 1) < 0)
             goto oom;
         /* Whitespace (a CR of a blank CRLF line kseq leaves in) is not a base;
+         * other control bytes (NUL, ESC, ...) are binary data, not sequence;
          * U is T (RNA adapters and primers, as cutadapt reads them: htslib
          * would make it N); everything else is coded as htslib codes SEQ
          * (unknown letters: N). */
@@ -226,15 +239,21 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         for (size_t i = 0; i < ks->seq.l; i++) {
             unsigned char ch = (unsigned char)ks->seq.s[i];
             if (isspace(ch)) continue;
+            if (iscntrl(ch)) {
+                snprintf(err, errlen, "%s: record %u (%s): byte 0x%02x in the sequence (binary "
+                         "data?)", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm), ch);
+                goto out;
+            }
             c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
         }
         if (len == 0) {
-            snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no, ks->name.s);
+            snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no,
+                     gpuasm_printable(ks->name.s, nm, sizeof nm));
             goto out;
         }
         if (len > INT32_MAX) {
             snprintf(err, errlen, "%s: record %u (%s): target longer than %d bases", path, no,
-                     ks->name.s, INT32_MAX);
+                     gpuasm_printable(ks->name.s, nm, sizeof nm), INT32_MAX);
             goto out;
         }
         word[t->n] = strdup(ks->name.s);
@@ -245,14 +264,32 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         if (t->n == 1 || len > t->max_len) t->max_len = len;
         if (t->n == 1 || len < t->min_len) t->min_len = len;
     }
-    if (bz->errcode || (t->n == 0 && fmt.compression != no_compression && !gpuasm_gzip_complete(path))) {
-        snprintf(err, errlen, "%s: record %u: truncated or corrupt compressed data",
-                 path, t->n + 1);
+    if (fmt.compression != no_compression && (bz->errcode || t->n == 0 || r < -1)) {
+        /* Say what is wrong with the compressed data where it is wrong
+         * (zlib from the start: htslib's code alone cannot tell a cut file
+         * from trailing garbage, and a corrupt member can parse as a bad
+         * record before its CRC is checked). */
+        gpuasm_gz_report gz;
+        int k = gpuasm_gz_check(path, &gz);
+        if (k != GPUASM_GZ_OK && (k != GPUASM_GZ_UNKNOWN || bz->errcode)) {
+            char what[256];
+            if (k == GPUASM_GZ_UNKNOWN)
+                snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz));
+            else
+                gpuasm_gz_describe(&gz, what, sizeof what);
+            snprintf(err, errlen, "%s: record %u: %s%s", path, t->n + 1,
+                     k == GPUASM_GZ_TRAILING ? "htslib stops here: " : "", what);
+            goto out;
+        }
+    }
+    if (bz->errcode) {
+        snprintf(err, errlen, "%s: record %u: cannot read: %s", path, t->n + 1,
+                 gpuasm_bgzf_error_words(bz) ? gpuasm_bgzf_error_words(bz) : "read error");
         goto out;
     }
     if (r == -2) {
         snprintf(err, errlen, "%s: record %u (%s): quality length %zu != sequence length %zu",
-                 path, t->n + 1, ks->name.s, ks->qual.l, ks->seq.l);
+                 path, t->n + 1, gpuasm_printable(ks->name.s, nm, sizeof nm), ks->qual.l, ks->seq.l);
         goto out;
     }
     if (r < -1) {

@@ -47,7 +47,10 @@ typedef struct gpuasm_backend_ops {
      * the search kernels, or -1 for a backend without a separate kernel
      * clock: the engine then takes the call's wall time) of this call.  0 or a
      * status; a failure about one pair sets err->read (batch index) and
-     * err->target. */
+     * err->target.  With out->limit set (search.h), a scan that finds more
+     * end hits stops with GPUASM_ERR_HIT_LIMIT instead of holding them
+     * (the caller scans fewer reads: the memory bound of issue #12); device
+     * memory running out in a scan is GPUASM_ERR_NOMEM (the same answer). */
     int (*scan)(void *self, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err);
     /* The signal mode (signal.h).  set_signal_targets: the reference

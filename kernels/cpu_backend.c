@@ -4,7 +4,9 @@
  * cursor, so a batch with a few long reads still keeps every thread busy.
  * Per-thread hit arrays are kept and reused from scan to scan; the results
  * are concatenated and sorted (signal results land in place: one slot per
- * pair).
+ * pair).  With a hit limit on the output (search.h), a scan stops once the
+ * threads together found more (GPUASM_ERR_HIT_LIMIT), after at most a
+ * chunk per thread too many.
  *
  * The SIMD level (cpu_simd.h) is chosen once, when the backend opens, from
  * the processor and GPUASM_CPU_SIMD, and named in describe(); the tables
@@ -50,6 +52,10 @@ typedef struct {
     void *out;                  /* signal mode: gpuasm_adsm_hit [n_items x targets] */
     pthread_mutex_t lock;
     uint32_t next, chunk_len;
+    int n_threads;
+    size_t limit;       /* the output's hit limit (0: none; search.h) */
+    size_t hits_total;  /* hits found so far, all threads (lock) */
+    uint64_t reads_done;/* reads scanned so far (lock) */
     int failed;
     gpuasm_err err;     /* the first failure */
 } cpu_job;
@@ -88,10 +94,22 @@ static void *worker_run(void *arg)
         uint32_t first = j->next;
         int stop = j->failed || first >= j->n_items;
         uint32_t count = stop ? 0 : (j->n_items - first < j->chunk_len ? j->n_items - first : j->chunk_len);
+        if (j->limit && count > 1) {
+            /* Under a hit limit, chunks small enough that one per thread,
+             * at the density seen so far, fits in what is left of it (the
+             * first ones small until there is a density): the limit is
+             * passed by at most a chunk per thread, not a whole batch. */
+            const size_t left = j->limit > j->hits_total ? j->limit - j->hits_total : 0;
+            const uint64_t per_read = j->reads_done ? j->hits_total / j->reads_done + 1 : 0;
+            uint64_t cap = per_read ? left / (per_read * (uint64_t)j->n_threads) : 8;
+            if (cap < 1) cap = 1;
+            if (count > cap) count = (uint32_t)cap;
+        }
         j->next += count;
         pthread_mutex_unlock(&j->lock);
         if (stop) break;
         gpuasm_err why;
+        const size_t before = w->hits->n;
         if (j->chunk(w, first, count, &why) < 0) {
             pthread_mutex_lock(&j->lock);
             if (!j->failed) j->err = why;
@@ -99,6 +117,18 @@ static void *worker_run(void *arg)
             pthread_mutex_unlock(&j->lock);
             break;
         }
+        if (!j->limit) continue;
+        pthread_mutex_lock(&j->lock);
+        j->hits_total += w->hits->n - before;
+        j->reads_done += count;
+        if (j->hits_total > j->limit && !j->failed) {
+            j->failed = 1;
+            gpuasm_err_set(&j->err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", j->limit);
+            gpuasm_err_about(&j->err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, j->hits_total, j->limit);
+        }
+        const int failed = j->failed;
+        pthread_mutex_unlock(&j->lock);
+        if (failed) break;
     }
     return NULL;
 }
@@ -111,6 +141,7 @@ static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_err *err)
     job->b = b;
     job->next = 0;
     job->failed = 0;
+    job->n_threads = nt;
     /* Chunks small enough to balance, large enough to keep the lock cold. */
     job->chunk_len = job->n_items / ((uint32_t)nt * 16u);
     if (job->chunk_len < 1) job->chunk_len = 1;
@@ -205,7 +236,8 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
         int prc = gpuasm_cpu_prep_build(b->targets, opt, &b->cfg, &b->prep, err);
         if (prc < 0) return prc;
     }
-    cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt };
+    cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt,
+                    .limit = out->limit };
     double cells;
     int rc = run_job(b, &job, &cells, err);
     if (rc < 0) return rc;

@@ -64,6 +64,7 @@ struct cuda_lane {
     unsigned long long *h_count;             /* pinned [1] */
     kit_scratch scratch[KIT_SCRATCH_SLOTS];
     void *state[GPUASM_N_KERNELS];
+    void *ballast;       /* GPUASM_CUDA_MEM_LIMIT: device memory held back, or NULL */
 };
 
 #define CK KIT_CK
@@ -91,7 +92,7 @@ void lane_close(void *self)
         if (g->state[k] && d->signal && d->signal->cuda.free_state)
             d->signal->cuda.free_state(g->state[k]);
     }
-    void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count };
+    void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) (void)cudaFree(dev[i]);
     for (int i = 0; i < KIT_SCRATCH_SLOTS; i++)
@@ -118,6 +119,16 @@ int lane_open_impl(cuda_lane *g, gpuasm_err *err)
     CK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     CK(cudaEventCreate(&g->ev0));
     CK(cudaEventCreate(&g->ev1));
+    /* GPUASM_CUDA_MEM_LIMIT=N (settings.h): hold back all but N bytes of
+     * the free device memory, so that a test runs as on a small GPU and
+     * meets cudaMalloc's "out of memory" (GPUASM_ERR_NOMEM, which the
+     * pipeline answers by scanning fewer reads at a time). */
+    if (g->settings->cuda_mem_limit >= 0) {
+        size_t free_b = 0, total_b = 0;
+        CK(cudaMemGetInfo(&free_b, &total_b));
+        const size_t keep = (size_t)g->settings->cuda_mem_limit;
+        if (free_b > keep) CK(cudaMalloc(&g->ballast, free_b - keep));
+    }
     CK(cudaMalloc((void **)&g->d_count, sizeof(unsigned long long)));
     CK(cudaHostAlloc((void **)&g->h_count, sizeof(unsigned long long), cudaHostAllocDefault));
     const uint64_t hit_cap = (uint64_t)gpuasm_knob(g->settings->cuda_hit_cap, DEFAULT_HIT_CAP);
@@ -136,8 +147,12 @@ int lane_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
     if (!g) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     g->device = cfg->device;
     g->settings = cfg->settings;
-    const int rc = lane_open_impl(g, err);
+    int rc = lane_open_impl(g, err);
     if (rc < 0) {
+        /* Device memory short already at open: the device is unusable (a
+         * CUDA error, so that --device auto falls back to the CPU); out of
+         * memory later, in a scan, asks for smaller rounds instead. */
+        if (rc == GPUASM_ERR_NOMEM) rc = err->status = GPUASM_ERR_CUDA;
         lane_close(g);
         return rc;
     }
@@ -267,6 +282,14 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         if (began) CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
         st->kernel_s += 1e-3 * (double)ms;
         unsigned long long nhit = *g->h_count;
+        if (out->limit && nhit > out->limit) {
+            /* More hits than the caller may hold (search.h): it scans fewer
+             * reads at a time, and the buffer never grows past its limit
+             * (counted before a strand-0-only filter: on the safe side). */
+            gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", out->limit);
+            return gpuasm_err_about(err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, (uint64_t)nhit,
+                                    (uint64_t)out->limit);
+        }
         if (nhit > cap) {
             /* Some hits were not stored: make room for all and run again. */
             if (nhit > SIZE_MAX / sizeof(gpuasm_endhit) / 2)

@@ -127,10 +127,14 @@ struct gpuasm_signal_batch {
     float kernel_ms;               /* set by the launcher */
 };
 
-/* "CUDA: <call>: <error string>" into err; returns GPUASM_ERR_CUDA. */
+/* "CUDA: <call>: <error string>" into err; returns GPUASM_ERR_CUDA, or
+ * GPUASM_ERR_NOMEM for device memory exhausted (not sticky: the caller may
+ * retry with a smaller batch, as the pipeline does). */
 static inline int kit_fail(gpuasm_err *err, const char *call, cudaError_t e)
 {
-    return gpuasm_err_set(err, GPUASM_ERR_CUDA, "CUDA: %.*s: %s", (int)strcspn(call, "("), call,
+    const int status = e == cudaErrorMemoryAllocation ? GPUASM_ERR_NOMEM : GPUASM_ERR_CUDA;
+    if (status == GPUASM_ERR_NOMEM) (void)cudaGetLastError();   /* clear it */
+    return gpuasm_err_set(err, status, "CUDA: %.*s: %s", (int)strcspn(call, "("), call,
                           cudaGetErrorString(e));
 }
 

@@ -138,10 +138,14 @@ typedef struct gpuasm_endhit {
     uint32_t plen;    /* partial hits: aligned pattern bases (< m); full hits: 0 */
 } gpuasm_endhit;
 
-/* Growable array of end hits. */
+/* Growable array of end hits.  limit (0: none) bounds what one scan may
+ * store here: a scan that would store more stops with GPUASM_ERR_HIT_LIMIT
+ * (memory grows with hits, not bases: issue #12), and the caller scans
+ * fewer reads at a time. */
 typedef struct gpuasm_hits {
     gpuasm_endhit *hit;
     size_t n, cap;
+    size_t limit;
 } gpuasm_hits;
 
 /* What a scan did, for --stats and the benchmarks.  Summable. */

@@ -18,6 +18,7 @@ typedef struct {
 
 static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_HIT_CAP", cuda_hit_cap, 1, (int64_t)1 << 40),
+    KNOB("GPUASM_CUDA_MEM_LIMIT", cuda_mem_limit, 0, (int64_t)1 << 50),
     KNOB("GPUASM_CUDA_SIMPLE", cuda_simple, 0, 1),
     KNOB("GPUASM_CUDA_FORCE_GLOBAL", cuda_force_global, 0, 1),
     KNOB("GPUASM_CUDA_FORCE_WARP", cuda_force_warp, 0, 1),

@@ -12,6 +12,11 @@
  *   GPUASM_CUDA_HIT_CAP=N      1..2^40  initial hit-buffer entries of a CUDA lane
  *                                       (default 1 Mi; 1 makes every scan overflow
  *                                       and re-run once, cuda_backend.cu)
+ *   GPUASM_CUDA_MEM_LIMIT=B    0..2^50  device memory (bytes) a lane leaves free for
+ *                                       itself at open; the rest is held back, so
+ *                                       cudaMalloc runs out as on a small GPU (the
+ *                                       pipeline then scans fewer reads at a time;
+ *                                       tests/gpu/run's out-of-memory case)
  *   GPUASM_CUDA_SIMPLE=B       0|1      myers: every pair through the first, simple
  *                                       kernel (A/B runs)
  *   GPUASM_CUDA_FORCE_GLOBAL=B 0|1      myers: the simple kernel keeps every pattern
@@ -66,7 +71,7 @@ extern "C" {
 
 /* Every field: the knob's value, or -1 when it is unset. */
 typedef struct gpuasm_settings {
-    int64_t cuda_hit_cap;
+    int64_t cuda_hit_cap, cuda_mem_limit;
     int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run;

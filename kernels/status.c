@@ -40,6 +40,7 @@ const char *gpuasm_status_str(int status)
     case GPUASM_ERR_BAD_OPTION: return "bad search option";
     case GPUASM_ERR_THREAD: return "cannot start a thread";
     case GPUASM_ERR_INTERNAL: return "internal error";
+    case GPUASM_ERR_HIT_LIMIT: return "more hits than the output may hold";
     default: return "unknown status";
     }
 }

@@ -32,7 +32,10 @@ enum gpuasm_status {
     GPUASM_ERR_BAD_OPTION = -6,   /* a value the search does not take (an unknown kernel,
                                    * a kernel that lacks the alphabet, a bad device list) */
     GPUASM_ERR_THREAD = -7,       /* a thread could not be started */
-    GPUASM_ERR_INTERNAL = -8      /* a broken invariant (a bug): msg says which */
+    GPUASM_ERR_INTERNAL = -8,     /* a broken invariant (a bug): msg says which */
+    GPUASM_ERR_HIT_LIMIT = -9     /* the scan found more end hits than the output's limit
+                                   * (gpuasm_hits.limit): length = hits found so far (at
+                                   * least), limit = the limit; scan fewer reads at a time */
 };
 
 /* No read / no target: the failure is not about one. */

@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
@@ -23,6 +26,7 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
+#include "output_file.h"
 #include "parse_size.h"
 #include "pipeline.h"
 #include "registry.h"
@@ -112,6 +116,10 @@ static void usage(FILE *fp)
 "                            (every CUDA device) [auto]\n"
 "      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
 "                            memory; CPU: 4M per thread; at most 4M by default]\n"
+"      --max-memory SIZE     host memory for the batches, hits and records in\n"
+"                            flight (K/M/G/T: powers of 1024); hit-dense batches\n"
+"                            are scanned in smaller rounds to stay within it\n"
+"                            [1G; 64M per batch in flight with several GPUs]\n"
 "Reporting:\n"
 "      --verbosity INT       htslib's log level, ours too: 3 warnings, 4 also\n"
 "                            notes such as the CPU fallback [3]\n"
@@ -124,6 +132,85 @@ static void usage(FILE *fp)
 "  -V, --version             version of gpuasm-scan and htslib\n");
 }
 
+/* ---- signals ----------------------------------------------------------------------
+ *
+ * SIGINT, SIGTERM and SIGHUP (those not ignored when the program started,
+ * as under nohup) are blocked in every thread and taken by one watcher
+ * thread with sigwait(), so no handler runs inside htslib or a lock.  The
+ * first one stops the run (gpuasm_scan_interrupt: every stage notices it
+ * between batches, the -o and --stats files are removed as for any
+ * failure); main() then prints one line and dies of the same signal, so
+ * that the shell sees 128 + N and a script stops as it would for samtools
+ * (which the signal kills outright).  Should the run not end within
+ * STOP_GRACE_S (a read blocked on a FIFO without a writer, a long scan),
+ * or a second signal come, the watcher removes the temporary output files
+ * itself and the signal kills the process at once. */
+#define STOP_GRACE_S 2
+
+static sigset_t stop_signals;
+static _Atomic int stop_signal;   /* the signal that stopped the run, or 0 */
+
+static void *signal_watcher(void *arg)
+{
+    (void)arg;
+    int sig = 0;
+    if (sigwait(&stop_signals, &sig) != 0) return NULL;
+    stop_signal = sig;
+    char why[64];
+    snprintf(why, sizeof why, "interrupted by SIG%s", sig == SIGINT ? "INT" : sig == SIGTERM ? "TERM"
+             : sig == SIGHUP ? "HUP" : "NAL");
+    gpuasm_scan_interrupt(why);
+    struct timespec grace = { STOP_GRACE_S, 0 };
+    sigtimedwait(&stop_signals, NULL, &grace);   /* a second signal, or the grace period */
+    gpuasm_outfiles_remove_pending();
+    /* write(2), not stdio: another thread may hold stderr's lock. */
+    char line[160];
+    int n = snprintf(line, sizeof line, "%s: %s (a read or scan did not stop within %d s: "
+                     "stopped at once, no output file left)\n", prog, why, STOP_GRACE_S);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) { /* nothing more to do */ }
+    signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    raise(sig);
+    return NULL;
+}
+
+/* Block the stop signals and start the watcher, before any other thread
+ * exists (threads inherit the mask).  Returns 0, or -1 (no watcher: the
+ * signals keep their default action). */
+static int watch_signals(void)
+{
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    sigemptyset(&stop_signals);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&stop_signals, sigs[i]);
+    }
+    pthread_t tid;
+    pthread_attr_t attr;
+    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0) return -1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int r = pthread_create(&tid, &attr, signal_watcher, NULL);
+    pthread_attr_destroy(&attr);
+    if (r != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* After an interrupted run: die of the signal that stopped it. */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    raise(sig);   /* pending while blocked ... */
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);   /* ... and delivered here */
+}
+
 static void fail(const char *fmt, const char *arg)
 {
     fprintf(stderr, "%s: ", prog);
@@ -134,7 +221,7 @@ static void fail(const char *fmt, const char *arg)
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
        OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
-       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS };
+       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -191,6 +278,7 @@ int main(int argc, char **argv)
         { "threads", required_argument, NULL, '@' },
         { "device", required_argument, NULL, OPT_DEVICE },
         { "batch-size", required_argument, NULL, OPT_BATCH },
+        { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
         { "reference", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, OPT_QUIET },
         { "progress", no_argument, NULL, OPT_PROGRESS },
@@ -223,6 +311,7 @@ int main(int argc, char **argv)
     kstring_t rg_fields = KS_INITIALIZE, rg = KS_INITIALIZE, rg_id = KS_INITIALIZE;
     kstring_t cl = KS_INITIALIZE;
 
+    watch_signals();
     opterr = 0;  /* our own messages, one line each */
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
@@ -316,6 +405,12 @@ int main(int argc, char **argv)
             if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
                 return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
             o.batch_bases = (uint64_t)v;
+            break;
+        case OPT_MAX_MEMORY:
+            if (gpuasm_parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
+                return fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
+                            optarg), 1;
+            o.max_memory = (uint64_t)v;
             break;
         case 'T': o.reference = optarg; break;
         case OPT_QUIET: o.quiet = 1; break;
@@ -445,6 +540,7 @@ int main(int argc, char **argv)
     char err[1024];
     if (gpuasm_scan_run(prog, &o, err, sizeof err) < 0) {
         fprintf(stderr, "%s: %s\n", prog, err);
+        if (stop_signal) die_of(stop_signal);
         goto out;
     }
     ret = 0;

@@ -23,11 +23,17 @@
  * one batch alone (the reader keeps adjacent mates in one batch), so the
  * bytes do not depend on which lane or thread handled a batch.
  *
+ * Rounds (the memory bound, below): a batch whose hits pass its share is
+ * scanned, reported and written in rounds of fewer reads; after writing a
+ * round the writer sends the batch back to the front of the scan queue and
+ * still waits for the same `next`, so the order and bytes stay the same.
+ *
  * Errors: the first one (any thread) is kept; every wait loop checks
- * `failed`, so all threads leave, and the caller's writer close removes
- * the -o file.
+ * `failed`, so all threads leave, and the caller's writer close drops the
+ * temporary -o file.  gpuasm_scan_interrupt() is such an error, from
+ * outside (a signal).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -42,6 +48,7 @@
 
 #include "clock.h"
 #include "engine.h"
+#include "grow.h"
 #include "output_file.h"
 #include "pipeline.h"
 #include "reads.h"
@@ -66,8 +73,25 @@
 /* Host bytes per read base in flight: its code (1), its BAM record (SEQ
  * 0.5, QUAL 1, name, core, allocation rounding), output records and hits;
  * measured 6.7 for 100-bp FASTQ reads (peak RSS over 4 slots of 1 M
- * bases).  Used only to keep all slots within a quarter of the RAM. */
+ * bases).  Sizes a batch within its half of a slot's memory (below). */
 #define HOST_BYTES_PER_BASE 8
+
+/* The memory bound (issue #12; README.md "Memory"): the batches, hits and
+ * output records in flight share --max-memory, by default 1 GiB or 64 MiB
+ * per slot where there are more than 16 slots (several GPUs), so that
+ * default batches keep their BATCH_BASES_MAX bases.  Each slot gets an
+ * equal share: half for its batch (HOST_BYTES_PER_BASE per base), half for
+ * the hits and records of its rounds (bytes_per_hit; scan_round cuts a
+ * batch into rounds so that they fit).  Not in the bound: the targets
+ * (1 byte per base, plus a device copy), htslib's buffers and threads, the
+ * program (tens of MiB), and one read whose hits alone pass its share. */
+#define DEFAULT_MAX_MEMORY (1ull << 30)
+#define SLOT_MEMORY_MIN (64ull << 20)
+uint64_t gpuasm_default_max_memory(size_t n_slots)
+{
+    const uint64_t per_slot = (uint64_t)n_slots * SLOT_MEMORY_MIN;
+    return per_slot > DEFAULT_MAX_MEMORY ? per_slot : DEFAULT_MAX_MEMORY;
+}
 
 /* Is a message of this htslib log level shown (--verbosity, --quiet)? */
 static int says(const gpuasm_scan_opt *o, int level)
@@ -82,12 +106,14 @@ static void engine_free(void *ctx, void *p) { gpuasm_engine_host_free(ctx, p); }
 static size_t slots_for(int lanes) { return 4 * (size_t)lanes + 4; }
 
 /* The batch size when --batch-size is not given: the engine's suggestion,
- * at most BATCH_BASES_MAX, and small enough that n_slots batches fit in a
- * quarter of the physical memory. */
-static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots)
+ * at most BATCH_BASES_MAX, within half of a slot's share of the memory
+ * bound, and small enough that n_slots batches fit in a quarter of the
+ * physical memory. */
+static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots, uint64_t slot_bytes)
 {
     uint64_t b = gpuasm_engine_suggest_batch_bases(eng);
     if (b == 0 || b > BATCH_BASES_MAX) b = BATCH_BASES_MAX;
+    if (slot_bytes / 2 / HOST_BYTES_PER_BASE < b) b = slot_bytes / 2 / HOST_BYTES_PER_BASE;
     long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGESIZE);
     if (pages > 0 && psize > 0) {
         uint64_t budget = (uint64_t)pages * (uint64_t)psize / 4;
@@ -111,7 +137,11 @@ typedef struct {
 /* One batch on its way through the pipeline, with everything reused. */
 typedef struct {
     gpuasm_batch batch;
-    gpuasm_hits hits;
+    gpuasm_hits hits;          /* the round's hits, read indices of the batch */
+    uint32_t r0, r1;           /* the round: reads [r0, r1) of the batch (see below) */
+    uint64_t max_len;          /* the batch's longest read (set by its first round) */
+    uint64_t *sub_off;         /* the round's reads as a seqset of their own: offsets */
+    size_t m_sub_off;
     uint64_t seq;              /* batch number, input order, from 0 */
     part_t *part;              /* [n_part] in read order; m_part allocated */
     size_t n_part, m_part;
@@ -126,6 +156,14 @@ typedef struct {
 } fifo_t;
 
 static void fifo_push(fifo_t *f, slot_t *s) { f->q[(f->head + f->n++) % f->cap] = s; }
+
+/* Put s first (a batch coming back for its next round goes before later ones). */
+static void fifo_push_front(fifo_t *f, slot_t *s)
+{
+    f->head = (f->head + f->cap - 1) % f->cap;
+    f->q[f->head] = s;
+    f->n++;
+}
 
 static slot_t *fifo_pop(fifo_t *f)
 {
@@ -154,6 +192,9 @@ struct pipe {
     gpuasm_engine *eng;
     gpuasm_reader *rd;
     uint64_t max_bases;
+    uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
+    uint64_t max_memory;       /* the memory bound, bytes */
+    uint32_t round_hint;       /* reads per round that last fitted (lock; 0: a whole batch) */
 
     slot_t *slot;
     size_t n_slots;
@@ -164,6 +205,7 @@ struct pipe {
     slot_t **done;             /* [n_slots] reported, by seq % n_slots */
     uint64_t n_batches;        /* batches handed out by the reader */
     int read_done;             /* the reader saw the end of the input */
+    uint64_t unscanned;        /* batches handed out whose last round is not scanned yet */
     int scanners_left;         /* scan threads still running */
     int n_report;              /* report threads */
     int failed;
@@ -224,6 +266,8 @@ static void *reader_main(void *arg)
             break;
         }
         s->seq = p->n_batches++;
+        s->r0 = s->r1 = 0;   /* no round scanned yet */
+        p->unscanned++;
         fifo_push(&p->scan_q, s);
         pthread_cond_signal(&p->cv_scan);
         pthread_mutex_unlock(&p->lock);
@@ -245,7 +289,7 @@ static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
  * mate's report).  0, or -1 when out of memory. */
 static int cut_parts(slot_t *s, int n_report)
 {
-    uint32_t n = s->batch.n;
+    const uint32_t base = s->r0, end = s->r1, n = end - base;
     size_t want = (size_t)n_report * 4, per = want ? (n + want - 1) / want : n;
     if (per < 256) per = 256;
     size_t n_part = n ? (n + per - 1) / per : 1;
@@ -257,12 +301,12 @@ static int cut_parts(slot_t *s, int n_report)
         s->m_part = n_part;
     }
     size_t k = 0;
-    uint32_t r0 = 0;
+    uint32_t r0 = base;
     while (k < n_part) {
-        uint32_t r1 = k + 1 == n_part ? n : (uint32_t)((k + 1) * per);
-        if (r1 > n) r1 = n;
+        uint32_t r1 = k + 1 == n_part ? end : base + (uint32_t)((k + 1) * per);
+        if (r1 > end) r1 = end;
         if (r1 < r0) r1 = r0;
-        if (r1 > 0 && r1 < n && adjacent_mates(&s->batch, r1 - 1)) r1++;
+        if (r1 > base && r1 < end && adjacent_mates(&s->batch, r1 - 1)) r1++;
         s->part[k].r0 = r0;
         s->part[k].r1 = r1;
         r0 = r1;
@@ -274,16 +318,83 @@ static int cut_parts(slot_t *s, int n_report)
     return 0;
 }
 
+/* Bytes one end hit may cost until its batch is written: the hit in the
+ * slot and in a CPU thread's array, doubled for the arrays' growth, and
+ * the SAM record it may become (--all: one per hit; struct, name, CIGAR,
+ * tags, and per read base 0.5 B of SEQ, 1 B of QUAL, MD). */
+static uint64_t bytes_per_hit(uint64_t read_len)
+{
+    return 4 * sizeof(gpuasm_endhit) + 160 + (5 * read_len) / 2;
+}
+
+/* Scan the next round of slot s: reads [s->r1, r1) of its batch, as many
+ * as fit in the hit budget.  A round starts at the size that fitted last
+ * (round_hint) and is halved while the engine reports more hits than the
+ * budget (GPUASM_ERR_HIT_LIMIT) or runs out of memory; a single read (or
+ * pair) that alone passes the budget is scanned on its own without a limit
+ * (the one case the memory bound does not cover).  Sets s->r0,
+ * s->r1 and s->hits (read indices of the batch).  0, or -1 with msg. */
+static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
+{
+    pipe_t *p = w->p;
+    const gpuasm_scan_opt *o = p->o;
+    const gpuasm_batch *b = &s->batch;
+    const uint32_t r0 = s->r1, left = b->n - r0;
+    if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
+        s->max_len = 0;
+        for (uint32_t i = 0; i < b->n; i++)
+            if (b->off[i + 1] - b->off[i] > s->max_len) s->max_len = b->off[i + 1] - b->off[i];
+    }
+    uint64_t limit = p->hit_bytes / bytes_per_hit(s->max_len);
+    if (limit < 1024) limit = 1024;
+    pthread_mutex_lock(&p->lock);
+    uint32_t want = p->round_hint && p->round_hint < left ? p->round_hint : left;
+    pthread_mutex_unlock(&p->lock);
+    if (gpuasm_grow((void **)&s->sub_off, &s->m_sub_off, (size_t)b->n + 1, sizeof(*s->sub_off)) < 0) {
+        snprintf(msg, msglen, "out of memory");
+        return -1;
+    }
+    for (;;) {
+        uint32_t r1 = r0 + want;
+        if (r1 < b->n && adjacent_mates(b, r1 - 1)) r1++;   /* pairs stay whole */
+        const int alone = r1 - r0 == 1 || (r1 - r0 == 2 && adjacent_mates(b, r0));
+        /* The round as a batch of its own (search.h: offsets from 0). */
+        for (uint32_t i = r0; i <= r1; i++) s->sub_off[i - r0] = b->off[i] - b->off[r0];
+        gpuasm_seqset view = { r1 - r0, s->sub_off, b->code + b->off[r0] };
+        gpuasm_err why;
+        s->hits.limit = alone ? 0 : (size_t)limit;
+        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
+        if ((r == GPUASM_ERR_HIT_LIMIT || r == GPUASM_ERR_NOMEM) && !alone) {
+            want = (r1 - r0) / 2;
+            continue;
+        }
+        if (r < 0) {
+            if (why.read != GPUASM_NO_INDEX) why.read += r0;
+            gpuasm_msg_scan(o->reads_path, b, p->t, &o->search, &why, msg, msglen);
+            return -1;
+        }
+        for (size_t h = 0; h < s->hits.n; h++) s->hits.hit[h].read += r0;
+        s->r0 = r0;
+        s->r1 = r1;
+        /* The next round's size: this one, or twice it when the hits used
+         * less than a quarter of the budget. */
+        uint64_t next = s->hits.n < limit / 4 ? 2 * (uint64_t)(r1 - r0) : r1 - r0;
+        pthread_mutex_lock(&p->lock);
+        p->round_hint = next >= b->n ? 0 : (uint32_t)next;
+        pthread_mutex_unlock(&p->lock);
+        return 0;
+    }
+}
+
 static void *scan_main(void *arg)
 {
     worker_t *w = arg;
     pipe_t *p = w->p;
-    const gpuasm_scan_opt *o = p->o;
     char full[1024];
-    gpuasm_err why;
     for (;;) {
         pthread_mutex_lock(&p->lock);
-        while (!p->failed && p->scan_q.n == 0 && !p->read_done)
+        /* Done only when no batch can come back for another round. */
+        while (!p->failed && p->scan_q.n == 0 && (!p->read_done || p->unscanned > 0))
             pthread_cond_wait(&p->cv_scan, &p->lock);
         if (p->failed || p->scan_q.n == 0) {
             /* The last scan thread out tells the report threads. */
@@ -294,15 +405,15 @@ static void *scan_main(void *arg)
         slot_t *s = fifo_pop(&p->scan_q);
         pthread_mutex_unlock(&p->lock);
 
-        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &s->batch.set, &o->search,
-                                        &s->hits, &why);
+        int r = scan_round(w, s, full, sizeof full);
         pthread_mutex_lock(&p->lock);
         if (r < 0) {
-            gpuasm_msg_scan(o->reads_path, &s->batch, p->t, &o->search, &why, full, sizeof full);
             fail_locked(p, full);
         } else if (cut_parts(s, p->n_report) < 0) {
             fail_locked(p, "out of memory");
         } else {
+            if (s->r1 == s->batch.n && --p->unscanned == 0 && p->read_done)
+                pthread_cond_broadcast(&p->cv_scan);   /* the other scan threads may go */
             fifo_push(&p->report_q, s);
             pthread_cond_broadcast(&p->cv_report);
         }
@@ -430,7 +541,7 @@ static void progress_show(progress_t *pg, uint64_t done, uint64_t hits, int fina
 /* ---- the run -------------------------------------------------------------------- */
 
 typedef struct {
-    uint64_t reads, bases, records, hit_records, reads_with_hits, batches, lone_mates;
+    uint64_t reads, bases, records, hit_records, reads_with_hits, batches, rounds, lone_mates;
 } counts_t;
 
 /* Write batches in input order until the end or a failure (the writer is
@@ -493,13 +604,21 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
         }
-        c->reads += s->batch.n;
-        c->bases += s->batch.off[s->batch.n];
-        c->batches++;
-        next++;
+        c->reads += s->r1 - s->r0;
+        c->bases += s->batch.off[s->r1] - s->batch.off[s->r0];
+        c->rounds++;
         pthread_mutex_lock(&p->lock);
-        fifo_push(&p->free_q, s);
-        pthread_cond_signal(&p->cv_free);
+        if (s->r1 < s->batch.n) {
+            /* More rounds of this batch (hit-dense reads): back to the scan
+             * threads first, and batch `next` is still the one to write. */
+            fifo_push_front(&p->scan_q, s);
+            pthread_cond_signal(&p->cv_scan);
+        } else {
+            c->batches++;
+            next++;
+            fifo_push(&p->free_q, s);
+            pthread_cond_signal(&p->cv_free);
+        }
         pthread_mutex_unlock(&p->lock);
         if (pg->on && gpuasm_now_s() - pg->last >= PROGRESS_PERIOD_S)
             progress_show(pg, c->reads, c->hit_records, 0);
@@ -585,6 +704,7 @@ static void free_slots(pipe_t *p)
         slot_t *s = &p->slot[i];
         if (s->batch.mem.alloc) gpuasm_batch_free(&s->batch);
         gpuasm_hits_free(&s->hits);
+        free(s->sub_off);
         for (size_t k = 0; k < s->m_part; k++) gpuasm_records_free(&s->part[k].out);
         free(s->part);
     }
@@ -595,23 +715,120 @@ static void free_slots(pipe_t *p)
     free(p->report_q.q);
 }
 
+/* ---- interruption (gpuasm_scan_interrupt) ------------------------------------ */
+
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+static pipe_t *running;          /* the pipeline whose threads run, or NULL (run_lock) */
+static int interrupted;          /* (run_lock) */
+static char interrupt_why[128];  /* (run_lock) */
+
+void gpuasm_scan_interrupt(const char *why)
+{
+    pthread_mutex_lock(&run_lock);
+    if (!interrupted) {
+        interrupted = 1;
+        snprintf(interrupt_why, sizeof interrupt_why, "%s", why ? why : "interrupted");
+    }
+    /* run_lock is never taken with p->lock held: no lock-order cycle. */
+    if (running) fail(running, interrupt_why);
+    pthread_mutex_unlock(&run_lock);
+}
+
+/* Register p as the running pipeline (or none); an interruption that came
+ * before stops it at once. */
+static void set_running(pipe_t *p)
+{
+    pthread_mutex_lock(&run_lock);
+    running = p;
+    if (p && interrupted) fail(p, interrupt_why);
+    pthread_mutex_unlock(&run_lock);
+}
+
+/* -1 with err when the run was interrupted (checked between setup steps). */
+static int check_interrupt(char *err, size_t errlen)
+{
+    int r = 0;
+    pthread_mutex_lock(&run_lock);
+    if (interrupted) {
+        snprintf(err, errlen, "%s", interrupt_why);
+        r = -1;
+    }
+    pthread_mutex_unlock(&run_lock);
+    return r;
+}
+
+/* ---- the run ---------------------------------------------------------------------- */
+
+/* Refuse outputs that would destroy an input (issue #12: "-o r.fq r.fq"
+ * deleted the reads): the same file, through links too.  0, or -1 with err. */
+static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
+{
+    const char *in[] = { o->reads_path, o->reads_path2, o->targets_path, o->reference };
+    const char *what[] = { "the reads file", "the second reads file", "the targets file",
+                           "the reference (-T)" };
+    const char *out[] = { o->out_path, o->stats_path };
+    const char *flag[] = { "-o", "--stats" };
+    for (int k = 0; k < 2; k++) {
+        /* Standard output counts only where it is a regular file (a redirection). */
+        if (k == 1 && !o->stats_path) continue;
+        int i = gpuasm_output_is_input(out[k], in, sizeof in / sizeof in[0]);
+        if (i >= 0) {
+            char who[1024];
+            if (out[k] && strcmp(out[k], "-"))
+                snprintf(who, sizeof who, "%s %s", flag[k], out[k]);
+            else
+                snprintf(who, sizeof who, "standard output");
+            snprintf(err, errlen, "%s: this output is %s %s (the same file): refusing to "
+                     "overwrite an input", who, what[i], in[i]);
+            return -1;
+        }
+    }
+    const int sam_to_stdout = !o->out_path || !strcmp(o->out_path, "-");
+    if (o->stats_path && !strcmp(o->stats_path, "-") && sam_to_stdout) {
+        snprintf(err, errlen, "--stats -: standard output carries the SAM output (give -o FILE)");
+        return -1;
+    }
+    if (o->stats_path && strcmp(o->stats_path, "-") &&
+        ((o->out_path && !strcmp(o->out_path, o->stats_path)) ||
+         gpuasm_output_is_input(o->stats_path, (const char *const[]){ o->out_path }, 1) >= 0 ||
+         (!o->out_path && gpuasm_output_is_input(NULL, (const char *const[]){ o->stats_path }, 1) >= 0))) {
+        snprintf(err, errlen, "--stats %s: this is also the SAM output", o->stats_path);
+        return -1;
+    }
+    return 0;
+}
+
+/* Remove the result a committed output left (only when a later step of a
+ * successful run failed: a --stats file that could not be moved into place). */
+static void remove_result(const char *path)
+{
+    struct stat st;
+    char *real = path && strcmp(path, "-") ? realpath(path, NULL) : NULL;
+    if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) unlink(real);
+    free(real);
+}
+
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
     double t_start = gpuasm_now_s();
-    int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0;
+    int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0, stats_ok = 0;
     gpuasm_targets t;
     gpuasm_writer *w = NULL;
     FILE *stats_fp = NULL;
+    gpuasm_outfile stats_of;
     gpuasm_err why, fallback;
     pipe_t p;
     counts_t c = { 0 };
     progress_t pg = { .prog = prog };
     memset(&p, 0, sizeof p);
+    memset(&stats_of, 0, sizeof stats_of);
     p.o = o;
     p.t = &t;
 
+    if (check_outputs(o, err, errlen) < 0) return -1;
     if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) return -1;
     targets_ok = 1;
+    if (check_interrupt(err, errlen) < 0) goto out;
     if (t.n_dup && says(o, HTS_LOG_WARNING)) {
         const char *d = t.desc[t.first_dup];
         fprintf(stderr, "%s: warning: %s: %u duplicate target name%s made unique with a _N "
@@ -647,9 +864,11 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
         snprintf(err, errlen, "%s: %s", o->targets_path, why.msg);
         goto out;
     }
+    if (check_interrupt(err, errlen) < 0) goto out;
     if (gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
                            o->wildcards, &p.rd, err, errlen) < 0)
         goto out;
+    if (check_interrupt(err, errlen) < 0) goto out;
     p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
                                 .rg_id = o->rg_id };
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
@@ -657,17 +876,34 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags, .rg_line = o->rg_line };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
-    /* Opened now so that a bad --stats path fails before any work. */
+    /* Opened now so that a bad --stats path fails before any work; written
+     * through a temporary file like -o (util/output_file.h). */
     if (o->stats_path) {
+        if (gpuasm_outfile_begin(&stats_of, o->stats_path, err, errlen) < 0) goto out;
         errno = 0;
-        if (!(stats_fp = fopen(o->stats_path, "w"))) {
+        const char *name = gpuasm_outfile_name(&stats_of);
+        if (!(stats_fp = strcmp(name, "-") ? fopen(name, "w") : fdopen(dup(STDOUT_FILENO), "w"))) {
             snprintf(err, errlen, "%s: cannot open for writing: %s", o->stats_path,
                      strerror(errno ? errno : EIO));
             goto out;
         }
     }
-    p.max_bases = o->batch_bases ? o->batch_bases
-                                 : default_batch_bases(p.eng, slots_for(gpuasm_engine_lanes(p.eng)));
+    {
+        const size_t n_slots = slots_for(gpuasm_engine_lanes(p.eng));
+        const uint64_t mem = o->max_memory ? o->max_memory : gpuasm_default_max_memory(n_slots);
+        const uint64_t slot_bytes = mem / n_slots;
+        p.max_bases = o->batch_bases ? o->batch_bases
+                                     : default_batch_bases(p.eng, n_slots, slot_bytes);
+        p.hit_bytes = slot_bytes / 2;
+        p.max_memory = mem;
+        const uint64_t batch_mem = (uint64_t)n_slots * p.max_bases * HOST_BYTES_PER_BASE;
+        if (o->batch_bases && batch_mem > mem / 2 && says(o, HTS_LOG_WARNING))
+            fprintf(stderr, "%s: warning: --batch-size %llu: %zu batches in flight hold about "
+                    "%llu MiB of reads, more than half of --max-memory (%llu MiB); memory may "
+                    "reach about %llu MiB\n", prog, (unsigned long long)o->batch_bases, n_slots,
+                    (unsigned long long)(batch_mem >> 20), (unsigned long long)(mem >> 20),
+                    (unsigned long long)((batch_mem + mem / 2) >> 20));
+    }
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.cv_free, NULL);
     pthread_cond_init(&p.cv_scan, NULL);
@@ -678,7 +914,10 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
     pg.rd = p.rd;
     pg.t0 = pg.last = gpuasm_now_s();
-    if (run_pipeline(&p, w, &pg, &c) < 0) {
+    set_running(&p);
+    int piped = run_pipeline(&p, w, &pg, &c);
+    set_running(NULL);
+    if (piped < 0) {
         if (pg.on) progress_show(&pg, c.reads, c.hit_records, 1);
         snprintf(err, errlen, "%s", p.err);
         goto out;
@@ -689,16 +928,13 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                 "grouped by name? samtools collate groups mates): RNEXT/PNEXT left unset\n",
                 prog, o->reads_path, (unsigned long long)c.lone_mates,
                 c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
+    for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
+        fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd, i));
     writer_ok = 1;
     ret = 0;
 out:
-    if (w) {
-        char cerr[512];
-        if (gpuasm_writer_close(w, writer_ok, cerr, sizeof cerr) < 0 && ret == 0) {
-            snprintf(err, errlen, "%s", cerr);
-            ret = -1;
-        }
-    }
+    /* The --stats report first, into its temporary file, so that -o and
+     * --stats are moved into place together, or neither is. */
     if (stats_fp) {
         if (ret == 0) {
             gpuasm_scan_stats es;
@@ -708,7 +944,8 @@ out:
                 .simd = gpuasm_engine_simd(p.eng),
                 .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
-                .batches = c.batches, .batch_bases = p.max_bases,
+                .batches = c.batches, .batch_bases = p.max_bases, .rounds = c.rounds,
+                .max_memory = p.max_memory,
                 .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
             };
@@ -719,15 +956,28 @@ out:
                 snprintf(err, errlen, "%s: write failed: %s", o->stats_path,
                          strerror(errno ? errno : EIO));
                 ret = -1;
-                /* The run fails, so its output goes too (as for any failure). */
-                gpuasm_output_remove(o->out_path);
+            } else {
+                stats_ok = 1;
             }
         } else {
             fclose(stats_fp);
         }
-        /* A failed run leaves no statistics that look like a result. */
-        if (ret < 0) gpuasm_output_remove(o->stats_path);
     }
+    if (w) {
+        char cerr[512];
+        if (gpuasm_writer_close(w, ret == 0 && writer_ok, cerr, sizeof cerr) < 0 && ret == 0) {
+            snprintf(err, errlen, "%s", cerr);
+            ret = -1;
+        }
+    }
+    if (stats_ok && ret == 0 && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
+        ret = -1;
+        /* The run fails, so its SAM output goes too (as for any failure). */
+        remove_result(o->out_path);
+    }
+    /* A failed run leaves no statistics that look like a result. */
+    if (ret < 0) gpuasm_outfile_abort(&stats_of);
+    gpuasm_outfile_free(&stats_of);
     if (sync_ok) {
         pthread_mutex_destroy(&p.lock);
         pthread_cond_destroy(&p.cv_free);

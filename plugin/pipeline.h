@@ -5,9 +5,11 @@
  * scan thread per engine lane (engine.h: two per CUDA device, one for the
  * CPU), a pool of report threads (traceback and SAM record building, one
  * per -@ thread) and the writer (the calling thread), which writes batches
- * strictly in input order.  A fixed set of 2 x lanes + 2 batches circulates
- * between them, so memory is bounded by the batch size, whatever the input.
- * The output is byte-identical for any lanes, threads and batch size.
+ * strictly in input order.  A fixed set of 4 x lanes + 4 batches circulates
+ * between them, and a batch whose reads hit too often is scanned and written
+ * in rounds of fewer reads, so memory stays within --max-memory whatever the
+ * input and its hit density (pipeline.c: the memory bound).  The output is
+ * byte-identical for any lanes, threads, batch size and memory bound.
  */
 #ifndef GPUASM_PIPELINE_H
 #define GPUASM_PIPELINE_H
@@ -29,7 +31,9 @@ typedef struct gpuasm_scan_opt {
     const char *reference;     /* -T: reference for CRAM input, or NULL */
     const char *device;        /* auto | cpu | cuda | cuda:N | cuda:N,M,... | cuda:all */
     int n_threads;             /* -@ (0 counts as 1) */
-    uint64_t batch_bases;      /* 0: gpuasm_engine_suggest_batch_bases() */
+    uint64_t batch_bases;      /* 0: gpuasm_engine_suggest_batch_bases(), within max_memory */
+    uint64_t max_memory;       /* --max-memory: bytes for batches, hits and records in
+                                * flight; 0: gpuasm_default_max_memory() */
     gpuasm_search_opt search;  /* what to search for: -k/-e, --mode, --kernel, --pattern */
     gpuasm_report_opt report;  /* what to report: --all, --best, --eqx */
     int unmatched;             /* --unmatched */
@@ -43,6 +47,10 @@ typedef struct gpuasm_scan_opt {
     const char *version;
 } gpuasm_scan_opt;
 
+/* --max-memory's default for n_slots batches in flight: 1 GiB, or 64 MiB
+ * per slot when that is more (pipeline.c says what the bound covers). */
+uint64_t gpuasm_default_max_memory(size_t n_slots);
+
 /* Run a whole scan.  Warnings go to stderr prefixed with `prog` (at
  * verbosity >= 3, not with quiet); so does the progress line (stderr a
  * terminal or o->progress, and not o->quiet):
@@ -51,8 +59,16 @@ typedef struct gpuasm_scan_opt {
  * reads them (so it moves before the first batch is scanned), D the reads
  * written out, R is D per second, H counts hit records (not FLAG 4 ones).
  * Returns 0, or -1 with one line in err ("FILE: record N (NAME): what");
- * on failure the -o file and the --stats file are removed.  The first error
- * of any thread wins; the others stop. */
+ * -o and --stats are written through temporary files moved into place
+ * only on success (util/output_file.h), and refused when they are one of
+ * the inputs.  The first error of any thread wins; the others stop. */
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen);
+
+/* Stop a run from another thread (gpuasm-scan's signal watcher): the
+ * current gpuasm_scan_run() -- or the next, if none runs yet -- fails with
+ * `why` as its message, as soon as its threads notice (between batches;
+ * a read blocked on a pipe or a scan in progress finishes first), and
+ * removes its -o and --stats files as any failed run does. */
+void gpuasm_scan_interrupt(const char *why);
 
 #endif

@@ -1,13 +1,196 @@
 /* output_file.c -- see output_file.h. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "output_file.h"
 
+/* ---- temporary files not yet committed or aborted, for the signal path ---- */
+
+#define PENDING_MAX 8
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *pending[PENDING_MAX];   /* copies of tmp names (owned here) */
+
+static void pending_add(const char *tmp)
+{
+    pthread_mutex_lock(&pending_lock);
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (!pending[i]) {
+            pending[i] = strdup(tmp);
+            break;
+        }
+    pthread_mutex_unlock(&pending_lock);
+}
+
+static void pending_drop(const char *tmp)
+{
+    pthread_mutex_lock(&pending_lock);
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (pending[i] && !strcmp(pending[i], tmp)) {
+            free(pending[i]);
+            pending[i] = NULL;
+        }
+    pthread_mutex_unlock(&pending_lock);
+}
+
+void gpuasm_outfiles_remove_pending(void)
+{
+    /* The lock is only ever held for a few instructions (never across I/O). */
+    pthread_mutex_lock(&pending_lock);
+    for (int i = 0; i < PENDING_MAX; i++)
+        if (pending[i]) unlink(pending[i]);
+    pthread_mutex_unlock(&pending_lock);
+}
+
+/* ---- one output file -------------------------------------------------------- */
+
+static int is_stdout(const char *path) { return !path || !strcmp(path, "-"); }
+
+/* The directory part of `p` ("." when it has none). */
+static char *dir_of(const char *p)
+{
+    const char *slash = strrchr(p, '/');
+    if (!slash) return strdup(".");
+    if (slash == p) return strdup("/");
+    char *d = strdup(p);
+    if (d) d[slash - p] = 0;
+    return d;
+}
+
+int gpuasm_outfile_begin(gpuasm_outfile *f, const char *path, char *err, size_t errlen)
+{
+    memset(f, 0, sizeof(*f));
+    if (is_stdout(path)) return 0;
+    struct stat st, lst;
+    const int exists = stat(path, &st) == 0;
+    const int link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    if (!(f->path = strdup(path))) goto oom;
+    /* Write through a symbolic link to an existing file: replace its target. */
+    if (!(f->final = exists && link ? realpath(path, NULL) : NULL) && !(f->final = strdup(path)))
+        goto oom;
+    f->regular = !exists || S_ISREG(st.st_mode);
+    /* Not a regular file (a device, a FIFO): written directly, never
+     * removed.  A dangling link: written directly (htslib creates its
+     * target), removed on failure. */
+    if (!f->regular || (!exists && link)) return 0;
+    if (exists) {
+        f->mode = (int)(st.st_mode & 07777);
+    } else {
+        mode_t um = umask(0);
+        umask(um);
+        f->mode = (int)(0666 & ~um);
+    }
+    char *dir = dir_of(f->final);
+    if (!dir) goto oom;
+    const char *slash = strrchr(f->final, '/');
+    const char *base = slash ? slash + 1 : f->final;
+    size_t n = strlen(dir) + strlen(base) + 32;
+    char *tmp = malloc(n);
+    if (!tmp) {
+        free(dir);
+        goto oom;
+    }
+    if (strlen(base) + 16 <= NAME_MAX)
+        snprintf(tmp, n, "%s/.%s.gpuasm-XXXXXX", dir, base);
+    else
+        snprintf(tmp, n, "%s/.gpuasm-XXXXXX", dir);
+    free(dir);
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        /* No temporary file here (a read-only directory, a missing one):
+         * write directly; htslib's open says what is wrong, if anything. */
+        free(tmp);
+        return 0;
+    }
+    close(fd);
+    f->tmp = tmp;
+    pending_add(tmp);
+    return 0;
+oom:
+    snprintf(err, errlen, "%s: out of memory", path);
+    gpuasm_outfile_free(f);
+    return -1;
+}
+
+const char *gpuasm_outfile_name(const gpuasm_outfile *f)
+{
+    return f->tmp ? f->tmp : f->path ? f->path : "-";
+}
+
+int gpuasm_outfile_commit(gpuasm_outfile *f, char *err, size_t errlen)
+{
+    if (!f->tmp) return 0;
+    if (chmod(f->tmp, (mode_t)f->mode) != 0 || rename(f->tmp, f->final) != 0) {
+        int e = errno;
+        snprintf(err, errlen, "%s: cannot move the finished output into place (%s -> %s): %s",
+                 f->path, f->tmp, f->final, strerror(e));
+        gpuasm_outfile_abort(f);
+        return -1;
+    }
+    pending_drop(f->tmp);
+    free(f->tmp);
+    f->tmp = NULL;
+    f->regular = 0;   /* committed: abort leaves it alone */
+    return 0;
+}
+
+void gpuasm_outfile_abort(gpuasm_outfile *f)
+{
+    if (f->tmp) {
+        unlink(f->tmp);
+        pending_drop(f->tmp);
+        free(f->tmp);
+        f->tmp = NULL;
+    } else if (f->regular && f->final) {
+        /* Written directly: remove it if it is (still) a regular file --
+         * never a device or a pipe, whatever the name now points to. */
+        struct stat st;
+        char *real = realpath(f->final, NULL);
+        const char *p = real ? real : f->final;
+        if (stat(p, &st) == 0 && S_ISREG(st.st_mode)) unlink(p);
+        free(real);
+    }
+    f->regular = 0;
+}
+
+void gpuasm_outfile_free(gpuasm_outfile *f)
+{
+    if (f->tmp) pending_drop(f->tmp);
+    free(f->path);
+    free(f->final);
+    free(f->tmp);
+    memset(f, 0, sizeof(*f));
+}
+
 void gpuasm_output_remove(const char *path)
 {
     struct stat st;
     if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+}
+
+/* ---- outputs that are inputs ------------------------------------------------- */
+
+/* stat() of a path, or of descriptor fd for "-"/NULL.  0 or -1. */
+static int stat_of(const char *p, int fd, struct stat *st)
+{
+    return is_stdout(p) ? fstat(fd, st) : stat(p, st);
+}
+
+int gpuasm_output_is_input(const char *out, const char *const *in, size_t n)
+{
+    struct stat so, si;
+    if (stat_of(out, STDOUT_FILENO, &so) != 0 || !S_ISREG(so.st_mode)) return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!in[i]) continue;
+        if (stat_of(in[i], STDIN_FILENO, &si) == 0 && S_ISREG(si.st_mode) &&
+            si.st_dev == so.st_dev && si.st_ino == so.st_ino)
+            return (int)i;
+    }
+    return -1;
 }

@@ -1,11 +1,70 @@
-/* output_file.h -- what happens to the files a run writes when it fails. */
+/* output_file.h -- the files a run writes (-o, --stats): nothing that
+ * looks like a result unless the run succeeded, and never over an input.
+ *
+ * Issue #12.  A regular output file is written through a temporary file in
+ * the same directory (".NAME.gpuasm-XXXXXX", hidden), renamed over NAME
+ * only when the run succeeded (rename(2) within one file system is atomic:
+ * NAME is either the old file or the whole new one).  A failed, interrupted
+ * (SIGINT/SIGTERM/SIGHUP) or killed run leaves no NAME of its own; a
+ * SIGKILL leaves the hidden temporary file, nothing with NAME.
+ *   - NAME a symbolic link: the file it points to is replaced (the link
+ *     stays, as when samtools writes through it);
+ *   - NAME not a regular file (/dev/null, /dev/stdout, a FIFO, a terminal):
+ *     written directly, nothing renamed or removed;
+ *   - a directory where no temporary file can be made (read-only, while
+ *     NAME itself is writable): written directly, and removed on failure;
+ *   - the new file gets NAME's permission bits when NAME existed, else
+ *     0666 less the umask, as any new file; hard links to the old NAME keep
+ *     the old contents (as with sed -i or gzip).
+ */
 #ifndef GPUASM_OUTPUT_FILE_H
 #define GPUASM_OUTPUT_FILE_H
 
-/* Remove the output file `path` of a failed run, so nothing half-written
- * looks like a result.  Only a regular file is removed: "-", NULL, a
- * terminal, a pipe or a device named as the output (-o /dev/stdout, run as
- * root) are left alone. */
+#include <stddef.h>
+
+typedef struct gpuasm_outfile {
+    char *path;      /* as given (messages) */
+    char *final;     /* where the result goes: path, or a symbolic link's target */
+    char *tmp;       /* the temporary file written instead, or NULL: written directly */
+    int regular;     /* final is (or will be) a regular file */
+    int mode;        /* permission bits the result gets (when tmp) */
+} gpuasm_outfile;
+
+/* Prepare to write `path` ("-" or NULL: standard output, nothing to do).
+ * Afterwards gpuasm_outfile_name() is the name to open.  0, or -1 with
+ * "PATH: reason" in err. */
+int gpuasm_outfile_begin(gpuasm_outfile *f, const char *path, char *err, size_t errlen);
+
+/* The file to open for writing: the temporary file, path itself, or "-". */
+const char *gpuasm_outfile_name(const gpuasm_outfile *f);
+
+/* The run succeeded and the file is closed: move it into place.  0, or -1
+ * with err (the temporary file is removed then). */
+int gpuasm_outfile_commit(gpuasm_outfile *f, char *err, size_t errlen);
+
+/* The run failed: remove what was written (the temporary file; a regular
+ * file written directly), nothing else.  Safe to call twice, and after
+ * commit (then it does nothing). */
+void gpuasm_outfile_abort(gpuasm_outfile *f);
+
+/* Free f's memory (after commit or abort). */
+void gpuasm_outfile_free(gpuasm_outfile *f);
+
+/* Remove every temporary file not yet committed or aborted, from any
+ * thread (the signal watcher of gpuasm-scan, when a run does not stop in
+ * time).  Never blocks on a lock another thread could hold forever. */
+void gpuasm_outfiles_remove_pending(void);
+
+/* Remove the output file `path` of a failed run written directly (not
+ * through gpuasm_outfile): only a regular file; "-", NULL, a terminal, a
+ * pipe or a device named as the output are left alone.  (gpuasm-signal's
+ * outputs; gpuasm-scan's go through gpuasm_outfile.) */
 void gpuasm_output_remove(const char *path);
+
+/* Is the file `out` (an output about to be written; NULL or "-": standard
+ * output, checked through descriptor 1) the same file (device and inode,
+ * links followed) as one of the inputs in[0..n) (NULL entries skipped;
+ * "-": standard input)?  Returns the index of that input, or -1. */
+int gpuasm_output_is_input(const char *out, const char *const *in, size_t n);
 
 #endif

@@ -124,7 +124,8 @@ make_reads() {
 import json, sys
 s = json.load(open(sys.argv[1]))
 want = ["program", "version", "device", "simd", "lanes", "reads", "bases", "records",
-        "reads_with_hits", "batches", "batch_bases", "wall_s", "scan_s", "kernel_s",
+        "reads_with_hits", "batches", "batch_bases", "rounds", "max_memory", "wall_s",
+        "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "peak_rss_kb"]
 assert list(s) == want, list(s)
 recs = [l.split("\t") for l in open(sys.argv[2]) if not l.startswith("@")]
@@ -140,6 +141,8 @@ assert s["records"] == len(recs), (s["records"], len(recs))
 assert s["reads_with_hits"] == len(hit_reads), (s["reads_with_hits"], len(hit_reads))
 assert s["batches"] == reads, s          # --batch-size 1: one unpaired read per batch
 assert s["batch_bases"] == 1, s
+assert s["rounds"] == s["batches"], s    # few hits: one scan round per batch
+assert s["max_memory"] == 1 << 30, s     # the default bound (issue #12)
 assert s["cells"] > 0 and s["kernel_s"] > 0 and s["kernel_tcups"] > 0, s
 assert s["kernel_s"] == s["scan_s"], s   # the CPU has no separate kernel clock
 assert s["wall_s"] > 0 and s["reads_per_s"] > 0 and s["peak_rss_kb"] > 0, s
