@@ -6,8 +6,14 @@
  * block 0 (vpgatherqq).
  */
 #if defined(__x86_64__) && defined(__GNUC__)
-#pragma GCC target("avx2,bmi2,popcnt")
 #include <immintrin.h>
+/* clang ignores GCC's target pragma (the libFuzzer build, tests/fuzz): the
+ * same features as an attribute on every function of this file. */
+#if defined(__clang__)
+#pragma clang attribute push (__attribute__((target("avx2,bmi2,popcnt"))), apply_to = function)
+#else
+#pragma GCC target("avx2,bmi2,popcnt")
+#endif
 
 #define LN 4
 #define LANES_FN(name) name##_avx2
@@ -17,4 +23,7 @@
 #define SAD8(v) ((vu)_mm256_sad_epu8((__m256i)(v), _mm256_setzero_si256()))
 
 #include "myers_lanes_impl.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 #endif

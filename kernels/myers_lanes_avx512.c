@@ -7,8 +7,14 @@
  * bits), so no gather and no staging of Eq words.
  */
 #if defined(__x86_64__) && defined(__GNUC__)
-#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,bmi2,popcnt")
 #include <immintrin.h>
+/* clang ignores GCC's target pragma (the libFuzzer build, tests/fuzz): the
+ * same features as an attribute on every function of this file. */
+#if defined(__clang__)
+#pragma clang attribute push (__attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,bmi2,popcnt"))), apply_to = function)
+#else
+#pragma GCC target("avx512f,avx512bw,avx512dq,avx512vl,bmi2,popcnt")
+#endif
 
 #define LN 8
 #define LANES_FN(name) name##_avx512
@@ -37,4 +43,7 @@
     } while (0)
 
 #include "myers_lanes_impl.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 #endif

@@ -4,8 +4,14 @@
  * first.  Text lanes look Eq up per lane (two scalar loads).
  */
 #if defined(__x86_64__) && defined(__GNUC__)
-#pragma GCC target("sse4.1,popcnt")
 #include <immintrin.h>
+/* clang ignores GCC's target pragma (the libFuzzer build, tests/fuzz): the
+ * same features as an attribute on every function of this file. */
+#if defined(__clang__)
+#pragma clang attribute push (__attribute__((target("sse4.1,popcnt"))), apply_to = function)
+#else
+#pragma GCC target("sse4.1,popcnt")
+#endif
 
 #define LN 2
 #define LANES_FN(name) name##_sse41
@@ -15,4 +21,7 @@
 #define SAD8(v) ((vu)_mm_sad_epu8((__m128i)(v), _mm_setzero_si128()))
 
 #include "myers_lanes_impl.h"
+#if defined(__clang__)
+#pragma clang attribute pop
+#endif
 #endif
