@@ -341,6 +341,11 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     const gpuasm_batch *b = &s->batch;
     const uint32_t r0 = s->r1, left = b->n - r0;
     if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
+        /* The codes are made here, on a scan thread, not by the reader. */
+        if (gpuasm_batch_encode(&s->batch) < 0) {
+            snprintf(msg, msglen, "out of memory");
+            return -1;
+        }
         s->max_len = 0;
         for (uint32_t i = 0; i < b->n; i++)
             if (b->off[i + 1] - b->off[i] > s->max_len) s->max_len = b->off[i + 1] - b->off[i];
