@@ -131,7 +131,9 @@ static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots, uint64_t
  * per thread left 11 of 16 threads idle and was 85% of the P2 wall time). */
 typedef struct {
     uint32_t r0, r1;           /* reads [r0, r1) of the batch; never splits adjacent mates */
-    gpuasm_records out;        /* output records of the part, reused */
+    gpuasm_records out;        /* output records of the part, reused (SAM text: one read's) */
+    kstring_t text;            /* SAM text output: the part's lines (format_records) */
+    uint64_t n_rec;            /* records of the part */
 } part_t;
 
 /* One batch on its way through the pipeline, with everything reused. */
@@ -183,6 +185,7 @@ typedef struct {
     int lane;                  /* scan threads */
     gpuasm_report rep[2];      /* report threads: a read and its mate */
     kstring_t scratch;
+    kstring_t line;            /* report threads, SAM text output: sam_format1's line */
 } worker_t;
 
 struct pipe {
@@ -191,6 +194,8 @@ struct pipe {
     const gpuasm_targets *t;
     gpuasm_engine *eng;
     gpuasm_reader *rd;
+    gpuasm_writer *w;
+    int text_out;              /* SAM text: the report threads format the lines */
     uint64_t max_bases;
     uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
     uint64_t max_memory;       /* the memory bound, bytes */
@@ -440,6 +445,22 @@ static size_t hits_of_read(const gpuasm_hits *h, size_t *pos, uint32_t i)
     return s;
 }
 
+/* SAM text output: turn the part's records so far into its text, and
+ * drop them (their memory is reused by the next read's), so that the
+ * writer thread only writes bytes.  0, or -1 with err. */
+static int format_records(worker_t *w, part_t *s, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < s->out.n; i++)
+        if (gpuasm_writer_format(w->p->w, s->out.rec[i], &w->line, &s->text) < 0) {
+            snprintf(err, errlen, "read %s: cannot format its SAM record (out of memory?)",
+                     bam_get_qname(s->out.rec[i]));
+            return -1;
+        }
+    s->n_rec += s->out.n;
+    s->out.n = 0;
+    return 0;
+}
+
 /* All records of one part of a scanned batch, in read order.  0, or -1 with err. */
 static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t errlen)
 {
@@ -447,6 +468,8 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
     const gpuasm_batch *b = &sl->batch;
     char msg[512];
     gpuasm_records_clear(&s->out);
+    s->text.l = 0;
+    s->n_rec = 0;
     /* First hit of the part: hits are sorted by read. */
     size_t lo = 0, hi = sl->hits.n;
     while (lo < hi) {
@@ -473,8 +496,10 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
             snprintf(err, errlen, "out of memory");
             return -1;
         }
+        if (w->p->text_out && format_records(w, s, err, errlen) < 0) return -1;
         i += nrd;
     }
+    s->n_rec += s->out.n;   /* records not formatted here (BAM, CRAM) */
     return 0;
 }
 
@@ -549,6 +574,16 @@ typedef struct {
     uint64_t reads, bases, records, hit_records, reads_with_hits, batches, rounds, lone_mates;
 } counts_t;
 
+/* Write one reported part: its text (SAM), or its records (BAM, CRAM:
+ * htslib's threads compress).  0, or -1 with msg. */
+static int write_part(gpuasm_writer *w, const part_t *pt, char *msg, size_t msglen)
+{
+    if (pt->text.l) return gpuasm_writer_write_text(w, pt->text.s, pt->text.l, msg, msglen);
+    for (size_t i = 0; i < pt->out.n; i++)
+        if (gpuasm_writer_write(w, pt->out.rec[i], msg, msglen) < 0) return -1;
+    return 0;
+}
+
 /* Write batches in input order until the end or a failure (the writer is
  * the calling thread).  0, or -1 when the pipeline failed (p->err). */
 static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c)
@@ -599,12 +634,11 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
         }
         for (size_t k = 0; k < s->n_part; k++) {
             const gpuasm_records *pt = &s->part[k].out;
-            for (size_t i = 0; i < pt->n; i++)
-                if (gpuasm_writer_write(w, pt->rec[i], msg, sizeof msg) < 0) {
-                    fail(p, msg);
-                    return -1;
-                }
-            c->records += pt->n;
+            if (write_part(w, &s->part[k], msg, sizeof msg) < 0) {
+                fail(p, msg);
+                return -1;
+            }
+            c->records += s->part[k].n_rec;
             c->hit_records += pt->hit_records;
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
@@ -636,6 +670,8 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     int lanes = gpuasm_engine_lanes(p->eng);
     int n_report = p->o->n_threads < 1 ? 1 : p->o->n_threads;
     p->n_report = n_report;
+    p->w = w;
+    p->text_out = gpuasm_writer_is_text(w);
     pthread_t reader;
     int reader_started = 0, ret = -1;
     worker_t *scan = calloc((size_t)lanes, sizeof(*scan));
@@ -695,6 +731,7 @@ join:
         gpuasm_report_free(&rep[i].rep[0]);
         gpuasm_report_free(&rep[i].rep[1]);
         ks_free(&rep[i].scratch);
+        ks_free(&rep[i].line);
     }
 out:
     if (p->failed) ret = -1;
@@ -710,7 +747,10 @@ static void free_slots(pipe_t *p)
         if (s->batch.mem.alloc) gpuasm_batch_free(&s->batch);
         gpuasm_hits_free(&s->hits);
         free(s->sub_off);
-        for (size_t k = 0; k < s->m_part; k++) gpuasm_records_free(&s->part[k].out);
+        for (size_t k = 0; k < s->m_part; k++) {
+            gpuasm_records_free(&s->part[k].out);
+            ks_free(&s->part[k].text);
+        }
         free(s->part);
     }
     free(p->slot);

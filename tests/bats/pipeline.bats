@@ -84,6 +84,25 @@ make_reads() {
     no_pg "$EXPECTED_SAM" | cmp - "$T/out.1.default.sam"
 }
 
+@test "SAM text made by the report threads = htslib's sam_write1 bytes (samtools view of the BAM), SAM and .sam.gz, any batching" {
+    require_samtools
+    make_reads 3000 100 > "$T/r.fq"
+    for run in "-@ 1" "-@ 4 --batch-size 1" "-@ 2 --batch-size 5k"; do
+        # shellcheck disable=SC2086
+        scan --device cpu --no-PG $run --all --unmatched -o "$T/o.bam" "$T/r.fq" "$TARGETS"
+        # shellcheck disable=SC2086
+        scan --device cpu --no-PG $run --all --unmatched -o "$T/o.sam" "$T/r.fq" "$TARGETS"
+        # shellcheck disable=SC2086
+        scan --device cpu --no-PG $run --all --unmatched -o "$T/o.sam.gz" "$T/r.fq" "$TARGETS"
+        samtools view --no-PG -h -o "$T/h.sam" "$T/o.bam"
+        samtools view --no-PG -h -O sam.gz -o "$T/h.sam.gz" "$T/o.bam"
+        [ "$(records "$T/h.sam" | wc -l)" -ge 3000 ]
+        cmp "$T/o.sam" "$T/h.sam"
+        # the same BGZF blocks too: one record never spans two (bgzf_flush_try)
+        cmp "$T/o.sam.gz" "$T/h.sam.gz"
+    done
+}
+
 @test "sample --all --unmatched --eqx: same bytes for every batching" {
     same_for_all_batchings "$READS" "$TARGETS" --all --unmatched --eqx
 }
