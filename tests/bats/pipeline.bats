@@ -391,6 +391,14 @@ assert g["kernel_s"] > 0 and g["kernel_tcups"] > 0, g
 PY
         done
     done
+    # GPUASM_CUDA_LANES (issue #14's A/B knob): 1 and 4 lanes a device, same bytes
+    for n in 1 4; do
+        GPUASM_CUDA_LANES=$n scan --device cuda -@ 4 --batch-size 5k --stats "$T/gpu.json" \
+            "$rf" "$T/viruses.fa" | no_pg > "$T/gpu.sam"
+        cmp "$T/cpu.sam" "$T/gpu.sam" || { echo "GPUASM_CUDA_LANES=$n differs" >&2; return 1; }
+        "$PYTHON3" -c 'import json, sys; g = json.load(open(sys.argv[1])); assert g["lanes"] == int(sys.argv[2]), g' \
+            "$T/gpu.json" "$n"
+    done
 }
 
 @test "report parts never split adjacent mates: one big batch = tiny batches" {
