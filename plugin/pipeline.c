@@ -46,6 +46,7 @@
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
 
+#include "auto_device.h"
 #include "clock.h"
 #include "engine.h"
 #include "grow.h"
@@ -853,6 +854,45 @@ static void remove_result(const char *path)
     free(real);
 }
 
+/* ---- the engine opens while the inputs do (issue #14) ------------------------ */
+
+/* Starting CUDA takes a few hundred ms that nothing else needs: a thread
+ * opens the engine while the targets load and the reads open. */
+typedef struct {
+    const char *device;
+    int n_threads;
+    gpuasm_engine *eng;
+    gpuasm_err why, fallback;
+    int rc;
+    pthread_t tid;
+    int running;               /* started and not joined yet */
+} opener_t;
+
+static void *opener_main(void *arg)
+{
+    opener_t *op = arg;
+    op->rc = gpuasm_engine_open(op->device, op->n_threads, &op->eng, &op->why, &op->fallback);
+    return NULL;
+}
+
+/* Open in a thread (in this one for the CPU, which opens at once, or when
+ * no thread can start). */
+static void opener_start(opener_t *op)
+{
+    if (strcmp(op->device, "cpu") && pthread_create(&op->tid, NULL, opener_main, op) == 0)
+        op->running = 1;
+    else
+        opener_main(op);
+}
+
+/* Wait for the engine; its status (op->rc). */
+static int opener_join(opener_t *op)
+{
+    if (op->running) pthread_join(op->tid, NULL);
+    op->running = 0;
+    return op->rc;
+}
+
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
     double t_start = gpuasm_now_s();
@@ -861,7 +901,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     gpuasm_writer *w = NULL;
     FILE *stats_fp = NULL;
     gpuasm_outfile stats_of;
-    gpuasm_err why, fallback;
+    gpuasm_err why;
+    opener_t op = { 0 };
+    char auto_why[512];
     pipe_t p;
     counts_t c = { 0 };
     progress_t pg = { .prog = prog };
@@ -871,7 +913,14 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     p.t = &t;
 
     if (check_outputs(o, err, errlen) < 0) return -1;
-    if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) return -1;
+    op.n_threads = o->n_threads;
+    if (gpuasm_auto_device(o, &op.device, auto_why, sizeof auto_why) < 0) {
+        snprintf(err, errlen, "%s", auto_why);
+        return -1;
+    }
+    if (auto_why[0] && says(o, HTS_LOG_INFO)) fprintf(stderr, "%s: info: %s\n", prog, auto_why);
+    opener_start(&op);
+    if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) goto out;
     targets_ok = 1;
     if (check_interrupt(err, errlen) < 0) goto out;
     if (t.n_dup && says(o, HTS_LOG_WARNING)) {
@@ -897,22 +946,30 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             }
         }
     }
-    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, &why, &fallback) < 0) {
-        gpuasm_msg_engine_open(o->device, &why, err, errlen);
+    /* The reads open while the engine may still be starting; the engine's
+     * failure is the one told when both fail (as when it opened first). */
+    char rd_err[1024] = "";
+    int rd_rc = gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
+                                   o->wildcards, &p.rd, rd_err, sizeof rd_err);
+    if (opener_join(&op) < 0) {
+        gpuasm_msg_engine_open(o->device, &op.why, err, errlen);
         goto out;
     }
+    p.eng = op.eng;
+    op.eng = NULL;
     /* Falling back to the CPU is what --device auto is for: news only to
      * those who ask for more than warnings (issue #9). */
-    if (fallback.status && says(o, HTS_LOG_INFO))
-        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, fallback.msg);
+    if (op.fallback.status && says(o, HTS_LOG_INFO))
+        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, op.fallback.msg);
     if (gpuasm_engine_set_targets(p.eng, &t.set, &why) < 0) {
         snprintf(err, errlen, "%s: %s", o->targets_path, why.msg);
         goto out;
     }
     if (check_interrupt(err, errlen) < 0) goto out;
-    if (gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
-                           o->wildcards, &p.rd, err, errlen) < 0)
+    if (rd_rc < 0) {
+        snprintf(err, errlen, "%s", rd_err);
         goto out;
+    }
     if (check_interrupt(err, errlen) < 0) goto out;
     p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
                                 .rg_id = o->rg_id };
@@ -978,6 +1035,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     writer_ok = 1;
     ret = 0;
 out:
+    /* An engine still opening (an earlier step failed) is waited for. */
+    opener_join(&op);
+    if (op.eng) gpuasm_engine_close(op.eng);
     /* The --stats report first, into its temporary file, so that -o and
      * --stats are moved into place together, or neither is. */
     if (stats_fp) {

@@ -334,6 +334,32 @@ PY
     done
 }
 
+@test "--device auto on a small input: the CPU without starting CUDA (GPUASM_AUTO_CPU_CELLS), a note at --verbosity 4, same bytes either side of the threshold" {
+    # The sample: ~4 k reads bases x ~1 k target bases, x 2 strands, ~1e7 cells.
+    run --separate-stderr scan --device auto --verbosity 4 -@ 2 "$READS" "$TARGETS"
+    assert_success
+    [[ "$stderr" == "gpuasm-scan: info: --device auto: a small input (about "*" cells, under 1e+11 for 2 CPU threads: GPUASM_AUTO_CPU_CELLS): the CPU, without starting CUDA" ]] ||
+        { echo "$stderr" >&2; return 1; }
+    no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    # --stats names the device taken: the CPU under the threshold
+    scan --device auto -@ 2 --stats "$T/small.json" "$READS" "$TARGETS" > /dev/null
+    grep -q '"device":"cpu' "$T/small.json"
+    # Over the threshold (1 cell a thread): auto as before (CUDA where there
+    # is one), no note, and the same bytes
+    GPUASM_AUTO_CPU_CELLS=1 run --separate-stderr scan --device auto -@ 2 "$READS" "$TARGETS"
+    assert_success
+    assert_equal "$stderr" ""
+    no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    # An input of unknown size (standard input) keeps auto; a bad knob is an error
+    GPUASM_AUTO_CPU_CELLS=1000000000000 run --separate-stderr scan --device auto --verbosity 4 - "$TARGETS" < "$READS"
+    assert_success
+    [[ "$stderr" != *"a small input"* ]] || { echo "$stderr" >&2; return 1; }
+    no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    GPUASM_AUTO_CPU_CELLS=-3 run --separate-stderr scan --device auto "$READS" "$TARGETS"
+    assert_failure
+    assert_equal "$stderr" "gpuasm-scan: GPUASM_AUTO_CPU_CELLS='-3': expected an integer from 0 to 4611686018427387904"
+}
+
 @test "--device auto without a GPU: silent, same bytes as cpu; the fallback is a note at --verbosity 4" {
     have_gpu && skip "a GPU is present"
     run --separate-stderr scan --device auto -@ 2 --batch-size 100 "$READS" "$TARGETS"
@@ -341,8 +367,9 @@ PY
     assert_equal "$stderr" ""
     no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
     # Asked for: one note (a build with CUDA; a build without has nothing
-    # to fall back from).  Never with --quiet.
-    run --separate-stderr scan --device auto --verbosity 4 "$READS" "$TARGETS"
+    # to fall back from).  Never with --quiet.  GPUASM_AUTO_CPU_CELLS=0:
+    # try CUDA however small the input (auto_device.h).
+    GPUASM_AUTO_CPU_CELLS=0 run --separate-stderr scan --device auto --verbosity 4 "$READS" "$TARGETS"
     assert_success
     [ "${#stderr_lines[@]}" -le 1 ]
     if [ "${#stderr_lines[@]}" -eq 1 ]; then
