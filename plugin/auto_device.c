@@ -10,13 +10,17 @@
 #include "auto_device.h"
 #include "settings.h"
 
-/* Cells per CPU thread below which the CPU is taken.  Measured rates of
- * the CPU backend (NOTES.md, issue #13: 47,000-134,000 reads of 150 bp per
- * CPU-second on the adapter and virus screens, i.e. 1e11-2e12 cells per
- * CPU-second through its filters) against ~0.3 s of CUDA start: 5e10 cells
- * a thread is at most ~0.3 s of CPU work at the slowest of those rates.
- * To be calibrated on the GPU host (tests/bench/run's small-input rows). */
-#define AUTO_CPU_CELLS_PER_THREAD 50000000000.0
+/* Cells per CPU thread below which the CPU is taken: ~0.3 s of CUDA start
+ * at the slowest CPU rate measured (issue #14, 2-core dev machine, -@ 2,
+ * end to end): the P3 adapter screen (illumina reads vs bbmap's 158
+ * adapters, ~13 records a read) 8.4e8 cells per thread-second; the P2
+ * virus screen runs at 6.6e11, 800x faster (the filters of issue #13), so
+ * a size estimate cannot tell them apart: this bound keeps auto from ever
+ * being much slower than CUDA, and takes the CPU only for inputs that are
+ * small for every workload.  Calibrate on the GPU host (tests/bench/pipeline,
+ * small-input rows); a start on the CPU that moves to the GPU mid-run is
+ * the design that would serve both (NOTES.md, issue #14). */
+#define AUTO_CPU_CELLS_PER_THREAD 250000000.0
 
 /* Bases a file holds, estimated from its size: FASTQ has ~2.2 bytes per
  * base (sequence, quality, name), FASTA ~1; compressed (gzip, BGZF, BAM,
