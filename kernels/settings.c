@@ -28,6 +28,8 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_SEG_MIN", cuda_seg_min, 1, (int64_t)1 << 31),
     KNOB("GPUASM_CUDA_PAIR_CHUNK", cuda_pair_chunk, 1, (int64_t)1 << 30),
     KNOB("GPUASM_CUDA_SCAN_RUN", cuda_scan_run, 8, 16),
+    KNOB("GPUASM_CUDA_LANES", cuda_lanes, 1, 8),
+    KNOB("GPUASM_AUTO_CPU_CELLS", auto_cpu_cells, 0, (int64_t)1 << 62),
     KNOB("GPUASM_CUDA_HAMMING_SMEM_M", cuda_hamming_smem_m, 0, (int64_t)1 << 31),
     KNOB("GPUASM_DP_ROWS", dp_rows, 1, 8),
     KNOB("GPUASM_DP_THREADS", dp_threads, 1, 1024),
