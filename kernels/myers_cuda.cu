@@ -101,6 +101,7 @@
 
 #include "cuda_kit.cuh"
 #include "myers_cuda_core.cuh"
+#include "myers_long_core.cuh"
 #include "myers_plan.h"
 
 using gcore::seqv;
@@ -117,7 +118,7 @@ enum {
     TP_CHUNK = 32,             /* small targets per shared-memory chunk */
     WARPS = THREADS / 32,
     /* Scratch slots (cuda_kit.cuh) of one scan. */
-    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4
+    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5
 };
 /* Global scratch for long patterns: at most this much, but at least 1 slot. */
 static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
@@ -398,6 +399,83 @@ k_warp(pair_launch L, dev_out out)
     }
 }
 
+/* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
+ * strip; the group's two records (int8 per column: the bottom row's delta
+ * of the strip above and of this one) at rec + group * 2 * rec_cols. */
+template <int R>
+static __global__ void __launch_bounds__(THREADS)
+k_long(pair_launch L, int8_t *rec, uint32_t rec_cols, dev_out out)
+{
+    __shared__ uint32_t peq_all[WARPS][16 * R * 32];
+    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    const uint32_t lp = L.lp, gpw = 32u / lp;
+    const uint32_t grp = lane / lp, g = lane % lp;
+    int8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
+    const uint64_t total = L.off[L.np];
+    const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
+    for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
+         wbase += wstride) {
+        const uint64_t item = wbase + grp;
+        pitem p;
+        p.it.ncols = 0;
+        p.it.m = 1;
+        p.it.n = 0;
+        p.it.w32 = 1;
+        p.r = p.t = p.strand = 0;
+        if (item < total) p = pair_item(L, item);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        bool live = p.it.ncols != 0;
+        uint32_t c0 = 0;
+        int32_t base = 0;
+        for (uint32_t s = 0;; ++s) {
+            gcore::lstrip sp;
+            if (live) {
+                sp = gcore::long_strip(p.it, R, lp, s, c0, base);
+            } else {
+                sp.w0 = sp.nw = sp.c0 = sp.steps = 0;
+                sp.base = 0;
+                sp.last = 1;
+            }
+            const uint32_t steps = __reduce_max_sync(0xffffffffu, sp.steps);
+            if (steps == 0) break;
+            __syncwarp();   /* the previous pass's Peq reads and record writes are done */
+            gcore::long_build_peq<R>(peq_w, lane, g, p.it, sp);
+            gcore::llane<R> st;
+            gcore::long_begin<R>(st, p.it, sp);
+            __syncwarp();
+            const int8_t *rin = s ? rec_g + (uint64_t)((s - 1u) & 1u) * rec_cols : NULL;
+            int8_t *rout = rec_g + (uint64_t)(s & 1u) * rec_cols;
+            int hout = 0;
+            /* The text code of the next step is loaded one step ahead. */
+            uint32_t code = (g == 0 && sp.steps) ? p.it.txt.at(p.it.win.j0 + sp.c0) : 0u;
+            for (uint32_t t = 0; t < steps; ++t) {
+                int hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
+                if (g == 0) hin = gcore::long_hin0(p.it, sp, rin, t);
+                const uint32_t cn = sp.c0 + t + 1u - g;      /* column of step t+1 */
+                const uint32_t next = (sp.steps && t + 1u >= g && cn < p.it.ncols) ? p.it.txt.at(p.it.win.j0 + cn) : 0u;
+                hout = gcore::long_step<R>(st, peq_w, lane, g, p.it, sp, t, hin, code, rout, e);
+                code = next;
+            }
+            gcore::long_finish<R>(st, g, p.it, sp, e);
+            /* The next strip's entry, from the lane holding this strip's
+             * bottom row; the record it reads was written by this warp
+             * (ordered by the __syncwarp above the next pass). */
+            const uint32_t gb = live ? (sp.nw - 1u) / R : 0u;
+            const uint32_t first = __shfl_sync(0xffffffffu, st.first, (int)gb, (int)lp);
+            const int32_t first_d = __shfl_sync(0xffffffffu, st.first_d, (int)gb, (int)lp);
+            if (live && (sp.last || first == UINT32_MAX)) live = false;
+            c0 = first;
+            base = first_d;
+        }
+        __syncwarp();
+    }
+}
+
 template <int W>
 static __global__ void __launch_bounds__(THREADS)
 k_simple_reg(pair_launch L, dev_out out)
@@ -538,7 +616,36 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
     L.R = 1;
     L.lp = 32;
     KIT_CLEAR_ERR();
-    if (cls >= gcore::CLS_WARP_R1) {
+    if (cls >= gcore::CLS_LONG) {
+        gcore::long_shape(cls - gcore::CLS_LONG, &L.R, &L.lp);
+        /* Records: two per group, as long as the longest window of the
+         * chunk (segment + m + k + 1, get_pair()), bounded by the budget
+         * through the grid; no per-item allocation. */
+        uint64_t maxr = 1;
+        for (uint32_t r = 0; r < b.host.reads.n; ++r)
+            maxr = std::max<uint64_t>(maxr, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+        const uint64_t maxt = std::max<uint64_t>(sc.S->ti.maxlen, 1);
+        const int32_t side = b.host.opt.pattern_side;   /* the longest pattern */
+        const uint64_t maxm = side == GPUASM_PATTERN_READ ? maxr
+                            : side == GPUASM_PATTERN_TARGET ? maxt : std::min(maxr, maxt);
+        const uint64_t mk = maxm + (uint64_t)std::max<int32_t>(gpuasm_pair_k(&b.host.opt, maxm), 0);
+        const uint64_t seg = sc.K.seg_long ? std::max<uint64_t>(sc.K.seg_long, mk)
+                                           : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
+        const uint64_t rec_cols = seg + mk + 2;
+        const uint64_t per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * rec_cols;
+        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
+        blocks = std::min<uint64_t>(blocks, sc.grid);
+        void *rec = NULL;
+        int rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err);
+        if (rc < 0) return rc;
+        KIT_CLEAR_ERR();
+        switch (L.R) {
+        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_long");
+    } else if (cls >= gcore::CLS_WARP_R1) {
         gcore::warp_shape(cls, &L.R, &L.lp);
         switch (L.R) {
         case 1: k_warp<1><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
@@ -646,6 +753,7 @@ static int launch_all(const scan_ctx &sc, gpuasm_err *err)
     sp.kn = sc.K.kn;
     sp.seg_simple = sc.K.seg_simple;
     sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = sc.K.seg_long;
     for (uint64_t p0 = 0; p0 < sc.npairs; p0 += sc.chunk) {
         const uint64_t np = std::min<uint64_t>(sc.npairs - p0, sc.chunk);
         sp.pair0 = p0;

@@ -50,39 +50,8 @@
 
 namespace gcore {
 
-/* Rows the first strip should hold: the rows that can be <= k on unrelated
- * text.  On random DNA the last row with D <= k over 4,096-column segments
- * peaked at 2.27k (m = 1024, k = 102, 200,000 columns), 2.10k (4097, 409),
- * 2.07k (10000, 1000) and 2.76k (256, 25) (a plain DP, column by column,
- * issue #11's notes); 2.5k + 64 rows leaves deeper strips for hits and
- * repeats. */
-HD uint32_t long_band_rows(uint32_t m, int32_t k)
-{
-    const uint64_t want = 5u * (uint64_t)(uint32_t)k / 2u + 64u;
-    return want < m ? (uint32_t)want : m;
-}
-
-/* Shape of a LONG class: lanes per group LP and words per lane R. */
-enum { LONG_SHAPES = 5 };
-HD void long_shape(int idx, uint32_t *R, uint32_t *lp)
-{
-    /* (8, 1), (16, 1), (32, 1), (32, 2), (32, 4) */
-    *lp = idx == 0 ? 8u : idx == 1 ? 16u : 32u;
-    *R = idx <= 2 ? 1u : idx == 3 ? 2u : 4u;
-}
-
-/* Shape index of a pattern of m bases with threshold k: the smallest strip
- * of 32 LP R rows that holds long_band_rows(), else the largest. */
-HD int long_shape_of(uint32_t m, int32_t k)
-{
-    const uint32_t rows = long_band_rows(m, k);
-    for (int i = 0; i < LONG_SHAPES; ++i) {
-        uint32_t R, lp;
-        long_shape(i, &R, &lp);
-        if (32u * R * lp >= rows) return i;
-    }
-    return LONG_SHAPES - 1;
-}
+/* long_band_rows(), long_shape() and long_shape_of() (which strip a pair
+ * gets) are in myers_cuda_core.cuh, with the router. */
 
 /* One strip pass of an item. */
 struct lstrip {

@@ -32,7 +32,7 @@ enum {
 /* The knobs of settings.h that the Myers paths read, with their defaults. */
 struct knobs {
     gcore::route_knobs kn;
-    uint32_t seg_simple, seg_rp, seg_tp, seg_warp;
+    uint32_t seg_simple, seg_rp, seg_tp, seg_warp, seg_long;
     uint32_t group_reads;
     uint64_t pair_chunk;
 };
