@@ -61,10 +61,29 @@
  *     score and applies the local-minimum rule.  No cut-off (the wavefront
  *     computes every word anyway).  ~14 ops per lane-word-step + ~8 per step.
  *
+ * LONG patterns of any length with Ukkonen's cut-off across strips (issue
+ *     #11; P1's missing cut-off, issue #14), knob cuda_long (1: m > 4096
+ *     instead of SIMPLE, 2: also the WARP pairs; off by default until the
+ *     GPU suite has run it): the pattern's 32-bit words cut into strips of
+ *     LP lanes x R words (8x1 .. 32x4, the smallest holding 2.5k + 64
+ *     rows), a group of LP lanes per (pair, strand, text segment) running
+ *     the WARP wavefront strip after strip; a deeper strip starts at the
+ *     first column where the row above it is <= k, so on unrelated text
+ *     only the first strip runs.  Between strips an int8 record per column
+ *     (the bottom row's horizontal delta) in global scratch, two per group,
+ *     bounded by SCRATCH_BUDGET through the grid.  Segments of at least
+ *     2 (m + k).  Per-lane code in myers_long_core.cuh (its header comment
+ *     has the exactness argument), run on the host by
+ *     tests/c/test_long_cuda.
+ *
  * SIMPLE the #2 kernel (one thread per item, W <= 4 64-bit words in
  *     registers, longer in global scratch), now with the local-minimum rule;
  *     everything with the cuda_simple knob, otherwise only patterns longer
- *     than 4096 (e.g. a 100,000-base pattern).
+ *     than 4096 (e.g. a 100,000-base pattern) unless cuda_long is set.
+ *
+ * Few pairs (<= 4096, one chunk; P1's one pattern against one text): the
+ * per-pair classes' item offsets are planned on the host and uploaded with
+ * the plan, so a class is one launch, not three (count, scan, search).
  *
  * Segments: see cuda_device.cuh (seed 000 §V); starting earlier than needed
  * (a group's max overlap) stays exact.
@@ -79,9 +98,9 @@
  * launcher after an overflow).  No device allocation once warm.
  *
  * Knobs (settings.h): cuda_simple, cuda_force_global, cuda_force_warp,
- * cuda_no_warp, cuda_warp_lanes, cuda_group, cuda_seg_min (segment length
+ * cuda_no_warp, cuda_long, cuda_warp_lanes, cuda_group, cuda_seg_min (segment length
  * of every path: default RP 4096 bases of target, TP 256 of read (at most
- * 384), WARP 4096, SIMPLE 2048; always >= m + k where the path needs it),
+ * 384), WARP 4096, SIMPLE 2048, LONG max(4096, 2 (m + k)); always >= m + k where the path needs it),
  * cuda_pair_chunk (pairs per chunk of the per-pair enumeration, default
  * 4 Mi).  Myers on the byte alphabet has its own kernel
  * (myers_byte_cuda.cu), reached through the same launcher.
@@ -544,6 +563,7 @@ struct dev_plan {
     uint64_t *blk_off[5];
     uint32_t *ng[5];
     gcore::tp_tgt *tps;
+    uint64_t *pair_off[gcore::NCLS];   /* host-planned item offsets (NULL: count on the device) */
 };
 
 static size_t align_up(size_t x) { return (x + 15) & ~(size_t)15; }
@@ -561,6 +581,11 @@ static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp,
         o_ng[w] = at; at = align_up(at + (size_t)nt * sizeof(uint32_t));
     }
     size_t o_tps = at; at = align_up(at + hp.tps.size() * sizeof(gcore::tp_tgt));
+    size_t o_poff[gcore::NCLS];
+    for (int c = 0; c < gcore::NCLS; ++c) {
+        o_poff[c] = at;
+        at = align_up(at + hp.pair_off[c].size() * sizeof(uint64_t));
+    }
     S.plan_buf.resize(at);
     uint8_t *h = S.plan_buf.data();
     if (!hp.perm.empty()) memcpy(h + o_perm, hp.perm.data(), hp.perm.size() * sizeof(uint32_t));
@@ -570,6 +595,9 @@ static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp,
         if (nt) memcpy(h + o_ng[w], hp.ng[w].data(), (size_t)nt * sizeof(uint32_t));
     }
     if (!hp.tps.empty()) memcpy(h + o_tps, hp.tps.data(), hp.tps.size() * sizeof(gcore::tp_tgt));
+    for (int c = 0; c < gcore::NCLS; ++c)
+        if (!hp.pair_off[c].empty())
+            memcpy(h + o_poff[c], hp.pair_off[c].data(), hp.pair_off[c].size() * sizeof(uint64_t));
     void *dv = NULL;
     int rc = kit_grow(b, SLOT_PLAN, at, &dv, err);
     if (rc < 0) return rc;
@@ -582,6 +610,8 @@ static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp,
         dp.ng[w] = (uint32_t *)(d + o_ng[w]);
     }
     dp.tps = (gcore::tp_tgt *)(d + o_tps);
+    for (int c = 0; c < gcore::NCLS; ++c)
+        dp.pair_off[c] = hp.pair_off[c].empty() ? NULL : (uint64_t *)(d + o_poff[c]);
     return 0;
 }
 
@@ -602,15 +632,19 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
                              gpuasm_err *err)
 {
     const gpuasm_cuda_batch &b = *sc.b;
-    const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
-    KIT_CLEAR_ERR();
-    k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
-    KIT_CK_LAUNCH("k_count_pairs");
-    size_t cub_bytes = sc.cub_cap;
-    KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, sc.d_off, (int)(np + 1), b.stream));
+    const uint64_t *off = sc.dp.pair_off[cls];
+    if (!off) {
+        const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
+        KIT_CLEAR_ERR();
+        k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
+        KIT_CK_LAUNCH("k_count_pairs");
+        size_t cub_bytes = sc.cub_cap;
+        KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, sc.d_off, (int)(np + 1), b.stream));
+        off = sc.d_off;
+    }
     pair_launch L;
     L.sp = sp;
-    L.off = sc.d_off;
+    L.off = off;
     L.np = np;
     L.cls = cls;
     L.R = 1;
@@ -683,6 +717,36 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         KIT_CK_LAUNCH("k_simple_glob");
     }
     return 0;
+}
+
+/* Few pairs in one chunk (P1: one pattern against one text): the items of
+ * each possible class counted and scanned here, from the lengths, and
+ * uploaded with the plan, so the class costs one launch instead of three
+ * (k_count_pairs, CUB's scan, the search kernel; issue #14 P1). */
+enum { HOST_OFF_PAIRS = 4096 };
+
+static void plan_pair_offsets(const gpuasm_cuda_batch &b, const scan_ctx &sc, myers::host_plan &hp)
+{
+    for (int c = 0; c < gcore::NCLS; ++c) hp.pair_off[c].clear();
+    if (sc.npairs == 0 || sc.npairs > HOST_OFF_PAIRS || sc.chunk < sc.npairs) return;
+    gcore::pair_params sp;
+    sp.v = b.host;
+    sp.kn = sc.K.kn;
+    sp.seg_simple = sc.K.seg_simple;
+    sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = sc.K.seg_long;
+    sp.pair0 = 0;
+    for (int c = 0; c < gcore::NCLS; ++c) {
+        if (!hp.cls_possible[c]) continue;
+        std::vector<uint64_t> &off = hp.pair_off[c];
+        off.resize(sc.npairs + 1);
+        uint64_t at = 0;
+        for (uint64_t i = 0; i < sc.npairs; ++i) {
+            off[i] = at;
+            at += gcore::pair_items(sp, i, c);
+        }
+        off[sc.npairs] = at;
+    }
 }
 
 /* One pass of every search kernel of the scan. */
@@ -815,6 +879,7 @@ extern "C" int gpuasm_myers_cuda_launch(const gpuasm_cuda_batch *bp, gpuasm_err 
     KIT_CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, sc.d_cnt, sc.d_off, (int)cnt_n, b.stream));
     if ((rc = kit_grow(b, SLOT_CUB, cub_bytes, &sc.d_cub, err)) < 0) return rc;
     sc.cub_cap = b.scratch[SLOT_CUB].cap;
+    plan_pair_offsets(b, sc, S.hp);
     if ((rc = upload_plan(b, S, sc.dp, err)) < 0) return rc;
     if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
     return launch_all(sc, err);
