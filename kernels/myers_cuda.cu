@@ -289,6 +289,18 @@ HD pitem pair_item(const pair_launch &L, uint64_t w)
     return p;
 }
 
+/* The item of a warp group (WARP and LONG): item < total, else an empty
+ * slot (no columns) whose lanes only join the warp's shuffles. */
+HD void group_item(const pair_launch &L, uint64_t item, uint64_t total, pitem &p)
+{
+    p.it.ncols = 0;
+    p.it.m = 1;
+    p.it.n = 0;
+    p.it.w32 = 1;
+    p.r = p.t = p.strand = 0;
+    if (item < total) p = pair_item(L, item);
+}
+
 /* ---- device side ------------------------------------------------------------- */
 
 template <int W>
@@ -383,14 +395,8 @@ k_warp(pair_launch L, dev_out out)
     const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
     for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
          wbase += wstride) {
-        const uint64_t item = wbase + grp;
         pitem p;
-        p.it.ncols = 0;
-        p.it.m = 1;
-        p.it.n = 0;
-        p.it.w32 = 1;
-        p.r = p.t = p.strand = 0;
-        if (item < total) p = pair_item(L, item);
+        group_item(L, wbase + grp, total, p);
         gcore::wc_build_peq<R>(peq_w, lane, g, p.it);
         __syncwarp();
         const uint32_t mine = p.it.ncols ? p.it.ncols + lp - 1u : 0u;
@@ -435,14 +441,8 @@ k_long(pair_launch L, int8_t *rec, uint32_t rec_cols, dev_out out)
     const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
     for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
          wbase += wstride) {
-        const uint64_t item = wbase + grp;
         pitem p;
-        p.it.ncols = 0;
-        p.it.m = 1;
-        p.it.n = 0;
-        p.it.w32 = 1;
-        p.r = p.t = p.strand = 0;
-        if (item < total) p = pair_item(L, item);
+        group_item(L, wbase + grp, total, p);
         emitter<dev_out> e;
         e.out = &out;
         e.r = p.r;

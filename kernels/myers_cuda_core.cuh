@@ -276,27 +276,35 @@ struct witem {
     uint32_t ncols;    /* jend - j0; 0 for an empty slot */
 };
 
+/* Slot r of a lane's 16-code table: the masks of 32-bit pattern word w
+ * (valid), or 0 (an empty slot, a word past the pattern). */
+template <int R>
+HD void wc_store_word(uint32_t *peq_w, uint32_t lane, int r, const witem &it, uint32_t w, int valid)
+{
+    uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    if (valid) {
+        const uint32_t lo = w * 32u;
+        const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
+        for (uint32_t i = lo; i < hi; ++i) {
+            const uint32_t c = it.pat.at(i);
+            const uint32_t bit = 1u << (i - lo);
+            if (c & 1u) b0 |= bit;
+            if (c & 2u) b1 |= bit;
+            if (c & 4u) b2 |= bit;
+            if (c & 8u) b3 |= bit;
+        }
+    }
+    for (uint32_t c = 0; c < 16; ++c)
+        peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b0 : 0) | ((c & 2u) ? b1 : 0) |
+                                                 ((c & 4u) ? b2 : 0) | ((c & 8u) ? b3 : 0);
+}
+
 template <int R>
 HD void wc_build_peq(uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it)
 {
     for (int r = 0; r < R; ++r) {
-        uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
         const uint32_t w = g * (uint32_t)R + (uint32_t)r;
-        if (it.ncols && w < it.w32) {
-            const uint32_t lo = w * 32u;
-            const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
-            for (uint32_t i = lo; i < hi; ++i) {
-                const uint32_t c = it.pat.at(i);
-                const uint32_t bit = 1u << (i - lo);
-                if (c & 1u) b0 |= bit;
-                if (c & 2u) b1 |= bit;
-                if (c & 4u) b2 |= bit;
-                if (c & 8u) b3 |= bit;
-            }
-        }
-        for (uint32_t c = 0; c < 16; ++c)
-            peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b0 : 0) | ((c & 2u) ? b1 : 0) |
-                                                     ((c & 4u) ? b2 : 0) | ((c & 8u) ? b3 : 0);
+        wc_store_word<R>(peq_w, lane, r, it, w, it.ncols && w < it.w32);
     }
 }
 

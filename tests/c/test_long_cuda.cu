@@ -305,7 +305,15 @@ int main(void)
 {
     rng_seed_from_env();
 
-    /* Short patterns through the same code (every shape). */
+    /* Short patterns through the same code (every shape; GPUASM_CUDA_LONG=2
+     * with FORCE_WARP routes every length here): word and strip edges. */
+    const uint32_t edges[] = { 1, 2, 31, 32, 33, 64, 65, 255, 256, 257, 511, 513 };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; ++i) {
+        const uint32_t m = edges[i];
+        for (int32_t k = 0; k < (int32_t)m && k <= (int32_t)(m / 4) + 1; k += 1 + (int32_t)m / 8)
+            check_case("edge", m, k, 600 + 3 * m, 2, m > 8 ? 1000u * (uint32_t)k / m / 2 : 0, (int)(i & 1),
+                       i % 3 == 0 ? 50 : 0, 97 + m, true);
+    }
     check_case("short", 100, 10, 3000, 3, 60, 0, 0, 700, true);
     check_case("P1-like", 1024, 102, 9000, 2, 70, 0, 0, 2000, true);
     check_case("P1-like, k=0", 1024, 0, 6000, 2, 0, 0, 0, 2000, false);
