@@ -260,6 +260,27 @@ HD void tp_run(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t 
  * peq_w layout (one warp's region): [code 0..15][word r][warp lane].
  * ====================================================================== */
 
+/* The R words of lane g for text code `code`: Hyyrö's block step down the
+ * words (hin into the first), hbit hl at word wl (the last row of the
+ * pattern or strip) and the top bit elsewhere; hs: the delta of word
+ * (wl mod R) of the lane (row wl's selected bit in the lane holding wl).  Returns the delta of
+ * the lane's last word. */
+template <int R>
+HD int wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane, uint32_t g,
+                uint32_t code, int hin, uint32_t wl, uint32_t hl, int &hs)
+{
+    const uint32_t rl = wl % (uint32_t)R;
+    int h = hin;
+    DEV_UNROLL
+    for (int r = 0; r < R; ++r) {
+        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
+        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
+        h = block_step<uint32_t>(pv[r], mv[r], eq, h, w == wl ? hl : 0x80000000u);
+        if ((uint32_t)r == rl) hs = h;
+    }
+    return h;
+}
+
 template <int R> struct wlane {
     uint32_t pv[R], mv[R];
     int32_t score;
@@ -330,17 +351,9 @@ HD int wc_step(wlane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g,
     const uint32_t c = t - g;                 /* wraps when t < g: idle */
     if (t < g || c >= it.ncols) return 0;
     const uint32_t wl = it.w32 - 1u;          /* word of row m-1 */
-    const uint32_t glast = wl / (uint32_t)R, rlast = wl % (uint32_t)R;
-    const uint32_t hl = 1u << ((it.m - 1u) & 31u);
-    int h = hin;
+    const uint32_t glast = wl / (uint32_t)R;
     int hs = 0;
-    DEV_UNROLL
-    for (int r = 0; r < R; ++r) {
-        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
-        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
-        h = block_step<uint32_t>(L.pv[r], L.mv[r], eq, h, w == wl ? hl : 0x80000000u);
-        if ((uint32_t)r == rlast) hs = h;
-    }
+    const int h = wc_words<R>(L.pv, L.mv, peq_w, lane, g, code, hin, wl, 1u << ((it.m - 1u) & 31u), hs);
     if (g == glast) {
         L.score += hs;
         lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);

@@ -149,17 +149,10 @@ HD int long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, 
     const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
     if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
     const uint32_t wb = sp.nw - 1u;              /* strip-relative word of the bottom row */
-    const uint32_t gb = wb / (uint32_t)R, rb = wb % (uint32_t)R;
+    const uint32_t gb = wb / (uint32_t)R;
     const uint32_t hl = sp.last ? 1u << ((it.m - 1u) & 31u) : 0x80000000u;
-    int h = hin;
     int hs = 0;
-    DEV_UNROLL
-    for (int r = 0; r < R; ++r) {
-        const uint32_t wl = g * (uint32_t)R + (uint32_t)r;
-        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
-        h = block_step<uint32_t>(L.pv[r], L.mv[r], eq, h, wl == wb ? hl : 0x80000000u);
-        if ((uint32_t)r == rb) hs = h;
-    }
+    const int h = wc_words<R>(L.pv, L.mv, peq_w, lane, g, code, hin, wb, hl, hs);
     if (g == gb) {
         L.score += hs;
         if (sp.last) {
