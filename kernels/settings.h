@@ -24,6 +24,10 @@
  *   GPUASM_CUDA_FORCE_WARP=B   0|1      myers: every pair with m <= 4096 through the
  *                                       warp wavefront
  *   GPUASM_CUDA_NO_WARP=B      0|1      myers: long patterns through the simple kernel
+ *   GPUASM_CUDA_LONG=N         0..2     myers: the LONG path (strips with Ukkonen's cut-off,
+ *                                       myers_long_core.cuh): 0 off (default), 1 for
+ *                                       patterns over 4096 (instead of the simple
+ *                                       kernel), 2 also for every pair of the warp path
  *   GPUASM_CUDA_WARP_LANES=N   1..32    myers: most lanes per warp group (rounded down
  *                                       to a power of 2; small N gives R > 1 words/lane)
  *   GPUASM_CUDA_GROUP=N        1..64    myers: reads per read-as-pattern group
@@ -79,7 +83,7 @@ extern "C" {
 /* Every field: the knob's value, or -1 when it is unset. */
 typedef struct gpuasm_settings {
     int64_t cuda_hit_cap, cuda_mem_limit;
-    int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp;
+    int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run, cuda_lanes, auto_cpu_cells;
     int64_t cuda_hamming_smem_m;
