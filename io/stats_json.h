@@ -36,7 +36,16 @@ typedef struct gpuasm_run_stats {
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
     double cells;              /* DP cells */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
+    /* More keys after peak_rss_kb (the per-target report: "sample",
+     * "reads_without_hits", "targets"), each with its leading comma; NULL
+     * for none.  0, or -1 when writing failed. */
+    int (*extra)(FILE *fp, const void *ctx);
+    const void *extra_ctx;
 } gpuasm_run_stats;
+
+/* s as a JSON string (RFC 8259 §7): quote, backslash and control
+ * characters escaped, other bytes as they are; NULL as "". */
+void gpuasm_json_string(FILE *fp, const char *s);
 
 /* Peak resident set size of this process so far, KiB (getrusage). */
 long gpuasm_peak_rss_kb(void);

@@ -191,6 +191,8 @@ struct pipe {
     const gpuasm_targets *t;
     gpuasm_engine *eng;
     gpuasm_reader *rd;
+    gpuasm_screen *screen;     /* report and reads out (plugin/screen.h), or NULL */
+    gpuasm_shard shard;        /* --shard: the reader's template count */
     uint64_t max_bases;
     uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
     uint64_t max_memory;       /* the memory bound, bytes */
@@ -248,7 +250,7 @@ static void *reader_main(void *arg)
         slot_t *s = fifo_pop(&p->free_q);
         pthread_mutex_unlock(&p->lock);
 
-        int nr = gpuasm_reader_next(p->rd, &s->batch, p->max_bases, msg, sizeof msg);
+        int nr = gpuasm_shard_next(&p->shard, p->rd, &s->batch, p->max_bases, msg, sizeof msg);
 
         pthread_mutex_lock(&p->lock);
         if (nr < 0) {
@@ -599,6 +601,11 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
                     fail(p, msg);
                     return -1;
                 }
+            if (p->screen && gpuasm_screen_part(p->screen, &s->batch, s->part[k].r0, s->part[k].r1,
+                                                pt, msg, sizeof msg) < 0) {
+                fail(p, msg);
+                return -1;
+            }
             c->records += pt->n;
             c->hit_records += pt->hit_records;
             c->reads_with_hits += pt->reads_with_hits;
@@ -876,6 +883,11 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags, .rg_line = o->rg_line };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
+    p.shard = o->shard;
+    if (gpuasm_screen_wanted(&o->screen) &&
+        gpuasm_screen_open(&o->screen, &t, &o->search, gpuasm_reader_header(p.rd), o->reads_path,
+                           o->n_threads, &p.screen, err, errlen) < 0)
+        goto out;
     /* Opened now so that a bad --stats path fails before any work; written
      * through a temporary file like -o (util/output_file.h). */
     if (o->stats_path) {
@@ -948,6 +960,7 @@ out:
                 .max_memory = p.max_memory,
                 .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
+                .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
             errno = 0;
             int bad = gpuasm_stats_json_write(stats_fp, &rs) < 0;
@@ -969,6 +982,10 @@ out:
             snprintf(err, errlen, "%s", cerr);
             ret = -1;
         }
+    }
+    if (gpuasm_screen_close(p.screen, ret == 0, prog, err, errlen) < 0 && ret == 0) {
+        ret = -1;
+        remove_result(o->out_path);
     }
     if (stats_ok && ret == 0 && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
         ret = -1;
