@@ -6,7 +6,8 @@
  * Records are written as unaligned reads in sequencing orientation, as
  * samtools import makes them: FLAG keeps 0x1/0x40/0x80 and gets 0x4 (and
  * 0x8 for paired reads), no position; tags kept (BAM/SAM/CRAM only).
- * FASTQ has names only (no comments: htslib's writer, as samtools fastq);
+ * FASTQ has names only (no comments: htslib's writer, as samtools fastq)
+ * and bases in upper case (as htslib stores them);
  * where both mates go to one file they get /1 and /2 (samtools fastq's
  * interleaved form), where a second file is given R1s go to the first and
  * R2s to the second, names as they were (cutadapt -o/-p).  A read without

@@ -516,7 +516,11 @@ int main(int argc, char **argv)
         return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
     if (o.screen.trim && !o.screen.matched)
         return fail("%s", "--trim cuts the reads written by --matched: give --matched FILE"), 1;
-    o.screen.summary = !o.quiet;
+    /* The cutadapt-style summary comes with the screening outputs: a plain
+     * SAM run stays silent on stderr, as samtools is (and as issue #9's
+     * "--device auto says nothing" promises). */
+    o.screen.summary = !o.quiet && (o.screen.report || o.screen.multiqc || o.screen.sample ||
+                                    o.screen.matched || o.screen.unmatched);
     /* --mode and --kernel (the kernel table, registry.h): a kernel computes
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */
