@@ -126,6 +126,7 @@ static void usage(FILE *fp)
 "      --shard I/N           only templates t with t mod N = I-1 (1 <= I <= N):\n"
 "                            N jobs cover the input once\n"
 "      --merge-reports FILE...  sum --report TSVs (shards of one sample) to stdout\n"
+"                            (with --multiqc FILE: also as MultiQC content)\n"
 "Resources:\n"
 "  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
 "      --device DEV          auto: every CUDA device, else the CPU; cpu; cuda\n"
@@ -276,7 +277,7 @@ static int format_from_name(const char *path, htsFormat *fmt)
 
 /* gpuasm-scan --merge-reports A.tsv B.tsv ...: the sum of --report files of
  * one sample's shards (the same targets), as one report on stdout. */
-static int merge_report_files(int n, char **path)
+static int merge_report_files(int n, char **path, const char *mqc)
 {
     gpuasm_target_report sum, one;
     char err[1024];
@@ -299,6 +300,25 @@ static int merge_report_files(int n, char **path)
         if (bad) {
             gpuasm_target_report_free(&sum);
             return 1;
+        }
+    }
+    /* --multiqc: the merged numbers as MultiQC content too, through a
+     * temporary file like every output (util/output_file.h). */
+    if (mqc) {
+        gpuasm_outfile of;
+        memset(&of, 0, sizeof of);
+        FILE *fp = NULL;
+        int ok = gpuasm_outfile_begin(&of, mqc, err, sizeof err) == 0 &&
+                 (fp = fopen(gpuasm_outfile_name(&of), "w")) != NULL;
+        if (ok) ok = gpuasm_target_report_multiqc(fp, &sum) == 0;
+        if (fp && fclose(fp) != 0) ok = 0;
+        if (ok) ok = gpuasm_outfile_commit(&of, err, sizeof err) == 0;
+        else snprintf(err, sizeof err, "%s: write failed: %s", mqc, strerror(errno ? errno : EIO));
+        if (!ok) gpuasm_outfile_abort(&of);
+        gpuasm_outfile_free(&of);
+        if (!ok) {
+            gpuasm_target_report_free(&sum);
+            return fail("%s", err), 1;
         }
     }
     int bad = gpuasm_target_report_tsv(stdout, &sum) < 0 || fflush(stdout) != 0;
@@ -511,7 +531,7 @@ int main(int argc, char **argv)
             return 1;
         }
     }
-    if (merge_reports) return merge_report_files(argc - optind, argv + optind);
+    if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
     if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
         return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
     if (o.screen.trim && !o.screen.matched)
