@@ -85,18 +85,17 @@ int gpuasm_target_report_read(gpuasm_target_report *r, bam1_t *const *rec, size_
 {
     r->reads++;
     if (best < 0) return 0;
+    int32_t prev = -1;   /* target of the previous hit record */
     for (size_t i = 0; i < n; i++) {
         const bam1_t *b = rec[i];
         if (b->core.flag & BAM_FUNMAP || b->core.tid < 0 || (uint32_t)b->core.tid >= r->n) continue;
         gpuasm_target_count *c = &r->c[b->core.tid];
         c->records++;
         r->c[r->n].records++;
-        /* The first record of a target is its best (records are grouped by
-         * target, best first). */
-        int first = 1;
-        for (size_t j = 0; j < i && first; j++)
-            if (!(rec[j]->core.flag & BAM_FUNMAP) && rec[j]->core.tid == b->core.tid) first = 0;
-        if (first && count_best(c, b) < 0) return -1;
+        /* A read's records are grouped by target, best first (README "SAM
+         * output"): the first of a run of one target is its best. */
+        if (b->core.tid != prev && count_best(c, b) < 0) return -1;
+        prev = b->core.tid;
     }
     return count_best(&r->c[r->n], rec[best]);
 }

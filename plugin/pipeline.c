@@ -876,6 +876,13 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                            o->wildcards, &p.rd, err, errlen) < 0)
         goto out;
     if (check_interrupt(err, errlen) < 0) goto out;
+    p.shard = o->shard;
+    if (gpuasm_screen_wanted(&o->screen) &&
+        gpuasm_screen_open(&o->screen, &t, &o->search, gpuasm_reader_header(p.rd), o->reads_path,
+                           (const char *const[]){ o->reads_path, o->reads_path2, o->targets_path,
+                                                  o->reference }, 4,
+                           o->n_threads, &p.screen, err, errlen) < 0)
+        goto out;
     p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
                                 .rg_id = o->rg_id };
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
@@ -883,11 +890,6 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags, .rg_line = o->rg_line };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
-    p.shard = o->shard;
-    if (gpuasm_screen_wanted(&o->screen) &&
-        gpuasm_screen_open(&o->screen, &t, &o->search, gpuasm_reader_header(p.rd), o->reads_path,
-                           o->n_threads, &p.screen, err, errlen) < 0)
-        goto out;
     /* Opened now so that a bad --stats path fails before any work; written
      * through a temporary file like -o (util/output_file.h). */
     if (o->stats_path) {

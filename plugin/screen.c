@@ -33,8 +33,8 @@ int gpuasm_screen_wanted(const gpuasm_screen_opt *o)
 
 int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
                        const gpuasm_search_opt *so, const sam_hdr_t *in_hdr,
-                       const char *reads_path, int n_threads, gpuasm_screen **out,
-                       char *err, size_t errlen)
+                       const char *reads_path, const char *const *inputs, size_t n_inputs,
+                       int n_threads, gpuasm_screen **out, char *err, size_t errlen)
 {
     gpuasm_screen *s = calloc(1, sizeof(*s));
     *out = s;
@@ -51,6 +51,29 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
     int r = gpuasm_target_report_init(&s->rep, sample, t->n, t->name, len);
     free(len);
     if (r < 0) goto oom;
+    /* Never over an input (issue #12's rule for -o), nor over each other. */
+    const char *outs[] = { o->report, o->multiqc, o->matched, o->matched2, o->unmatched,
+                           o->unmatched2 };
+    const char *flags[] = { "--report", "--multiqc", "--matched", "--matched2",
+                            "--unmatched-reads", "--unmatched-reads2" };
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+        if (!outs[k]) continue;
+        if (!strcmp(outs[k], "-")) {
+            snprintf(err, errlen, "%s -: give a file name (standard output carries the SAM)", flags[k]);
+            return -1;
+        }
+        int i = gpuasm_output_is_input(outs[k], inputs, n_inputs);
+        if (i >= 0) {
+            snprintf(err, errlen, "%s %s: this output is the input %s (the same file): refusing "
+                     "to overwrite an input", flags[k], outs[k], inputs[i]);
+            return -1;
+        }
+        for (size_t j = 0; j < k; j++)
+            if (outs[j] && !strcmp(outs[j], outs[k])) {
+                snprintf(err, errlen, "%s %s: also given to %s", flags[k], outs[k], flags[j]);
+                return -1;
+            }
+    }
     /* Created now (through temporary files), so a bad path fails first. */
     if (o->report) {
         if (gpuasm_outfile_begin(&s->report_of, o->report, err, errlen) < 0) return -1;

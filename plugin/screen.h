@@ -45,12 +45,13 @@ typedef struct gpuasm_screen gpuasm_screen;
 
 /* Set up for a run: t the targets, so the search options (pattern side),
  * in_hdr the reads' header, reads_path the reads (the default sample
- * name).  Files are opened now, so that a bad path fails before any work.
+ * name); inputs[0..n_inputs): the run's input files (NULL entries
+ * skipped), which no output may be.  Files are opened now, so that a bad path fails before any work.
  * 0, or -1 with err. */
 int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
                        const gpuasm_search_opt *so, const sam_hdr_t *in_hdr,
-                       const char *reads_path, int n_threads, gpuasm_screen **out,
-                       char *err, size_t errlen);
+                       const char *reads_path, const char *const *inputs, size_t n_inputs,
+                       int n_threads, gpuasm_screen **out, char *err, size_t errlen);
 
 /* Reads [r0, r1) of b and their records (recs: records.h, per_read counts
  * them).  0, or -1 with err. */

@@ -28,13 +28,11 @@ fq_names() {
     awk 'NR % 4 == 1 { sub(/^@/, "", $1); print $1 }' "$@"
 }
 
-@test "--report: one row per target and the totals, counted as the SAM of the same run says" {
-    scan --no-PG --report "$T/r.tsv" "$READS" "$TARGETS" > "$T/o.sam" 2> "$T/err"
-    head -1 "$T/r.tsv" | grep -qx $'sample\ttarget\tlength\treads\treads_forward\treads_reverse\treads_full\treads_partial\trecords\tpercent\tbest_distance'
-    [ "$(wc -l < "$T/r.tsv")" -eq 6 ]              # header, 3 targets, (any), (none)
-    # From the SAM: per target, reads (QNAMEs), records, forward/reverse and
-    # partial of each read's first record on the target, its distance (-AS).
-    records "$T/o.sam" | awk -F'\t' '
+# Per target from a SAM file: reads (QNAMEs), forward/reverse and full/
+# partial of each read's first record on the target (its best), records,
+# histogram of that record's distance (-AS); must equal the --report rows.
+check_report_vs_sam() {
+    records "$1" | awk -F'\t' '
         { t = $3; if (!(($1, t) in seen)) { seen[$1, t] = 1; reads[t]++
               if (int($2 / 16) % 2) rev[t]++; else fwd[t]++
               if ($0 ~ /\tXP:Z:/) part[t]++; else full[t]++
@@ -43,9 +41,23 @@ fq_names() {
         END { for (t in reads) { s = ""; for (d = 0; d <= mx[t]; d++) s = s (d ? "," : "") (h[t, d] + 0)
               print t, reads[t], fwd[t] + 0, rev[t] + 0, full[t] + 0, part[t] + 0, recs[t], s } }' |
         sort > "$T/from_sam"
-    awk -F'\t' 'NR > 1 && $2 !~ /^\(/ && $4 > 0 { print $2, $4, $5, $6, $7, $8, $9, $11 }' "$T/r.tsv" |
+    awk -F'\t' 'NR > 1 && $2 !~ /^\(/ && $4 > 0 { print $2, $4, $5, $6, $7, $8, $9, $11 }' "$2" |
         sort > "$T/from_report"
     diff "$T/from_sam" "$T/from_report"
+}
+
+@test "--report with --all: several records per read and target, each read counted once by its best" {
+    scan --all --report "$T/r.tsv" --quiet "$READS" "$TARGETS" > "$T/o.sam"
+    # --all gives more records than reads on some target
+    [ "$(awk -F'\t' '$2 == "(any)" { print ($9 > $4) }' "$T/r.tsv")" -eq 1 ]
+    check_report_vs_sam "$T/o.sam" "$T/r.tsv"
+}
+
+@test "--report: one row per target and the totals, counted as the SAM of the same run says" {
+    scan --no-PG --report "$T/r.tsv" "$READS" "$TARGETS" > "$T/o.sam" 2> "$T/err"
+    head -1 "$T/r.tsv" | grep -qx $'sample\ttarget\tlength\treads\treads_forward\treads_reverse\treads_full\treads_partial\trecords\tpercent\tbest_distance'
+    [ "$(wc -l < "$T/r.tsv")" -eq 6 ]              # header, 3 targets, (any), (none)
+    check_report_vs_sam "$T/o.sam" "$T/r.tsv"
     # Totals: (any) = reads with a hit record, (none) = the others; 42 reads in all.
     with=$(records "$T/o.sam" | cut -f1 | sort -u | wc -l)
     run awk -F'\t' '$2 == "(any)" { print $4, $9 } $2 == "(none)" { print $4, $10 }' "$T/r.tsv"
@@ -265,6 +277,15 @@ by_read_order() {
     run scan --matched "$T/nodir/m.fq" "$READS" "$TARGETS"
     assert_failure 1
     assert_output --partial "nodir/m.fq"
+    # never over an input, nor two outputs in one file
+    cp "$READS" "$T/in.fq"
+    run scan --unmatched-reads "$T/in.fq" "$T/in.fq" "$TARGETS"
+    assert_failure 1
+    assert_output "gpuasm-scan: --unmatched-reads $T/in.fq: this output is the input $T/in.fq (the same file): refusing to overwrite an input"
+    cmp "$T/in.fq" "$READS"
+    run scan --matched "$T/x.fq" --unmatched-reads "$T/x.fq" "$READS" "$TARGETS"
+    assert_failure 1
+    assert_output "gpuasm-scan: --unmatched-reads $T/x.fq: also given to --matched"
 }
 
 @test "MultiQC loads the --multiqc files of two samples: its data file holds both samples' numbers" {
