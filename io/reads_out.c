@@ -50,7 +50,8 @@ static int open_one(gpuasm_reads_out *w, out_t *o, const char *path, int interle
 {
     char mode[16] = "w";
     if (sam_open_mode(mode + 1, path, NULL) < 0) {
-        snprintf(err, errlen, "%s %s: cannot tell the format from the name", w->flag, path);
+        snprintf(err, errlen, "%s %s: cannot tell the format from the name (name it .fq, .fastq, "
+                 ".fa, .fasta, optionally .gz, or .bam, .sam, .sam.gz, .cram)", w->flag, path);
         return -1;
     }
     if (!mode[1]) strcpy(mode, "w");   /* SAM */

@@ -283,6 +283,10 @@ by_read_order() {
     assert_failure 1
     assert_output "gpuasm-scan: --unmatched-reads $T/in.fq: this output is the input $T/in.fq (the same file): refusing to overwrite an input"
     cmp "$T/in.fq" "$READS"
+    run scan --matched "$T/x.txt" "$READS" "$TARGETS"
+    assert_failure 1
+    assert_output "gpuasm-scan: --matched $T/x.txt: cannot tell the format from the name (name it .fq, .fastq, .fa, .fasta, optionally .gz, or .bam, .sam, .sam.gz, .cram)"
+    [ ! -e "$T/x.txt" ]
     run scan --matched "$T/x.fq" --unmatched-reads "$T/x.fq" "$READS" "$TARGETS"
     assert_failure 1
     assert_output "gpuasm-scan: --unmatched-reads $T/x.fq: also given to --matched"
