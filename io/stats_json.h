@@ -4,7 +4,10 @@
  *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","lanes":N,
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
- *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N}
+ *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N[, extra keys]}
+ * extra keys: gpuasm-scan's per-target report when asked for
+ * (io/target_report.h: "sample","reads_without_hits","percent_with_hits",
+ * "any_target":{...},"targets":[{...}]).
  * Units: seconds, bases, DP cells (m x n per searched pair and strand,
  * search.h), TCUPS = 10^12 cells per second of kernel time.  simd: the
  * CPU backend's SIMD level (avx512, avx2, sse4.1, scalar), null when the
