@@ -37,7 +37,9 @@ static void keep_shard(gpuasm_shard *sh, gpuasm_batch *b)
                     b->rec[w] = b->rec[r + q];
                     b->rec[r + q] = tmp;
                 }
-                if (at != o0) memmove(b->code + at, b->code + o0, len);
+                /* Codes exist only once encoded (gpuasm_batch_encode runs
+                 * on the scan threads, after this). */
+                if (b->encoded && at != o0) memmove(b->code + at, b->code + o0, len);
                 b->off[w] = at;
                 at += len;
                 w++;
