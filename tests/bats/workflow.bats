@@ -12,12 +12,6 @@ setup() {
     ADAPTER=AGATCGGAAGAGCACACGTCTGAACTCCAGTCAC   # truseq_r1 of test-data/targets.fa
 }
 
-         NR % 4 == 1 { print $1 "/2"; next }
-         NR % 4 == 2 { s = ""; for (i = length($0); i >= 1; i--) s = s c[substr($0, i, 1)]; print s; next }
-         NR % 4 == 0 { q = ""; for (i = length($0); i >= 1; i--) q = q substr($0, i, 1); print q; next }
-         { print }' "$READS" > "$T/r2.fq"
-}
-
 # Names of the reads of a FASTQ file (first word, without @), one a line.
 fq_names() {
     awk 'NR % 4 == 1 { sub(/^@/, "", $1); print $1 }' "$@"
