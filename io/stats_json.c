@@ -16,7 +16,7 @@ long gpuasm_peak_rss_kb(void)
 
 /* A JSON string (RFC 8259 §7): quote, backslash and control characters
  * escaped; other bytes (UTF-8) as they are.  NULL is written as "". */
-static void put_string(FILE *fp, const char *s)
+void gpuasm_json_string(FILE *fp, const char *s)
 {
     fputc('"', fp);
     for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
@@ -44,13 +44,13 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     double tcups = s->kernel_s > 0 ? s->cells / s->kernel_s / 1e12 : 0.0;
     double rps = s->wall_s > 0 ? (double)s->reads / s->wall_s : 0.0;
     fputs("{\"program\":", fp);
-    put_string(fp, s->program);
+    gpuasm_json_string(fp, s->program);
     fputs(",\"version\":", fp);
-    put_string(fp, s->version);
+    gpuasm_json_string(fp, s->version);
     fputs(",\"device\":", fp);
-    put_string(fp, s->device);
+    gpuasm_json_string(fp, s->device);
     fputs(",\"simd\":", fp);
-    if (s->simd) put_string(fp, s->simd);
+    if (s->simd) gpuasm_json_string(fp, s->simd);
     else fputs("null", fp);
     fprintf(fp, ",\"lanes\":%d", s->lanes);
     fprintf(fp, ",\"reads\":%llu", (unsigned long long)s->reads);
@@ -67,6 +67,8 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"cells\":%.17g", finite_or_0(s->cells));
     fprintf(fp, ",\"kernel_tcups\":%.6g", finite_or_0(tcups));
     fprintf(fp, ",\"reads_per_s\":%.3f", finite_or_0(rps));
-    fprintf(fp, ",\"peak_rss_kb\":%ld}\n", s->peak_rss_kb);
+    fprintf(fp, ",\"peak_rss_kb\":%ld", s->peak_rss_kb);
+    if (s->extra && s->extra(fp, s->extra_ctx) < 0) return -1;
+    fputs("}\n", fp);
     return ferror(fp) ? -1 : 0;
 }

@@ -4,7 +4,10 @@
  *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","lanes":N,
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
- *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N}
+ *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N[, extra keys]}
+ * extra keys: gpuasm-scan's per-target report when asked for
+ * (io/target_report.h: "sample","reads_without_hits","percent_with_hits",
+ * "any_target":{...},"targets":[{...}]).
  * Units: seconds, bases, DP cells (m x n per searched pair and strand,
  * search.h), TCUPS = 10^12 cells per second of kernel time.  simd: the
  * CPU backend's SIMD level (avx512, avx2, sse4.1, scalar), null when the
@@ -36,7 +39,16 @@ typedef struct gpuasm_run_stats {
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
     double cells;              /* DP cells */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
+    /* More keys after peak_rss_kb (the per-target report: "sample",
+     * "reads_without_hits", "targets"), each with its leading comma; NULL
+     * for none.  0, or -1 when writing failed. */
+    int (*extra)(FILE *fp, const void *ctx);
+    const void *extra_ctx;
 } gpuasm_run_stats;
+
+/* s as a JSON string (RFC 8259 §7): quote, backslash and control
+ * characters escaped, other bytes as they are; NULL as "". */
+void gpuasm_json_string(FILE *fp, const char *s);
 
 /* Peak resident set size of this process so far, KiB (getrusage). */
 long gpuasm_peak_rss_kb(void);

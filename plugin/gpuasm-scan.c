@@ -31,6 +31,7 @@
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
+#include "target_report.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.0.0-dev"
@@ -109,6 +110,23 @@ static void usage(FILE *fp)
 "      --eqx                 =/X in CIGAR instead of M\n"
 "      --keep-tags           copy aux tags (and @RG lines) of SAM/BAM/CRAM input\n"
 "      --no-PG               do not add a @PG line\n"
+"Screening (README \"In workflows\"):\n"
+"      --report FILE         per-target report as TSV: reads with a hit by strand,\n"
+"                            full/partial, records, best-distance histogram, totals\n"
+"      --multiqc FILE        the same as MultiQC custom content (name it *_mqc.json)\n"
+"      --sample NAME         sample name in the reports [the reads file's name]\n"
+"      --matched FILE        write reads with a hit (a pair whole) to FILE: FASTQ,\n"
+"                            FASTA, BAM, SAM or CRAM by its name (.fq.gz: gzip);\n"
+"                            both mates in one FASTQ get /1 /2\n"
+"      --matched2 FILE       R2s there instead (R1s to --matched)\n"
+"      --unmatched-reads FILE  the reads without a hit, as --matched\n"
+"      --unmatched-reads2 FILE  R2s there instead\n"
+"      --trim                cut matched reads before their best forward hit\n"
+"                            (the 3' adapter's start, as cutadapt -a)\n"
+"      --shard I/N           only templates t with t mod N = I-1 (1 <= I <= N):\n"
+"                            N jobs cover the input once\n"
+"      --merge-reports FILE...  sum --report TSVs (shards of one sample) to stdout\n"
+"                            (with --multiqc FILE: also as MultiQC content)\n"
 "Resources:\n"
 "  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
 "      --device DEV          auto: every CUDA device, else the CPU; cpu; cuda\n"
@@ -221,7 +239,9 @@ static void fail(const char *fmt, const char *arg)
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
        OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
-       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY };
+       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY,
+       OPT_REPORT, OPT_MULTIQC, OPT_SAMPLE, OPT_MATCHED, OPT_MATCHED2, OPT_UNMATCHED_READS,
+       OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -253,6 +273,58 @@ static int format_from_name(const char *path, htsFormat *fmt)
         name = mode[0] == 'b' ? "bam" : mode[0] == 'c' ? "cram" : mode[0] == 'z' ? "sam.gz" : "sam";
     }
     return hts_parse_format(fmt, name);
+}
+
+/* gpuasm-scan --merge-reports A.tsv B.tsv ...: the sum of --report files of
+ * one sample's shards (the same targets), as one report on stdout. */
+static int merge_report_files(int n, char **path, const char *mqc)
+{
+    gpuasm_target_report sum, one;
+    char err[1024];
+    if (n < 1) return fail("%s", "--merge-reports needs one or more --report files"), 1;
+    if (gpuasm_target_report_read_tsv(path[0], &sum, err, sizeof err) < 0)
+        return fail("%s", err), 1;
+    for (int i = 1; i < n; i++) {
+        if (gpuasm_target_report_read_tsv(path[i], &one, err, sizeof err) < 0) {
+            gpuasm_target_report_free(&sum);
+            return fail("%s", err), 1;
+        }
+        int bad = strcmp(sum.sample, one.sample) != 0;
+        if (bad)
+            fprintf(stderr, "%s: %s: sample '%s', but %s has '%s' (merge the shards of one "
+                    "sample)\n", prog, path[i], one.sample, path[0], sum.sample);
+        else if ((bad = gpuasm_target_report_add(&sum, &one) < 0))
+            fprintf(stderr, "%s: %s: other targets than %s (not shards of one run?)\n", prog,
+                    path[i], path[0]);
+        gpuasm_target_report_free(&one);
+        if (bad) {
+            gpuasm_target_report_free(&sum);
+            return 1;
+        }
+    }
+    /* --multiqc: the merged numbers as MultiQC content too, through a
+     * temporary file like every output (util/output_file.h). */
+    if (mqc) {
+        gpuasm_outfile of;
+        memset(&of, 0, sizeof of);
+        FILE *fp = NULL;
+        int ok = gpuasm_outfile_begin(&of, mqc, err, sizeof err) == 0 &&
+                 (fp = fopen(gpuasm_outfile_name(&of), "w")) != NULL;
+        if (ok) ok = gpuasm_target_report_multiqc(fp, &sum) == 0;
+        if (fp && fclose(fp) != 0) ok = 0;
+        if (ok) ok = gpuasm_outfile_commit(&of, err, sizeof err) == 0;
+        else snprintf(err, sizeof err, "%s: write failed: %s", mqc, strerror(errno ? errno : EIO));
+        if (!ok) gpuasm_outfile_abort(&of);
+        gpuasm_outfile_free(&of);
+        if (!ok) {
+            gpuasm_target_report_free(&sum);
+            return fail("%s", err), 1;
+        }
+    }
+    int bad = gpuasm_target_report_tsv(stdout, &sum) < 0 || fflush(stdout) != 0;
+    gpuasm_target_report_free(&sum);
+    if (bad) return fail("standard output: write failed: %s", strerror(errno ? errno : EIO)), 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -289,6 +361,16 @@ int main(int argc, char **argv)
         { "verbosity", required_argument, NULL, OPT_VERBOSITY },
         { "rg-line", required_argument, NULL, 'R' },
         { "rg", required_argument, NULL, OPT_RG },
+        { "report", required_argument, NULL, OPT_REPORT },
+        { "multiqc", required_argument, NULL, OPT_MULTIQC },
+        { "sample", required_argument, NULL, OPT_SAMPLE },
+        { "matched", required_argument, NULL, OPT_MATCHED },
+        { "matched2", required_argument, NULL, OPT_MATCHED2 },
+        { "unmatched-reads", required_argument, NULL, OPT_UNMATCHED_READS },
+        { "unmatched-reads2", required_argument, NULL, OPT_UNMATCHED_READS2 },
+        { "trim", no_argument, NULL, OPT_TRIM },
+        { "shard", required_argument, NULL, OPT_SHARD },
+        { "merge-reports", no_argument, NULL, OPT_MERGE_REPORTS },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -300,7 +382,7 @@ int main(int argc, char **argv)
                     .strand = GPUASM_STRAND_BOTH, .overlap_min = 3, .read_overlap_min = -1,
                     .partial_ends = GPUASM_END_3 | GPUASM_END_5 },
     };
-    int no_pg = 0, c, verbosity_given = 0, ret = 1;
+    int no_pg = 0, c, verbosity_given = 0, ret = 1, merge_reports = 0;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
     const char *out_fmt = NULL, *r1 = NULL, *r2 = NULL, *rg_line = NULL;
     long long v;
@@ -414,6 +496,25 @@ int main(int argc, char **argv)
             break;
         case 'T': o.reference = optarg; break;
         case OPT_QUIET: o.quiet = 1; break;
+        case OPT_REPORT: o.screen.report = optarg; break;
+        case OPT_MULTIQC: o.screen.multiqc = optarg; break;
+        case OPT_SAMPLE:
+            if (!*optarg || strpbrk(optarg, "\t\n\r"))
+                return fail("invalid --sample '%s' (a non-empty name without tabs or newlines)",
+                            optarg), 1;
+            o.screen.sample = optarg;
+            break;
+        case OPT_MATCHED: o.screen.matched = optarg; break;
+        case OPT_MATCHED2: o.screen.matched2 = optarg; break;
+        case OPT_UNMATCHED_READS: o.screen.unmatched = optarg; break;
+        case OPT_UNMATCHED_READS2: o.screen.unmatched2 = optarg; break;
+        case OPT_TRIM: o.screen.trim = 1; break;
+        case OPT_SHARD:
+            if (gpuasm_shard_parse(optarg, &o.shard) < 0)
+                return fail("invalid --shard '%s' (expected I/N with 1 <= I <= N, e.g. 2/4)",
+                            optarg), 1;
+            break;
+        case OPT_MERGE_REPORTS: merge_reports = 1; break;
         case OPT_PROGRESS: o.progress = 1; break;
         case OPT_STATS: o.stats_path = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -430,6 +531,16 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
+    if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
+        return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
+    if (o.screen.trim && !o.screen.matched)
+        return fail("%s", "--trim cuts the reads written by --matched: give --matched FILE"), 1;
+    /* The cutadapt-style summary comes with the screening outputs: a plain
+     * SAM run stays silent on stderr, as samtools is (and as issue #9's
+     * "--device auto says nothing" promises). */
+    o.screen.summary = !o.quiet && (o.screen.report || o.screen.multiqc || o.screen.sample ||
+                                    o.screen.matched || o.screen.unmatched);
     /* --mode and --kernel (the kernel table, registry.h): a kernel computes
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */

@@ -195,6 +195,8 @@ struct pipe {
     const gpuasm_targets *t;
     gpuasm_engine *eng;
     gpuasm_reader *rd;
+    gpuasm_screen *screen;     /* report and reads out (plugin/screen.h), or NULL */
+    gpuasm_shard shard;        /* --shard: the reader's template count */
     gpuasm_writer *w;
     int text_out;              /* SAM text: the report threads format the lines */
     uint64_t max_bases;
@@ -254,7 +256,7 @@ static void *reader_main(void *arg)
         slot_t *s = fifo_pop(&p->free_q);
         pthread_mutex_unlock(&p->lock);
 
-        int nr = gpuasm_reader_next(p->rd, &s->batch, p->max_bases, msg, sizeof msg);
+        int nr = gpuasm_shard_next(&p->shard, p->rd, &s->batch, p->max_bases, msg, sizeof msg);
 
         pthread_mutex_lock(&p->lock);
         if (nr < 0) {
@@ -639,6 +641,13 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
                 fail(p, msg);
                 return -1;
             }
+            /* The screening outputs see the part's records (text_out is
+             * off when they are wanted: the records are kept). */
+            if (p->screen && gpuasm_screen_part(p->screen, &s->batch, s->part[k].r0, s->part[k].r1,
+                                                pt, msg, sizeof msg) < 0) {
+                fail(p, msg);
+                return -1;
+            }
             c->records += s->part[k].n_rec;
             c->hit_records += pt->hit_records;
             c->reads_with_hits += pt->reads_with_hits;
@@ -672,7 +681,9 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     int n_report = p->o->n_threads < 1 ? 1 : p->o->n_threads;
     p->n_report = n_report;
     p->w = w;
-    p->text_out = gpuasm_writer_is_text(w);
+    /* The screening outputs (plugin/screen.h) read the records themselves:
+     * with them the records are kept and the writer formats the SAM. */
+    p->text_out = gpuasm_writer_is_text(w) && !p->screen;
     pthread_t reader;
     int reader_started = 0, ret = -1;
     worker_t *scan = calloc((size_t)lanes, sizeof(*scan));
@@ -971,6 +982,13 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
         goto out;
     }
     if (check_interrupt(err, errlen) < 0) goto out;
+    p.shard = o->shard;
+    if (gpuasm_screen_wanted(&o->screen) &&
+        gpuasm_screen_open(&o->screen, &t, &o->search, gpuasm_reader_header(p.rd), o->reads_path,
+                           (const char *const[]){ o->reads_path, o->reads_path2, o->targets_path,
+                                                  o->reference }, 4,
+                           o->n_threads, &p.screen, err, errlen) < 0)
+        goto out;
     p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
                                 .rg_id = o->rg_id };
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
@@ -1053,6 +1071,7 @@ out:
                 .max_memory = p.max_memory,
                 .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
+                .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
             errno = 0;
             int bad = gpuasm_stats_json_write(stats_fp, &rs) < 0;
@@ -1074,6 +1093,10 @@ out:
             snprintf(err, errlen, "%s", cerr);
             ret = -1;
         }
+    }
+    if (gpuasm_screen_close(p.screen, ret == 0, prog, err, errlen) < 0 && ret == 0) {
+        ret = -1;
+        remove_result(o->out_path);
     }
     if (stats_ok && ret == 0 && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
         ret = -1;

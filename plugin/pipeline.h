@@ -18,6 +18,8 @@
 #include <stdint.h>
 #include <htslib/hts.h>
 #include "report.h"
+#include "screen.h"
+#include "shard.h"
 
 typedef struct gpuasm_scan_opt {
     const char *reads_path;    /* FASTQ/FASTA/SAM/BAM/CRAM or "-"; R1 of paired files */
@@ -45,6 +47,9 @@ typedef struct gpuasm_scan_opt {
     const char *stats_path;    /* --stats FILE (JSON, io/stats_json.h), or NULL */
     const char *pg_cl;         /* @PG CL, NULL for --no-PG */
     const char *version;
+    gpuasm_screen_opt screen;  /* --report, --multiqc, --sample, --matched, --unmatched-reads,
+                                * --trim, the summary (plugin/screen.h) */
+    gpuasm_shard shard;        /* --shard I/N (plugin/shard.h); n == 0: every read */
 } gpuasm_scan_opt;
 
 /* --max-memory's default for n_slots batches in flight: 1 GiB, or 64 MiB

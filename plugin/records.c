@@ -18,7 +18,7 @@ int gpuasm_adjacent_mates(const bam1_t *x, const bam1_t *y)
 
 void gpuasm_records_clear(gpuasm_records *s)
 {
-    s->n = 0;
+    s->n = s->n_read = 0;
     s->hit_records = s->reads_with_hits = s->lone_mates = 0;
 }
 
@@ -26,6 +26,7 @@ void gpuasm_records_free(gpuasm_records *s)
 {
     for (size_t i = 0; i < s->m; i++) bam_destroy1(s->rec[i]);
     free(s->rec);
+    free(s->per_read);
     memset(s, 0, sizeof(*s));
 }
 
@@ -102,17 +103,36 @@ static int add_read(gpuasm_records *s, const gpuasm_record_opt *o, kstring_t *sc
     return 0;
 }
 
+/* Count the records read q added (n0: s->n before it). */
+static int count_read(gpuasm_records *s, size_t n0)
+{
+    if (s->n_read == s->m_read) {
+        size_t c = s->m_read ? 2 * s->m_read : 256;
+        uint32_t *q = realloc(s->per_read, c * sizeof(*q));
+        if (!q) return -1;
+        s->per_read = q;
+        s->m_read = c;
+    }
+    s->per_read[s->n_read++] = (uint32_t)(s->n - n0);
+    return 0;
+}
+
 int gpuasm_records_add(gpuasm_records *s, const gpuasm_record_opt *o, kstring_t *scratch,
                        bam1_t *const *read, const gpuasm_report *const *rep, int n_read)
 {
+    size_t n0 = s->n;
     if (n_read == 1) {
         if (read[0]->core.flag & BAM_FPAIRED) s->lone_mates++;
-        return add_read(s, o, scratch, read[0], rep[0], NULL, o->unmatched);
+        if (add_read(s, o, scratch, read[0], rep[0], NULL, o->unmatched) < 0) return -1;
+        return count_read(s, n0);
     }
     /* A pair: both mates' records, or none (rule 3). */
     int any = rep[0]->n_occ > 0 || rep[1]->n_occ > 0;
-    for (int q = 0; q < 2; q++)
-        if (add_read(s, o, scratch, read[q], rep[q], rep[1 - q], o->unmatched || any) < 0)
+    for (int q = 0; q < 2; q++) {
+        n0 = s->n;
+        if (add_read(s, o, scratch, read[q], rep[q], rep[1 - q], o->unmatched || any) < 0 ||
+            count_read(s, n0) < 0)
             return -1;
+    }
     return 0;
 }

@@ -53,6 +53,9 @@ typedef struct gpuasm_records {
     uint64_t hit_records;      /* records that are hits (not FLAG 0x4) */
     uint64_t reads_with_hits;
     uint64_t lone_mates;       /* paired reads whose mate was not adjacent (rule 2) */
+    uint32_t *per_read;        /* [n_read] records of each read added, in read order (the
+                                * per-target report and --matched find a read's records) */
+    size_t n_read, m_read;
 } gpuasm_records;
 
 /* Are x and y the two mates of one template, x first (rule 2)? */

@@ -151,3 +151,15 @@ for i in range(0, len(data), 60000):
 block(b"")
 PY
 }
+
+# The sample as R1/R2 files in $T (pairs.bats, workflow.bats): R1 = the reads named NAME/1, R2 = their
+# reverse complements named NAME/2 (so both mates of a virus read hit).
+make_pair_files() {
+    awk 'NR % 4 == 1 { print $1 "/1"; next } { print }' "$READS" > "$T/r1.fq"
+    awk 'BEGIN { c["A"]="T"; c["C"]="G"; c["G"]="C"; c["T"]="A"; c["N"]="N"
+                 c["a"]="t"; c["c"]="g"; c["g"]="c"; c["t"]="a"; c["n"]="n" }
+         NR % 4 == 1 { print $1 "/2"; next }
+         NR % 4 == 2 { s = ""; for (i = length($0); i >= 1; i--) s = s c[substr($0, i, 1)]; print s; next }
+         NR % 4 == 0 { q = ""; for (i = length($0); i >= 1; i--) q = q substr($0, i, 1); print q; next }
+         { print }' "$READS" > "$T/r2.fq"
+}

@@ -15,18 +15,6 @@ setup() {
         !/^@/ && (b($2, 1) || b($2, 8) || b($2, 32) || b($2, 64) || b($2, 128))'
 }
 
-# The sample as R1/R2 files: R1 = the reads named NAME/1, R2 = their
-# reverse complements named NAME/2 (so both mates of a virus read hit).
-make_pair_files() {
-    awk 'NR % 4 == 1 { print $1 "/1"; next } { print }' "$READS" > "$T/r1.fq"
-    awk 'BEGIN { c["A"]="T"; c["C"]="G"; c["G"]="C"; c["T"]="A"; c["N"]="N"
-                 c["a"]="t"; c["c"]="g"; c["g"]="c"; c["t"]="a"; c["n"]="n" }
-         NR % 4 == 1 { print $1 "/2"; next }
-         NR % 4 == 2 { s = ""; for (i = length($0); i >= 1; i--) s = s c[substr($0, i, 1)]; print s; next }
-         NR % 4 == 0 { q = ""; for (i = length($0); i >= 1; i--) q = q substr($0, i, 1); print q; next }
-         { print }' "$READS" > "$T/r2.fq"
-}
-
 # Check the pairing of a SAM file: every record paired with exactly one of
 # 0x40/0x80; mate fields from the mate's primary record (0x8 and the
 # read's own place when the mate has none; a 0x4 record at its mate's

@@ -1,0 +1,245 @@
+/* screen.c -- the per-target report and the reads out, fed by the writer
+ * (see screen.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <htslib/sam.h>
+
+#include "output_file.h"
+#include "reads_out.h"
+#include "screen.h"
+#include "target_report.h"
+
+/* Targets shown in the stderr summary. */
+#define SUMMARY_TOP 5
+
+struct gpuasm_screen {
+    gpuasm_screen_opt o;
+    const gpuasm_targets *t;
+    const gpuasm_search_opt *so;
+    gpuasm_target_report rep;
+    gpuasm_reads_out *matched, *unmatched;
+    gpuasm_outfile report_of, mqc_of;
+    int report_begun, mqc_begun;
+};
+
+int gpuasm_screen_wanted(const gpuasm_screen_opt *o)
+{
+    return o->report || o->multiqc || o->matched || o->unmatched || o->summary;
+}
+
+int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
+                       const gpuasm_search_opt *so, const sam_hdr_t *in_hdr,
+                       const char *reads_path, const char *const *inputs, size_t n_inputs,
+                       int n_threads, gpuasm_screen **out, char *err, size_t errlen)
+{
+    gpuasm_screen *s = calloc(1, sizeof(*s));
+    *out = s;
+    if (!s) goto oom;
+    s->o = *o;
+    s->t = t;
+    s->so = so;
+    char sample[256];
+    if (o->sample) snprintf(sample, sizeof sample, "%s", o->sample);
+    else gpuasm_sample_from_path(reads_path, sample, sizeof sample);
+    uint64_t *len = malloc((t->n ? t->n : 1) * sizeof(*len));
+    if (!len) goto oom;
+    for (uint32_t i = 0; i < t->n; i++) len[i] = gpuasm_target_len(t, i);
+    int r = gpuasm_target_report_init(&s->rep, sample, t->n, t->name, len);
+    free(len);
+    if (r < 0) goto oom;
+    /* Never over an input (issue #12's rule for -o), nor over each other. */
+    const char *outs[] = { o->report, o->multiqc, o->matched, o->matched2, o->unmatched,
+                           o->unmatched2 };
+    const char *flags[] = { "--report", "--multiqc", "--matched", "--matched2",
+                            "--unmatched-reads", "--unmatched-reads2" };
+    for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
+        if (!outs[k]) continue;
+        if (!strcmp(outs[k], "-")) {
+            snprintf(err, errlen, "%s -: give a file name (standard output carries the SAM)", flags[k]);
+            return -1;
+        }
+        int i = gpuasm_output_is_input(outs[k], inputs, n_inputs);
+        if (i >= 0) {
+            snprintf(err, errlen, "%s %s: this output is the input %s (the same file): refusing "
+                     "to overwrite an input", flags[k], outs[k], inputs[i]);
+            return -1;
+        }
+        for (size_t j = 0; j < k; j++)
+            if (outs[j] && !strcmp(outs[j], outs[k])) {
+                snprintf(err, errlen, "%s %s: also given to %s", flags[k], outs[k], flags[j]);
+                return -1;
+            }
+    }
+    /* Created now (through temporary files), so a bad path fails first. */
+    if (o->report) {
+        if (gpuasm_outfile_begin(&s->report_of, o->report, err, errlen) < 0) return -1;
+        s->report_begun = 1;
+    }
+    if (o->multiqc) {
+        if (gpuasm_outfile_begin(&s->mqc_of, o->multiqc, err, errlen) < 0) return -1;
+        s->mqc_begun = 1;
+    }
+    if (o->matched && gpuasm_reads_out_open("--matched", o->matched, o->matched2, in_hdr,
+                                            n_threads, &s->matched, err, errlen) < 0)
+        return -1;
+    if (o->unmatched && gpuasm_reads_out_open("--unmatched-reads", o->unmatched, o->unmatched2,
+                                              in_hdr, n_threads, &s->unmatched, err, errlen) < 0)
+        return -1;
+    return 0;
+oom:
+    snprintf(err, errlen, "out of memory");
+    return -1;
+}
+
+/* Bases of the pattern in a hit record's alignment: the target's when it
+ * is the pattern (reference-consuming ops), else the read's. */
+static int64_t aligned_pattern(const gpuasm_screen *s, const bam1_t *b)
+{
+    const uint32_t *c = bam_get_cigar(b);
+    const int read_pat = gpuasm_read_is_pattern(s->so, (uint64_t)b->core.l_qseq,
+                                                gpuasm_target_len(s->t, (uint32_t)b->core.tid));
+    int64_t n = 0;
+    for (uint32_t i = 0; i < b->core.n_cigar; i++) {
+        const int op = bam_cigar_op(c[i]), t = bam_cigar_type(op);
+        if (op == BAM_CSOFT_CLIP || op == BAM_CHARD_CLIP) continue;
+        if (read_pat ? (t & 1) : (t & 2)) n += bam_cigar_oplen(c[i]);
+    }
+    return n;
+}
+
+static int64_t dist_of(const bam1_t *b)
+{
+    const uint8_t *as = bam_aux_get(b, "AS");
+    return as ? -bam_aux2i(as) : 0;
+}
+
+/* Is a better than b by screen.h's rule (score, distance, aligned length;
+ * earlier wins ties)? */
+static int better(const gpuasm_screen *s, const bam1_t *a, const bam1_t *b)
+{
+    const int64_t pa = aligned_pattern(s, a), pb = aligned_pattern(s, b);
+    const int64_t da = dist_of(a), db = dist_of(b);
+    if (pa - 2 * da != pb - 2 * db) return pa - 2 * da > pb - 2 * db;
+    if (da != db) return da < db;
+    return pa > pb;
+}
+
+static int is_hit(const bam1_t *b) { return !(b->core.flag & BAM_FUNMAP) && b->core.tid >= 0; }
+
+/* Bases to keep with --trim: the best forward, not 5'-partial hit's start
+ * in the read; -1 (keep all) without one. */
+static int64_t trim_point(const gpuasm_screen *s, bam1_t *const *rec, size_t n)
+{
+    const bam1_t *best = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const bam1_t *b = rec[i];
+        if (!is_hit(b) || (b->core.flag & BAM_FREVERSE)) continue;
+        /* Only a target that is the pattern (an adapter) is cut off; a read
+         * that is the pattern (in a genome) is not trimmed by it. */
+        if (gpuasm_read_is_pattern(s->so, (uint64_t)b->core.l_qseq,
+                                   gpuasm_target_len(s->t, (uint32_t)b->core.tid)))
+            continue;
+        const uint8_t *xp = bam_aux_get(b, "XP");
+        const char *xs = xp ? bam_aux2Z(xp) : NULL;
+        if (xs && !strcmp(xs, "read5")) continue;
+        if (!best || better(s, b, best)) best = b;
+    }
+    if (!best) return -1;
+    const uint32_t *c = bam_get_cigar(best);
+    return best->core.n_cigar && bam_cigar_op(c[0]) == BAM_CSOFT_CLIP ? bam_cigar_oplen(c[0]) : 0;
+}
+
+int gpuasm_screen_part(gpuasm_screen *s, const gpuasm_batch *b, uint32_t r0, uint32_t r1,
+                       const gpuasm_records *recs, char *err, size_t errlen)
+{
+    size_t at = 0;   /* first record of read r */
+    for (uint32_t r = r0, k = 0; r < r1;) {
+        const uint32_t nrd = r + 1 < r1 && gpuasm_adjacent_mates(b->rec[r], b->rec[r + 1]) ? 2 : 1;
+        int any = 0;
+        size_t first[2], cnt[2];
+        for (uint32_t q = 0; q < nrd; q++, k++) {
+            if (k >= recs->n_read) {
+                snprintf(err, errlen, "internal error: records of read %s not counted",
+                         bam_get_qname(b->rec[r + q]));
+                return -1;
+            }
+            first[q] = at;
+            cnt[q] = recs->per_read[k];
+            at += cnt[q];
+            bam1_t *const *rec = recs->rec + first[q];
+            long best = -1;
+            for (size_t i = 0; i < cnt[q]; i++)
+                if (is_hit(rec[i]) && (best < 0 || better(s, rec[i], rec[best]))) best = (long)i;
+            any |= best >= 0;
+            if (gpuasm_target_report_read(&s->rep, rec, cnt[q], best) < 0) {
+                snprintf(err, errlen, "out of memory");
+                return -1;
+            }
+        }
+        gpuasm_reads_out *w = any ? s->matched : s->unmatched;
+        for (uint32_t q = 0; w && q < nrd; q++) {
+            int64_t keep = s->o.trim && any ? trim_point(s, recs->rec + first[q], cnt[q]) : -1;
+            if (gpuasm_reads_out_write(w, b->rec[r + q], keep, err, errlen) < 0) return -1;
+        }
+        r += nrd;
+    }
+    return 0;
+}
+
+int gpuasm_screen_json(FILE *fp, const void *s)
+{
+    return gpuasm_target_report_json(fp, &((const gpuasm_screen *)s)->rep);
+}
+
+/* Write one report file (TSV or MultiQC) into its temporary file. */
+static int write_file(gpuasm_outfile *of, const gpuasm_target_report *r,
+                      int (*fn)(FILE *, const gpuasm_target_report *), char *err, size_t errlen)
+{
+    const char *name = gpuasm_outfile_name(of);
+    errno = 0;
+    FILE *fp = strcmp(name, "-") ? fopen(name, "w") : stdout;
+    if (!fp) {
+        snprintf(err, errlen, "%s: cannot open for writing: %s", of->path, strerror(errno));
+        return -1;
+    }
+    int bad = fn(fp, r) < 0;
+    bad |= fp == stdout ? fflush(fp) != 0 : fclose(fp) != 0;
+    if (bad) {
+        snprintf(err, errlen, "%s: write failed: %s", of->path, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+int gpuasm_screen_close(gpuasm_screen *s, int ok, const char *prog, char *err, size_t errlen)
+{
+    if (!s) return 0;
+    int ret = 0;
+    if (ok && s->report_begun && write_file(&s->report_of, &s->rep, gpuasm_target_report_tsv, err, errlen) < 0)
+        ok = 0, ret = -1;
+    if (ok && s->mqc_begun && write_file(&s->mqc_of, &s->rep, gpuasm_target_report_multiqc, err, errlen) < 0)
+        ok = 0, ret = -1;
+    char e2[512];
+    if (gpuasm_reads_out_close(s->matched, ok, ret ? e2 : err, ret ? sizeof e2 : errlen) < 0 && ok)
+        ok = 0, ret = -1;
+    if (gpuasm_reads_out_close(s->unmatched, ok, ret ? e2 : err, ret ? sizeof e2 : errlen) < 0 && ok)
+        ok = 0, ret = -1;
+    if (ok && s->report_begun && gpuasm_outfile_commit(&s->report_of, err, errlen) < 0)
+        ok = 0, ret = -1;
+    if (ok && s->mqc_begun && gpuasm_outfile_commit(&s->mqc_of, err, errlen) < 0)
+        ok = 0, ret = -1;
+    if (!ok) {
+        if (s->report_begun) gpuasm_outfile_abort(&s->report_of);
+        if (s->mqc_begun) gpuasm_outfile_abort(&s->mqc_of);
+    }
+    if (ok && s->o.summary) gpuasm_target_report_summary(stderr, prog, &s->rep, SUMMARY_TOP);
+    if (s->report_begun) gpuasm_outfile_free(&s->report_of);
+    if (s->mqc_begun) gpuasm_outfile_free(&s->mqc_of);
+    gpuasm_target_report_free(&s->rep);
+    free(s);
+    return ret;
+}
