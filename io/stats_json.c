@@ -52,6 +52,12 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fputs(",\"simd\":", fp);
     if (s->simd) put_string(fp, s->simd);
     else fputs("null", fp);
+    fputs(",\"filter\":", fp);
+    if (s->filter) put_string(fp, s->filter);
+    else fputs("null", fp);
+    fputs(",\"filter_plan\":", fp);
+    if (s->filter_plan) put_string(fp, s->filter_plan);
+    else fputs("null", fp);
     fprintf(fp, ",\"lanes\":%d", s->lanes);
     fprintf(fp, ",\"reads\":%llu", (unsigned long long)s->reads);
     fprintf(fp, ",\"bases\":%llu", (unsigned long long)s->bases);

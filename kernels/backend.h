@@ -78,6 +78,10 @@ extern const gpuasm_backend_ops gpuasm_backend_cpu;
  * "scalar"; cpu_simd.h), chosen when it opened. */
 const char *gpuasm_cpu_backend_simd(const void *self);
 
+/* What the CPU backend instance's filters were in its last scan (cpu_scan.h:
+ * "--filter value: filters built"), or NULL before its first scan. */
+const char *gpuasm_cpu_backend_filter(const void *self);
+
 /* The CUDA backend, or NULL in a build without CUDA. */
 const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void);
 

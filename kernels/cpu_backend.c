@@ -199,6 +199,7 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         b->cfg.simd = gpuasm_simd_choose(cfg->settings->cpu_simd);
         b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);
         b->cfg.lane_min = cfg->settings->cpu_lane_min;
+        b->cfg.index_max = cfg->settings->cpu_index_max;
     }
     snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s, %s)", b->n_threads, b->n_threads > 1 ? "s" : "",
              gpuasm_simd_name(b->cfg.simd));
@@ -211,6 +212,11 @@ static const char *cpu_describe(const void *self) { return ((const cpu_backend *
 const char *gpuasm_cpu_backend_simd(const void *self)
 {
     return gpuasm_simd_name(((const cpu_backend *)self)->cfg.simd);
+}
+
+const char *gpuasm_cpu_backend_filter(const void *self)
+{
+    return gpuasm_cpu_prep_describe(((const cpu_backend *)self)->prep);
 }
 
 static int cpu_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)

@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cpu_scan.h"
+#include "clock.h"
 #include "cpu_simd.h"
 #include "grow.h"
 #include "myers_cpu.h"
@@ -216,9 +217,12 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
-/* The targets' window index (prefilter.h) takes 4 bytes a base: up to
- * 2^25 windows (128 MiB); larger target sets run without it. */
-#define PREP_MAX_WINDOWS ((uint64_t)1 << 25)
+/* The targets' window index (prefilter.h) takes 4 bytes a base (4 MiB per
+ * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1 GiB, 268
+ * Mb of targets) by default (GPUASM_CPU_INDEX_MAX); past it --filter auto
+ * runs without the index (and says so in the filter's description),
+ * --filter index refuses the run. */
+#define PREP_MAX_WINDOWS ((uint64_t)1 << 28)
 
 struct gpuasm_cpu_prep {
     const gpuasm_seqset *targets;
@@ -231,13 +235,30 @@ struct gpuasm_cpu_prep {
     gpuasm_qfilter qf;      /* targets as patterns */
     int has_tindex;
     gpuasm_tindex tx;       /* reads as patterns */
+    /* --filter (search.h) with the GPUASM_CPU_PREFILTER knob: per filter,
+     * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
+    int lv_pieces, lv_index;
+    char desc[200];         /* what the filters are, for --stats and --verbosity 4 */
 };
+
+/* The levels of the two filters for opt->filter; auto takes the knob. */
+static void filter_levels(const gpuasm_cpu_cfg *cfg, const gpuasm_search_opt *opt, int *pieces, int *index)
+{
+    switch (opt->filter) {
+    case GPUASM_FILTER_OFF: *pieces = *index = 0; break;
+    case GPUASM_FILTER_ON: *pieces = *index = 2; break;
+    case GPUASM_FILTER_PIECES: *pieces = 2; *index = 0; break;
+    case GPUASM_FILTER_INDEX: *pieces = 0; *index = 2; break;
+    default: *pieces = *index = cfg->prefilter; break;
+    }
+}
 
 void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
 {
     cfg->simd = gpuasm_simd_detect();
     cfg->prefilter = 1;
     cfg->lane_min = 0;
+    cfg->index_max = 0;
 }
 
 static int grouped_search(const gpuasm_search_opt *opt)
@@ -270,7 +291,7 @@ int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targe
      * function of m (max_diffs, error_rate). */
     return prep && prep->targets == targets && prep->n_targets == targets->n &&
            prep->opt.kernel == opt->kernel && prep->opt.alphabet == opt->alphabet &&
-           prep->opt.max_diffs == opt->max_diffs &&
+           prep->opt.max_diffs == opt->max_diffs && prep->opt.filter == opt->filter &&
            (opt->max_diffs >= 0 || prep->opt.error_rate == opt->error_rate);
 }
 
@@ -283,13 +304,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
     p->n_targets = targets->n;
     p->opt = *opt;
     p->grouped = grouped_search(opt);
-    if (filtered_hamming(opt) && cfg->prefilter) {
-        if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
-        p->has_filter = 1;
-        const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
-        if (r < 0) goto oom;
-        p->has_tindex = r == 0;
-    }
+    filter_levels(cfg, opt, &p->lv_pieces, &p->lv_index);
     if (p->grouped) {
         size_t words = 0;
         p->peq_off = malloc((targets->n ? targets->n : 1) * sizeof(uint64_t));
@@ -311,20 +326,54 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
             if (p->peq_off[t] != UINT64_MAX)
                 gpuasm_myers_peq_nt16(p->peq + p->peq_off[t], targets->code + targets->off[t],
                                       (uint32_t)(targets->off[t + 1] - targets->off[t]));
-        if (cfg->prefilter) {
-            if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
-            p->has_filter = 1;
-            const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
-            if (r < 0) goto oom;
-            p->has_tindex = r == 0;
+    }
+    const int filterable = p->grouped || filtered_hamming(opt);
+    const char *name = gpuasm_filter_name(opt->filter);
+    if (!filterable) {
+        snprintf(p->desc, sizeof p->desc, "%s: none (kernel or alphabet without filters)", name);
+        *out = p;
+        return 0;
+    }
+    if (p->lv_pieces) {
+        if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
+        p->has_filter = 1;
+    }
+    char index_desc[120] = "";
+    if (p->lv_index) {
+        const uint64_t max = cfg->index_max > 0 ? (uint64_t)cfg->index_max : PREP_MAX_WINDOWS;
+        const double t0 = gpuasm_now_s();
+        const int r = gpuasm_tindex_build(&p->tx, targets, max);
+        if (r < 0) goto oom;
+        p->has_tindex = r == 0;
+        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)1 << 18) +
+                                                    p->tx.n_amb * 16) / 1048576.0 : 0;
+        if (p->has_tindex)
+            snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
+                     GPUASM_QF_Q, GPUASM_QF_Q + GPUASM_QF_EXT, (unsigned long long)p->tx.n_pos, mib,
+                     gpuasm_now_s() - t0);
+        else
+            snprintf(index_desc, sizeof index_desc,
+                     "no index (%llu target bases: past the bound of %llu windows, 4 bytes each)",
+                     (unsigned long long)targets->off[targets->n], (unsigned long long)max);
+        if (!p->has_tindex && opt->filter == GPUASM_FILTER_INDEX) {
+            gpuasm_cpu_prep_free(p);
+            return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
+                                  "the targets (%llu bases) are too large for the q-gram index "
+                                  "(at most %llu windows, 4 bytes each)",
+                                  (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }
+    snprintf(p->desc, sizeof p->desc, "%s: %s%s%s", name,
+             p->has_filter ? "pieces (q 6-8)" : "",
+             p->has_filter && index_desc[0] ? " + " : "", index_desc[0] ? index_desc : p->has_filter ? "" : "exhaustive");
     *out = p;
     return 0;
 oom:
     gpuasm_cpu_prep_free(p);
     return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
 }
+
+const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep) { return prep ? prep->desc : NULL; }
 
 /* ---- the grouped walk (myers on nt16) --------------------------------------- */
 
@@ -404,7 +453,7 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
     uint64_t cost = 0;
     for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
-    if (cost > total / 4 && cfg->prefilter < 2) return 0;
+    if (cost > total / 4 && prep->lv_index < 2) return 0;
     for (int64_t i = 0; i < nr; i++) {
         const gpuasm_end_range *r = &g->ranges[i];
         const uint8_t *text = targets->code + targets->off[r->target];
@@ -586,7 +635,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (nr == -1) return -1;
         uint64_t cost = 0;
         for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;
-        if (nr >= 0 && cost > total / 4 && cfg->prefilter < 2) nr = -2;
+        if (nr >= 0 && cost > total / 4 && prep->lv_index < 2) nr = -2;
     }
     if (nr >= 0) {
         for (int64_t i = 0; i < nr; i++) {

@@ -39,6 +39,11 @@ const char *gpuasm_engine_describe(const gpuasm_engine *e);
  * NULL when no lane runs on the CPU. */
 const char *gpuasm_engine_simd(const gpuasm_engine *e);
 
+/* What the filters of the run were (--filter, cpu_scan.h's description of
+ * the CPU lane's; for CUDA lanes "exhaustive ..."), or NULL before the
+ * first scan. */
+const char *gpuasm_engine_filter(const gpuasm_engine *e);
+
 /* Is any lane a GPU? */
 int gpuasm_engine_is_cuda(const gpuasm_engine *e);
 

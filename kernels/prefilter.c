@@ -56,6 +56,28 @@ static int64_t window_key_q(const uint8_t *s, int q)
 
 static int64_t window_key(const uint8_t *s) { return window_key_q(s, GPUASM_QF_Q); }
 
+/* The GPUASM_QF_EXT bases after the window starting at buffer position g,
+ * 4 bits each, the first in the top nibble: 0..3 for a single base, 4 for
+ * any other code or past the buffer's end (which no read base equals).
+ * It may run into the next target: a window whose extension crosses a
+ * target's end only ever gains false candidates, which the whole-piece
+ * check drops (a true piece occurrence lies inside its target). */
+static uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
+{
+    uint32_t key = 0;
+    for (uint64_t i = g + GPUASM_QF_Q; i < g + GPUASM_QF_Q + GPUASM_QF_EXT; i++) {
+        const int b = i < total ? base2[code[i] & 15] : -1;
+        key = key << 4 | (uint32_t)(b < 0 ? 4 : b);
+    }
+    return key;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt)
 {
@@ -318,6 +340,24 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     for (uint32_t k = N_KEYS; k > 0; k--) x->start[k] = x->start[k - 1];
     x->start[0] = 0;
     x->n_pos = n_pos;
+    x->total = total;
+    /* Each row sorted by the next GPUASM_QF_EXT bases (ext_key), so that a
+     * piece longer than Q is looked up by its first Q + E bases: a binary
+     * search inside the row instead of a walk over every window. */
+    uint32_t widest = 0;
+    for (uint32_t k = 0; k < N_KEYS; k++)
+        if (x->start[k + 1] - x->start[k] > widest) widest = x->start[k + 1] - x->start[k];
+    uint64_t *tmp = malloc((widest ? widest : 1) * sizeof(uint64_t));
+    if (!tmp) goto oom;
+    for (uint32_t k = 0; k < N_KEYS; k++) {
+        const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
+        if (n < 2) continue;
+        for (uint32_t i = 0; i < n; i++)
+            tmp[i] = (uint64_t)ext_key(targets->code, total, x->pos[lo + i]) << 32 | x->pos[lo + i];
+        qsort(tmp, n, sizeof *tmp, cmp_u64);
+        for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
+    }
+    free(tmp);
     return 0;
 oom:
     gpuasm_tindex_free(x);
@@ -331,6 +371,18 @@ static uint32_t target_of(const gpuasm_seqset *targets, uint64_t g)
     while (hi - lo > 1) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (targets->off[mid] <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* The first row entry in [lo, hi) whose extension key is >= key (the row
+ * is sorted by it). */
+static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t lo, uint32_t hi,
+                          uint64_t key)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (ext_key(code, x->total, x->pos[mid]) < key) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -376,7 +428,22 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         for (; w + GPUASM_QF_Q <= b && key < 0; w++) key = window_key(p + w);
         if (key < 0) continue;   /* N in every window: this piece is never intact */
         w--;                     /* the window found starts at w */
-        for (uint32_t q = x->start[key]; q < x->start[key + 1]; q++) {
+        /* The piece's single bases after the window (at most EXT): only
+         * the windows of the row whose extension starts with them. */
+        uint32_t ext = 0, e = 0;
+        for (; e < GPUASM_QF_EXT && w + GPUASM_QF_Q + e < b; e++) {
+            const int c = base2[p[w + GPUASM_QF_Q + e] & 15];
+            if (c < 0) break;
+            ext = ext << 4 | (uint32_t)c;
+        }
+        const uint32_t shift = 4 * (GPUASM_QF_EXT - e);
+        const uint64_t elo = (uint64_t)ext << shift, ehi = ((uint64_t)ext + 1) << shift;
+        uint32_t qa = x->start[key], qb = x->start[key + 1];
+        if (e) {
+            qa = ext_bound(x, targets->code, qa, qb, elo);
+            qb = ext_bound(x, targets->code, qa, qb, ehi);
+        }
+        for (uint32_t q = qa; q < qb; q++) {
             const uint64_t g = x->pos[q];
             const uint32_t t = target_of(targets, g);
             if (in_group[t] != stamp) continue;

@@ -31,6 +31,9 @@
  * window index uses q = 8 only. */
 #define GPUASM_QF_Q 8
 #define GPUASM_QF_QMIN 6
+/* The targets' window index looks a piece up by up to Q + EXT of its
+ * bases (rows sorted by the EXT bases after each window). */
+#define GPUASM_QF_EXT 8
 
 typedef struct gpuasm_qfilter {
     uint32_t n_targets;
@@ -96,6 +99,7 @@ typedef struct gpuasm_tindex {
     uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
     size_t n_amb;         /* runs */
     uint64_t n_pos;
+    uint64_t total;       /* bases in the targets' code buffer */
 } gpuasm_tindex;
 
 /* One end range of a target: every j in [lo, hi] may be an end hit. */

@@ -114,7 +114,20 @@ typedef struct gpuasm_search_opt {
     int32_t read_overlap_min; /* the same for a read that is the pattern; 0: none;
                             * -1: half the read, rounded up */
     int32_t partial_ends;  /* GPUASM_END_3 | GPUASM_END_5: where partial occurrences are taken */
+    int32_t filter;        /* enum gpuasm_filter: the exact pigeonhole filters (prefilter.h);
+                            * never changes a hit, only which cells are computed */
 } gpuasm_search_opt;
+
+/* --filter: which exact filters a backend may use (prefilter.h).  Every
+ * value gives the same end hits; they differ only in work skipped. */
+enum gpuasm_filter {
+    GPUASM_FILTER_AUTO = 0,    /* both, each where its cost model says it pays */
+    GPUASM_FILTER_OFF = 1,     /* exhaustive: every cell of every pair */
+    GPUASM_FILTER_ON = 2,      /* both, wherever they apply */
+    GPUASM_FILTER_PIECES = 3,  /* only the patterns' pieces (targets as patterns), wherever it applies */
+    GPUASM_FILTER_INDEX = 4,   /* only the targets' index (reads as patterns), wherever it applies */
+    GPUASM_FILTER_N = 5
+};
 
 /* What an end hit is (gpuasm_endhit.kind). */
 enum gpuasm_hit_kind {
