@@ -454,6 +454,34 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     uint64_t cost = 0;
     for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
     if (cost > total / 4 && prep->lv_index < 2) return 0;
+    /* Many windows: in text lanes, one window a text (each starts fresh at
+     * its first column, as the scalar run below does, so the positions and
+     * D values are the same); the few positions before lo of each window
+     * are its lead-in and dropped. */
+    if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && nr >= 2 * gpuasm_simd_lanes(cfg->simd)) {
+        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, (size_t)nr, sizeof(*g->texts)) < 0) return -1;
+        for (int64_t i = 0; i < nr; i++) {
+            const gpuasm_end_range *r = &g->ranges[i];
+            const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
+            g->texts[i].code = targets->code + targets->off[r->target] + ws;
+            g->texts[i].n = r->hi + 1 - ws;
+        }
+        if (gpuasm_text_lanes(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)nr) < 0) return -1;
+        uint32_t cur = UINT32_MAX;
+        for (size_t i = 0; i < g->lanes.n_hit; i++) {
+            const gpuasm_lane_hit *h = &g->lanes.hit[i];
+            const gpuasm_end_range *r = &g->ranges[h->id];
+            if (r->target != cur) {
+                flush_hits(w);
+                w->cur.target = cur = r->target;
+                w->have_pending = 0;
+            }
+            const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
+            if (h->j + ws >= r->lo) emit_hit(w, h->j + ws, h->d);
+        }
+        flush_hits(w);
+        return w->oom ? -1 : 1;
+    }
     for (int64_t i = 0; i < nr; i++) {
         const gpuasm_end_range *r = &g->ranges[i];
         const uint8_t *text = targets->code + targets->off[r->target];

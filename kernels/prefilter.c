@@ -72,10 +72,39 @@ static uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
     return key;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* Ascending sort of v[0 .. n) (quicksort, median of three, insertion sort
+ * for short runs; the shorter side recursed, so the depth is O(log n)).
+ * qsort's comparison call per step was most of the index's build time. */
+static void sort_u64(uint64_t *v, size_t n)
 {
-    const uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    while (n > 24) {
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            const uint64_t t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        /* [0, j] <= piv <= [j + 1, n) */
+        if (j + 1 < n - j - 1) {
+            sort_u64(v, j + 1);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            sort_u64(v + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        const uint64_t t = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];
+        v[j] = t;
+    }
 }
 
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
@@ -96,7 +125,11 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
         const int32_t k = gpuasm_pair_k(opt, m);
         if (!gpuasm_pair_searched(m, k, 1)) continue;   /* never a pattern */
         const uint64_t pieces = (uint64_t)k + 1;
-        if (m / pieces < GPUASM_QF_QMIN) {
+        /* Patterns too short to cut, or so long (a genome) that they are a
+         * pattern only against longer reads, which their pieces would not
+         * shorten much: not filtered (sorting a genome's pieces was a
+         * tenth of a 20 Mb run's time). */
+        if (m / pieces < GPUASM_QF_QMIN || m > GPUASM_QF_MAX_M) {
             f->always[t] = 1;
             continue;
         }
@@ -284,6 +317,7 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
 int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos)
 {
     memset(x, 0, sizeof *x);
+    uint32_t *ek = NULL;   /* pass 2: each window's extension key, in row order (4 bytes a window) */
     const uint64_t total = targets->off[targets->n];
     if (total >= UINT32_MAX) return 1;
     /* Pass 1: count windows per key and ambiguous runs. */
@@ -323,6 +357,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
                     x->start[key + 1]++;
                     n_pos++;
                 } else {
+                    ek[x->start[key]] = ext_key(s, total, w);
                     x->pos[x->start[key]++] = (uint32_t)w;
                 }
             }
@@ -334,6 +369,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
             }
             for (uint32_t k = 0; k < N_KEYS; k++) x->start[k + 1] += x->start[k];
             if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+            if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
         }
     }
     /* Pass 2 advanced start[x] to the end of row x: shift back. */
@@ -343,7 +379,8 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     x->total = total;
     /* Each row sorted by the next GPUASM_QF_EXT bases (ext_key), so that a
      * piece longer than Q is looked up by its first Q + E bases: a binary
-     * search inside the row instead of a walk over every window. */
+     * search inside the row instead of a walk over every window.  The keys
+     * were taken in pass 2, in text order (sequential reads). */
     uint32_t widest = 0;
     for (uint32_t k = 0; k < N_KEYS; k++)
         if (x->start[k + 1] - x->start[k] > widest) widest = x->start[k + 1] - x->start[k];
@@ -352,14 +389,15 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     for (uint32_t k = 0; k < N_KEYS; k++) {
         const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
         if (n < 2) continue;
-        for (uint32_t i = 0; i < n; i++)
-            tmp[i] = (uint64_t)ext_key(targets->code, total, x->pos[lo + i]) << 32 | x->pos[lo + i];
-        qsort(tmp, n, sizeof *tmp, cmp_u64);
+        for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)ek[lo + i] << 32 | x->pos[lo + i];
+        sort_u64(tmp, n);
         for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
     }
     free(tmp);
+    free(ek);
     return 0;
 oom:
+    free(ek);
     gpuasm_tindex_free(x);
     return -1;
 }

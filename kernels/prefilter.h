@@ -15,7 +15,8 @@
  * same single bases there (nt16: a base matches only a code that holds
  * it; a read's N is code 0 and matches nothing).  Patterns whose pieces
  * are shorter than GPUASM_QF_QMIN, or have no such window (IUPAC codes),
- * are never filtered ("always" candidates); a text holding an ambiguity
+ * are never filtered ("always" candidates), nor are patterns longer than
+ * GPUASM_QF_MAX_M; a text holding an ambiguity
  * code other than 0 (reads with --match-read-wildcards) is not filtered
  * either.
  */
@@ -34,6 +35,8 @@
 /* The targets' window index looks a piece up by up to Q + EXT of its
  * bases (rows sorted by the EXT bases after each window). */
 #define GPUASM_QF_EXT 8
+/* Target patterns longer than this (bases) are never filtered ("always"). */
+#define GPUASM_QF_MAX_M 65536
 
 typedef struct gpuasm_qfilter {
     uint32_t n_targets;
