@@ -399,6 +399,7 @@ typedef struct group_ws {
     size_t cap_ranges;
     gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
     size_t cap_seeds;
+    gpuasm_scan_stats cnt;          /* what the filters did (index_*, pieces_*) */
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -449,11 +450,14 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
                                             &g->ranges, &g->cap_ranges);
     if (nr == -1) return -1;
+    g->cnt.index_declined++;   /* until it is used */
     if (nr < 0) return 0;
     const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
     uint64_t cost = 0;
     for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
     if (cost > total / 4 && prep->lv_index < 2) return 0;
+    g->cnt.index_declined--;
+    g->cnt.index_strands++;
     /* Many windows: in text lanes, one window a text (each starts fresh at
      * its first column, as the scalar run below does, so the positions and
      * D values are the same); the few positions before lo of each window
@@ -592,7 +596,11 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
         return -1;
     for (uint32_t i = 0; i < g->n_b; i++) {
         const uint32_t t = g->grp_b[i];
-        if (!all && !prep->qf.always[t] && g->mark[t] != g->stamp) continue;   /* cannot occur */
+        if (!all && !prep->qf.always[t] && g->mark[t] != g->stamp) {   /* cannot occur */
+            g->cnt.pieces_dropped++;
+            continue;
+        }
+        if (prep->has_filter) g->cnt.pieces_kept++;
         const uint8_t *pat = targets->code + targets->off[t];
         const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
         const int32_t k = g->k_t[t];
@@ -664,6 +672,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         uint64_t cost = 0;
         for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;
         if (nr >= 0 && cost > total / 4 && prep->lv_index < 2) nr = -2;
+        if (nr >= 0) g->cnt.index_strands++; else g->cnt.index_declined++;
     }
     if (nr >= 0) {
         for (int64_t i = 0; i < nr; i++) {
@@ -705,6 +714,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         for (uint32_t i = 0; i < g->n_b; i++) g->mark[g->grp_b[i]] = g->stamp;   /* in group B */
     }
     uint32_t cur = UINT32_MAX;   /* the pair w->cur is set to */
+    uint64_t kept = 0;           /* filtered targets with a window to count */
     for (int64_t i = 0; i < ns; i++) {
         const gpuasm_seed *sd = &g->seeds[i];
         const uint32_t t = sd->target;
@@ -716,6 +726,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             flush_hits(w);
             w->cur.target = cur = t;
             w->have_pending = 0;
+            kept++;
         }
         const int32_t k = g->k_t[t];
         int32_t d = 0;
@@ -723,9 +734,14 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (d <= k) emit_hit(w, (uint64_t)sd->start + m - 1, d);
     }
     flush_hits(w);
+    uint64_t filtered = 0;   /* group B's targets the filter took: kept above, or dropped */
     for (uint32_t i = 0; i < g->n_b; i++) {
         const uint32_t t = g->grp_b[i];
-        if (ns >= 0 && !prep->qf.always[t]) continue;   /* counted above */
+        if (ns >= 0 && !prep->qf.always[t]) {   /* counted above */
+            filtered++;
+            continue;
+        }
+        if (prep->has_filter) g->cnt.pieces_kept++;
         gpuasm_twin_pair p = { targets->code + targets->off[t], (uint32_t)(targets->off[t + 1] - targets->off[t]),
                                rseq, rlen, g->k_t[t], (uint64_t)t << 2 };
         w->cur.target = t;
@@ -733,13 +749,15 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
         flush_hits(w);
     }
+    g->cnt.pieces_kept += kept;
+    g->cnt.pieces_dropped += filtered - kept;
     return w->oom ? -1 : 0;
 }
 
 int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_in,
                         const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                        gpuasm_hits *out, gpuasm_err *err)
+                        gpuasm_hits *out, gpuasm_scan_stats *counts, gpuasm_err *err)
 {
     int ret = gpuasm_search_check(opt, err);
     if (ret < 0) return ret;
@@ -874,6 +892,12 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
 oom:
     ret = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
 done:
+    if (counts) {
+        counts->index_strands += g.cnt.index_strands;
+        counts->index_declined += g.cnt.index_declined;
+        counts->pieces_kept += g.cnt.pieces_kept;
+        counts->pieces_dropped += g.cnt.pieces_dropped;
+    }
     tw->close(ws);
     group_ws_free(&g);
     gpuasm_cpu_prep_free(own);
@@ -888,5 +912,5 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
 {
     gpuasm_cpu_cfg cfg;
     gpuasm_cpu_cfg_default(&cfg);
-    return gpuasm_cpu_scan_cfg(&cfg, NULL, reads, first, count, targets, opt, out, err);
+    return gpuasm_cpu_scan_cfg(&cfg, NULL, reads, first, count, targets, opt, out, NULL, err);
 }

@@ -48,10 +48,11 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep);
 const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep);
 
 /* gpuasm_cpu_scan() with a configuration and tables (prep may be NULL:
- * the scan then builds what it needs itself). */
+ * the scan then builds what it needs itself); what the filters did is
+ * added to counts' index_* and pieces_* fields when counts is not NULL. */
 int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                        gpuasm_hits *out, gpuasm_err *err);
+                        gpuasm_hits *out, gpuasm_scan_stats *counts, gpuasm_err *err);
 
 #endif

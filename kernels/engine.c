@@ -261,6 +261,10 @@ static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->cells += s->cells;
     to->end_hits += s->end_hits;
     to->scans += s->scans;
+    to->index_strands += s->index_strands;
+    to->index_declined += s->index_declined;
+    to->pieces_kept += s->pieces_kept;
+    to->pieces_dropped += s->pieces_dropped;
 }
 
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,

@@ -168,6 +168,12 @@ typedef struct gpuasm_scan_stats {
     double cells;       /* sum over searched pairs and strands of m x n (DP cells) */
     uint64_t end_hits;  /* end hits returned */
     uint64_t scans;     /* scan calls */
+    /* The exact filters (prefilter.h; CPU backend): read strands whose
+     * texts were searched only in the index's candidate windows, read
+     * strands that had the index but were searched whole (the cost model
+     * or a read the lemma cannot cut), and target patterns that the
+     * pieces filter kept / dropped (summed over read strands). */
+    uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
 } gpuasm_scan_stats;
 
 /* ---- the pair rules: one definition for host C and CUDA device code ------ */

@@ -953,6 +953,8 @@ out:
                 .max_memory = p.max_memory,
                 .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
+                .index_strands = es.index_strands, .index_declined = es.index_declined,
+                .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
             };
             errno = 0;
             int bad = gpuasm_stats_json_write(stats_fp, &rs) < 0;
