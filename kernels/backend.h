@@ -62,6 +62,9 @@ typedef struct gpuasm_backend_ops {
     int (*set_signal_targets)(void *self, const gpuasm_sigset *targets, gpuasm_err *err);
     int (*scan_signals)(void *self, const gpuasm_sigset *reads, const gpuasm_signal_opt *opt,
                         gpuasm_adsm_hit *out, gpuasm_scan_stats *st, gpuasm_err *err);
+    /* What the exact filters (--filter) did in the last scan, one line
+     * (e.g. "auto: pieces (q 6-8) + index (...)"), or NULL before it. */
+    const char *(*filter_desc)(const void *self);
     /* Read bases per batch suited to this instance (> 0). */
     uint64_t (*suggest_batch_bases)(const void *self);
     /* Host memory for batch buffers (CUDA: pinned, for fast copies); NULL
@@ -77,10 +80,6 @@ extern const gpuasm_backend_ops gpuasm_backend_cpu;
 /* The SIMD level a CPU backend instance runs ("avx512", "avx2", "sse4.1",
  * "scalar"; cpu_simd.h), chosen when it opened. */
 const char *gpuasm_cpu_backend_simd(const void *self);
-
-/* What the CPU backend instance's filters were in its last scan (cpu_scan.h:
- * "--filter value: filters built"), or NULL before its first scan. */
-const char *gpuasm_cpu_backend_filter(const void *self);
 
 /* The CUDA backend, or NULL in a build without CUDA. */
 const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void);

@@ -223,7 +223,7 @@ const char *gpuasm_cpu_backend_simd(const void *self)
     return gpuasm_simd_name(((const cpu_backend *)self)->cfg.simd);
 }
 
-const char *gpuasm_cpu_backend_filter(const void *self)
+static const char *cpu_filter_desc(const void *self)
 {
     return gpuasm_cpu_prep_describe(((const cpu_backend *)self)->prep);
 }
@@ -320,6 +320,7 @@ const gpuasm_backend_ops gpuasm_backend_cpu = {
     .scan = cpu_scan,
     .set_signal_targets = cpu_set_signal_targets,
     .scan_signals = cpu_scan_signals,
+    .filter_desc = cpu_filter_desc,
     .suggest_batch_bases = cpu_suggest,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,

@@ -375,6 +375,17 @@ oom:
 
 const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep) { return prep ? prep->desc : NULL; }
 
+const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep)
+{
+    return prep && prep->has_filter ? &prep->qf : NULL;
+}
+
+const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, int *level)
+{
+    if (level) *level = prep ? prep->lv_index : 0;
+    return prep && prep->has_tindex ? &prep->tx : NULL;
+}
+
 /* ---- the grouped walk (myers on nt16) --------------------------------------- */
 
 /* Scratch of one gpuasm_cpu_scan() call for the grouped walk. */
@@ -453,9 +464,7 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     g->cnt.index_declined++;   /* until it is used */
     if (nr < 0) return 0;
     const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
-    uint64_t cost = 0;
-    for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
-    if (cost > total / 4 && prep->lv_index < 2) return 0;
+    if (!gpuasm_tindex_pays(g->ranges, nr, lead, total, prep->lv_index)) return 0;
     g->cnt.index_declined--;
     g->cnt.index_strands++;
     /* Many windows: in text lanes, one window a text (each starts fresh at

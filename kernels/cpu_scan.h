@@ -15,6 +15,10 @@
 #include "search.h"
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct gpuasm_cpu_cfg {
     int simd;            /* enum gpuasm_simd_level (cpu_simd.h) */
     int prefilter;       /* pigeonhole filters: 0 off, 1 where they pay, 2 wherever they apply */
@@ -42,6 +46,14 @@ int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targe
 
 void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep);
 
+/* prep's filters (prefilter.h), NULL where it has none; *level: the
+ * index's level (0 off, 1 the cost model, 2 wherever it applies).  For a
+ * backend that plans with them (filter_plan.h). */
+struct gpuasm_qfilter;
+struct gpuasm_tindex;
+const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep);
+const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, int *level);
+
 /* What prep's filters are, one line: "--filter's value: the filters built"
  * (e.g. "auto: pieces (q 6-8) + index (q 8-16, 20000000 windows, 76.6 MiB,
  * 1.2 s)"); NULL for NULL. */
@@ -55,4 +67,7 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
                         gpuasm_hits *out, gpuasm_scan_stats *counts, gpuasm_err *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -222,10 +222,11 @@ const char *gpuasm_engine_simd(const gpuasm_engine *e)
 
 const char *gpuasm_engine_filter(const gpuasm_engine *e)
 {
-    for (int i = 0; i < e->n_lanes; i++)
-        if (e->lane[i].ops == &gpuasm_backend_cpu) return gpuasm_cpu_backend_filter(e->lane[i].self);
-    /* The CUDA backend verifies no candidate windows yet: every cell. */
-    return e->is_cuda ? "exhaustive (the CUDA backend has no filter)" : NULL;
+    for (int i = 0; i < e->n_lanes; i++) {
+        const char *d = e->lane[i].ops->filter_desc ? e->lane[i].ops->filter_desc(e->lane[i].self) : NULL;
+        if (d) return d;
+    }
+    return NULL;
 }
 
 int gpuasm_engine_is_cuda(const gpuasm_engine *e) { return e->is_cuda; }

@@ -122,6 +122,20 @@ void gpuasm_tindex_free(gpuasm_tindex *x);
  * lo), in *out (grown).  Returns the number of ranges, -1 when out of
  * memory, or -2 when the pattern cannot be filtered (pieces shorter than
  * Q, or an ambiguity code in the pattern): then every end is possible. */
+/* The cost model of --filter auto for a read strand's end ranges: verify
+ * them (1) when the columns they take, each range with lead columns before
+ * it, are at most a quarter of the text's total, or always at level 2
+ * (--filter on/index); else (0) scan the texts whole.  The CPU walk and the
+ * CUDA plan (filter_plan.h) decide with this one function. */
+static inline int gpuasm_tindex_pays(const gpuasm_end_range *r, int64_t nr, uint64_t lead, uint64_t total,
+                                     int level)
+{
+    if (level >= 2) return 1;
+    uint64_t cost = 0;
+    for (int64_t i = 0; i < nr; i++) cost += r[i].hi - r[i].lo + 1 + lead;
+    return cost <= total / 4;
+}
+
 int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
                              uint32_t stamp, gpuasm_end_range **out, size_t *cap);
