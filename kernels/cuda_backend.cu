@@ -211,12 +211,17 @@ int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
     return 0;
 }
 
-/* --filter on the GPU (filter_plan.h): the candidate windows of the batch
- * planned on the host, in *planned 1; 0 when the batch runs the kernel's
- * own launcher (another kernel, --filter off, long patterns, or no filter
- * built for these targets).  0 or a status. */
+/* Reads planned at a time: the windows of a chunk stay within a few
+ * hundred MiB (about 2,500 windows of 32 bytes per read strand at e = 0.1
+ * against 20 Mb). */
+enum { PLAN_CHUNK_READS = 1024 };
+
+/* --filter on the GPU (filter_plan.h): does the batch go through the
+ * planned windows (*planned = 1; the filters built for these targets) or
+ * the kernel's own launcher (*planned = 0: another kernel, --filter off,
+ * long patterns, or no filter built)?  0 or a status. */
 int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, int *planned,
-               gpuasm_scan_stats *st, gpuasm_err *err)
+               gpuasm_err *err)
 {
     *planned = 0;
     const char *name = gpuasm_filter_name(opt->filter);
@@ -243,24 +248,46 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
                  gpuasm_cpu_prep_describe(g->prep));
         return 0;
     }
+    *planned = 1;
+    return 0;
+}
+
+/* The planned batch: chunk by chunk of reads, the windows planned on host
+ * threads (the GPU verifies the previous chunk meanwhile), copied and
+ * verified (verify_cuda.cu).  The filters' counts go to st when count is
+ * set (the first pass; an overflow re-run plans again).  0 or a status. */
+int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+                const gpuasm_cuda_batch *b, int count, gpuasm_scan_stats *st, gpuasm_err *err)
+{
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     if (ncpu < 1) ncpu = 1;
     if (ncpu > 32) ncpu = 32;
-    int rc = gpuasm_plan_build(&g->plan, g->prep, reads, g->targets, opt, (int)ncpu, err);
-    if (rc < 0) return rc;
-    for (int c = 0; c < 4; c++) {
-        const size_t bytes = g->plan.n[c] * sizeof(gpuasm_vwin);
-        if (!bytes) continue;
-        if ((rc = kit_grow_buf(g->stream, (void **)&g->d_win[c], &g->win_cap[c], bytes, err)) < 0) return rc;
-        CK(cudaMemcpyAsync(g->d_win[c], g->plan.win[c], bytes, cudaMemcpyHostToDevice, g->stream));
+    for (uint32_t first = 0; first < reads->n; first += PLAN_CHUNK_READS) {
+        const uint32_t n = reads->n - first < PLAN_CHUNK_READS ? reads->n - first : PLAN_CHUNK_READS;
+        /* the chunk as a set of its own (offsets stay absolute) */
+        const gpuasm_seqset chunk = { n, reads->off + first, reads->code };
+        int rc = gpuasm_plan_build(&g->plan, g->prep, &chunk, g->targets, opt, (int)ncpu, err);
+        if (rc < 0) return rc;
+        for (int c = 0; c < 4; c++) {
+            for (size_t i = 0; i < g->plan.n[c]; i++) g->plan.win[c][i].read += first;
+            const size_t bytes = g->plan.n[c] * sizeof(gpuasm_vwin);
+            if (!bytes) continue;
+            if ((rc = kit_grow_buf(g->stream, (void **)&g->d_win[c], &g->win_cap[c], bytes, err)) < 0) return rc;
+            /* pageable source: the call returns once the plan's buffer
+             * may be reused; the stream orders it after the last chunk's
+             * kernels */
+            CK(cudaMemcpyAsync(g->d_win[c], g->plan.win[c], bytes, cudaMemcpyHostToDevice, g->stream));
+        }
+        if ((rc = gpuasm_verify_cuda_launch(b, g->d_win, g->plan.n, err)) < 0) return rc;
+        if (count) {
+            st->index_strands += g->plan.counts.index_strands;
+            st->index_declined += g->plan.counts.index_declined;
+            st->pieces_kept += g->plan.counts.pieces_kept;
+            st->pieces_dropped += g->plan.counts.pieces_dropped;
+        }
     }
-    st->index_strands += g->plan.counts.index_strands;
-    st->index_declined += g->plan.counts.index_declined;
-    st->pieces_kept += g->plan.counts.pieces_kept;
-    st->pieces_dropped += g->plan.counts.pieces_dropped;
     snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned on %ld host threads, verified on the GPU",
              gpuasm_cpu_prep_describe(g->prep), ncpu);
-    *planned = 1;
     return 0;
 }
 
@@ -338,8 +365,8 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     b.dev.targets.off = g->d_toff;
     b.dev.targets.code = g->d_tcode;
     b.dev.opt = *opt;
-    int planned = 0;
-    if ((rc = plan_batch(g, reads, opt, &planned, st, err)) < 0) return rc;
+    int planned = 0, first_pass = 1;
+    if ((rc = plan_batch(g, reads, opt, &planned, err)) < 0) return rc;
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
@@ -349,8 +376,9 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         CK(cudaMemsetAsync(g->d_count, 0, sizeof(unsigned long long), g->stream));
         began = 0;
         if (planned) {
-            /* The windows' copies were queued on the same stream. */
-            if ((rc = gpuasm_verify_cuda_launch(&b, g->d_win, g->plan.n, err)) < 0) return rc;
+            rc = run_planned(g, reads, opt, &b, first_pass, st, err);
+            first_pass = 0;
+            if (rc < 0) return rc;
         } else if ((rc = kd->cuda.launch(&b, err)) < 0) {
             return rc;
         }

@@ -18,6 +18,7 @@
 
 /* Columns a segment reports when a text is searched whole. */
 #define PLAN_SEG 4096u
+#define PLAN_MAX_SEGS 256u
 
 int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
                         const gpuasm_search_opt *opt)
@@ -68,12 +69,16 @@ static int push(gpuasm_plan *p, uint32_t m, const gpuasm_vwin *w)
     return 0;
 }
 
-/* The whole text of a pair in segments (cuda_device.cuh's windows). */
+/* The whole text of a pair in segments (cuda_device.cuh's windows): of
+ * PLAN_SEG columns, or longer ones for long texts, at most PLAN_MAX_SEGS
+ * a pair (bounded memory for read strands the filter cannot cut). */
 static int push_whole(gpuasm_plan *p, gpuasm_vwin w, uint32_t m, uint64_t n)
 {
     const uint64_t ov = (uint64_t)m + (uint64_t)w.k;
-    for (uint64_t s0 = 0; s0 < n; s0 += PLAN_SEG) {
-        const uint64_t s1 = s0 + PLAN_SEG < n ? s0 + PLAN_SEG : n;
+    uint64_t seg = (n + PLAN_MAX_SEGS - 1) / PLAN_MAX_SEGS;
+    if (seg < PLAN_SEG) seg = PLAN_SEG;
+    for (uint64_t s0 = 0; s0 < n; s0 += seg) {
+        const uint64_t s1 = s0 + seg < n ? s0 + seg : n;
         w.s0 = (uint32_t)s0;
         w.s1 = (uint32_t)s1;
         w.j0 = (uint32_t)(s0 > ov ? s0 - ov : 0);
