@@ -48,6 +48,12 @@ static int pattern_ok(const gpuasm_search_opt *opt, uint64_t m)
     return gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -411,6 +417,11 @@ typedef struct group_ws {
     gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
     size_t cap_seeds;
     gpuasm_scan_stats cnt;          /* what the filters did (index_*, pieces_*) */
+    uint32_t *marked;               /* group B: targets the pieces filter marked, then the candidates */
+    size_t cap_marked;
+    uint32_t *in_b, stamp_b;        /* group B membership (== stamp_b), for the read length of the groups */
+    uint32_t *always_b, n_always_b; /* group B's targets the filter never drops */
+    size_t cap_always_b;
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -428,6 +439,9 @@ static void group_ws_free(group_ws *g)
     free(g->in_a);
     free(g->ranges);
     free(g->seeds);
+    free(g->marked);
+    free(g->in_b);
+    free(g->always_b);
 }
 
 /* Emit of one verified range: positions of a text window starting at ws,
@@ -587,14 +601,33 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
                         const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n,
                         const gpuasm_twin *tw, void *tws)
 {
-    /* The filter's candidates: marked, or never filtered. */
+    /* The filter's candidates: marked, or never filtered.  With many
+     * patterns (a primer panel) only the marked ones and the group's
+     * "always" ones are visited, in target order, not the whole group. */
     int all = 1;
+    const uint32_t *cand = g->grp_b;
+    uint32_t n_cand = g->n_b;
     if (prep->has_filter) {
         if (++g->stamp == 0) {   /* stamps wrapped: clear the marks */
             memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
             g->stamp = 1;
         }
-        all = gpuasm_qfilter_mark(&prep->qf, rseq, n, g->mark, g->stamp);
+        const int64_t nm = gpuasm_qfilter_mark_list(&prep->qf, rseq, n, g->mark, g->stamp, &g->marked,
+                                                    &g->cap_marked);
+        if (nm == -1) return -1;
+        all = nm < 0;
+        if (!all) {
+            uint32_t u = 0;
+            for (int64_t i = 0; i < nm; i++)
+                if (g->in_b[g->marked[i]] == g->stamp_b) g->marked[u++] = g->marked[i];
+            if (gpuasm_grow((void **)&g->marked, &g->cap_marked, (size_t)u + g->n_always_b, sizeof(uint32_t)) < 0)
+                return -1;
+            for (uint32_t i = 0; i < g->n_always_b; i++) g->marked[u++] = g->always_b[i];
+            qsort(g->marked, u, sizeof(uint32_t), cmp_u32);
+            g->cnt.pieces_dropped += g->n_b - u;
+            cand = g->marked;
+            n_cand = u;
+        }
     }
     /* Lane candidates: one word (<= 64 bases) from the front of g->pats,
      * two words (65..128) from the back; joined narrow-first below. */
@@ -603,12 +636,8 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
     if (lanes && (gpuasm_grow((void **)&g->pats, &g->cap_pats, g->n_b, sizeof(*g->pats)) < 0 ||
                   gpuasm_grow((void **)&g->pat_t, &g->cap_pat_t, g->n_b, sizeof(*g->pat_t)) < 0))
         return -1;
-    for (uint32_t i = 0; i < g->n_b; i++) {
-        const uint32_t t = g->grp_b[i];
-        if (!all && !prep->qf.always[t] && g->mark[t] != g->stamp) {   /* cannot occur */
-            g->cnt.pieces_dropped++;
-            continue;
-        }
+    for (uint32_t i = 0; i < n_cand; i++) {
+        const uint32_t t = cand[i];
         if (prep->has_filter) g->cnt.pieces_kept++;
         const uint8_t *pat = targets->code + targets->off[t];
         const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
@@ -798,8 +827,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     const int partial = gpuasm_partial_on(opt);
     const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
     if ((grouped || hfilt) && prep->has_filter &&
-        !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        (!(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+         !(g.in_b = calloc(targets->n ? targets->n : 1, sizeof(uint32_t)))))
         goto oom;
+    uint64_t groups_rlen = UINT64_MAX;   /* the read length g's groups are for */
     /* k of every target as the pattern, once (the pair rule's floor(e m)
      * per pair and read was a visible share of the adapter screen). */
     if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
@@ -813,9 +844,13 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
         const uint8_t *read = reads->code + reads->off[r];
         uint64_t rlen = reads->off[r + 1] - reads->off[r];
         /* The read's pairs, checked in target order first (so a failure
-         * names the same pair whatever the grouping). */
-        g.n_a = g.n_b = 0;
+         * names the same pair whatever the grouping).  They depend on the
+         * read's length only: kept while it stays the same (the loop over
+         * 10,000 primers was most of a filtered primer screen). */
         const int32_t k_read = gpuasm_pair_k(opt, rlen);
+        if (rlen != groups_rlen) {
+        groups_rlen = rlen;
+        g.n_a = g.n_b = 0;
         for (uint32_t t = 0; t < targets->n; t++) {
             /* gpuasm_pair_of(opt, rlen, tlen), with k from the caches */
             const uint64_t tlen = targets->off[t + 1] - targets->off[t];
@@ -846,6 +881,23 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             uint32_t *n = pr.read_is_pattern ? &g.n_a : &g.n_b;
             if (gpuasm_grow((void **)grp, cap, (size_t)*n + 1, sizeof(uint32_t)) < 0) goto oom;
             (*grp)[(*n)++] = t;
+        }
+        /* group B's membership and "always" targets, for the pieces filter */
+        if (g.in_b) {
+            if (++g.stamp_b == 0) {
+                memset(g.in_b, 0, (size_t)targets->n * sizeof(uint32_t));
+                g.stamp_b = 1;
+            }
+            g.n_always_b = 0;
+            for (uint32_t i = 0; i < g.n_b; i++) {
+                g.in_b[g.grp_b[i]] = g.stamp_b;
+                if (!prep->qf.always[g.grp_b[i]]) continue;
+                if (gpuasm_grow((void **)&g.always_b, &g.cap_always_b, (size_t)g.n_always_b + 1,
+                                sizeof(uint32_t)) < 0)
+                    goto oom;
+                g.always_b[g.n_always_b++] = g.grp_b[i];
+            }
+        }
         }
         if (g.n_a + g.n_b == 0) continue;
         if (strands == 2 && build_rc(&rc, &rc_cap, read, rlen) < 0) goto oom;

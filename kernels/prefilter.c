@@ -245,21 +245,43 @@ static int walk_windows(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
 typedef struct {
     const gpuasm_qfilter *f;
     uint32_t *mark, stamp;
+    uint32_t **list;      /* or NULL */
+    size_t *cap, n;
 } mark_ctx;
 
 static int visit_mark(void *ctx, uint32_t i, int64_t ws)
 {
     (void)ws;
     mark_ctx *c = ctx;
-    c->mark[c->f->ids[i]] = c->stamp;
+    const uint32_t t = c->f->ids[i];
+    if (c->mark[t] == c->stamp) return 0;
+    c->mark[t] = c->stamp;
+    if (!c->list) return 0;
+    if (c->n == *c->cap) {
+        const size_t cap = *c->cap ? 2 * *c->cap : 256;
+        uint32_t *q = realloc(*c->list, cap * sizeof *q);
+        if (!q) return -1;
+        *c->list = q;
+        *c->cap = cap;
+    }
+    (*c->list)[c->n++] = t;
     return 0;
 }
 
 int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
                         uint32_t stamp)
 {
-    mark_ctx c = { f, mark, stamp };
+    mark_ctx c = { f, mark, stamp, NULL, NULL, 0 };
     return walk_windows(f, text, n, visit_mark, &c);
+}
+
+int64_t gpuasm_qfilter_mark_list(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                                 uint32_t stamp, uint32_t **list, size_t *cap)
+{
+    mark_ctx c = { f, mark, stamp, list, cap, 0 };
+    const int r = walk_windows(f, text, n, visit_mark, &c);
+    if (r != 0) return r < 0 ? -1 : -2;
+    return (int64_t)c.n;
 }
 
 static int cmp_seed(const void *a, const void *b)

@@ -119,6 +119,13 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f);
 int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
                         uint32_t stamp);
 
+/* gpuasm_qfilter_mark(), also listing the targets marked (each once, in
+ * the order found) in *list (grown).  Returns their number, -1 when out of
+ * memory, or -2 when the text cannot be filtered (every target is then a
+ * candidate). */
+int64_t gpuasm_qfilter_mark_list(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                                 uint32_t stamp, uint32_t **list, size_t *cap);
+
 /* Hamming (no shifts): where each target's windows occur in the text, the
  * window of m bases it fixes: (target, start) with the target's first
  * base at text position start (possibly outside the text), sorted by
