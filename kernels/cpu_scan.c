@@ -917,6 +917,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                 if (!partial) continue;
             }
             for (int grp = 0; grp < 2; grp++) {
+                /* The grouped walks did the full occurrences: a group
+                 * without partial occurrences (--overlap full for targets,
+                 * --read-overlap full for reads) has nothing left here. */
+                if ((grouped || hfilt) && (grp ? opt->overlap_min <= 0 : opt->read_overlap_min == 0)) continue;
                 const uint32_t *list = grp ? g.grp_b : g.grp_a;
                 const uint32_t nl = grp ? g.n_b : g.n_a;
                 for (uint32_t i = 0; i < nl; i++) {
