@@ -21,6 +21,8 @@ import os
 import re
 import sys
 
+from cpu_report import put_section   # tests/bench/, beside this script
+
 
 def load_tsv(path):
     if not os.path.exists(path):
@@ -162,16 +164,7 @@ def main(logs, bench_md):
     text = "\n".join(out)
     with open(os.path.join(logs, "scale.md"), "w") as f:
         f.write(text)
-    old = open(bench_md).read() if os.path.exists(bench_md) else ""
-    keep, skipping = [], False
-    for line in old.split("\n"):
-        if line.startswith("## "):
-            skipping = line == out[0]
-        if not skipping:
-            keep.append(line)
-    body = "\n".join(keep).rstrip("\n")
-    with open(bench_md, "w") as f:
-        f.write((body + "\n\n" if body else "") + text)
+    put_section(bench_md, out[0], text)
 
 
 if __name__ == "__main__":
