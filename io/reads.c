@@ -1,6 +1,7 @@
 /* reads.c -- stream reads into batches (see reads.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -475,13 +476,11 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
         if (got == 0) break;
         if (b->n == 0) b->first_record = rec_no;
         uint32_t len = (uint32_t)rec->core.l_qseq;
-        if (grow_pinned(b, (void **)&b->code, &b->m_code, bases + len + 1, 1) < 0 ||
-            grow_pinned(b, (void **)&b->off, &b->m_off, b->n + 2, sizeof(*b->off)) < 0)
+        /* Only the offsets here: the codes are made by gpuasm_batch_encode
+         * on a scan thread, so that this thread (the one that cannot run in
+         * parallel) does little more than htslib's parsing. */
+        if (grow_pinned(b, (void **)&b->off, &b->m_off, b->n + 2, sizeof(*b->off)) < 0)
             goto oom;
-        const uint8_t *s = bam_get_seq(rec);
-        uint8_t *c = b->code + bases;
-        for (uint32_t i = 0; i < len; i++)
-            c[i] = gpuasm_read_code((uint8_t)bam_seqi(s, i), r->wildcards);
         bases += len;
         b->n++;
         b->off[b->n] = bases;
@@ -508,11 +507,54 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
             break;
         }
     }
+    b->wildcards = r->wildcards;
+    b->encoded = 0;
     b->set.n = b->n;
     b->set.off = b->off;
-    b->set.code = b->code;
+    b->set.code = NULL;   /* gpuasm_batch_encode */
     return (int)b->n;
 oom:
     snprintf(err, errlen, "%s: out of memory", r->src[0].path);
     return -1;
+}
+
+/* The codes of both bases of one packed SEQ byte, as two bytes in memory
+ * order (first base first), without and with wildcards. */
+static uint16_t pair_code[2][256];
+static pthread_once_t pair_once = PTHREAD_ONCE_INIT;
+
+static void pair_init(void)
+{
+    for (int w = 0; w < 2; w++)
+        for (int x = 0; x < 256; x++) {
+            uint8_t two[2] = { gpuasm_read_code((uint8_t)(x >> 4), w),
+                               gpuasm_read_code((uint8_t)(x & 15), w) };
+            memcpy(&pair_code[w][x], two, 2);
+        }
+}
+
+int gpuasm_batch_encode(gpuasm_batch *b)
+{
+    if (b->encoded) return 0;
+    const uint64_t bases = b->n ? b->off[b->n] : 0;
+    /* The old codes need not survive a growth: drop them first (no copy). */
+    if (bases + 1 > b->m_code && b->code) {
+        b->mem.free(b->mem.ctx, b->code);
+        b->code = NULL;
+        b->m_code = 0;
+    }
+    if (grow_pinned(b, (void **)&b->code, &b->m_code, bases + 1, 1) < 0) return -1;
+    pthread_once(&pair_once, pair_init);
+    const uint16_t *pair = pair_code[b->wildcards ? 1 : 0];
+    for (uint32_t k = 0; k < b->n; k++) {
+        const uint8_t *s = bam_get_seq(b->rec[k]);
+        uint8_t *c = b->code + b->off[k];
+        const uint32_t len = (uint32_t)(b->off[k + 1] - b->off[k]);
+        /* Two bases per packed byte (SEQ's high nibble first). */
+        for (uint32_t i = 0; i + 1 < len; i += 2) memcpy(c + i, &pair[s[i >> 1]], 2);
+        if (len & 1) c[len - 1] = gpuasm_read_code((uint8_t)(s[len >> 1] >> 4), b->wildcards);
+    }
+    b->set.code = b->code;
+    b->encoded = 1;
+    return 0;
 }

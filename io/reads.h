@@ -44,8 +44,11 @@ typedef struct gpuasm_batch {
     bam1_t **rec;          /* [n] the records, sequencing orientation */
     uint64_t first_record; /* 1-based input record number of rec[0] */
     uint64_t *off;         /* [n + 1] code offsets, bases (pinned) */
-    uint8_t *code;         /* read codes, gpuasm_read_code()-filtered (pinned) */
-    gpuasm_seqset set;     /* view of off/code for the kernels */
+    uint8_t *code;         /* read codes, gpuasm_read_code()-filtered (pinned);
+                            * filled by gpuasm_batch_encode, not by the reader */
+    gpuasm_seqset set;     /* view of off/code for the kernels (code once encoded) */
+    int wildcards;         /* gpuasm_read_code()'s, from the reader */
+    int encoded;           /* code[] holds this batch's reads */
     /* capacities (private) */
     size_t m_rec, m_off, m_code;
     gpuasm_alloc mem;
@@ -77,11 +80,18 @@ const char *gpuasm_reader_warning(gpuasm_reader *r, int i);
  * the progress line). */
 uint64_t gpuasm_reader_count(const gpuasm_reader *r);
 
-/* Fill `b` with the next reads, about max_bases bases (at least one read).
+/* Fill `b` with the next reads, about max_bases bases (at least one read):
+ * the records and their offsets; the codes come from gpuasm_batch_encode
+ * (on another thread: the reader thread is the one serial stage).
  * Returns the number of reads (0 at the end of the input), or -1 with
  * "FILE: record N (NAME): reason" in err. */
 int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                        char *err, size_t errlen);
+
+/* Fill b->code (and b->set.code) from the records, once per batch read
+ * (a second call does nothing).  Any thread may call it; the batch must not
+ * be touched by another meanwhile.  0, or -1 out of memory. */
+int gpuasm_batch_encode(gpuasm_batch *b);
 
 void gpuasm_reader_close(gpuasm_reader *r);
 

@@ -258,6 +258,50 @@ int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t e
     return 0;
 }
 
+int gpuasm_writer_is_text(const gpuasm_writer *w)
+{
+    /* "w" and "wz" opened SAM text; htslib's threaded SAM writer is never
+     * attached (gpuasm_writer_open says why), so sam_write1 would format
+     * and write in the calling thread, which is what the pair below does
+     * in two threads. */
+    return w->out->format.format == sam && !w->out->state;
+}
+
+int gpuasm_writer_format(const gpuasm_writer *w, const bam1_t *rec, kstring_t *line,
+                         kstring_t *text)
+{
+    /* sam_format1 starts its string afresh, hence the line in between. */
+    if (sam_format1(w->hdr, rec, line) < 0) return -1;
+    if (kputsn(line->s, line->l, text) < 0 || kputc('\n', text) < 0) return -1;
+    return 0;
+}
+
+int gpuasm_writer_write_text(gpuasm_writer *w, const char *s, size_t n, char *err, size_t errlen)
+{
+    errno = 0;
+    samFile *f = w->out;
+    if (!f->is_bgzf) {
+        if (n && hwrite(f->fp.hfile, s, n) != (ssize_t)n) goto fail;
+        return 0;
+    }
+    /* .sam.gz: record by record, as sam_write1 does, so that a record never
+     * spans two BGZF blocks (bgzf_flush_try) and the blocks, hence the
+     * bytes, are the same. */
+    for (const char *end = s + n; s < end;) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        size_t len = nl ? (size_t)(nl - s) + 1 : (size_t)(end - s);
+        if (bgzf_flush_try(f->fp.bgzf, (ssize_t)len) < 0 ||
+            bgzf_write(f->fp.bgzf, s, len) != (ssize_t)len)
+            goto fail;
+        s += len;
+    }
+    return 0;
+fail:;
+    char why[256];
+    snprintf(err, errlen, "%s: write failed%s", w->shown, write_reason(f, why, sizeof why));
+    return -1;
+}
+
 int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
 {
     int ret = 0;

@@ -44,6 +44,22 @@ int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, 
 
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen);
 
+/* SAM text output (plain or .sam.gz)?  Then the records may be formatted
+ * by other threads (gpuasm_writer_format) and written as bytes
+ * (gpuasm_writer_write_text), which gives the bytes gpuasm_writer_write
+ * gives, and leaves the writing thread only the writing (issue #14). */
+int gpuasm_writer_is_text(const gpuasm_writer *w);
+
+/* Append rec's SAM line and a newline to text (sam_format1 with the
+ * output's header).  line: work space.  Any thread, while the writer is
+ * open.  0, or -1 (out of memory, a record htslib cannot format). */
+int gpuasm_writer_format(const gpuasm_writer *w, const bam1_t *rec, kstring_t *line,
+                         kstring_t *text);
+
+/* Write n bytes of whole lines made by gpuasm_writer_format.  0, or -1
+ * with err as gpuasm_writer_write's. */
+int gpuasm_writer_write_text(gpuasm_writer *w, const char *s, size_t n, char *err, size_t errlen);
+
 /* Close.  A file given with -o is written through a temporary file
  * (util/output_file.h): ok != 0 (the run succeeded) and a clean flush move
  * it into place; ok == 0, or a failed flush, remove it, so nothing

@@ -19,8 +19,9 @@
 /* Devices one list may name; more than any host has. */
 #define MAX_DEVICES 64
 /* CUDA lanes (streams) per device: two let one batch's copies overlap
- * another's kernels. */
+ * another's kernels; GPUASM_CUDA_LANES (settings.h) sets 1..MAX_LANES. */
 #define LANES_PER_DEVICE 2
+#define MAX_LANES_PER_DEVICE 8
 
 typedef struct {
     const gpuasm_backend_ops *ops;
@@ -116,7 +117,7 @@ static void close_lanes(gpuasm_engine *e)
     e->desc[0] = 0;
 }
 
-/* LANES_PER_DEVICE CUDA lanes on every device of d.  0, or a status (every
+/* GPUASM_CUDA_LANES (default LANES_PER_DEVICE) CUDA lanes on every device of d.  0, or a status (every
  * lane opened so far is closed again). */
 static int open_cuda_lanes(gpuasm_engine *e, const device_spec *d, gpuasm_err *err)
 {
@@ -140,7 +141,8 @@ static int open_cuda_lanes(gpuasm_engine *e, const device_spec *d, gpuasm_err *e
     size_t dl = 0;
     for (int i = 0; i < n; i++) {
         gpuasm_backend_cfg cfg = { .device = devs[i], .n_threads = 1, .settings = &e->settings };
-        for (int s = 0; s < LANES_PER_DEVICE; s++) {
+        const int per_dev = (int)gpuasm_knob(e->settings.cuda_lanes, LANES_PER_DEVICE);
+        for (int s = 0; s < per_dev; s++) {
             int rc = add_lane(e, cuda, &cfg, err);
             if (rc < 0) {
                 char why[sizeof err->msg];
@@ -174,7 +176,7 @@ int gpuasm_engine_open(const char *device, int n_threads, gpuasm_engine **out,
     pthread_mutex_init(&e->stats_lock, NULL);
     if ((rc = gpuasm_settings_read(&e->settings, err)) < 0) goto fail;
     /* Room for the largest lane count a list can ask for. */
-    if (!(e->lane = calloc((size_t)MAX_DEVICES * LANES_PER_DEVICE, sizeof(*e->lane)))) {
+    if (!(e->lane = calloc((size_t)MAX_DEVICES * MAX_LANES_PER_DEVICE, sizeof(*e->lane)))) {
         rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         goto fail;
     }

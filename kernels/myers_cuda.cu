@@ -61,10 +61,29 @@
  *     score and applies the local-minimum rule.  No cut-off (the wavefront
  *     computes every word anyway).  ~14 ops per lane-word-step + ~8 per step.
  *
+ * LONG patterns of any length with Ukkonen's cut-off across strips (issue
+ *     #11; P1's missing cut-off, issue #14), knob cuda_long (1: m > 4096
+ *     instead of SIMPLE, 2: also the WARP pairs; off by default until the
+ *     GPU suite has run it): the pattern's 32-bit words cut into strips of
+ *     LP lanes x R words (8x1 .. 32x4, the smallest holding 2.5k + 64
+ *     rows), a group of LP lanes per (pair, strand, text segment) running
+ *     the WARP wavefront strip after strip; a deeper strip starts at the
+ *     first column where the row above it is <= k, so on unrelated text
+ *     only the first strip runs.  Between strips an int8 record per column
+ *     (the bottom row's horizontal delta) in global scratch, two per group,
+ *     bounded by SCRATCH_BUDGET through the grid.  Segments of at least
+ *     2 (m + k).  Per-lane code in myers_long_core.cuh (its header comment
+ *     has the exactness argument), run on the host by
+ *     tests/c/test_long_cuda.
+ *
  * SIMPLE the #2 kernel (one thread per item, W <= 4 64-bit words in
  *     registers, longer in global scratch), now with the local-minimum rule;
  *     everything with the cuda_simple knob, otherwise only patterns longer
- *     than 4096 (e.g. a 100,000-base pattern).
+ *     than 4096 (e.g. a 100,000-base pattern) unless cuda_long is set.
+ *
+ * Few pairs (<= 4096, one chunk; P1's one pattern against one text): the
+ * per-pair classes' item offsets are planned on the host and uploaded with
+ * the plan, so a class is one launch, not three (count, scan, search).
  *
  * Segments: see cuda_device.cuh (seed 000 §V); starting earlier than needed
  * (a group's max overlap) stays exact.
@@ -79,9 +98,9 @@
  * launcher after an overflow).  No device allocation once warm.
  *
  * Knobs (settings.h): cuda_simple, cuda_force_global, cuda_force_warp,
- * cuda_no_warp, cuda_warp_lanes, cuda_group, cuda_seg_min (segment length
+ * cuda_no_warp, cuda_long, cuda_warp_lanes, cuda_group, cuda_seg_min (segment length
  * of every path: default RP 4096 bases of target, TP 256 of read (at most
- * 384), WARP 4096, SIMPLE 2048; always >= m + k where the path needs it),
+ * 384), WARP 4096, SIMPLE 2048, LONG max(4096, 2 (m + k)); always >= m + k where the path needs it),
  * cuda_pair_chunk (pairs per chunk of the per-pair enumeration, default
  * 4 Mi).  Myers on the byte alphabet has its own kernel
  * (myers_byte_cuda.cu), reached through the same launcher.
@@ -101,6 +120,7 @@
 
 #include "cuda_kit.cuh"
 #include "myers_cuda_core.cuh"
+#include "myers_long_core.cuh"
 #include "myers_plan.h"
 
 using gcore::seqv;
@@ -117,7 +137,7 @@ enum {
     TP_CHUNK = 32,             /* small targets per shared-memory chunk */
     WARPS = THREADS / 32,
     /* Scratch slots (cuda_kit.cuh) of one scan. */
-    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4
+    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5
 };
 /* Global scratch for long patterns: at most this much, but at least 1 slot. */
 static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
@@ -269,6 +289,18 @@ HD pitem pair_item(const pair_launch &L, uint64_t w)
     return p;
 }
 
+/* The item of a warp group (WARP and LONG): item < total, else an empty
+ * slot (no columns) whose lanes only join the warp's shuffles. */
+HD void group_item(const pair_launch &L, uint64_t item, uint64_t total, pitem &p)
+{
+    p.it.ncols = 0;
+    p.it.m = 1;
+    p.it.n = 0;
+    p.it.w32 = 1;
+    p.r = p.t = p.strand = 0;
+    if (item < total) p = pair_item(L, item);
+}
+
 /* ---- device side ------------------------------------------------------------- */
 
 template <int W>
@@ -363,14 +395,8 @@ k_warp(pair_launch L, dev_out out)
     const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
     for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
          wbase += wstride) {
-        const uint64_t item = wbase + grp;
         pitem p;
-        p.it.ncols = 0;
-        p.it.m = 1;
-        p.it.n = 0;
-        p.it.w32 = 1;
-        p.r = p.t = p.strand = 0;
-        if (item < total) p = pair_item(L, item);
+        group_item(L, wbase + grp, total, p);
         gcore::wc_build_peq<R>(peq_w, lane, g, p.it);
         __syncwarp();
         const uint32_t mine = p.it.ncols ? p.it.ncols + lp - 1u : 0u;
@@ -394,6 +420,77 @@ k_warp(pair_launch L, dev_out out)
             code = next;
         }
         gcore::wc_finish<R>(st, g, p.it, e);
+        __syncwarp();
+    }
+}
+
+/* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
+ * strip; the group's two records (int8 per column: the bottom row's delta
+ * of the strip above and of this one) at rec + group * 2 * rec_cols. */
+template <int R>
+static __global__ void __launch_bounds__(THREADS)
+k_long(pair_launch L, int8_t *rec, uint32_t rec_cols, dev_out out)
+{
+    __shared__ uint32_t peq_all[WARPS][16 * R * 32];
+    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    const uint32_t lp = L.lp, gpw = 32u / lp;
+    const uint32_t grp = lane / lp, g = lane % lp;
+    int8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
+    const uint64_t total = L.off[L.np];
+    const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
+    for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
+         wbase += wstride) {
+        pitem p;
+        group_item(L, wbase + grp, total, p);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        bool live = p.it.ncols != 0;
+        uint32_t c0 = 0;
+        int32_t base = 0;
+        for (uint32_t s = 0;; ++s) {
+            gcore::lstrip sp;
+            if (live) {
+                sp = gcore::long_strip(p.it, R, lp, s, c0, base);
+            } else {
+                sp.w0 = sp.nw = sp.c0 = sp.steps = 0;
+                sp.base = 0;
+                sp.last = 1;
+            }
+            const uint32_t steps = __reduce_max_sync(0xffffffffu, sp.steps);
+            if (steps == 0) break;
+            __syncwarp();   /* the previous pass's Peq reads and record writes are done */
+            gcore::long_build_peq<R>(peq_w, lane, g, p.it, sp);
+            gcore::llane<R> st;
+            gcore::long_begin<R>(st, p.it, sp);
+            __syncwarp();
+            const int8_t *rin = s ? rec_g + (uint64_t)((s - 1u) & 1u) * rec_cols : NULL;
+            int8_t *rout = rec_g + (uint64_t)(s & 1u) * rec_cols;
+            int hout = 0;
+            /* The text code of the next step is loaded one step ahead. */
+            uint32_t code = (g == 0 && sp.steps) ? p.it.txt.at(p.it.win.j0 + sp.c0) : 0u;
+            for (uint32_t t = 0; t < steps; ++t) {
+                int hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
+                if (g == 0) hin = gcore::long_hin0(p.it, sp, rin, t);
+                const uint32_t cn = sp.c0 + t + 1u - g;      /* column of step t+1 */
+                const uint32_t next = (sp.steps && t + 1u >= g && cn < p.it.ncols) ? p.it.txt.at(p.it.win.j0 + cn) : 0u;
+                hout = gcore::long_step<R>(st, peq_w, lane, g, p.it, sp, t, hin, code, rout, e);
+                code = next;
+            }
+            gcore::long_finish<R>(st, g, p.it, sp, e);
+            /* The next strip's entry, from the lane holding this strip's
+             * bottom row; the record it reads was written by this warp
+             * (ordered by the __syncwarp above the next pass). */
+            const uint32_t gb = live ? (sp.nw - 1u) / R : 0u;
+            const uint32_t first = __shfl_sync(0xffffffffu, st.first, (int)gb, (int)lp);
+            const int32_t first_d = __shfl_sync(0xffffffffu, st.first_d, (int)gb, (int)lp);
+            if (live && (sp.last || first == UINT32_MAX)) live = false;
+            c0 = first;
+            base = first_d;
+        }
         __syncwarp();
     }
 }
@@ -466,6 +563,7 @@ struct dev_plan {
     uint64_t *blk_off[5];
     uint32_t *ng[5];
     gcore::tp_tgt *tps;
+    uint64_t *pair_off[gcore::NCLS];   /* host-planned item offsets (NULL: count on the device) */
 };
 
 static size_t align_up(size_t x) { return (x + 15) & ~(size_t)15; }
@@ -483,6 +581,11 @@ static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp,
         o_ng[w] = at; at = align_up(at + (size_t)nt * sizeof(uint32_t));
     }
     size_t o_tps = at; at = align_up(at + hp.tps.size() * sizeof(gcore::tp_tgt));
+    size_t o_poff[gcore::NCLS];
+    for (int c = 0; c < gcore::NCLS; ++c) {
+        o_poff[c] = at;
+        at = align_up(at + hp.pair_off[c].size() * sizeof(uint64_t));
+    }
     S.plan_buf.resize(at);
     uint8_t *h = S.plan_buf.data();
     if (!hp.perm.empty()) memcpy(h + o_perm, hp.perm.data(), hp.perm.size() * sizeof(uint32_t));
@@ -492,6 +595,9 @@ static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp,
         if (nt) memcpy(h + o_ng[w], hp.ng[w].data(), (size_t)nt * sizeof(uint32_t));
     }
     if (!hp.tps.empty()) memcpy(h + o_tps, hp.tps.data(), hp.tps.size() * sizeof(gcore::tp_tgt));
+    for (int c = 0; c < gcore::NCLS; ++c)
+        if (!hp.pair_off[c].empty())
+            memcpy(h + o_poff[c], hp.pair_off[c].data(), hp.pair_off[c].size() * sizeof(uint64_t));
     void *dv = NULL;
     int rc = kit_grow(b, SLOT_PLAN, at, &dv, err);
     if (rc < 0) return rc;
@@ -504,6 +610,8 @@ static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp,
         dp.ng[w] = (uint32_t *)(d + o_ng[w]);
     }
     dp.tps = (gcore::tp_tgt *)(d + o_tps);
+    for (int c = 0; c < gcore::NCLS; ++c)
+        dp.pair_off[c] = hp.pair_off[c].empty() ? NULL : (uint64_t *)(d + o_poff[c]);
     return 0;
 }
 
@@ -524,21 +632,54 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
                              gpuasm_err *err)
 {
     const gpuasm_cuda_batch &b = *sc.b;
-    const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
-    KIT_CLEAR_ERR();
-    k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
-    KIT_CK_LAUNCH("k_count_pairs");
-    size_t cub_bytes = sc.cub_cap;
-    KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, sc.d_off, (int)(np + 1), b.stream));
+    const uint64_t *off = sc.dp.pair_off[cls];
+    if (!off) {
+        const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
+        KIT_CLEAR_ERR();
+        k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
+        KIT_CK_LAUNCH("k_count_pairs");
+        size_t cub_bytes = sc.cub_cap;
+        KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, sc.d_off, (int)(np + 1), b.stream));
+        off = sc.d_off;
+    }
     pair_launch L;
     L.sp = sp;
-    L.off = sc.d_off;
+    L.off = off;
     L.np = np;
     L.cls = cls;
     L.R = 1;
     L.lp = 32;
     KIT_CLEAR_ERR();
-    if (cls >= gcore::CLS_WARP_R1) {
+    if (cls >= gcore::CLS_LONG) {
+        gcore::long_shape(cls - gcore::CLS_LONG, &L.R, &L.lp);
+        /* Records: two per group, as long as the longest window of the
+         * chunk (segment + m + k + 1, get_pair()), bounded by the budget
+         * through the grid; no per-item allocation. */
+        uint64_t maxr = 1;
+        for (uint32_t r = 0; r < b.host.reads.n; ++r)
+            maxr = std::max<uint64_t>(maxr, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+        const uint64_t maxt = std::max<uint64_t>(sc.S->ti.maxlen, 1);
+        const int32_t side = b.host.opt.pattern_side;   /* the longest pattern */
+        const uint64_t maxm = side == GPUASM_PATTERN_READ ? maxr
+                            : side == GPUASM_PATTERN_TARGET ? maxt : std::min(maxr, maxt);
+        const uint64_t mk = maxm + (uint64_t)std::max<int32_t>(gpuasm_pair_k(&b.host.opt, maxm), 0);
+        const uint64_t seg = sc.K.seg_long ? std::max<uint64_t>(sc.K.seg_long, mk)
+                                           : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
+        const uint64_t rec_cols = seg + mk + 2;
+        const uint64_t per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * rec_cols;
+        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
+        blocks = std::min<uint64_t>(blocks, sc.grid);
+        void *rec = NULL;
+        int rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err);
+        if (rc < 0) return rc;
+        KIT_CLEAR_ERR();
+        switch (L.R) {
+        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_long");
+    } else if (cls >= gcore::CLS_WARP_R1) {
         gcore::warp_shape(cls, &L.R, &L.lp);
         switch (L.R) {
         case 1: k_warp<1><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
@@ -576,6 +717,36 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         KIT_CK_LAUNCH("k_simple_glob");
     }
     return 0;
+}
+
+/* Few pairs in one chunk (P1: one pattern against one text): the items of
+ * each possible class counted and scanned here, from the lengths, and
+ * uploaded with the plan, so the class costs one launch instead of three
+ * (k_count_pairs, CUB's scan, the search kernel; issue #14 P1). */
+enum { HOST_OFF_PAIRS = 4096 };
+
+static void plan_pair_offsets(const gpuasm_cuda_batch &b, const scan_ctx &sc, myers::host_plan &hp)
+{
+    for (int c = 0; c < gcore::NCLS; ++c) hp.pair_off[c].clear();
+    if (sc.npairs == 0 || sc.npairs > HOST_OFF_PAIRS || sc.chunk < sc.npairs) return;
+    gcore::pair_params sp;
+    sp.v = b.host;
+    sp.kn = sc.K.kn;
+    sp.seg_simple = sc.K.seg_simple;
+    sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = sc.K.seg_long;
+    sp.pair0 = 0;
+    for (int c = 0; c < gcore::NCLS; ++c) {
+        if (!hp.cls_possible[c]) continue;
+        std::vector<uint64_t> &off = hp.pair_off[c];
+        off.resize(sc.npairs + 1);
+        uint64_t at = 0;
+        for (uint64_t i = 0; i < sc.npairs; ++i) {
+            off[i] = at;
+            at += gcore::pair_items(sp, i, c);
+        }
+        off[sc.npairs] = at;
+    }
 }
 
 /* One pass of every search kernel of the scan. */
@@ -646,6 +817,7 @@ static int launch_all(const scan_ctx &sc, gpuasm_err *err)
     sp.kn = sc.K.kn;
     sp.seg_simple = sc.K.seg_simple;
     sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = sc.K.seg_long;
     for (uint64_t p0 = 0; p0 < sc.npairs; p0 += sc.chunk) {
         const uint64_t np = std::min<uint64_t>(sc.npairs - p0, sc.chunk);
         sp.pair0 = p0;
@@ -707,6 +879,7 @@ extern "C" int gpuasm_myers_cuda_launch(const gpuasm_cuda_batch *bp, gpuasm_err 
     KIT_CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, sc.d_cnt, sc.d_off, (int)cnt_n, b.stream));
     if ((rc = kit_grow(b, SLOT_CUB, cub_bytes, &sc.d_cub, err)) < 0) return rc;
     sc.cub_cap = b.scratch[SLOT_CUB].cap;
+    plan_pair_offsets(b, sc, S.hp);
     if ((rc = upload_plan(b, S, sc.dp, err)) < 0) return rc;
     if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
     return launch_all(sc, err);

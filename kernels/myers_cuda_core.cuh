@@ -260,6 +260,27 @@ HD void tp_run(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t 
  * peq_w layout (one warp's region): [code 0..15][word r][warp lane].
  * ====================================================================== */
 
+/* The R words of lane g for text code `code`: Hyyrö's block step down the
+ * words (hin into the first), hbit hl at word wl (the last row of the
+ * pattern or strip) and the top bit elsewhere; hs: the delta of word
+ * (wl mod R) of the lane (row wl's selected bit in the lane holding wl).  Returns the delta of
+ * the lane's last word. */
+template <int R>
+HD int wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane, uint32_t g,
+                uint32_t code, int hin, uint32_t wl, uint32_t hl, int &hs)
+{
+    const uint32_t rl = wl % (uint32_t)R;
+    int h = hin;
+    DEV_UNROLL
+    for (int r = 0; r < R; ++r) {
+        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
+        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
+        h = block_step<uint32_t>(pv[r], mv[r], eq, h, w == wl ? hl : 0x80000000u);
+        if ((uint32_t)r == rl) hs = h;
+    }
+    return h;
+}
+
 template <int R> struct wlane {
     uint32_t pv[R], mv[R];
     int32_t score;
@@ -276,27 +297,35 @@ struct witem {
     uint32_t ncols;    /* jend - j0; 0 for an empty slot */
 };
 
+/* Slot r of a lane's 16-code table: the masks of 32-bit pattern word w
+ * (valid), or 0 (an empty slot, a word past the pattern). */
+template <int R>
+HD void wc_store_word(uint32_t *peq_w, uint32_t lane, int r, const witem &it, uint32_t w, int valid)
+{
+    uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    if (valid) {
+        const uint32_t lo = w * 32u;
+        const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
+        for (uint32_t i = lo; i < hi; ++i) {
+            const uint32_t c = it.pat.at(i);
+            const uint32_t bit = 1u << (i - lo);
+            if (c & 1u) b0 |= bit;
+            if (c & 2u) b1 |= bit;
+            if (c & 4u) b2 |= bit;
+            if (c & 8u) b3 |= bit;
+        }
+    }
+    for (uint32_t c = 0; c < 16; ++c)
+        peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b0 : 0) | ((c & 2u) ? b1 : 0) |
+                                                 ((c & 4u) ? b2 : 0) | ((c & 8u) ? b3 : 0);
+}
+
 template <int R>
 HD void wc_build_peq(uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it)
 {
     for (int r = 0; r < R; ++r) {
-        uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
         const uint32_t w = g * (uint32_t)R + (uint32_t)r;
-        if (it.ncols && w < it.w32) {
-            const uint32_t lo = w * 32u;
-            const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
-            for (uint32_t i = lo; i < hi; ++i) {
-                const uint32_t c = it.pat.at(i);
-                const uint32_t bit = 1u << (i - lo);
-                if (c & 1u) b0 |= bit;
-                if (c & 2u) b1 |= bit;
-                if (c & 4u) b2 |= bit;
-                if (c & 8u) b3 |= bit;
-            }
-        }
-        for (uint32_t c = 0; c < 16; ++c)
-            peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b0 : 0) | ((c & 2u) ? b1 : 0) |
-                                                     ((c & 4u) ? b2 : 0) | ((c & 8u) ? b3 : 0);
+        wc_store_word<R>(peq_w, lane, r, it, w, it.ncols && w < it.w32);
     }
 }
 
@@ -322,17 +351,9 @@ HD int wc_step(wlane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g,
     const uint32_t c = t - g;                 /* wraps when t < g: idle */
     if (t < g || c >= it.ncols) return 0;
     const uint32_t wl = it.w32 - 1u;          /* word of row m-1 */
-    const uint32_t glast = wl / (uint32_t)R, rlast = wl % (uint32_t)R;
-    const uint32_t hl = 1u << ((it.m - 1u) & 31u);
-    int h = hin;
+    const uint32_t glast = wl / (uint32_t)R;
     int hs = 0;
-    DEV_UNROLL
-    for (int r = 0; r < R; ++r) {
-        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
-        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
-        h = block_step<uint32_t>(L.pv[r], L.mv[r], eq, h, w == wl ? hl : 0x80000000u);
-        if ((uint32_t)r == rlast) hs = h;
-    }
+    const int h = wc_words<R>(L.pv, L.mv, peq_w, lane, g, code, hin, wl, 1u << ((it.m - 1u) & 31u), hs);
     if (g == glast) {
         L.score += hs;
         lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);
@@ -426,7 +447,9 @@ enum {
     CLS_REG1 = 1,        /* simple, W = 1..4 registers: 1..4 */
     CLS_WARP_R1 = 5,     /* warp R = 1, LP = 1, 2, 4, 8, 16, 32: 5..10 */
     CLS_WARP_R2 = 11,    /* warp R = 2, 3, 4 with LP = 32: 11..13 */
-    NCLS = 14,
+    CLS_LONG = 14,       /* LONG (myers_long_core.cuh), shapes 0..4: 14..18 */
+    LONG_SHAPES = 5,
+    NCLS = 19,
     ROUTE_NONE = -1, ROUTE_RP = -2, ROUTE_TP = -3
 };
 
@@ -436,6 +459,8 @@ struct route_knobs {
     int32_t force_warp;   /* every pair through the warp path (m <= 4096) */
     int32_t no_warp;      /* long patterns through the simple path */
     int32_t warp_lanes;   /* most lanes per warp group: 1..32 (power of 2) */
+    int32_t long_mode;    /* LONG path: 0 off, 1 for m > 4096, 2 also for the
+                             warp path's pairs */
 };
 
 HD int lanes_class(uint32_t lp)
@@ -445,10 +470,43 @@ HD int lanes_class(uint32_t lp)
     return c;   /* log2 */
 }
 
-/* Route of a pair with pattern length m (gpuasm_pair_searched() already true).
+/* Rows the first strip should hold: the rows that can be <= k on unrelated
+ * text.  On random DNA the last row with D <= k over 4,096-column segments
+ * peaked at 2.27k (m = 1024, k = 102, 200,000 columns), 2.10k (4097, 409),
+ * 2.07k (10000, 1000) and 2.76k (256, 25) (a plain DP, column by column,
+ * issue #11's notes); 2.5k + 64 rows leaves deeper strips for hits and
+ * repeats. */
+HD uint32_t long_band_rows(uint32_t m, int32_t k)
+{
+    const uint64_t want = 5u * (uint64_t)(uint32_t)k / 2u + 64u;
+    return want < m ? (uint32_t)want : m;
+}
+
+/* Shape of a LONG class: lanes per group LP and words per lane R. */
+HD void long_shape(int idx, uint32_t *R, uint32_t *lp)
+{
+    /* (8, 1), (16, 1), (32, 1), (32, 2), (32, 4) */
+    *lp = idx == 0 ? 8u : idx == 1 ? 16u : 32u;
+    *R = idx <= 2 ? 1u : idx == 3 ? 2u : 4u;
+}
+
+/* Shape index of a pattern of m bases with threshold k: the smallest strip
+ * of 32 LP R rows that holds long_band_rows(), else the largest. */
+HD int long_shape_of(uint32_t m, int32_t k)
+{
+    const uint32_t rows = long_band_rows(m, k);
+    for (int i = 0; i < LONG_SHAPES; ++i) {
+        uint32_t R, lp;
+        long_shape(i, &R, &lp);
+        if (32u * R * lp >= rows) return i;
+    }
+    return LONG_SHAPES - 1;
+}
+
+/* Route of a pair with pattern length m, threshold k (gpuasm_pair_searched() already true).
  * Returns ROUTE_RP / ROUTE_TP (group / small-target kernels, enumerated on
  * the host) or a class id. */
-HD int route(const route_knobs &kn, int rip, uint32_t m)
+HD int route(const route_knobs &kn, int rip, uint32_t m, int32_t k)
 {
     const uint32_t w64 = (m + 63u) / 64u;
     if (kn.simple) return (!kn.force_global && w64 <= 4) ? (int)w64 : CLS_GLOB;
@@ -456,6 +514,8 @@ HD int route(const route_knobs &kn, int rip, uint32_t m)
         if (rip && m <= RP_MAX_M) return ROUTE_RP;
         if (!rip && m <= TP_MAX_M) return ROUTE_TP;
     }
+    if (kn.long_mode == 2 || (kn.long_mode == 1 && m > WARP_MAX_M))
+        return CLS_LONG + long_shape_of(m, k);
     if (!kn.no_warp && m <= WARP_MAX_M) {
         const uint32_t w32 = (m + 31u) / 32u;
         const uint32_t maxl = (uint32_t)kn.warp_lanes;
@@ -488,6 +548,7 @@ struct pair_params {
     route_knobs kn;
     uint32_t seg_simple;   /* segment length of the simple path (>= 1) */
     uint32_t seg_warp;     /* segment length of the warp path (>= 1) */
+    uint32_t seg_long;     /* LONG path: segment length, 0: max(seg_warp, 2 (m + k)) */
     uint64_t pair0;        /* first pair of the current chunk */
 };
 
@@ -521,9 +582,13 @@ HD pair_info get_pair(const pair_params &sp, uint64_t pair)
     pi.nseg = 0;
     pi.cls = ROUTE_NONE;
     if (!pr.searched) return pi;
-    pi.cls = route(sp.kn, pi.rip, pi.m);
+    pi.cls = route(sp.kn, pi.rip, pi.m, pi.k);
     const uint64_t mk = (uint64_t)pi.m + (uint64_t)pi.k;
-    const uint64_t smin = pi.cls >= CLS_WARP_R1 ? sp.seg_warp : sp.seg_simple;
+    uint64_t smin = pi.cls >= CLS_WARP_R1 ? sp.seg_warp : sp.seg_simple;
+    /* LONG: segments of at least 2 (m + k), so the overlap of m + k columns
+     * costs at most a third of an item (the warp path's 4,096 would triple
+     * the work of a 10 kb pattern). */
+    if (pi.cls >= CLS_LONG) smin = sp.seg_long ? sp.seg_long : (sp.seg_warp > 2 * mk ? sp.seg_warp : 2 * mk);
     pi.seglen = mk > smin ? mk : smin;
     pi.nseg = ((uint64_t)pi.n + pi.seglen - 1) / pi.seglen;
     return pi;

@@ -16,6 +16,7 @@ knobs knobs_of(const gpuasm_settings &s)
     K.kn.force_global = gpuasm_knob(s.cuda_force_global, 0) != 0;
     K.kn.force_warp = gpuasm_knob(s.cuda_force_warp, 0) != 0;
     K.kn.no_warp = gpuasm_knob(s.cuda_no_warp, 0) != 0;
+    K.kn.long_mode = (int32_t)gpuasm_knob(s.cuda_long, 0);
     const uint64_t lanes = (uint64_t)gpuasm_knob(s.cuda_warp_lanes, 32);
     uint32_t lp = 1;
     while (lp * 2 <= lanes && lp < 32) lp *= 2;   /* largest power of 2 <= lanes */
@@ -24,6 +25,7 @@ knobs knobs_of(const gpuasm_settings &s)
     const uint64_t cap32 = (uint64_t)INT32_MAX;
     K.seg_simple = (uint32_t)(seg ? std::min(seg, cap32) : DEFAULT_SEG_SIMPLE);
     K.seg_warp = (uint32_t)(seg ? std::min(seg, cap32) : DEFAULT_SEG_WARP);
+    K.seg_long = (uint32_t)(seg ? std::min(seg, cap32) : 0);   /* 0: from m + k */
     K.seg_rp = (uint32_t)(seg ? std::min<uint64_t>(seg, MAX_SEG_RP) : DEFAULT_SEG_RP);
     K.seg_tp = (uint32_t)(seg ? std::min<uint64_t>(seg, MAX_SEG_TP) : DEFAULT_SEG_TP);
     K.group_reads = (uint32_t)std::min<int64_t>(gpuasm_knob(s.cuda_group, RP_GROUP_MAX), RP_GROUP_MAX);
@@ -78,7 +80,7 @@ void plan_scan(const gpuasm_seqset *reads, const target_info &ti, const gpuasm_s
         const bool rp_any = side == GPUASM_PATTERN_READ ? maxt >= 1
                           : side == GPUASM_PATTERN_SHORTER ? maxt >= rlen : false;
         if (rp_ok && rp_any) {
-            const int cls = gcore::route(K.kn, 1, (uint32_t)rlen);
+            const int cls = gcore::route(K.kn, 1, (uint32_t)rlen, gpuasm_pair_k(opt, rlen));
             if (cls >= 0) hp.cls_possible[cls] = true;
             else if (cls == gcore::ROUTE_RP) bucket[rlen]++;
         }
@@ -91,7 +93,7 @@ void plan_scan(const gpuasm_seqset *reads, const target_info &ti, const gpuasm_s
         if (side == GPUASM_PATTERN_TARGET) any = maxr >= 1;
         else if (side == GPUASM_PATTERN_SHORTER) any = maxr > m;
         if (!any) continue;
-        const int cls = gcore::route(K.kn, 0, (uint32_t)m);
+        const int cls = gcore::route(K.kn, 0, (uint32_t)m, gpuasm_pair_k(opt, m));
         if (cls >= 0) hp.cls_possible[cls] = true;
     }
 

@@ -32,7 +32,7 @@ enum {
 /* The knobs of settings.h that the Myers paths read, with their defaults. */
 struct knobs {
     gcore::route_knobs kn;
-    uint32_t seg_simple, seg_rp, seg_tp, seg_warp;
+    uint32_t seg_simple, seg_rp, seg_tp, seg_warp, seg_long;
     uint32_t group_reads;
     uint64_t pair_chunk;
 };
@@ -62,6 +62,9 @@ struct host_plan {
     uint32_t tp_ov, tp_minlen;
     /* per-pair classes that may have work */
     bool cls_possible[gcore::NCLS];
+    /* per class: exclusive scan of items per pair when the launcher
+     * planned them on the host (few pairs), else empty */
+    std::vector<uint64_t> pair_off[gcore::NCLS];
 };
 
 /* Plan one scan of reads against the targets of ti.  May throw

@@ -24,6 +24,10 @@
  *   GPUASM_CUDA_FORCE_WARP=B   0|1      myers: every pair with m <= 4096 through the
  *                                       warp wavefront
  *   GPUASM_CUDA_NO_WARP=B      0|1      myers: long patterns through the simple kernel
+ *   GPUASM_CUDA_LONG=N         0..2     myers: the LONG path (strips with Ukkonen's cut-off,
+ *                                       myers_long_core.cuh): 0 off (default), 1 for
+ *                                       patterns over 4096 (instead of the simple
+ *                                       kernel), 2 also for every pair of the warp path
  *   GPUASM_CUDA_WARP_LANES=N   1..32    myers: most lanes per warp group (rounded down
  *                                       to a power of 2; small N gives R > 1 words/lane)
  *   GPUASM_CUDA_GROUP=N        1..64    myers: reads per read-as-pattern group
@@ -31,6 +35,13 @@
  *                                       (at least m + k where a path needs it)
  *   GPUASM_CUDA_PAIR_CHUNK=N   1..2^30  myers, scan: pairs per enumeration chunk
  *   GPUASM_CUDA_SCAN_RUN=N     8|16     scan: text positions per lane per chunk
+ *   GPUASM_CUDA_LANES=N        1..8     lanes (streams, each fed by its own scan thread)
+ *                                       per CUDA device (default 2; A/B of issue #14:
+ *                                       more lanes overlap one batch's copies and
+ *                                       launches with others' kernels)
+ *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
+ *                                       input stays on the CPU (plugin/auto_device.h;
+ *                                       0: always try CUDA)
  *   GPUASM_CUDA_HAMMING_SMEM_M=N 0..2^31 hamming: longest pattern of the shared-memory
  *                                       layouts (0: everything through THREAD)
  *   GPUASM_DP_ROWS=H           1..8     dp BEST: at least H rows per thread (1, 2, 4, 8)
@@ -76,9 +87,9 @@ extern "C" {
 /* Every field: the knob's value, or -1 when it is unset. */
 typedef struct gpuasm_settings {
     int64_t cuda_hit_cap, cuda_mem_limit;
-    int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp;
+    int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
-    int64_t cuda_scan_run;
+    int64_t cuda_scan_run, cuda_lanes, auto_cpu_cells;
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_force_global, dtw_chunk;

@@ -46,6 +46,7 @@
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
 
+#include "auto_device.h"
 #include "clock.h"
 #include "engine.h"
 #include "grow.h"
@@ -132,7 +133,9 @@ static uint64_t default_batch_bases(gpuasm_engine *eng, size_t n_slots, uint64_t
  * per thread left 11 of 16 threads idle and was 85% of the P2 wall time). */
 typedef struct {
     uint32_t r0, r1;           /* reads [r0, r1) of the batch; never splits adjacent mates */
-    gpuasm_records out;        /* output records of the part, reused */
+    gpuasm_records out;        /* output records of the part, reused (SAM text: one read's) */
+    kstring_t text;            /* SAM text output: the part's lines (format_records) */
+    uint64_t n_rec;            /* records of the part */
 } part_t;
 
 /* One batch on its way through the pipeline, with everything reused. */
@@ -184,6 +187,7 @@ typedef struct {
     int lane;                  /* scan threads */
     gpuasm_report rep[2];      /* report threads: a read and its mate */
     kstring_t scratch;
+    kstring_t line;            /* report threads, SAM text output: sam_format1's line */
 } worker_t;
 
 struct pipe {
@@ -192,6 +196,8 @@ struct pipe {
     const gpuasm_targets *t;
     gpuasm_engine *eng;
     gpuasm_reader *rd;
+    gpuasm_writer *w;
+    int text_out;              /* SAM text: the report threads format the lines */
     uint64_t max_bases;
     uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
     uint64_t max_memory;       /* the memory bound, bytes */
@@ -342,6 +348,11 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     const gpuasm_batch *b = &s->batch;
     const uint32_t r0 = s->r1, left = b->n - r0;
     if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
+        /* The codes are made here, on a scan thread, not by the reader. */
+        if (gpuasm_batch_encode(&s->batch) < 0) {
+            snprintf(msg, msglen, "out of memory");
+            return -1;
+        }
         s->max_len = 0;
         for (uint32_t i = 0; i < b->n; i++)
             if (b->off[i + 1] - b->off[i] > s->max_len) s->max_len = b->off[i + 1] - b->off[i];
@@ -436,6 +447,22 @@ static size_t hits_of_read(const gpuasm_hits *h, size_t *pos, uint32_t i)
     return s;
 }
 
+/* SAM text output: turn the part's records so far into its text, and
+ * drop them (their memory is reused by the next read's), so that the
+ * writer thread only writes bytes.  0, or -1 with err. */
+static int format_records(worker_t *w, part_t *s, char *err, size_t errlen)
+{
+    for (size_t i = 0; i < s->out.n; i++)
+        if (gpuasm_writer_format(w->p->w, s->out.rec[i], &w->line, &s->text) < 0) {
+            snprintf(err, errlen, "read %s: cannot format its SAM record (out of memory?)",
+                     bam_get_qname(s->out.rec[i]));
+            return -1;
+        }
+    s->n_rec += s->out.n;
+    s->out.n = 0;
+    return 0;
+}
+
 /* All records of one part of a scanned batch, in read order.  0, or -1 with err. */
 static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t errlen)
 {
@@ -443,6 +470,8 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
     const gpuasm_batch *b = &sl->batch;
     char msg[512];
     gpuasm_records_clear(&s->out);
+    s->text.l = 0;
+    s->n_rec = 0;
     /* First hit of the part: hits are sorted by read. */
     size_t lo = 0, hi = sl->hits.n;
     while (lo < hi) {
@@ -469,8 +498,10 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
             snprintf(err, errlen, "out of memory");
             return -1;
         }
+        if (w->p->text_out && format_records(w, s, err, errlen) < 0) return -1;
         i += nrd;
     }
+    s->n_rec += s->out.n;   /* records not formatted here (BAM, CRAM) */
     return 0;
 }
 
@@ -545,6 +576,16 @@ typedef struct {
     uint64_t reads, bases, records, hit_records, reads_with_hits, batches, rounds, lone_mates;
 } counts_t;
 
+/* Write one reported part: its text (SAM), or its records (BAM, CRAM:
+ * htslib's threads compress).  0, or -1 with msg. */
+static int write_part(gpuasm_writer *w, const part_t *pt, char *msg, size_t msglen)
+{
+    if (pt->text.l) return gpuasm_writer_write_text(w, pt->text.s, pt->text.l, msg, msglen);
+    for (size_t i = 0; i < pt->out.n; i++)
+        if (gpuasm_writer_write(w, pt->out.rec[i], msg, msglen) < 0) return -1;
+    return 0;
+}
+
 /* Write batches in input order until the end or a failure (the writer is
  * the calling thread).  0, or -1 when the pipeline failed (p->err). */
 static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c)
@@ -595,12 +636,11 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
         }
         for (size_t k = 0; k < s->n_part; k++) {
             const gpuasm_records *pt = &s->part[k].out;
-            for (size_t i = 0; i < pt->n; i++)
-                if (gpuasm_writer_write(w, pt->rec[i], msg, sizeof msg) < 0) {
-                    fail(p, msg);
-                    return -1;
-                }
-            c->records += pt->n;
+            if (write_part(w, &s->part[k], msg, sizeof msg) < 0) {
+                fail(p, msg);
+                return -1;
+            }
+            c->records += s->part[k].n_rec;
             c->hit_records += pt->hit_records;
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
@@ -632,6 +672,8 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     int lanes = gpuasm_engine_lanes(p->eng);
     int n_report = p->o->n_threads < 1 ? 1 : p->o->n_threads;
     p->n_report = n_report;
+    p->w = w;
+    p->text_out = gpuasm_writer_is_text(w);
     pthread_t reader;
     int reader_started = 0, ret = -1;
     worker_t *scan = calloc((size_t)lanes, sizeof(*scan));
@@ -691,6 +733,7 @@ join:
         gpuasm_report_free(&rep[i].rep[0]);
         gpuasm_report_free(&rep[i].rep[1]);
         ks_free(&rep[i].scratch);
+        ks_free(&rep[i].line);
     }
 out:
     if (p->failed) ret = -1;
@@ -706,7 +749,10 @@ static void free_slots(pipe_t *p)
         if (s->batch.mem.alloc) gpuasm_batch_free(&s->batch);
         gpuasm_hits_free(&s->hits);
         free(s->sub_off);
-        for (size_t k = 0; k < s->m_part; k++) gpuasm_records_free(&s->part[k].out);
+        for (size_t k = 0; k < s->m_part; k++) {
+            gpuasm_records_free(&s->part[k].out);
+            ks_free(&s->part[k].text);
+        }
         free(s->part);
     }
     free(p->slot);
@@ -809,6 +855,45 @@ static void remove_result(const char *path)
     free(real);
 }
 
+/* ---- the engine opens while the inputs do (issue #14) ------------------------ */
+
+/* Starting CUDA takes a few hundred ms that nothing else needs: a thread
+ * opens the engine while the targets load and the reads open. */
+typedef struct {
+    const char *device;
+    int n_threads;
+    gpuasm_engine *eng;
+    gpuasm_err why, fallback;
+    int rc;
+    pthread_t tid;
+    int running;               /* started and not joined yet */
+} opener_t;
+
+static void *opener_main(void *arg)
+{
+    opener_t *op = arg;
+    op->rc = gpuasm_engine_open(op->device, op->n_threads, &op->eng, &op->why, &op->fallback);
+    return NULL;
+}
+
+/* Open in a thread (in this one for the CPU, which opens at once, or when
+ * no thread can start). */
+static void opener_start(opener_t *op)
+{
+    if (strcmp(op->device, "cpu") && pthread_create(&op->tid, NULL, opener_main, op) == 0)
+        op->running = 1;
+    else
+        opener_main(op);
+}
+
+/* Wait for the engine; its status (op->rc). */
+static int opener_join(opener_t *op)
+{
+    if (op->running) pthread_join(op->tid, NULL);
+    op->running = 0;
+    return op->rc;
+}
+
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
     double t_start = gpuasm_now_s();
@@ -817,7 +902,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     gpuasm_writer *w = NULL;
     FILE *stats_fp = NULL;
     gpuasm_outfile stats_of;
-    gpuasm_err why, fallback;
+    gpuasm_err why;
+    opener_t op = { 0 };
+    char auto_why[512];
     pipe_t p;
     counts_t c = { 0 };
     progress_t pg = { .prog = prog };
@@ -827,7 +914,14 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     p.t = &t;
 
     if (check_outputs(o, err, errlen) < 0) return -1;
-    if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) return -1;
+    op.n_threads = o->n_threads;
+    if (gpuasm_auto_device(o, &op.device, auto_why, sizeof auto_why) < 0) {
+        snprintf(err, errlen, "%s", auto_why);
+        return -1;
+    }
+    if (auto_why[0] && says(o, HTS_LOG_INFO)) fprintf(stderr, "%s: info: %s\n", prog, auto_why);
+    opener_start(&op);
+    if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) goto out;
     targets_ok = 1;
     if (check_interrupt(err, errlen) < 0) goto out;
     if (t.n_dup && says(o, HTS_LOG_WARNING)) {
@@ -853,22 +947,30 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             }
         }
     }
-    if (gpuasm_engine_open(o->device, o->n_threads, &p.eng, &why, &fallback) < 0) {
-        gpuasm_msg_engine_open(o->device, &why, err, errlen);
+    /* The reads open while the engine may still be starting; the engine's
+     * failure is the one told when both fail (as when it opened first). */
+    char rd_err[1024] = "";
+    int rd_rc = gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
+                                   o->wildcards, &p.rd, rd_err, sizeof rd_err);
+    if (opener_join(&op) < 0) {
+        gpuasm_msg_engine_open(o->device, &op.why, err, errlen);
         goto out;
     }
+    p.eng = op.eng;
+    op.eng = NULL;
     /* Falling back to the CPU is what --device auto is for: news only to
      * those who ask for more than warnings (issue #9). */
-    if (fallback.status && says(o, HTS_LOG_INFO))
-        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, fallback.msg);
+    if (op.fallback.status && says(o, HTS_LOG_INFO))
+        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, op.fallback.msg);
     if (gpuasm_engine_set_targets(p.eng, &t.set, &why) < 0) {
         snprintf(err, errlen, "%s: %s", o->targets_path, why.msg);
         goto out;
     }
     if (check_interrupt(err, errlen) < 0) goto out;
-    if (gpuasm_reader_open(o->reads_path, o->reads_path2, o->reference, o->n_threads,
-                           o->wildcards, &p.rd, err, errlen) < 0)
+    if (rd_rc < 0) {
+        snprintf(err, errlen, "%s", rd_err);
         goto out;
+    }
     if (check_interrupt(err, errlen) < 0) goto out;
     p.ro = (gpuasm_record_opt){ .unmatched = o->unmatched, .keep_tags = o->keep_tags,
                                 .rg_id = o->rg_id };
@@ -936,6 +1038,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     writer_ok = 1;
     ret = 0;
 out:
+    /* An engine still opening (an earlier step failed) is waited for. */
+    opener_join(&op);
+    if (op.eng) gpuasm_engine_close(op.eng);
     /* The --stats report first, into its temporary file, so that -o and
      * --stats are moved into place together, or neither is. */
     if (stats_fp) {

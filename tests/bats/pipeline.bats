@@ -84,6 +84,25 @@ make_reads() {
     no_pg "$EXPECTED_SAM" | cmp - "$T/out.1.default.sam"
 }
 
+@test "SAM text made by the report threads = htslib's sam_write1 bytes (samtools view of the BAM), SAM and .sam.gz, any batching" {
+    require_samtools
+    make_reads 3000 100 > "$T/r.fq"
+    for run in "-@ 1" "-@ 4 --batch-size 1" "-@ 2 --batch-size 5k"; do
+        # shellcheck disable=SC2086
+        scan --device cpu --no-PG $run --all --unmatched -o "$T/o.bam" "$T/r.fq" "$TARGETS"
+        # shellcheck disable=SC2086
+        scan --device cpu --no-PG $run --all --unmatched -o "$T/o.sam" "$T/r.fq" "$TARGETS"
+        # shellcheck disable=SC2086
+        scan --device cpu --no-PG $run --all --unmatched -o "$T/o.sam.gz" "$T/r.fq" "$TARGETS"
+        samtools view --no-PG -h -o "$T/h.sam" "$T/o.bam"
+        samtools view --no-PG -h -O sam.gz -o "$T/h.sam.gz" "$T/o.bam"
+        [ "$(records "$T/h.sam" | wc -l)" -ge 3000 ]
+        cmp "$T/o.sam" "$T/h.sam"
+        # the same BGZF blocks too: one record never spans two (bgzf_flush_try)
+        cmp "$T/o.sam.gz" "$T/h.sam.gz"
+    done
+}
+
 @test "sample --all --unmatched --eqx: same bytes for every batching" {
     same_for_all_batchings "$READS" "$TARGETS" --all --unmatched --eqx
 }
@@ -316,6 +335,32 @@ PY
     done
 }
 
+@test "--device auto on a small input: the CPU without starting CUDA (GPUASM_AUTO_CPU_CELLS), a note at --verbosity 4, same bytes either side of the threshold" {
+    # The sample: ~4 k reads bases x ~1 k target bases, x 2 strands, ~1e7 cells.
+    run --separate-stderr scan --device auto --verbosity 4 -@ 2 "$READS" "$TARGETS"
+    assert_success
+    [[ "$stderr" == "gpuasm-scan: info: --device auto: a small input (about "*" cells, under 5e+08 for 2 CPU threads: GPUASM_AUTO_CPU_CELLS): the CPU, without starting CUDA" ]] ||
+        { echo "$stderr" >&2; return 1; }
+    no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    # --stats names the device taken: the CPU under the threshold
+    scan --device auto -@ 2 --stats "$T/small.json" "$READS" "$TARGETS" > /dev/null
+    grep -q '"device":"cpu' "$T/small.json"
+    # Over the threshold (1 cell a thread): auto as before (CUDA where there
+    # is one), no note, and the same bytes
+    GPUASM_AUTO_CPU_CELLS=1 run --separate-stderr scan --device auto -@ 2 "$READS" "$TARGETS"
+    assert_success
+    assert_equal "$stderr" ""
+    no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    # An input of unknown size (standard input) keeps auto; a bad knob is an error
+    GPUASM_AUTO_CPU_CELLS=1000000000000 run --separate-stderr scan --device auto --verbosity 4 - "$TARGETS" < "$READS"
+    assert_success
+    [[ "$stderr" != *"a small input"* ]] || { echo "$stderr" >&2; return 1; }
+    no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
+    GPUASM_AUTO_CPU_CELLS=-3 run --separate-stderr scan --device auto "$READS" "$TARGETS"
+    assert_failure
+    assert_equal "$stderr" "gpuasm-scan: GPUASM_AUTO_CPU_CELLS='-3': expected an integer from 0 to 4611686018427387904"
+}
+
 @test "--device auto without a GPU: silent, same bytes as cpu; the fallback is a note at --verbosity 4" {
     have_gpu && skip "a GPU is present"
     run --separate-stderr scan --device auto -@ 2 --batch-size 100 "$READS" "$TARGETS"
@@ -323,8 +368,10 @@ PY
     assert_equal "$stderr" ""
     no_pg <<<"$output" | cmp - <(no_pg "$EXPECTED_SAM")
     # Asked for: one note (a build with CUDA; a build without has nothing
-    # to fall back from), beside the filter's (issue #16).  Never with --quiet.
-    run --separate-stderr scan --device auto --verbosity 4 "$READS" "$TARGETS"
+    # to fall back from), beside the filter's (issue #16).  Never with
+    # --quiet.  GPUASM_AUTO_CPU_CELLS=0: try CUDA however small the input
+    # (auto_device.h).
+    GPUASM_AUTO_CPU_CELLS=0 run --separate-stderr scan --device auto --verbosity 4 "$READS" "$TARGETS"
     assert_success
     local notes
     notes=$(grep -v '^gpuasm-scan: info: filter auto: ' <<<"$stderr" || true)
@@ -374,6 +421,14 @@ for k in ("reads", "bases", "records", "reads_with_hits", "cells"):
 assert g["kernel_s"] > 0 and g["kernel_tcups"] > 0, g
 PY
         done
+    done
+    # GPUASM_CUDA_LANES (issue #14's A/B knob): 1 and 4 lanes a device, same bytes
+    for n in 1 4; do
+        GPUASM_CUDA_LANES=$n scan --device cuda -@ 4 --batch-size 5k --stats "$T/gpu.json" \
+            "$rf" "$T/viruses.fa" | no_pg > "$T/gpu.sam"
+        cmp "$T/cpu.sam" "$T/gpu.sam" || { echo "GPUASM_CUDA_LANES=$n differs" >&2; return 1; }
+        "$PYTHON3" -c 'import json, sys; g = json.load(open(sys.argv[1])); assert g["lanes"] == int(sys.argv[2]), g' \
+            "$T/gpu.json" "$n"
     done
 }
 

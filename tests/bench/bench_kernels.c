@@ -10,8 +10,12 @@
  *
  * Prints one line per case: device, case, median seconds of
  * gpuasm_engine_scan over REPS runs (after one warm-up), cells (both
- * strands: 2 x m x n per pair searched) and TCUPS = cells / s / 1e12, and
- * the number of end hits.  Timings are for BENCHMARKS.md, never a test.
+ * strands: 2 x m x n per pair searched) and TCUPS = cells / s / 1e12, the
+ * number of end hits, and the median kernel time of one call (kernel_s:
+ * the engine's CUDA-event time of the search kernels, issue #14 P1; the
+ * call time minus it is the per-call overhead: upload, plan, hits back).
+ * The knobs of kernels/settings.h choose the path (GPUASM_CUDA_LONG=2: P1
+ * through the LONG path).  Timings are for BENCHMARKS.md, never a test.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -27,26 +31,36 @@
 static uint8_t rnd_base(void) { return (uint8_t)(1u << (rnd() & 3)); }
 
 
-/* Median seconds of reps scans (after one warm-up); hits of the last. */
+/* Median seconds of reps scans (after one warm-up); hits of the last;
+ * *kernel_s: the median device time of the search kernels of one scan (the
+ * engine's kernel_s: CUDA events on a GPU, = the call on the CPU). */
 static double time_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
-                        const gpuasm_search_opt *opt, int reps, size_t *n_hits)
+                        const gpuasm_search_opt *opt, int reps, size_t *n_hits, double *kernel_s)
 {
     gpuasm_hits h = { 0 };
     gpuasm_err err;
     double *t = calloc((size_t)reps, sizeof(double));
+    double *kt = calloc((size_t)reps, sizeof(double));
     for (int r = -1; r < reps; r++) {
+        gpuasm_scan_stats before, after;
+        gpuasm_engine_stats(e, &before);
         double t0 = now();
         if (gpuasm_engine_scan(e, reads, opt, &h, &err) < 0) {
             fprintf(stderr, "bench_kernels: %s\n", err.msg);
             exit(1);
         }
         if (r >= 0) t[r] = now() - t0;
+        gpuasm_engine_stats(e, &after);
+        if (r >= 0) kt[r] = after.kernel_s - before.kernel_s;
     }
     qsort(t, (size_t)reps, sizeof(double), cmp_d);
+    qsort(kt, (size_t)reps, sizeof(double), cmp_d);
     double med = t[reps / 2];
+    *kernel_s = kt[reps / 2];
     *n_hits = h.n;
     gpuasm_hits_free(&h);
     free(t);
+    free(kt);
     return med;
 }
 
@@ -77,11 +91,13 @@ int main(int argc, char **argv)
             return 1;
         }
         size_t nh;
-        double s = time_scan(e, &rd, &opt, reps, &nh);
+        double ks;
+        double s = time_scan(e, &rd, &opt, reps, &nh, &ks);
         double cells = 2.0 * (double)m * (double)n;
-        printf("%s\tp1\tm=%llu n=%llu k=%d\t%.6f s\t%.3e cells\t%.3f TCUPS\t%zu hits\n",
+        printf("%s\tp1\tm=%llu n=%llu k=%d\t%.6f s\t%.3e cells\t%.3f TCUPS\t%zu hits"
+               "\t%.6f kernel_s\t%.3f kernel TCUPS\n",
                gpuasm_engine_describe(e), (unsigned long long)m, (unsigned long long)n, k, s,
-               cells, cells / s / 1e12, nh);
+               cells, cells / s / 1e12, nh, ks, ks > 0 ? cells / ks / 1e12 : 0.0);
         return 0;
     }
     if (!strcmp(mode, "p2") && argc == 8) {
@@ -126,12 +142,13 @@ int main(int argc, char **argv)
             return 1;
         }
         size_t nh;
-        double s = time_scan(e, &rd, &opt, reps, &nh);
+        double ks;
+        double s = time_scan(e, &rd, &opt, reps, &nh, &ks);
         double cells = 0;
         for (uint32_t r = 0; r < nr; r++) cells += 2.0 * (double)(off[r + 1] - off[r]) * (double)glen;
         printf("%s\tp2\t%u reads of %u bp vs %llu bp\t%.6f s\t%.3e cells\t%.3f TCUPS\t%zu hits"
-               "\t%.0f reads/s\n", gpuasm_engine_describe(e), nr, len, (unsigned long long)glen, s,
-               cells, cells / s / 1e12, nh, nr / s);
+               "\t%.0f reads/s\t%.6f kernel_s\n", gpuasm_engine_describe(e), nr, len,
+               (unsigned long long)glen, s, cells, cells / s / 1e12, nh, nr / s, ks);
         return 0;
     }
     fprintf(stderr, "bench_kernels: bad arguments (see the comment at the top of the file)\n");

@@ -22,8 +22,9 @@ import statistics
 import sys
 
 NAMES = {
-    "gpuasm": "gpuasm-scan --device cpu",
-    "gpuasm_avx2": "gpuasm-scan --device cpu, GPUASM_CPU_SIMD=2 (AVX2)",
+    "gpuasm": "gpuasm-scan --device cpu --overlap full (whole patterns, as Sassy and edlib)",
+    "gpuasm_avx2": "gpuasm-scan --device cpu --overlap full, GPUASM_CPU_SIMD=2 (AVX2)",
+    "gpuasm_partial": "gpuasm-scan --device cpu --best (partial adapters at the ends, cutadapt's question)",
     "sassy": "Sassy (Python API, search_many)",
     "edlib": "edlib (Python, HW mode; first reads only)",
     "bbduk": "BBDuk (k-mer filter, not the same search)",

@@ -198,12 +198,63 @@ def l2(logs, out, goals, m):
     if st:
         out.append("gpuasm --stats: scan %.2f s (kernel %.2f s), %.3g cells, %.4f TCUPS.\n" % (
             st.get("scan_s", 0), st.get("kernel_s", 0), st.get("cells", 0), st.get("kernel_tcups", 0)))
+    if m.get("device", "cpu") != "cpu":
+        gpu_rows(logs, out, goals, n, st)
     if ok_run(gj) and ok_run(mj) and m.get("device", "cpu") != "cpu":
         goals.append(("L2 gpuasm recall >= minimap2's", "%d vs %d of %d" % (
             len(found["gpuasm"]), len(found["minimap2"]), n),
             "met" if len(found["gpuasm"]) >= len(found["minimap2"]) else "missed"))
         goals.append(("L2 gpuasm faster end to end than minimap2 -x map-ont", "%.2f s vs %.2f s" % (
             gj["wall_s"], mj["wall_s"]), "met" if gj["wall_s"] < mj["wall_s"] else "missed"))
+
+
+def read_text(logs, name):
+    try:
+        with open(os.path.join(logs, name)) as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def gpu_rows(logs, out, goals, n, st):
+    """The CUDA run's A/B (default routing), the CPU SAM comparison and the
+    kernel rate against this run's P2 engine rate."""
+    sj, cj = load(logs, "l2.gpuasm_simple.json"), load(logs, "l2.gpuasm_cpu.json")
+    ss = load(logs, "l2.gpuasm_simple.stats.json") or {}
+    cs = load(logs, "l2.gpuasm_cpu.stats.json") or {}
+    out.append("The table's gpuasm row is the LONG path (`GPUASM_CUDA_LONG=1`). The same reads:\n")
+    out.append("| run | wall s | scan s | kernel s | kernel TCUPS | SAM vs the LONG run (@PG aside) |")
+    out.append("|---|---|---|---|---|---|")
+    for name, j, x, cmpf in (("--device cuda, default routing (simple kernel for m > 4,096)", sj, ss, "l2.cmp_simple.txt"),
+                             ("--device cpu", cj, cs, "l2.cmp_cpu.txt")):
+        out.append("| %s | %s | %s | %s | %s | %s |" % (
+            name, fmt_s(j), "%.2f" % x["scan_s"] if "scan_s" in x else "-",
+            "%.2f" % x["kernel_s"] if "kernel_s" in x else "-",
+            "%.4f" % x["kernel_tcups"] if "kernel_tcups" in x else "-",
+            (read_text(logs, cmpf) or "-") if ok_run(j) else "-"))
+    out.append("")
+    p2 = read_text(logs, "l2.p2engine.txt")
+    mt = re.search(r"\t([0-9.]+) TCUPS", p2)
+    mk = re.search(r"\t([0-9.]+) kernel_s", p2)
+    mc = re.search(r"\t([0-9.e+]+) cells", p2)
+    p2k = float(mc.group(1)) / float(mk.group(1)) / 1e12 if mc and mk and float(mk.group(1)) > 0 else None
+    if p2:
+        out.append("P2 engine in this run (`bench_kernels p2`, 200,000 reads of 150 bp vs the four "
+                   "genomes): %s TCUPS per call, %s TCUPS of kernel time.\n" % (
+                       mt.group(1) if mt else "?", "%.2f" % p2k if p2k else "?"))
+    if st and p2k:
+        r = st.get("kernel_tcups", 0) / p2k
+        goals.append(("L2 kernel cells/s >= 50% of the P2 kernel rate (same run)",
+                      "%.2f vs %.2f TCUPS (%.0f%%)" % (st.get("kernel_tcups", 0), p2k, 100 * r),
+                      "met" if r >= 0.5 else "missed"))
+    for v, what, j in (("cpu", "--device cpu", cj), ("simple", "the default routing", sj)):
+        c = read_text(logs, "l2.cmp_%s.txt" % v)
+        if c and not ok_run(j):
+            goals.append(("L2 CUDA LONG SAM = %s SAM, byte for byte" % what,
+                          "not compared: that run did not finish", "not run"))
+        elif c:
+            goals.append(("L2 CUDA LONG SAM = %s SAM, byte for byte" % what, c,
+                          "met" if c == "same" else "missed"))
 
 
 def l3(logs, out, goals):

@@ -139,6 +139,7 @@ static void fuzz_reads(const uint8_t *d, size_t n)
         if (got == 0) break;
         CHECK((uint32_t)got == b.n && b.off[0] == 0);
         CHECK(b.first_record > total);   /* skipped secondary records count too */
+        CHECK(gpuasm_batch_encode(&b) == 0);
         for (uint32_t i = 0; i < b.n; i++) {
             CHECK(b.off[i + 1] >= b.off[i]);
             CHECK(b.off[i + 1] - b.off[i] == (uint64_t)b.rec[i]->core.l_qseq);

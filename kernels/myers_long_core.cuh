@@ -1,0 +1,182 @@
+/* myers_long_core.cuh -- the per-lane logic of the CUDA Myers LONG path
+ * (issue #11: patterns over 4,096 bases; issue #14 P1: the cut-off the warp
+ * wavefront lacks), as __host__ __device__ code: k_long of myers_cuda.cu
+ * calls these functions between its shuffles, and tests/c/test_long_cuda.cu
+ * runs them on the CPU lane by lane against the naive DP.
+ *
+ * The pattern's 32-bit words (Myers 1999 with Hyyrö 2003 blocks) are cut
+ * into STRIPS of LP lanes x R words (32 LP R rows); a group of LP lanes runs
+ * one work item (pair, strand, text segment: cuda_device.cuh) strip by
+ * strip.  Within a strip the lanes run the warp path's wavefront (lane g
+ * owns words [gR, gR + R) of the strip and computes column t - g at step t,
+ * handing the horizontal delta of its bottom word to lane g + 1).  Between
+ * strips a RECORD in global scratch carries, per column, the horizontal
+ * delta of the strip's bottom row (one int8 per column).
+ *
+ * Ukkonen's cut-off across strips (Ukkonen 1985; Hyyrö 2003 §4 and edlib's
+ * "last block", myers_cpu.c's run_blocks()), at strip granularity: strip s
+ * (rows a .. b, 1-based) is computed only from its ENTRY column c_s on:
+ *     c_s = 1 + the first column f >= c_{s-1} - 1 with D[a-1][f] <= k
+ * (column -1 is the fresh column D[i] = i of the segment, so strips whose
+ * first row is <= k + 1 start at column 0), initialised at c_s - 1 as the
+ * over-estimate D[i] = D[a-1][f] + (i - a + 1) (Pv all ones), and then
+ * runs to the end of the window; deeper strips are never entered when no
+ * such f exists.  Exact where D <= k: the last row with D <= k grows by at
+ * most one per column, so no cell of strip s is <= k before c_s (induction
+ * over s and columns); over-estimated inputs give over-estimates, and a cell
+ * <= k has an optimal path of cells <= k, all computed exactly.  Hence
+ * D[m][j] is exact where <= k and > k before the last strip's entry, which
+ * is all the local-minimum rule (cuda_device.cuh) needs.
+ *
+ * A strip never leaves once entered (no drop): inside a warp the lanes run
+ * in lockstep, so only whole strips that are skipped save time, and the
+ * drop of a strip would need the state of the strip below it, which runs
+ * later.  The first strip is sized to hold the rows that can be <= k on
+ * unrelated text (long_band_rows(): about 2.5k rows for DNA), so
+ * on a segment without a hit the deeper strips are never entered.  At
+ * k = 0.1 m that is about a third of the pattern; at m = 1024, k = 102 a
+ * strip of 16 lanes x 1 word (two items per warp) instead of 32 words.
+ *
+ * Host and device: the functions below take one lane's state; the caller
+ * runs step t of every lane of the group, then hands each lane's return
+ * value to the next (a __shfl_up_sync on the device, an array on the host).
+ */
+#ifndef GPUASM_MYERS_LONG_CORE_CUH
+#define GPUASM_MYERS_LONG_CORE_CUH
+
+#include <stdint.h>
+
+#include "myers_cuda_core.cuh"
+
+namespace gcore {
+
+/* long_band_rows(), long_shape() and long_shape_of() (which strip a pair
+ * gets) are in myers_cuda_core.cuh, with the router. */
+
+/* One strip pass of an item. */
+struct lstrip {
+    uint32_t w0, nw;    /* the strip's 32-bit words: [w0, w0 + nw) */
+    uint32_t c0;        /* entry column (0-based in the window) */
+    int32_t base;       /* D[a-1][c0-1]: the row above the strip, column c0-1 */
+    int32_t last;       /* the strip holds row m (the pattern's last) */
+    uint32_t steps;     /* wavefront steps: (ncols - c0) + lanes used - 1 */
+};
+
+/* Strip s of item it, entered at column c0 with base (strip 0: c0 = 0,
+ * base = 0: row 0 is 0).  R words per lane, lp lanes. */
+HD lstrip long_strip(const witem &it, uint32_t R, uint32_t lp, uint32_t s, uint32_t c0, int32_t base)
+{
+    lstrip sp;
+    const uint32_t sw = R * lp;
+    sp.w0 = s * sw;
+    sp.nw = it.w32 - sp.w0 < sw ? it.w32 - sp.w0 : sw;
+    sp.c0 = c0;
+    sp.base = base;
+    sp.last = sp.w0 + sp.nw == it.w32;
+    const uint32_t lanes = (sp.nw + R - 1u) / R;
+    sp.steps = it.ncols > c0 ? it.ncols - c0 + lanes - 1u : 0u;
+    return sp;
+}
+
+/* One lane of a strip pass.  The bottom lane (the one holding the strip's
+ * last row) keeps that row's score: D[m][.] in the last strip (local minima
+ * reported), else the entry of the next strip (first, first_d). */
+template <int R> struct llane {
+    uint32_t pv[R], mv[R];
+    int32_t score;
+    uint32_t first;     /* next strip: entry column (UINT32_MAX: none yet) */
+    int32_t first_d;    /* D[b][first - 1] */
+    lmin lm;
+};
+
+/* Masks of the lane's words of strip sp: peq_w[code][r][lane] as the warp
+ * path (wc_build_peq); words past the pattern get 0. */
+template <int R>
+HD void long_build_peq(uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it, const lstrip &sp)
+{
+    for (int r = 0; r < R; ++r) {
+        const uint32_t wl = g * (uint32_t)R + (uint32_t)r;
+        wc_store_word<R>(peq_w, lane, r, it, sp.w0 + wl, it.ncols && wl < sp.nw);
+    }
+}
+
+/* Bottom row (1-based) of strip sp. */
+HD uint32_t long_bottom_row(const witem &it, const lstrip &sp)
+{
+    const uint32_t b = 32u * (sp.w0 + sp.nw);
+    return b < it.m ? b : it.m;
+}
+
+/* hin of lane 0 at step t: the record of the strip above (rec_in, NULL in
+ * strip 0, whose row above is row 0: delta 0). */
+HD int long_hin0(const witem &it, const lstrip &sp, const int8_t *rec_in, uint32_t t)
+{
+    const uint32_t c = sp.c0 + t;
+    return rec_in && c < it.ncols ? (int)rec_in[c] : 0;
+}
+
+/* Start of a pass: every word at "one more per row" from the row above
+ * (D[a-1][c0-1] = base); the bottom lane's score is D[b][c0-1], which may
+ * already enter the next strip. */
+template <int R>
+HD void long_begin(llane<R> &L, const witem &it, const lstrip &sp)
+{
+    for (int r = 0; r < R; ++r) {
+        L.pv[r] = ~0u;
+        L.mv[r] = 0;
+    }
+    const uint32_t a = 32u * sp.w0 + 1u;
+    L.score = sp.base + (int32_t)(long_bottom_row(it, sp) - a + 1u);
+    L.first = UINT32_MAX;
+    L.first_d = 0;
+    if (!sp.last && L.score <= it.k) {
+        L.first = sp.c0;      /* the next strip enters at c0 */
+        L.first_d = L.score;
+    }
+    lm_init(L.lm);
+}
+
+/* Step t of lane g in pass sp: column c = c0 + t - g (idle outside
+ * [c0, ncols) or past the strip's words).  hin: lane g-1's return value, or
+ * for g = 0 the record of the strip above at column c (0 in strip 0).  The
+ * bottom lane of a non-last strip writes its delta to rec_out[c]; in the
+ * last strip it reports local minima of D[m][.].  Returns the delta of the
+ * lane's bottom word (0 when idle). */
+template <int R, class Emit>
+HD int long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it,
+                 const lstrip &sp, uint32_t t, int hin, uint32_t code, int8_t *rec_out, Emit &emit)
+{
+    const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
+    if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
+    const uint32_t wb = sp.nw - 1u;              /* strip-relative word of the bottom row */
+    const uint32_t gb = wb / (uint32_t)R;
+    const uint32_t hl = sp.last ? 1u << ((it.m - 1u) & 31u) : 0x80000000u;
+    int hs = 0;
+    const int h = wc_words<R>(L.pv, L.mv, peq_w, lane, g, code, hin, wb, hl, hs);
+    if (g == gb) {
+        L.score += hs;
+        if (sp.last) {
+            lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);
+        } else {
+            rec_out[c] = (int8_t)hs;
+            if (L.first == UINT32_MAX && L.score <= it.k && c + 1u < it.ncols) {
+                L.first = c + 1u;
+                L.first_d = L.score;
+            }
+        }
+    }
+    return h;
+}
+
+/* After the last step of the last strip: the virtual column n. */
+template <int R, class Emit>
+HD void long_finish(llane<R> &L, uint32_t g, const witem &it, const lstrip &sp, Emit &emit)
+{
+    const uint32_t gb = (sp.nw - 1u) / (uint32_t)R;
+    if (sp.last && it.ncols && g == gb && it.win.jend == it.n)
+        lm_push(L.lm, (int32_t)BIGD, it.n, it.k, it.win.s0, it.win.s1, emit);
+}
+
+}  /* namespace gcore */
+
+#endif

@@ -1,0 +1,341 @@
+/* test_long_cuda.cu -- the host harness of the CUDA Myers LONG path: the
+ * very per-lane code of kernels/myers_long_core.cuh (what k_long of
+ * myers_cuda.cu calls between its shuffles), run on the CPU as one group of
+ * LP lanes in lockstep (step t of every lane, then each lane's return value
+ * handed to the next: __shfl_up_sync; lane 0 reads the record of the strip
+ * above), strip after strip, segment after segment, against the naive DP
+ * (tests/c/naive_dp.c): the end hits (local minima of D[m][j] <= k,
+ * search.h) must be the same list.
+ *
+ * Cases (issue #11): m in {4097, 5000, 10000, 30000} and k from 0 to
+ * 0.15 m, random and repetitive texts holding mutated copies of the
+ * pattern (substitutions and indels), IUPAC and N codes in pattern and
+ * text, both strands of the text, every strip shape (LP x R =
+ * 8x1 .. 32x4), the shape the router picks and a one-word strip (most
+ * strip passes); short patterns (100, 1024) through the same code.  Also
+ * how often deeper strips are entered on unrelated text (the reason for
+ * long_band_rows(): printed, not a pass/fail).  Built by nvcc as host code
+ * in CUDA builds (no GPU needed); output is TAP.  GPUASM_TEST_SEED varies
+ * the random cases.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "myers_long_core.cuh"
+extern "C" {
+#include "naive_dp.h"
+}
+#include "tap.h"
+
+using namespace gcore;
+
+static uint32_t rnd32(void) { return (uint32_t)(rnd() >> 32); }
+
+static const uint8_t BASES[4] = { 1, 2, 4, 8 };
+
+/* A random base; with probability iupac/1000 an IUPAC set or N (15) or 0. */
+static uint8_t rnd_code(uint32_t iupac)
+{
+    if (iupac && rnd32() % 1000 < iupac) {
+        static const uint8_t odd[] = { 15, 15, 0, 3, 5, 6, 9, 10, 12, 7, 11, 13, 14 };
+        return odd[rnd32() % sizeof odd];
+    }
+    return BASES[rnd32() & 3];
+}
+
+/* Append a copy of p with about rate/1000 edits (substitution, insertion,
+ * deletion in equal parts). */
+static void mutate_into(std::vector<uint8_t> &t, const std::vector<uint8_t> &p, uint32_t rate)
+{
+    for (size_t i = 0; i < p.size(); ++i) {
+        if (rnd32() % 1000 < rate) {
+            switch (rnd32() % 3) {
+            case 0: t.push_back(BASES[rnd32() & 3]); break;            /* substitution */
+            case 1: t.push_back(p[i]); t.push_back(BASES[rnd32() & 3]); break;   /* insertion */
+            default: break;                                            /* deletion */
+            }
+        } else {
+            t.push_back(p[i]);
+        }
+    }
+}
+
+struct hit {
+    uint32_t j;
+    int32_t d;
+};
+
+/* The emit of the core: hits into a plain array (at most one per text
+ * position of a window, so ncols + 1 entries suffice per item). */
+struct collect {
+    hit *buf;
+    size_t n, cap;
+    HD void operator()(uint32_t j, int32_t d)
+    {
+        if (n < cap) buf[n] = hit{ j, d };
+        ++n;
+    }
+};
+
+/* The oracle: local minima of last[] (= D[m][j+1]) that are <= k. */
+static std::vector<hit> naive_hits(const std::vector<uint8_t> &p, const std::vector<uint8_t> &t, int32_t k)
+{
+    std::vector<int32_t> last(t.size());
+    if (gpuasm_naive_dp(p.data(), (uint32_t)p.size(), t.data(), t.size(), last.data()) != 0) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    std::vector<hit> h;
+    const size_t n = t.size();
+    for (size_t j = 0; j < n; ++j) {
+        const int32_t d = last[j];
+        if (d > k) continue;
+        if (j > 0 && last[j - 1] <= d) continue;
+        if (j + 1 < n && last[j + 1] < d) continue;
+        h.push_back(hit{ (uint32_t)j, d });
+    }
+    return h;
+}
+
+/* Statistics of the strip passes of one run. */
+struct pass_stats {
+    uint64_t items, passes, deep_cols, strip0_cols;
+};
+
+/* One work item through the LONG path: a group of lp lanes in lockstep. */
+template <int R>
+static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_stats &st)
+{
+    std::vector<uint32_t> peq((size_t)16 * R * 32);
+    std::vector<llane<R> > L(lp);
+    std::vector<int> hprev(lp), hnew(lp);
+    std::vector<int8_t> rec[2];
+    rec[0].assign(it.ncols + 1, 0x55);
+    rec[1].assign(it.ncols + 1, 0x55);
+    std::vector<hit> buf(it.ncols + 1);
+    collect e;
+    e.buf = buf.data();
+    e.n = 0;
+    e.cap = buf.size();
+    uint32_t c0 = 0;
+    int32_t base = 0;
+    ++st.items;
+    for (uint32_t s = 0;; ++s) {
+        const lstrip sp = long_strip(it, R, lp, s, c0, base);
+        if (sp.steps == 0) break;
+        ++st.passes;
+        if (s == 0) st.strip0_cols += it.ncols - sp.c0;
+        else st.deep_cols += it.ncols - sp.c0;
+        const int8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
+        int8_t *rout = rec[s & 1].data();
+        for (uint32_t g = 0; g < lp; ++g) {
+            long_build_peq<R>(peq.data(), g, g, it, sp);
+            long_begin<R>(L[g], it, sp);
+            hprev[g] = 0;
+        }
+        for (uint32_t t = 0; t < sp.steps; ++t) {
+            for (uint32_t g = 0; g < lp; ++g) {
+                const int hin = g == 0 ? long_hin0(it, sp, rin, t) : hprev[g - 1];
+                const uint32_t c = sp.c0 + t - g;
+                const uint32_t code = (t >= g && c < it.ncols) ? it.txt.at(it.win.j0 + c) : 0u;
+                hnew[g] = long_step<R>(L[g], peq.data(), g, g, it, sp, t, hin, code, rout, e);
+            }
+            hprev = hnew;
+        }
+        for (uint32_t g = 0; g < lp; ++g) long_finish<R>(L[g], g, it, sp, e);
+        if (sp.last) break;
+        const llane<R> &B = L[(sp.nw - 1u) / R];
+        if (B.first == UINT32_MAX) break;   /* no row of the strip below can be <= k */
+        c0 = B.first;
+        base = B.first_d;
+    }
+    if (e.n > e.cap) {
+        fprintf(stderr, "more hits than text positions\n");
+        exit(2);
+    }
+    out.insert(out.end(), buf.begin(), buf.begin() + (ptrdiff_t)e.n);
+}
+
+/* Every segment of the text (seglen columns, overlap m + k) and both text
+ * strands: the hits of each strand, in order. */
+static void run_long(const std::vector<uint8_t> &p, const std::vector<uint8_t> &t, int32_t k, int shape,
+                     uint32_t seglen, int rc, std::vector<hit> &out, pass_stats &st)
+{
+    uint32_t R, lp;
+    long_shape(shape, &R, &lp);
+    witem it;
+    it.pat.p = p.data();
+    it.pat.len = (uint32_t)p.size();
+    it.pat.rc = 0;
+    it.txt.p = t.data();
+    it.txt.len = (uint32_t)t.size();
+    it.txt.rc = rc;
+    it.m = (uint32_t)p.size();
+    it.n = (uint32_t)t.size();
+    it.k = k;
+    it.w32 = (it.m + 31u) / 32u;
+    const uint64_t seg = std::max<uint64_t>((uint64_t)it.m + (uint64_t)k, seglen);
+    const uint64_t nseg = (it.n + seg - 1) / seg;
+    for (uint64_t s = 0; s < nseg; ++s) {
+        it.win = make_window(s, seg, it.n, (uint64_t)it.m + (uint64_t)k);
+        it.ncols = it.win.jend - it.win.j0;
+        switch (R) {
+        case 1: run_item<1>(it, lp, out, st); break;
+        case 2: run_item<2>(it, lp, out, st); break;
+        default: run_item<4>(it, lp, out, st); break;
+        }
+    }
+}
+
+static std::vector<uint8_t> revcomp(const std::vector<uint8_t> &t)
+{
+    std::vector<uint8_t> r(t.size());
+    for (size_t i = 0; i < t.size(); ++i) r[i] = gpuasm_nt16_comp(t[t.size() - 1 - i]);
+    return r;
+}
+
+static bool same_hits(const std::vector<hit> &a, const std::vector<hit> &b)
+{
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i)
+        if (a[i].j != b[i].j || a[i].d != b[i].d) return false;
+    return true;
+}
+
+/* A text of about n bases holding `copies` mutated copies of p; repetitive
+ * texts repeat a short unit (with rare changes) around the copies. */
+static std::vector<uint8_t> make_text(const std::vector<uint8_t> &p, size_t n, int copies, uint32_t rate,
+                                      int repetitive, uint32_t iupac)
+{
+    std::vector<uint8_t> t;
+    std::vector<uint8_t> unit;
+    for (int i = 0; i < 7; ++i) unit.push_back(BASES[rnd32() & 3]);
+    const size_t filler = n > (size_t)copies * p.size() ? (n - (size_t)copies * p.size()) / (size_t)(copies + 1) : 64;
+    for (int c = 0; c <= copies; ++c) {
+        for (size_t i = 0; i < filler; ++i)
+            t.push_back(repetitive ? (rnd32() % 500 ? unit[i % unit.size()] : BASES[rnd32() & 3]) : rnd_code(iupac));
+        if (c < copies && (c & 1)) {
+            /* odd copies on the other strand */
+            std::vector<uint8_t> x;
+            mutate_into(x, p, rate);
+            for (size_t i = x.size(); i-- > 0;) t.push_back(gpuasm_nt16_comp(x[i]));
+        } else if (c < copies) {
+            mutate_into(t, p, rate);
+        }
+    }
+    return t;
+}
+
+static std::vector<uint8_t> make_pattern(uint32_t m, int repetitive, uint32_t iupac)
+{
+    std::vector<uint8_t> p;
+    std::vector<uint8_t> unit;
+    for (int i = 0; i < 11; ++i) unit.push_back(BASES[rnd32() & 3]);
+    for (uint32_t i = 0; i < m; ++i)
+        p.push_back(repetitive ? (rnd32() % 200 ? unit[i % unit.size()] : BASES[rnd32() & 3]) : rnd_code(iupac));
+    return p;
+}
+
+/* One case: every listed shape and both strands against the oracle. */
+static void check_case(const char *what, uint32_t m, int32_t k, size_t n, int copies, uint32_t rate,
+                       int repetitive, uint32_t iupac, uint32_t seglen, bool all_shapes)
+{
+    const std::vector<uint8_t> p = make_pattern(m, repetitive, iupac);
+    const std::vector<uint8_t> t = make_text(p, n, copies, rate, repetitive, iupac);
+    const std::vector<uint8_t> trc = revcomp(t);
+    const std::vector<hit> want0 = naive_hits(p, t, k), want1 = naive_hits(p, trc, k);
+    int shapes[LONG_SHAPES + 1];
+    int ns = 0;
+    shapes[ns++] = long_shape_of(m, k);
+    if (all_shapes)
+        for (int s = 0; s < LONG_SHAPES; ++s)
+            if (s != shapes[0]) shapes[ns++] = s;
+    for (int i = 0; i < ns; ++i) {
+        uint32_t R, lp;
+        long_shape(shapes[i], &R, &lp);
+        for (int rc = 0; rc < 2; ++rc) {
+            std::vector<hit> got;
+            pass_stats st = { 0, 0, 0, 0 };
+            run_long(p, t, k, shapes[i], seglen, rc, got, st);
+            const std::vector<hit> &want = rc ? want1 : want0;
+            const bool ok = same_hits(got, want);
+            tap(ok, "%s m=%u k=%d n=%zu strand %d, %ux%u strip%s: %zu hits, %llu passes of %llu items",
+                   what, m, k, t.size(), rc, lp, R, i == 0 ? " (routed)" : "", want.size(),
+                   (unsigned long long)st.passes, (unsigned long long)st.items);
+            if (!ok) {
+                diag("got %zu hits, want %zu", got.size(), want.size());
+                for (size_t x = 0; x < got.size() && x < want.size(); ++x)
+                    if (got[x].j != want[x].j || got[x].d != want[x].d) {
+                        diag("first difference at %zu: got (%u, %d), want (%u, %d)", x, got[x].j,
+                                 got[x].d, want[x].j, want[x].d);
+                        break;
+                    }
+            }
+        }
+    }
+}
+
+/* Unrelated random text: how many columns deeper strips ran (the cut-off's
+ * saving), for the routed shape.  Printed as a diagnostic. */
+static void band_report(uint32_t m, int32_t k, size_t n)
+{
+    const std::vector<uint8_t> p = make_pattern(m, 0, 0);
+    const std::vector<uint8_t> t = make_text(p, n, 0, 0, 0, 0);
+    std::vector<hit> got;
+    pass_stats st = { 0, 0, 0, 0 };
+    const int shape = long_shape_of(m, k);
+    uint32_t R, lp;
+    long_shape(shape, &R, &lp);
+    run_long(p, t, k, shape, 4096, 0, got, st);
+    const uint32_t w32 = (m + 31) / 32, sw = R * lp;
+    const uint32_t nstrips = (w32 + sw - 1) / sw;
+    diag("unrelated text, m=%u k=%d: strip of %u rows (%ux%u), %u strips; columns of deeper strips "
+             "%llu of %llu strip-0 columns; words computed per column %.1f of %u",
+             m, k, 32 * sw, lp, R, nstrips, (unsigned long long)st.deep_cols,
+             (unsigned long long)st.strip0_cols,
+             st.strip0_cols ? (double)(st.strip0_cols * sw + st.deep_cols * sw) / (double)st.strip0_cols : 0.0,
+             w32);
+}
+
+int main(void)
+{
+    rng_seed_from_env();
+
+    /* Short patterns through the same code (every shape; GPUASM_CUDA_LONG=2
+     * with FORCE_WARP routes every length here): word and strip edges. */
+    const uint32_t edges[] = { 1, 2, 31, 32, 33, 64, 65, 255, 256, 257, 511, 513 };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; ++i) {
+        const uint32_t m = edges[i];
+        for (int32_t k = 0; k < (int32_t)m && k <= (int32_t)(m / 4) + 1; k += 1 + (int32_t)m / 8)
+            check_case("edge", m, k, 600 + 3 * m, 2, m > 8 ? 1000u * (uint32_t)k / m / 2 : 0, (int)(i & 1),
+                       i % 3 == 0 ? 50 : 0, 97 + m, true);
+    }
+    check_case("short", 100, 10, 3000, 3, 60, 0, 0, 700, true);
+    check_case("P1-like", 1024, 102, 9000, 2, 70, 0, 0, 2000, true);
+    check_case("P1-like, k=0", 1024, 0, 6000, 2, 0, 0, 0, 2000, false);
+    /* Issue #11's lengths, k from 0 to 0.15 m. */
+    const uint32_t ms[] = { 4097, 5000, 10000, 30000 };
+    for (size_t i = 0; i < sizeof ms / sizeof ms[0]; ++i) {
+        const uint32_t m = ms[i];
+        const bool big = m > 10000;
+        const int32_t ks[] = { 0, (int32_t)(m / 20), (int32_t)(m / 10), (int32_t)(m * 3 / 20) };
+        for (size_t j = 0; j < 4; ++j) {
+            const int32_t k = ks[j];
+            if (big && (j == 0 || j == 2)) continue;   /* the naive DP's time */
+            const uint32_t rate = k ? (uint32_t)(1000.0 * k / m * 0.7) : 0;
+            const size_t n = big ? 2 * ((size_t)m + (size_t)k) + 1000 : 2 * ((size_t)m + (size_t)k) + 2000;
+            check_case("random", m, k, n, 2, rate, 0, j == 1 ? 20 : 0, 4096, !big && j == 2);
+        }
+        if (!big) {
+            check_case("repetitive", m, (int32_t)(m / 10), 2 * (size_t)m + 3000, 1, 40, 1, 0, 4096, false);
+            check_case("IUPAC and N", m, (int32_t)(m / 10), 2 * (size_t)m + 3000, 2, 50, 0, 80, 4096, false);
+        }
+    }
+    band_report(1024, 102, 100000);
+    band_report(10000, 1000, 60000);
+    return tap_done();
+}
