@@ -52,6 +52,12 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fputs(",\"simd\":", fp);
     if (s->simd) gpuasm_json_string(fp, s->simd);
     else fputs("null", fp);
+    fputs(",\"filter\":", fp);
+    if (s->filter) gpuasm_json_string(fp, s->filter);
+    else fputs("null", fp);
+    fputs(",\"filter_plan\":", fp);
+    if (s->filter_plan) gpuasm_json_string(fp, s->filter_plan);
+    else fputs("null", fp);
     fprintf(fp, ",\"lanes\":%d", s->lanes);
     fprintf(fp, ",\"reads\":%llu", (unsigned long long)s->reads);
     fprintf(fp, ",\"bases\":%llu", (unsigned long long)s->bases);
@@ -67,6 +73,10 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"cells\":%.17g", finite_or_0(s->cells));
     fprintf(fp, ",\"kernel_tcups\":%.6g", finite_or_0(tcups));
     fprintf(fp, ",\"reads_per_s\":%.3f", finite_or_0(rps));
+    fprintf(fp, ",\"index_strands\":%llu", (unsigned long long)s->index_strands);
+    fprintf(fp, ",\"index_declined\":%llu", (unsigned long long)s->index_declined);
+    fprintf(fp, ",\"pieces_kept\":%llu", (unsigned long long)s->pieces_kept);
+    fprintf(fp, ",\"pieces_dropped\":%llu", (unsigned long long)s->pieces_dropped);
     fprintf(fp, ",\"peak_rss_kb\":%ld", s->peak_rss_kb);
     if (s->extra && s->extra(fp, s->extra_ctx) < 0) return -1;
     fputs("}\n", fp);

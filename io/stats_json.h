@@ -1,17 +1,23 @@
 /* stats_json.h -- the --stats report of gpuasm-scan: one JSON object.
  *
  * Field names are an interface (tests/bench reads them):
- *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","lanes":N,
+ *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","filter":"...",
+ *    "filter_plan":"...","lanes":N,
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
- *    "kernel_tcups":x,"reads_per_s":x,"peak_rss_kb":N[, extra keys]}
+ *    "kernel_tcups":x,"reads_per_s":x,"index_strands":N,"index_declined":N,
+ *    "pieces_kept":N,"pieces_dropped":N,"peak_rss_kb":N[, extra keys]}
  * extra keys: gpuasm-scan's per-target report when asked for
  * (io/target_report.h: "sample","reads_without_hits","percent_with_hits",
  * "any_target":{...},"targets":[{...}]).
  * Units: seconds, bases, DP cells (m x n per searched pair and strand,
  * search.h), TCUPS = 10^12 cells per second of kernel time.  simd: the
  * CPU backend's SIMD level (avx512, avx2, sse4.1, scalar), null when the
- * run has no CPU lane.
+ * run has no CPU lane.  filter: --filter's value; filter_plan: what the
+ * backend built for it (e.g. "auto: pieces (q 6-8) + index (q 8-16, N
+ * windows, x MiB, build s)"), null when nothing was scanned; index_* and
+ * pieces_*: what the filters did (search.h's gpuasm_scan_stats; 0 where
+ * no filter ran).
  */
 #ifndef GPUASM_STATS_JSON_H
 #define GPUASM_STATS_JSON_H
@@ -25,6 +31,8 @@ typedef struct gpuasm_run_stats {
     const char *version;
     const char *device;        /* gpuasm_engine_describe() */
     const char *simd;          /* gpuasm_engine_simd(), or NULL */
+    const char *filter;        /* --filter: auto, off, on, pieces, index */
+    const char *filter_plan;   /* gpuasm_engine_filter(): the filters built, or NULL */
     int lanes;                 /* engine lanes (scan threads) */
     uint64_t reads;            /* primary input records scanned */
     uint64_t bases;            /* their bases */
@@ -38,6 +46,7 @@ typedef struct gpuasm_run_stats {
     double scan_s;             /* wall time inside scan calls, summed over lanes */
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
     double cells;              /* DP cells */
+    uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;   /* gpuasm_scan_stats */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
     /* More keys after peak_rss_kb (the per-target report: "sample",
      * "reads_without_hits", "targets"), each with its leading comma; NULL

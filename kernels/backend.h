@@ -62,6 +62,9 @@ typedef struct gpuasm_backend_ops {
     int (*set_signal_targets)(void *self, const gpuasm_sigset *targets, gpuasm_err *err);
     int (*scan_signals)(void *self, const gpuasm_sigset *reads, const gpuasm_signal_opt *opt,
                         gpuasm_adsm_hit *out, gpuasm_scan_stats *st, gpuasm_err *err);
+    /* What the exact filters (--filter) did in the last scan, one line
+     * (e.g. "auto: pieces (q 6-8) + index (...)"), or NULL before it. */
+    const char *(*filter_desc)(const void *self);
     /* Read bases per batch suited to this instance (> 0). */
     uint64_t (*suggest_batch_bases)(const void *self);
     /* Host memory for batch buffers (CUDA: pinned, for fast copies); NULL

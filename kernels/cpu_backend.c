@@ -64,6 +64,7 @@ struct cpu_worker {
     cpu_job *job;
     gpuasm_hits *hits;
     double cells;       /* this worker's share, summed after the join */
+    gpuasm_scan_stats counts;   /* what the filters did (index_*, pieces_*) */
 };
 
 static int seq_chunk(cpu_worker *w, uint32_t first, uint32_t count, gpuasm_err *why)
@@ -72,7 +73,7 @@ static int seq_chunk(cpu_worker *w, uint32_t first, uint32_t count, gpuasm_err *
     const gpuasm_seqset *reads = j->reads;
     const gpuasm_search_opt *opt = j->opt;
     int rc = gpuasm_cpu_scan_cfg(&j->b->cfg, j->b->prep, reads, first, count, j->b->targets, opt,
-                                 w->hits, why);
+                                 w->hits, &w->counts, why);
     if (rc == 0) w->cells += gpuasm_scan_cells(reads, first, count, j->b->targets, opt);
     return rc;
 }
@@ -135,7 +136,8 @@ static void *worker_run(void *arg)
 
 /* Run job over the backend's threads (the caller's thread is worker 0);
  * *cells: the workers' cells summed.  0 or the first failure's status. */
-static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_err *err)
+static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_scan_stats *counts,
+                   gpuasm_err *err)
 {
     int nt = b->n_threads;
     job->b = b;
@@ -171,7 +173,14 @@ static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_err *err)
     for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
     pthread_mutex_destroy(&job->lock);
     *cells = 0;
-    for (int i = 0; w && i < nt; i++) *cells += w[i].cells;
+    for (int i = 0; w && i < nt; i++) {
+        *cells += w[i].cells;
+        if (!counts) continue;
+        counts->index_strands += w[i].counts.index_strands;
+        counts->index_declined += w[i].counts.index_declined;
+        counts->pieces_kept += w[i].counts.pieces_kept;
+        counts->pieces_dropped += w[i].counts.pieces_dropped;
+    }
     free(w);
     free(tid);
     if (job->failed) {
@@ -199,6 +208,7 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         b->cfg.simd = gpuasm_simd_choose(cfg->settings->cpu_simd);
         b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);
         b->cfg.lane_min = cfg->settings->cpu_lane_min;
+        b->cfg.index_max = cfg->settings->cpu_index_max;
     }
     snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s, %s)", b->n_threads, b->n_threads > 1 ? "s" : "",
              gpuasm_simd_name(b->cfg.simd));
@@ -211,6 +221,11 @@ static const char *cpu_describe(const void *self) { return ((const cpu_backend *
 const char *gpuasm_cpu_backend_simd(const void *self)
 {
     return gpuasm_simd_name(((const cpu_backend *)self)->cfg.simd);
+}
+
+static const char *cpu_filter_desc(const void *self)
+{
+    return gpuasm_cpu_prep_describe(((const cpu_backend *)self)->prep);
 }
 
 static int cpu_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
@@ -239,7 +254,7 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
     cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt,
                     .limit = out->limit };
     double cells;
-    int rc = run_job(b, &job, &cells, err);
+    int rc = run_job(b, &job, &cells, st, err);
     if (rc < 0) return rc;
     size_t total = 0;
     for (int i = 0; i < b->n_threads; i++) total += b->thread_hits[i].n;
@@ -270,7 +285,7 @@ static int cpu_scan_signals(void *self, const gpuasm_sigset *reads, const gpuasm
         return gpuasm_err_set(err, GPUASM_ERR_INTERNAL, "CPU backend: no signal targets set");
     cpu_job job = { .n_items = reads->n, .chunk = sig_chunk, .reads = reads, .opt = opt, .out = out };
     double cells;
-    int rc = run_job(b, &job, &cells, err);
+    int rc = run_job(b, &job, &cells, NULL, err);
     if (rc < 0) return rc;
     st->cells = gpuasm_signal_cells(reads, b->sig_targets);
     st->kernel_s = -1;
@@ -305,6 +320,7 @@ const gpuasm_backend_ops gpuasm_backend_cpu = {
     .scan = cpu_scan,
     .set_signal_targets = cpu_set_signal_targets,
     .scan_signals = cpu_scan_signals,
+    .filter_desc = cpu_filter_desc,
     .suggest_batch_bases = cpu_suggest,
     .host_alloc = cpu_host_alloc,
     .host_free = cpu_host_free,

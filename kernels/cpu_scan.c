@@ -28,6 +28,7 @@
 #include <string.h>
 
 #include "cpu_scan.h"
+#include "clock.h"
 #include "cpu_simd.h"
 #include "grow.h"
 #include "myers_cpu.h"
@@ -45,6 +46,12 @@
 static int pattern_ok(const gpuasm_search_opt *opt, uint64_t m)
 {
     return gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -216,9 +223,12 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
-/* The targets' window index (prefilter.h) takes 4 bytes a base: up to
- * 2^25 windows (128 MiB); larger target sets run without it. */
-#define PREP_MAX_WINDOWS ((uint64_t)1 << 25)
+/* The targets' window index (prefilter.h) takes 4 bytes a base (4 MiB per
+ * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1 GiB, 268
+ * Mb of targets) by default (GPUASM_CPU_INDEX_MAX); past it --filter auto
+ * runs without the index (and says so in the filter's description),
+ * --filter index refuses the run. */
+#define PREP_MAX_WINDOWS ((uint64_t)1 << 28)
 
 struct gpuasm_cpu_prep {
     const gpuasm_seqset *targets;
@@ -231,13 +241,30 @@ struct gpuasm_cpu_prep {
     gpuasm_qfilter qf;      /* targets as patterns */
     int has_tindex;
     gpuasm_tindex tx;       /* reads as patterns */
+    /* --filter (search.h) with the GPUASM_CPU_PREFILTER knob: per filter,
+     * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
+    int lv_pieces, lv_index;
+    char desc[200];         /* what the filters are, for --stats and --verbosity 4 */
 };
+
+/* The levels of the two filters for opt->filter; auto takes the knob. */
+static void filter_levels(const gpuasm_cpu_cfg *cfg, const gpuasm_search_opt *opt, int *pieces, int *index)
+{
+    switch (opt->filter) {
+    case GPUASM_FILTER_OFF: *pieces = *index = 0; break;
+    case GPUASM_FILTER_ON: *pieces = *index = 2; break;
+    case GPUASM_FILTER_PIECES: *pieces = 2; *index = 0; break;
+    case GPUASM_FILTER_INDEX: *pieces = 0; *index = 2; break;
+    default: *pieces = *index = cfg->prefilter; break;
+    }
+}
 
 void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
 {
     cfg->simd = gpuasm_simd_detect();
     cfg->prefilter = 1;
     cfg->lane_min = 0;
+    cfg->index_max = 0;
 }
 
 static int grouped_search(const gpuasm_search_opt *opt)
@@ -270,7 +297,7 @@ int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targe
      * function of m (max_diffs, error_rate). */
     return prep && prep->targets == targets && prep->n_targets == targets->n &&
            prep->opt.kernel == opt->kernel && prep->opt.alphabet == opt->alphabet &&
-           prep->opt.max_diffs == opt->max_diffs &&
+           prep->opt.max_diffs == opt->max_diffs && prep->opt.filter == opt->filter &&
            (opt->max_diffs >= 0 || prep->opt.error_rate == opt->error_rate);
 }
 
@@ -283,13 +310,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
     p->n_targets = targets->n;
     p->opt = *opt;
     p->grouped = grouped_search(opt);
-    if (filtered_hamming(opt) && cfg->prefilter) {
-        if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
-        p->has_filter = 1;
-        const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
-        if (r < 0) goto oom;
-        p->has_tindex = r == 0;
-    }
+    filter_levels(cfg, opt, &p->lv_pieces, &p->lv_index);
     if (p->grouped) {
         size_t words = 0;
         p->peq_off = malloc((targets->n ? targets->n : 1) * sizeof(uint64_t));
@@ -311,19 +332,64 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
             if (p->peq_off[t] != UINT64_MAX)
                 gpuasm_myers_peq_nt16(p->peq + p->peq_off[t], targets->code + targets->off[t],
                                       (uint32_t)(targets->off[t + 1] - targets->off[t]));
-        if (cfg->prefilter) {
-            if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
-            p->has_filter = 1;
-            const int r = gpuasm_tindex_build(&p->tx, targets, PREP_MAX_WINDOWS);
-            if (r < 0) goto oom;
-            p->has_tindex = r == 0;
+    }
+    const int filterable = p->grouped || filtered_hamming(opt);
+    const char *name = gpuasm_filter_name(opt->filter);
+    if (!filterable) {
+        snprintf(p->desc, sizeof p->desc, "%s: none (kernel or alphabet without filters)", name);
+        *out = p;
+        return 0;
+    }
+    if (p->lv_pieces) {
+        if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
+        p->has_filter = 1;
+    }
+    char index_desc[120] = "";
+    if (p->lv_index) {
+        const uint64_t max = cfg->index_max > 0 ? (uint64_t)cfg->index_max : PREP_MAX_WINDOWS;
+        const double t0 = gpuasm_now_s();
+        const int r = gpuasm_tindex_build(&p->tx, targets, max);
+        if (r < 0) goto oom;
+        p->has_tindex = r == 0;
+        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)1 << 18) +
+                                                    p->tx.n_amb * 16) / 1048576.0 : 0;
+        if (p->has_tindex)
+            snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
+                     GPUASM_QF_Q, GPUASM_QF_Q + GPUASM_QF_EXT, (unsigned long long)p->tx.n_pos, mib,
+                     gpuasm_now_s() - t0);
+        else
+            snprintf(index_desc, sizeof index_desc,
+                     "no index (%llu target bases: past the bound of %llu windows, 4 bytes each)",
+                     (unsigned long long)targets->off[targets->n], (unsigned long long)max);
+        if (!p->has_tindex && opt->filter == GPUASM_FILTER_INDEX) {
+            gpuasm_cpu_prep_free(p);
+            return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
+                                  "the targets (%llu bases) are too large for the q-gram index "
+                                  "(at most %llu windows, 4 bytes each)",
+                                  (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }
+    snprintf(p->desc, sizeof p->desc, "%s: %s%s%s", name,
+             p->has_filter ? "pieces (q 6-8)" : "",
+             p->has_filter && index_desc[0] ? " + " : "", index_desc[0] ? index_desc : p->has_filter ? "" : "exhaustive");
     *out = p;
     return 0;
 oom:
     gpuasm_cpu_prep_free(p);
     return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+}
+
+const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep) { return prep ? prep->desc : NULL; }
+
+const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep)
+{
+    return prep && prep->has_filter ? &prep->qf : NULL;
+}
+
+const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, int *level)
+{
+    if (level) *level = prep ? prep->lv_index : 0;
+    return prep && prep->has_tindex ? &prep->tx : NULL;
 }
 
 /* ---- the grouped walk (myers on nt16) --------------------------------------- */
@@ -350,6 +416,12 @@ typedef struct group_ws {
     size_t cap_ranges;
     gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
     size_t cap_seeds;
+    gpuasm_scan_stats cnt;          /* what the filters did (index_*, pieces_*) */
+    uint32_t *marked;               /* group B: targets the pieces filter marked, then the candidates */
+    size_t cap_marked;
+    uint32_t *in_b, stamp_b;        /* group B membership (== stamp_b), for the read length of the groups */
+    uint32_t *always_b, n_always_b; /* group B's targets the filter never drops */
+    size_t cap_always_b;
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -367,6 +439,9 @@ static void group_ws_free(group_ws *g)
     free(g->in_a);
     free(g->ranges);
     free(g->seeds);
+    free(g->marked);
+    free(g->in_b);
+    free(g->always_b);
 }
 
 /* Emit of one verified range: positions of a text window starting at ws,
@@ -400,11 +475,40 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
                                             &g->ranges, &g->cap_ranges);
     if (nr == -1) return -1;
+    g->cnt.index_declined++;   /* until it is used */
     if (nr < 0) return 0;
     const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
-    uint64_t cost = 0;
-    for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + 1 + lead;
-    if (cost > total / 4 && cfg->prefilter < 2) return 0;
+    if (!gpuasm_tindex_pays(g->ranges, nr, lead, total, prep->lv_index)) return 0;
+    g->cnt.index_declined--;
+    g->cnt.index_strands++;
+    /* Many windows: in text lanes, one window a text (each starts fresh at
+     * its first column, as the scalar run below does, so the positions and
+     * D values are the same); the few positions before lo of each window
+     * are its lead-in and dropped. */
+    if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && nr >= 2 * gpuasm_simd_lanes(cfg->simd)) {
+        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, (size_t)nr, sizeof(*g->texts)) < 0) return -1;
+        for (int64_t i = 0; i < nr; i++) {
+            const gpuasm_end_range *r = &g->ranges[i];
+            const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
+            g->texts[i].code = targets->code + targets->off[r->target] + ws;
+            g->texts[i].n = r->hi + 1 - ws;
+        }
+        if (gpuasm_text_lanes(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)nr) < 0) return -1;
+        uint32_t cur = UINT32_MAX;
+        for (size_t i = 0; i < g->lanes.n_hit; i++) {
+            const gpuasm_lane_hit *h = &g->lanes.hit[i];
+            const gpuasm_end_range *r = &g->ranges[h->id];
+            if (r->target != cur) {
+                flush_hits(w);
+                w->cur.target = cur = r->target;
+                w->have_pending = 0;
+            }
+            const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
+            if (h->j + ws >= r->lo) emit_hit(w, h->j + ws, h->d);
+        }
+        flush_hits(w);
+        return w->oom ? -1 : 1;
+    }
     for (int64_t i = 0; i < nr; i++) {
         const gpuasm_end_range *r = &g->ranges[i];
         const uint8_t *text = targets->code + targets->off[r->target];
@@ -497,14 +601,33 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
                         const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n,
                         const gpuasm_twin *tw, void *tws)
 {
-    /* The filter's candidates: marked, or never filtered. */
+    /* The filter's candidates: marked, or never filtered.  With many
+     * patterns (a primer panel) only the marked ones and the group's
+     * "always" ones are visited, in target order, not the whole group. */
     int all = 1;
+    const uint32_t *cand = g->grp_b;
+    uint32_t n_cand = g->n_b;
     if (prep->has_filter) {
         if (++g->stamp == 0) {   /* stamps wrapped: clear the marks */
             memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
             g->stamp = 1;
         }
-        all = gpuasm_qfilter_mark(&prep->qf, rseq, n, g->mark, g->stamp);
+        const int64_t nm = gpuasm_qfilter_mark_list(&prep->qf, rseq, n, g->mark, g->stamp, &g->marked,
+                                                    &g->cap_marked);
+        if (nm == -1) return -1;
+        all = nm < 0;
+        if (!all) {
+            uint32_t u = 0;
+            for (int64_t i = 0; i < nm; i++)
+                if (g->in_b[g->marked[i]] == g->stamp_b) g->marked[u++] = g->marked[i];
+            if (gpuasm_grow((void **)&g->marked, &g->cap_marked, (size_t)u + g->n_always_b, sizeof(uint32_t)) < 0)
+                return -1;
+            for (uint32_t i = 0; i < g->n_always_b; i++) g->marked[u++] = g->always_b[i];
+            qsort(g->marked, u, sizeof(uint32_t), cmp_u32);
+            g->cnt.pieces_dropped += g->n_b - u;
+            cand = g->marked;
+            n_cand = u;
+        }
     }
     /* Lane candidates: one word (<= 64 bases) from the front of g->pats,
      * two words (65..128) from the back; joined narrow-first below. */
@@ -513,9 +636,9 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
     if (lanes && (gpuasm_grow((void **)&g->pats, &g->cap_pats, g->n_b, sizeof(*g->pats)) < 0 ||
                   gpuasm_grow((void **)&g->pat_t, &g->cap_pat_t, g->n_b, sizeof(*g->pat_t)) < 0))
         return -1;
-    for (uint32_t i = 0; i < g->n_b; i++) {
-        const uint32_t t = g->grp_b[i];
-        if (!all && !prep->qf.always[t] && g->mark[t] != g->stamp) continue;   /* cannot occur */
+    for (uint32_t i = 0; i < n_cand; i++) {
+        const uint32_t t = cand[i];
+        if (prep->has_filter) g->cnt.pieces_kept++;
         const uint8_t *pat = targets->code + targets->off[t];
         const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
         const int32_t k = g->k_t[t];
@@ -586,7 +709,8 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (nr == -1) return -1;
         uint64_t cost = 0;
         for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;
-        if (nr >= 0 && cost > total / 4 && cfg->prefilter < 2) nr = -2;
+        if (nr >= 0 && cost > total / 4 && prep->lv_index < 2) nr = -2;
+        if (nr >= 0) g->cnt.index_strands++; else g->cnt.index_declined++;
     }
     if (nr >= 0) {
         for (int64_t i = 0; i < nr; i++) {
@@ -628,6 +752,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         for (uint32_t i = 0; i < g->n_b; i++) g->mark[g->grp_b[i]] = g->stamp;   /* in group B */
     }
     uint32_t cur = UINT32_MAX;   /* the pair w->cur is set to */
+    uint64_t kept = 0;           /* filtered targets with a window to count */
     for (int64_t i = 0; i < ns; i++) {
         const gpuasm_seed *sd = &g->seeds[i];
         const uint32_t t = sd->target;
@@ -639,6 +764,7 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             flush_hits(w);
             w->cur.target = cur = t;
             w->have_pending = 0;
+            kept++;
         }
         const int32_t k = g->k_t[t];
         int32_t d = 0;
@@ -646,9 +772,14 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (d <= k) emit_hit(w, (uint64_t)sd->start + m - 1, d);
     }
     flush_hits(w);
+    uint64_t filtered = 0;   /* group B's targets the filter took: kept above, or dropped */
     for (uint32_t i = 0; i < g->n_b; i++) {
         const uint32_t t = g->grp_b[i];
-        if (ns >= 0 && !prep->qf.always[t]) continue;   /* counted above */
+        if (ns >= 0 && !prep->qf.always[t]) {   /* counted above */
+            filtered++;
+            continue;
+        }
+        if (prep->has_filter) g->cnt.pieces_kept++;
         gpuasm_twin_pair p = { targets->code + targets->off[t], (uint32_t)(targets->off[t + 1] - targets->off[t]),
                                rseq, rlen, g->k_t[t], (uint64_t)t << 2 };
         w->cur.target = t;
@@ -656,13 +787,15 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
         flush_hits(w);
     }
+    g->cnt.pieces_kept += kept;
+    g->cnt.pieces_dropped += filtered - kept;
     return w->oom ? -1 : 0;
 }
 
 int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_in,
                         const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                        gpuasm_hits *out, gpuasm_err *err)
+                        gpuasm_hits *out, gpuasm_scan_stats *counts, gpuasm_err *err)
 {
     int ret = gpuasm_search_check(opt, err);
     if (ret < 0) return ret;
@@ -694,8 +827,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     const int partial = gpuasm_partial_on(opt);
     const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
     if ((grouped || hfilt) && prep->has_filter &&
-        !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        (!(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+         !(g.in_b = calloc(targets->n ? targets->n : 1, sizeof(uint32_t)))))
         goto oom;
+    uint64_t groups_rlen = UINT64_MAX;   /* the read length g's groups are for */
     /* k of every target as the pattern, once (the pair rule's floor(e m)
      * per pair and read was a visible share of the adapter screen). */
     if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
@@ -709,9 +844,13 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
         const uint8_t *read = reads->code + reads->off[r];
         uint64_t rlen = reads->off[r + 1] - reads->off[r];
         /* The read's pairs, checked in target order first (so a failure
-         * names the same pair whatever the grouping). */
-        g.n_a = g.n_b = 0;
+         * names the same pair whatever the grouping).  They depend on the
+         * read's length only: kept while it stays the same (the loop over
+         * 10,000 primers was most of a filtered primer screen). */
         const int32_t k_read = gpuasm_pair_k(opt, rlen);
+        if (rlen != groups_rlen) {
+        groups_rlen = rlen;
+        g.n_a = g.n_b = 0;
         for (uint32_t t = 0; t < targets->n; t++) {
             /* gpuasm_pair_of(opt, rlen, tlen), with k from the caches */
             const uint64_t tlen = targets->off[t + 1] - targets->off[t];
@@ -743,6 +882,23 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             if (gpuasm_grow((void **)grp, cap, (size_t)*n + 1, sizeof(uint32_t)) < 0) goto oom;
             (*grp)[(*n)++] = t;
         }
+        /* group B's membership and "always" targets, for the pieces filter */
+        if (g.in_b) {
+            if (++g.stamp_b == 0) {
+                memset(g.in_b, 0, (size_t)targets->n * sizeof(uint32_t));
+                g.stamp_b = 1;
+            }
+            g.n_always_b = 0;
+            for (uint32_t i = 0; i < g.n_b; i++) {
+                g.in_b[g.grp_b[i]] = g.stamp_b;
+                if (!prep->qf.always[g.grp_b[i]]) continue;
+                if (gpuasm_grow((void **)&g.always_b, &g.cap_always_b, (size_t)g.n_always_b + 1,
+                                sizeof(uint32_t)) < 0)
+                    goto oom;
+                g.always_b[g.n_always_b++] = g.grp_b[i];
+            }
+        }
+        }
         if (g.n_a + g.n_b == 0) continue;
         if (strands == 2 && build_rc(&rc, &rc_cap, read, rlen) < 0) goto oom;
         for (uint32_t s = 0; s < (uint32_t)strands; s++) {
@@ -761,6 +917,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                 if (!partial) continue;
             }
             for (int grp = 0; grp < 2; grp++) {
+                /* The grouped walks did the full occurrences: a group
+                 * without partial occurrences (--overlap full for targets,
+                 * --read-overlap full for reads) has nothing left here. */
+                if ((grouped || hfilt) && (grp ? opt->overlap_min <= 0 : opt->read_overlap_min == 0)) continue;
                 const uint32_t *list = grp ? g.grp_b : g.grp_a;
                 const uint32_t nl = grp ? g.n_b : g.n_a;
                 for (uint32_t i = 0; i < nl; i++) {
@@ -797,6 +957,12 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
 oom:
     ret = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
 done:
+    if (counts) {
+        counts->index_strands += g.cnt.index_strands;
+        counts->index_declined += g.cnt.index_declined;
+        counts->pieces_kept += g.cnt.pieces_kept;
+        counts->pieces_dropped += g.cnt.pieces_dropped;
+    }
     tw->close(ws);
     group_ws_free(&g);
     gpuasm_cpu_prep_free(own);
@@ -811,5 +977,5 @@ int gpuasm_cpu_scan(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
 {
     gpuasm_cpu_cfg cfg;
     gpuasm_cpu_cfg_default(&cfg);
-    return gpuasm_cpu_scan_cfg(&cfg, NULL, reads, first, count, targets, opt, out, err);
+    return gpuasm_cpu_scan_cfg(&cfg, NULL, reads, first, count, targets, opt, out, NULL, err);
 }

@@ -15,10 +15,15 @@
 #include "search.h"
 #include "status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct gpuasm_cpu_cfg {
     int simd;            /* enum gpuasm_simd_level (cpu_simd.h) */
     int prefilter;       /* pigeonhole filters: 0 off, 1 where they pay, 2 wherever they apply */
     int64_t lane_min;    /* text lanes: least text bases per lane; <= 0: the default */
+    int64_t index_max;   /* the targets' index: most windows (4 bytes each); <= 0: the default */
 } gpuasm_cpu_cfg;
 
 /* The defaults: the processor's SIMD level, the filter on. */
@@ -27,8 +32,10 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg);
 typedef struct gpuasm_cpu_prep gpuasm_cpu_prep;
 
 /* Tables for scanning against targets with opt (NULL-safe to free).  Only
- * the myers kernel on nt16 has any; for other searches *out is an empty
- * prep.  0, or GPUASM_ERR_NOMEM. */
+ * the myers and hamming kernels on nt16 have any; for other searches *out
+ * is an empty prep.  opt->filter (with cfg->prefilter for auto) picks the
+ * filters built.  0, GPUASM_ERR_NOMEM, or GPUASM_ERR_BAD_OPTION when
+ * --filter index is asked for and the targets are past the index's bound. */
 int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
                           const gpuasm_cpu_cfg *cfg, gpuasm_cpu_prep **out, gpuasm_err *err);
 
@@ -39,11 +46,28 @@ int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targe
 
 void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep);
 
+/* prep's filters (prefilter.h), NULL where it has none; *level: the
+ * index's level (0 off, 1 the cost model, 2 wherever it applies).  For a
+ * backend that plans with them (filter_plan.h). */
+struct gpuasm_qfilter;
+struct gpuasm_tindex;
+const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep);
+const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, int *level);
+
+/* What prep's filters are, one line: "--filter's value: the filters built"
+ * (e.g. "auto: pieces (q 6-8) + index (q 8-16, 20000000 windows, 76.6 MiB,
+ * 1.2 s)"); NULL for NULL. */
+const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep);
+
 /* gpuasm_cpu_scan() with a configuration and tables (prep may be NULL:
- * the scan then builds what it needs itself). */
+ * the scan then builds what it needs itself); what the filters did is
+ * added to counts' index_* and pieces_* fields when counts is not NULL. */
 int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
-                        gpuasm_hits *out, gpuasm_err *err);
+                        gpuasm_hits *out, gpuasm_scan_stats *counts, gpuasm_err *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

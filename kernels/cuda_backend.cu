@@ -30,8 +30,12 @@
 
 #include <new>
 
+#include <unistd.h>
+
 #include "clock.h"
+#include "cpu_scan.h"
 #include "cuda_kit.cuh"
+#include "filter_plan.h"
 
 /* Sequences of 2^31 bases or more are refused (scores and positions are
  * 32-bit on the device; end hits are 32-bit anyway). */
@@ -65,6 +69,13 @@ struct cuda_lane {
     kit_scratch scratch[KIT_SCRATCH_SLOTS];
     void *state[GPUASM_N_KERNELS];
     void *ballast;       /* GPUASM_CUDA_MEM_LIMIT: device memory held back, or NULL */
+    /* --filter (filter_plan.h): the targets' filters (built on the host
+     * by the first planned scan), the batch's windows and their copies */
+    gpuasm_cpu_prep *prep;
+    gpuasm_plan plan;
+    gpuasm_vwin *d_win[4];
+    size_t win_cap[4];   /* bytes */
+    char filter_desc[300];
 };
 
 #define CK KIT_CK
@@ -92,6 +103,10 @@ void lane_close(void *self)
         if (g->state[k] && d->signal && d->signal->cuda.free_state)
             d->signal->cuda.free_state(g->state[k]);
     }
+    gpuasm_cpu_prep_free(g->prep);
+    gpuasm_plan_free(&g->plan);
+    for (int c = 0; c < 4; c++)
+        if (g->d_win[c]) (void)cudaFree(g->d_win[c]);
     void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) (void)cudaFree(dev[i]);
@@ -162,6 +177,12 @@ int lane_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
 
 const char *lane_describe(const void *self) { return ((const cuda_lane *)self)->desc; }
 
+const char *lane_filter_desc(const void *self)
+{
+    const cuda_lane *g = (const cuda_lane *)self;
+    return g->filter_desc[0] ? g->filter_desc : NULL;
+}
+
 int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
 {
     cuda_lane *g = (cuda_lane *)self;
@@ -185,6 +206,88 @@ int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
     CK(cudaStreamSynchronize(g->stream));
     g->targets = targets;
     g->targets_version++;
+    gpuasm_cpu_prep_free(g->prep);   /* built again by the next planned scan */
+    g->prep = NULL;
+    return 0;
+}
+
+/* Reads planned at a time: the windows of a chunk stay within a few
+ * hundred MiB (about 2,500 windows of 32 bytes per read strand at e = 0.1
+ * against 20 Mb). */
+enum { PLAN_CHUNK_READS = 1024 };
+
+/* --filter on the GPU (filter_plan.h): does the batch go through the
+ * planned windows (*planned = 1; the filters built for these targets) or
+ * the kernel's own launcher (*planned = 0: another kernel, --filter off,
+ * long patterns, or no filter built)?  0 or a status. */
+int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, int *planned,
+               gpuasm_err *err)
+{
+    *planned = 0;
+    const char *name = gpuasm_filter_name(opt->filter);
+    if (!gpuasm_plan_applies(reads, g->targets, opt)) {
+        snprintf(g->filter_desc, sizeof g->filter_desc, "%s: exhaustive on the GPU (%s)", name,
+                 opt->filter == GPUASM_FILTER_OFF ? "--filter off"
+                 : opt->kernel != GPUASM_KERNEL_MYERS || opt->alphabet != GPUASM_ALPHABET_NT16
+                     ? "only the myers kernel on nt16 is filtered on the GPU"
+                     : "patterns longer than 256 bases");
+        return 0;
+    }
+    if (!gpuasm_cpu_prep_fits(g->prep, g->targets, opt)) {
+        gpuasm_cpu_prep_free(g->prep);
+        g->prep = NULL;
+        gpuasm_cpu_cfg cfg;
+        gpuasm_cpu_cfg_default(&cfg);
+        cfg.prefilter = (int)gpuasm_knob(g->settings->cpu_prefilter, 1);
+        cfg.index_max = g->settings->cpu_index_max;
+        int rc = gpuasm_cpu_prep_build(g->targets, opt, &cfg, &g->prep, err);
+        if (rc < 0) return rc;
+    }
+    if (!gpuasm_cpu_prep_pieces(g->prep) && !gpuasm_cpu_prep_index(g->prep, NULL)) {
+        snprintf(g->filter_desc, sizeof g->filter_desc, "%s; exhaustive on the GPU",
+                 gpuasm_cpu_prep_describe(g->prep));
+        return 0;
+    }
+    *planned = 1;
+    return 0;
+}
+
+/* The planned batch: chunk by chunk of reads, the windows planned on host
+ * threads (the GPU verifies the previous chunk meanwhile), copied and
+ * verified (verify_cuda.cu).  The filters' counts go to st when count is
+ * set (the first pass; an overflow re-run plans again).  0 or a status. */
+int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
+                const gpuasm_cuda_batch *b, int count, gpuasm_scan_stats *st, gpuasm_err *err)
+{
+    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+    if (ncpu < 1) ncpu = 1;
+    if (ncpu > 32) ncpu = 32;
+    for (uint32_t first = 0; first < reads->n; first += PLAN_CHUNK_READS) {
+        const uint32_t n = reads->n - first < PLAN_CHUNK_READS ? reads->n - first : PLAN_CHUNK_READS;
+        /* the chunk as a set of its own (offsets stay absolute) */
+        const gpuasm_seqset chunk = { n, reads->off + first, reads->code };
+        int rc = gpuasm_plan_build(&g->plan, g->prep, &chunk, g->targets, opt, (int)ncpu, err);
+        if (rc < 0) return rc;
+        for (int c = 0; c < 4; c++) {
+            for (size_t i = 0; i < g->plan.n[c]; i++) g->plan.win[c][i].read += first;
+            const size_t bytes = g->plan.n[c] * sizeof(gpuasm_vwin);
+            if (!bytes) continue;
+            if ((rc = kit_grow_buf(g->stream, (void **)&g->d_win[c], &g->win_cap[c], bytes, err)) < 0) return rc;
+            /* pageable source: the call returns once the plan's buffer
+             * may be reused; the stream orders it after the last chunk's
+             * kernels */
+            CK(cudaMemcpyAsync(g->d_win[c], g->plan.win[c], bytes, cudaMemcpyHostToDevice, g->stream));
+        }
+        if ((rc = gpuasm_verify_cuda_launch(b, g->d_win, g->plan.n, err)) < 0) return rc;
+        if (count) {
+            st->index_strands += g->plan.counts.index_strands;
+            st->index_declined += g->plan.counts.index_declined;
+            st->pieces_kept += g->plan.counts.pieces_kept;
+            st->pieces_dropped += g->plan.counts.pieces_dropped;
+        }
+    }
+    snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned on %ld host threads, verified on the GPU",
+             gpuasm_cpu_prep_describe(g->prep), ncpu);
     return 0;
 }
 
@@ -262,6 +365,8 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     b.dev.targets.off = g->d_toff;
     b.dev.targets.code = g->d_tcode;
     b.dev.opt = *opt;
+    int planned = 0, first_pass = 1;
+    if ((rc = plan_batch(g, reads, opt, &planned, err)) < 0) return rc;
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
@@ -270,7 +375,13 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         b.out.cap = cap;
         CK(cudaMemsetAsync(g->d_count, 0, sizeof(unsigned long long), g->stream));
         began = 0;
-        if ((rc = kd->cuda.launch(&b, err)) < 0) return rc;
+        if (planned) {
+            rc = run_planned(g, reads, opt, &b, first_pass, st, err);
+            first_pass = 0;
+            if (rc < 0) return rc;
+        } else if ((rc = kd->cuda.launch(&b, err)) < 0) {
+            return rc;
+        }
         if (gpuasm_partial_on(opt) &&
             (rc = gpuasm_partial_cuda_launch(&b, kd->mode == GPUASM_MODE_HAMMING, err)) < 0)
             return rc;
@@ -428,6 +539,7 @@ extern "C" const gpuasm_backend_ops gpuasm_backend_cuda = {
     lane_scan,
     lane_set_signal_targets,
     lane_scan_signals,
+    lane_filter_desc,
     lane_suggest,
     host_alloc,
     host_free,

@@ -28,6 +28,13 @@ void gpuasm_dtw_cuda_free_state(void *state);
  * mode of the kernel (mismatches only). */
 int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, gpuasm_err *err);
 
+/* The filters' candidate windows (filter_plan.h) on the GPU, instead of the
+ * myers launcher when the backend planned the batch: d_win[c] holds n[c]
+ * windows of patterns of c + 1 words (verify_cuda.cu). */
+struct gpuasm_vwin;
+int gpuasm_verify_cuda_launch(const gpuasm_cuda_batch *b, struct gpuasm_vwin *const d_win[4],
+                              const size_t n[4], gpuasm_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -18,9 +18,13 @@
 
 /* Devices one list may name; more than any host has. */
 #define MAX_DEVICES 64
-/* CUDA lanes (streams) per device: two let one batch's copies overlap
- * another's kernels; GPUASM_CUDA_LANES (settings.h) sets 1..MAX_LANES. */
-#define LANES_PER_DEVICE 2
+/* CUDA lanes (streams) per device: one.  Two were meant to let one batch's
+ * copies overlap another's kernels, but the A/B of issue #14 on an H100
+ * (tests/bench/pipeline, 2 alternating runs) measured 1 lane faster: P2
+ * 1.86 s vs 2.01 s (kernel 36.4 vs 23.6 TCUPS: two batches' kernels share
+ * the SMs), P3 1.80 s vs 2.00 s.  GPUASM_CUDA_LANES (settings.h) sets
+ * 1..MAX_LANES. */
+#define LANES_PER_DEVICE 1
 #define MAX_LANES_PER_DEVICE 8
 
 typedef struct {
@@ -222,6 +226,15 @@ const char *gpuasm_engine_simd(const gpuasm_engine *e)
     return NULL;
 }
 
+const char *gpuasm_engine_filter(const gpuasm_engine *e)
+{
+    for (int i = 0; i < e->n_lanes; i++) {
+        const char *d = e->lane[i].ops->filter_desc ? e->lane[i].ops->filter_desc(e->lane[i].self) : NULL;
+        if (d) return d;
+    }
+    return NULL;
+}
+
 int gpuasm_engine_is_cuda(const gpuasm_engine *e) { return e->is_cuda; }
 
 int gpuasm_engine_lanes(const gpuasm_engine *e) { return e->n_lanes; }
@@ -255,6 +268,10 @@ static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->cells += s->cells;
     to->end_hits += s->end_hits;
     to->scans += s->scans;
+    to->index_strands += s->index_strands;
+    to->index_declined += s->index_declined;
+    to->pieces_kept += s->pieces_kept;
+    to->pieces_dropped += s->pieces_dropped;
 }
 
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,

@@ -39,6 +39,10 @@ const char *gpuasm_engine_describe(const gpuasm_engine *e);
  * NULL when no lane runs on the CPU. */
 const char *gpuasm_engine_simd(const gpuasm_engine *e);
 
+/* What the filters of the run were (--filter: the first lane's
+ * filter_desc, backend.h), or NULL before the first scan. */
+const char *gpuasm_engine_filter(const gpuasm_engine *e);
+
 /* Is any lane a GPU? */
 int gpuasm_engine_is_cuda(const gpuasm_engine *e);
 

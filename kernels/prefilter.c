@@ -56,6 +56,57 @@ static int64_t window_key_q(const uint8_t *s, int q)
 
 static int64_t window_key(const uint8_t *s) { return window_key_q(s, GPUASM_QF_Q); }
 
+/* The GPUASM_QF_EXT bases after the window starting at buffer position g,
+ * 4 bits each, the first in the top nibble: 0..3 for a single base, 4 for
+ * any other code or past the buffer's end (which no read base equals).
+ * It may run into the next target: a window whose extension crosses a
+ * target's end only ever gains false candidates, which the whole-piece
+ * check drops (a true piece occurrence lies inside its target). */
+static uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
+{
+    uint32_t key = 0;
+    for (uint64_t i = g + GPUASM_QF_Q; i < g + GPUASM_QF_Q + GPUASM_QF_EXT; i++) {
+        const int b = i < total ? base2[code[i] & 15] : -1;
+        key = key << 4 | (uint32_t)(b < 0 ? 4 : b);
+    }
+    return key;
+}
+
+/* Ascending sort of v[0 .. n) (quicksort, median of three, insertion sort
+ * for short runs; the shorter side recursed, so the depth is O(log n)).
+ * qsort's comparison call per step was most of the index's build time. */
+static void sort_u64(uint64_t *v, size_t n)
+{
+    while (n > 24) {
+        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
+        const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (v[i] < piv) i++;
+            while (v[j] > piv) j--;
+            if (i >= j) break;
+            const uint64_t t = v[i];
+            v[i++] = v[j];
+            v[j--] = t;
+        }
+        /* [0, j] <= piv <= [j + 1, n) */
+        if (j + 1 < n - j - 1) {
+            sort_u64(v, j + 1);
+            v += j + 1;
+            n -= j + 1;
+        } else {
+            sort_u64(v + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        const uint64_t t = v[i];
+        size_t j = i;
+        for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];
+        v[j] = t;
+    }
+}
+
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt)
 {
@@ -74,7 +125,11 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
         const int32_t k = gpuasm_pair_k(opt, m);
         if (!gpuasm_pair_searched(m, k, 1)) continue;   /* never a pattern */
         const uint64_t pieces = (uint64_t)k + 1;
-        if (m / pieces < GPUASM_QF_QMIN) {
+        /* Patterns too short to cut, or so long (a genome) that they are a
+         * pattern only against longer reads, which their pieces would not
+         * shorten much: not filtered (sorting a genome's pieces was a
+         * tenth of a 20 Mb run's time). */
+        if (m / pieces < GPUASM_QF_QMIN || m > GPUASM_QF_MAX_M) {
             f->always[t] = 1;
             continue;
         }
@@ -190,21 +245,43 @@ static int walk_windows(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
 typedef struct {
     const gpuasm_qfilter *f;
     uint32_t *mark, stamp;
+    uint32_t **list;      /* or NULL */
+    size_t *cap, n;
 } mark_ctx;
 
 static int visit_mark(void *ctx, uint32_t i, int64_t ws)
 {
     (void)ws;
     mark_ctx *c = ctx;
-    c->mark[c->f->ids[i]] = c->stamp;
+    const uint32_t t = c->f->ids[i];
+    if (c->mark[t] == c->stamp) return 0;
+    c->mark[t] = c->stamp;
+    if (!c->list) return 0;
+    if (c->n == *c->cap) {
+        const size_t cap = *c->cap ? 2 * *c->cap : 256;
+        uint32_t *q = realloc(*c->list, cap * sizeof *q);
+        if (!q) return -1;
+        *c->list = q;
+        *c->cap = cap;
+    }
+    (*c->list)[c->n++] = t;
     return 0;
 }
 
 int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
                         uint32_t stamp)
 {
-    mark_ctx c = { f, mark, stamp };
+    mark_ctx c = { f, mark, stamp, NULL, NULL, 0 };
     return walk_windows(f, text, n, visit_mark, &c);
+}
+
+int64_t gpuasm_qfilter_mark_list(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                                 uint32_t stamp, uint32_t **list, size_t *cap)
+{
+    mark_ctx c = { f, mark, stamp, list, cap, 0 };
+    const int r = walk_windows(f, text, n, visit_mark, &c);
+    if (r != 0) return r < 0 ? -1 : -2;
+    return (int64_t)c.n;
 }
 
 static int cmp_seed(const void *a, const void *b)
@@ -262,6 +339,7 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
 int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos)
 {
     memset(x, 0, sizeof *x);
+    uint32_t *ek = NULL;   /* pass 2: each window's extension key, in row order (4 bytes a window) */
     const uint64_t total = targets->off[targets->n];
     if (total >= UINT32_MAX) return 1;
     /* Pass 1: count windows per key and ambiguous runs. */
@@ -301,6 +379,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
                     x->start[key + 1]++;
                     n_pos++;
                 } else {
+                    ek[x->start[key]] = ext_key(s, total, w);
                     x->pos[x->start[key]++] = (uint32_t)w;
                 }
             }
@@ -312,14 +391,35 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
             }
             for (uint32_t k = 0; k < N_KEYS; k++) x->start[k + 1] += x->start[k];
             if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+            if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
         }
     }
     /* Pass 2 advanced start[x] to the end of row x: shift back. */
     for (uint32_t k = N_KEYS; k > 0; k--) x->start[k] = x->start[k - 1];
     x->start[0] = 0;
     x->n_pos = n_pos;
+    x->total = total;
+    /* Each row sorted by the next GPUASM_QF_EXT bases (ext_key), so that a
+     * piece longer than Q is looked up by its first Q + E bases: a binary
+     * search inside the row instead of a walk over every window.  The keys
+     * were taken in pass 2, in text order (sequential reads). */
+    uint32_t widest = 0;
+    for (uint32_t k = 0; k < N_KEYS; k++)
+        if (x->start[k + 1] - x->start[k] > widest) widest = x->start[k + 1] - x->start[k];
+    uint64_t *tmp = malloc((widest ? widest : 1) * sizeof(uint64_t));
+    if (!tmp) goto oom;
+    for (uint32_t k = 0; k < N_KEYS; k++) {
+        const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
+        if (n < 2) continue;
+        for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)ek[lo + i] << 32 | x->pos[lo + i];
+        sort_u64(tmp, n);
+        for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
+    }
+    free(tmp);
+    free(ek);
     return 0;
 oom:
+    free(ek);
     gpuasm_tindex_free(x);
     return -1;
 }
@@ -331,6 +431,18 @@ static uint32_t target_of(const gpuasm_seqset *targets, uint64_t g)
     while (hi - lo > 1) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (targets->off[mid] <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* The first row entry in [lo, hi) whose extension key is >= key (the row
+ * is sorted by it). */
+static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t lo, uint32_t hi,
+                          uint64_t key)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (ext_key(code, x->total, x->pos[mid]) < key) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -376,7 +488,22 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         for (; w + GPUASM_QF_Q <= b && key < 0; w++) key = window_key(p + w);
         if (key < 0) continue;   /* N in every window: this piece is never intact */
         w--;                     /* the window found starts at w */
-        for (uint32_t q = x->start[key]; q < x->start[key + 1]; q++) {
+        /* The piece's single bases after the window (at most EXT): only
+         * the windows of the row whose extension starts with them. */
+        uint32_t ext = 0, e = 0;
+        for (; e < GPUASM_QF_EXT && w + GPUASM_QF_Q + e < b; e++) {
+            const int c = base2[p[w + GPUASM_QF_Q + e] & 15];
+            if (c < 0) break;
+            ext = ext << 4 | (uint32_t)c;
+        }
+        const uint32_t shift = 4 * (GPUASM_QF_EXT - e);
+        const uint64_t elo = (uint64_t)ext << shift, ehi = ((uint64_t)ext + 1) << shift;
+        uint32_t qa = x->start[key], qb = x->start[key + 1];
+        if (e) {
+            qa = ext_bound(x, targets->code, qa, qb, elo);
+            qb = ext_bound(x, targets->code, qa, qb, ehi);
+        }
+        for (uint32_t q = qa; q < qb; q++) {
             const uint64_t g = x->pos[q];
             const uint32_t t = target_of(targets, g);
             if (in_group[t] != stamp) continue;

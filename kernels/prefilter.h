@@ -15,9 +15,62 @@
  * same single bases there (nt16: a base matches only a code that holds
  * it; a read's N is code 0 and matches nothing).  Patterns whose pieces
  * are shorter than GPUASM_QF_QMIN, or have no such window (IUPAC codes),
- * are never filtered ("always" candidates); a text holding an ambiguity
+ * are never filtered ("always" candidates), nor are patterns longer than
+ * GPUASM_QF_MAX_M; a text holding an ambiguity
  * code other than 0 (reads with --match-read-wildcards) is not filtered
  * either.
+ *
+ * ---- Why no hit is lost (issue #16; --filter auto/on/pieces/index) --------
+ * Lemma (partition; Baeza-Yates & Navarro 1999, Navarro's survey 2001,
+ * section 7.1; for the k-mismatch case trivially): if a pattern P of m
+ * bases is cut into k + 1 disjoint pieces and an alignment of P with a
+ * text substring has at most k edit operations, some piece is aligned
+ * without any operation (each substitution or deletion lies inside one
+ * piece; an insertion lies between two pattern bases, so it touches at
+ * most one piece when it is charged to the piece on its left), i.e. that
+ * piece occurs exactly, at a position fixed by the alignment to within the
+ * operations before it (at most k: the end of the occurrence is within
+ * [c - k, c + k] of c, where c is the end P would have with the piece in
+ * place and no shift; with mismatches only there is no shift, [c, c]).
+ * The pieces used: piece i = [i m / (k + 1), (i + 1) m / (k + 1)), i.e.
+ * floor(m / (k + 1)) or one more bases; a pattern is filtered only when
+ * every piece has at least Q (target filter: 6..8) bases.
+ * "Occurs exactly" under the nt16 rule (a & b) != 0:
+ *  - N in a read (code 0) matches nothing, so a piece of a read holding an
+ *    N in every Q-window can never be intact: the lemma's intact piece is
+ *    one of the others, and leaving that piece out loses nothing; a piece
+ *    with a clean window is looked up by it (and its clean extension).
+ *  - IUPAC codes in a read (--match-read-wildcards) match several bases:
+ *    such a read is never filtered (every target, every end).
+ *  - IUPAC codes and N in a target: as the pattern (target filter), a
+ *    piece without a clean window makes the target an "always" candidate;
+ *    a window with only single bases matches a read base exactly when the
+ *    bases are equal, so looking it up by its single-base key is exact.
+ *    As the text (window index), windows holding a non-single code are not
+ *    indexed, and instead every end an alignment touching such a code
+ *    could have is a candidate: an alignment that covers text position x
+ *    ends in [x, x + m + k - 1], so each ambiguous run [r0, r1] adds the
+ *    range [r0 - (m + k + Q), r1 + (m + k + Q)] ("ambiguity zones"); every
+ *    other alignment sees single bases only and is found by its piece.
+ *  - The index's extension (rows sorted by the EXT bases after a window):
+ *    a piece's bases after its window are compared only while they are
+ *    single bases in the read; a target position whose extension holds a
+ *    non-single code or runs past the targets is keyed 4 and never equals
+ *    a read base: such an occurrence touches an ambiguous code (ambiguity
+ *    zone above) or lies inside its target (a true occurrence never runs
+ *    past its target's end: the whole-piece check drops the rest).
+ * Partial occurrences (a pattern running off a text's end, search.h) are
+ * not covered by the lemma (a 3-base overlap has no intact piece of Q
+ * bases): no filter touches them; the ends pass (partial.h) runs for every
+ * searched pair, filtered or not, on both backends.
+ * Local minima: the filtered walks report the local minima of D[m][j] <= k
+ * inside the end ranges only; an end j outside every range has D > k by
+ * the lemma, which is what the exhaustive rule sees there too, so a range
+ * boundary neither adds nor removes a minimum (cpu_scan.c, filter_plan.h).
+ * The differential tests: tests/bats/filter.bats (every --filter value =
+ * --filter off, random edge cases and real data), tests/c/test_lanes (the
+ * ranges against the naive DP), tests/c/test_verify_cuda and
+ * tests/gpu/filter (the CUDA side).
  */
 #ifndef GPUASM_PREFILTER_H
 #define GPUASM_PREFILTER_H
@@ -31,6 +84,11 @@
  * window index uses q = 8 only. */
 #define GPUASM_QF_Q 8
 #define GPUASM_QF_QMIN 6
+/* The targets' window index looks a piece up by up to Q + EXT of its
+ * bases (rows sorted by the EXT bases after each window). */
+#define GPUASM_QF_EXT 8
+/* Target patterns longer than this (bases) are never filtered ("always"). */
+#define GPUASM_QF_MAX_M 65536
 
 typedef struct gpuasm_qfilter {
     uint32_t n_targets;
@@ -61,6 +119,13 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f);
 int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
                         uint32_t stamp);
 
+/* gpuasm_qfilter_mark(), also listing the targets marked (each once, in
+ * the order found) in *list (grown).  Returns their number, -1 when out of
+ * memory, or -2 when the text cannot be filtered (every target is then a
+ * candidate). */
+int64_t gpuasm_qfilter_mark_list(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                                 uint32_t stamp, uint32_t **list, size_t *cap);
+
 /* Hamming (no shifts): where each target's windows occur in the text, the
  * window of m bases it fixes: (target, start) with the target's first
  * base at text position start (possibly outside the text), sorted by
@@ -75,8 +140,6 @@ typedef struct gpuasm_seed {
 int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
                              gpuasm_seed **out, size_t *cap);
 
-#endif
-
 /* ---- reads as patterns: the targets' window index -------------------------
  * The other direction (one read, the pattern, against long targets): every
  * window of Q single bases of the targets is indexed by its key, once per
@@ -88,7 +151,18 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
  * matching nothing) in every window and can never be intact: it is left
  * out.  Target codes other than single bases (IUPAC, N) are not indexed:
  * every end that an alignment through them could reach is a range too
- * (ambiguity zones), so the filter stays exact. */
+ * (ambiguity zones), so the filter stays exact.
+ *
+ * q: a piece of L bases is looked up by min(L, Q + EXT) = up to 16 of its
+ * bases (the row of its first Q = 8, then a binary search on the next
+ * EXT = 8 in the row, which is sorted by them), so chance candidates per
+ * piece are about N / 4^min(L, 16) for N target bases: q grows with the
+ * piece length m / (k + 1), which is what the reference size asks for.
+ * Pieces shorter than Q make the read unfilterable (-2): with 150-base
+ * reads, e >= 0.12.  Memory: 4 bytes per indexed base (4 MiB per Mb of
+ * targets; both strands are served by looking up the read's reverse
+ * complement, not by indexing the targets twice) plus 256 KiB of rows;
+ * 4 more bytes a base while it is built; bounded by the caller (max_pos). */
 
 typedef struct gpuasm_tindex {
     uint32_t *start;      /* [4^Q + 1] windows with key x: pos[start[x] .. start[x+1]) */
@@ -96,6 +170,7 @@ typedef struct gpuasm_tindex {
     uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
     size_t n_amb;         /* runs */
     uint64_t n_pos;
+    uint64_t total;       /* bases in the targets' code buffer */
 } gpuasm_tindex;
 
 /* One end range of a target: every j in [lo, hi] may be an end hit. */
@@ -115,6 +190,22 @@ void gpuasm_tindex_free(gpuasm_tindex *x);
  * lo), in *out (grown).  Returns the number of ranges, -1 when out of
  * memory, or -2 when the pattern cannot be filtered (pieces shorter than
  * Q, or an ambiguity code in the pattern): then every end is possible. */
+/* The cost model of --filter auto for a read strand's end ranges: verify
+ * them (1) when the columns they take, each range with lead columns before
+ * it, are at most a quarter of the text's total, or always at level 2
+ * (--filter on/index); else (0) scan the texts whole.  The CPU walk and the
+ * CUDA plan (filter_plan.h) decide with this one function. */
+static inline int gpuasm_tindex_pays(const gpuasm_end_range *r, int64_t nr, uint64_t lead, uint64_t total,
+                                     int level)
+{
+    if (level >= 2) return 1;
+    uint64_t cost = 0;
+    for (int64_t i = 0; i < nr; i++) cost += r[i].hi - r[i].lo + 1 + lead;
+    return cost <= total / 4;
+}
+
 int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
                              uint32_t stamp, gpuasm_end_range **out, size_t *cap);
+
+#endif

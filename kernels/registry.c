@@ -143,5 +143,21 @@ int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err)
     if (opt->alphabet != GPUASM_ALPHABET_NT16 && opt->alphabet != GPUASM_ALPHABET_BYTE)
         return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "unknown alphabet %d",
                               (int)opt->alphabet);
+    if (opt->filter < 0 || opt->filter >= GPUASM_FILTER_N)
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "unknown filter %d", (int)opt->filter);
     return 0;
+}
+
+static const char *const filter_names[GPUASM_FILTER_N] = { "auto", "off", "on", "pieces", "index" };
+
+const char *gpuasm_filter_name(int32_t filter)
+{
+    return filter >= 0 && filter < GPUASM_FILTER_N ? filter_names[filter] : NULL;
+}
+
+int32_t gpuasm_filter_parse(const char *name)
+{
+    for (int32_t i = 0; i < GPUASM_FILTER_N; i++)
+        if (!strcmp(name, filter_names[i])) return i;
+    return -1;
 }

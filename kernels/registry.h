@@ -107,6 +107,12 @@ int32_t gpuasm_mode_default_kernel(int32_t mode);
 const char *gpuasm_mode_name(int32_t mode);
 int32_t gpuasm_mode_find(const char *name);
 
+/* --filter's names (enum gpuasm_filter: "auto", "off", "on", "pieces",
+ * "index"); NULL for an unknown value.  gpuasm_filter_parse: the inverse,
+ * -1 for an unknown name. */
+const char *gpuasm_filter_name(int32_t filter);
+int32_t gpuasm_filter_parse(const char *name);
+
 /* The mode of opt->kernel (GPUASM_MODE_EDIT for an unknown kernel: check
  * with gpuasm_search_check first). */
 int32_t gpuasm_search_mode(const gpuasm_search_opt *opt);
@@ -116,7 +122,7 @@ int32_t gpuasm_search_mode(const gpuasm_search_opt *opt);
 uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *opt);
 
 /* Is opt a search the table can run?  0, or GPUASM_ERR_BAD_OPTION when the
- * kernel or the alphabet is unknown, or the kernel compares signals (the
+ * kernel, the alphabet or the filter is unknown, or the kernel compares signals (the
  * signal mode has its own entry points: signal.h).  (A variant a kernel does not have
  * runs its best layout: variants never change hits.) */
 int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err);

@@ -114,7 +114,20 @@ typedef struct gpuasm_search_opt {
     int32_t read_overlap_min; /* the same for a read that is the pattern; 0: none;
                             * -1: half the read, rounded up */
     int32_t partial_ends;  /* GPUASM_END_3 | GPUASM_END_5: where partial occurrences are taken */
+    int32_t filter;        /* enum gpuasm_filter: the exact pigeonhole filters (prefilter.h);
+                            * never changes a hit, only which cells are computed */
 } gpuasm_search_opt;
+
+/* --filter: which exact filters a backend may use (prefilter.h).  Every
+ * value gives the same end hits; they differ only in work skipped. */
+enum gpuasm_filter {
+    GPUASM_FILTER_AUTO = 0,    /* both, each where its cost model says it pays */
+    GPUASM_FILTER_OFF = 1,     /* exhaustive: every cell of every pair */
+    GPUASM_FILTER_ON = 2,      /* both, wherever they apply */
+    GPUASM_FILTER_PIECES = 3,  /* only the patterns' pieces (targets as patterns), wherever it applies */
+    GPUASM_FILTER_INDEX = 4,   /* only the targets' index (reads as patterns), wherever it applies */
+    GPUASM_FILTER_N = 5
+};
 
 /* What an end hit is (gpuasm_endhit.kind). */
 enum gpuasm_hit_kind {
@@ -155,6 +168,12 @@ typedef struct gpuasm_scan_stats {
     double cells;       /* sum over searched pairs and strands of m x n (DP cells) */
     uint64_t end_hits;  /* end hits returned */
     uint64_t scans;     /* scan calls */
+    /* The exact filters (prefilter.h; CPU backend): read strands whose
+     * texts were searched only in the index's candidate windows, read
+     * strands that had the index but were searched whole (the cost model
+     * or a read the lemma cannot cut), and target patterns that the
+     * pieces filter kept / dropped (summed over read strands). */
+    uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
 } gpuasm_scan_stats;
 
 /* ---- the pair rules: one definition for host C and CUDA device code ------ */

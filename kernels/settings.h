@@ -36,7 +36,7 @@
  *   GPUASM_CUDA_PAIR_CHUNK=N   1..2^30  myers, scan: pairs per enumeration chunk
  *   GPUASM_CUDA_SCAN_RUN=N     8|16     scan: text positions per lane per chunk
  *   GPUASM_CUDA_LANES=N        1..8     lanes (streams, each fed by its own scan thread)
- *                                       per CUDA device (default 2; A/B of issue #14:
+ *                                       per CUDA device (default 1, measured; A/B of issue #14:
  *                                       more lanes overlap one batch's copies and
  *                                       launches with others' kernels)
  *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
@@ -59,12 +59,16 @@
  *   GPUASM_CPU_SIMD=N          0..3     CPU: the highest SIMD level used (0 scalar,
  *                                       1 SSE4.1, 2 AVX2, 3 AVX-512; cpu_simd.h), at
  *                                       most the processor's
- *   GPUASM_CPU_PREFILTER=N     0..2     CPU, myers: the pigeonhole filters (prefilter.h):
- *                                       0 off, 1 on where they save work (default),
- *                                       2 on wherever they apply
+ *   GPUASM_CPU_PREFILTER=N     0..2     CPU, myers: the pigeonhole filters (prefilter.h)
+ *                                       under --filter auto: 0 off, 1 on where they
+ *                                       save work (default), 2 on wherever they apply
  *   GPUASM_CPU_LANE_MIN=N      1..2^40  CPU, myers: least text bases per text lane
  *                                       (default 8 (m + k); 1 puts every read-as-
  *                                       pattern pair with k < 64 through text lanes)
+ *   GPUASM_CPU_INDEX_MAX=N     1..2^32  CPU: most windows (4 bytes each) of the targets'
+ *                                       q-gram index (default 2^28, 1 GiB); past it
+ *                                       --filter auto scans without the index and
+ *                                       --filter index refuses the run
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -89,7 +93,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_force_global, dtw_chunk;
-    int64_t cpu_simd, cpu_prefilter, cpu_lane_min;
+    int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max;
 } gpuasm_settings;
 
 /* Every knob unset. */

@@ -80,6 +80,11 @@ static void usage(FILE *fp)
 "                            'half': half the read [half]\n"
 "      --partial-ends ENDS   3, 5 or both: the read's (target's) 3' end or 5'\n"
 "                            start may be run off [both]\n"
+"      --filter WHICH        exact pigeonhole filters (same hits, less work):\n"
+"                            auto (each where it pays), off (exhaustive), on\n"
+"                            (wherever it applies), pieces (only the targets'\n"
+"                            pieces in reads: primers), index (only the reads'\n"
+"                            pieces in the targets' q-gram index) [auto]\n"
 "      --all                 every non-overlapping occurrence, best first\n"
 "                            [default: the best per read and target]\n"
 "      --best                one record per read, as cutadapt picks one adapter:\n"
@@ -241,7 +246,7 @@ enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMA
        OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
        OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY,
        OPT_REPORT, OPT_MULTIQC, OPT_SAMPLE, OPT_MATCHED, OPT_MATCHED2, OPT_UNMATCHED_READS,
-       OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS };
+       OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS, OPT_FILTER };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -339,6 +344,7 @@ int main(int argc, char **argv)
         { "overlap", required_argument, NULL, OPT_OVERLAP },
         { "read-overlap", required_argument, NULL, OPT_READ_OVERLAP },
         { "partial-ends", required_argument, NULL, OPT_PARTIAL_ENDS },
+        { "filter", required_argument, NULL, OPT_FILTER },
         { "all", no_argument, NULL, OPT_ALL },
         { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
         { "output", required_argument, NULL, 'o' },
@@ -447,6 +453,10 @@ int main(int argc, char **argv)
             else if (!strcmp(optarg, "3")) o.search.partial_ends = GPUASM_END_3;
             else if (!strcmp(optarg, "5")) o.search.partial_ends = GPUASM_END_5;
             else return fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg), 1;
+            break;
+        case OPT_FILTER:
+            if ((o.search.filter = gpuasm_filter_parse(optarg)) < 0)
+                return fail("invalid --filter '%s' (expected auto, off, on, pieces or index)", optarg), 1;
             break;
         case OPT_ALL: o.report.all = 1; break;
         case OPT_WILDCARDS: o.wildcards = 1; break;

@@ -53,6 +53,7 @@
 #include "output_file.h"
 #include "pipeline.h"
 #include "reads.h"
+#include "registry.h"
 #include "records.h"
 #include "scan_errors.h"
 #include "sam_out.h"
@@ -1048,6 +1049,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                 "grouped by name? samtools collate groups mates): RNEXT/PNEXT left unset\n",
                 prog, o->reads_path, (unsigned long long)c.lone_mates,
                 c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
+    if (says(o, HTS_LOG_INFO) && gpuasm_engine_filter(p.eng))
+        fprintf(stderr, "%s: info: filter %s\n", prog, gpuasm_engine_filter(p.eng));
     for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
         fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd, i));
     writer_ok = 1;
@@ -1065,12 +1068,16 @@ out:
             gpuasm_run_stats rs = {
                 .program = prog, .version = o->version, .device = gpuasm_engine_describe(p.eng),
                 .simd = gpuasm_engine_simd(p.eng),
+                .filter = gpuasm_filter_name(o->search.filter),
+                .filter_plan = gpuasm_engine_filter(p.eng),
                 .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
                 .batches = c.batches, .batch_bases = p.max_bases, .rounds = c.rounds,
                 .max_memory = p.max_memory,
                 .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
+                .index_strands = es.index_strands, .index_declined = es.index_declined,
+                .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
             errno = 0;

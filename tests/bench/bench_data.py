@@ -5,6 +5,10 @@ Subcommands (all seeded, streaming, standard library only):
 
   randgenome BASES SEED NAME OUT.fa
       a random genome (uniform A/C/G/T), the negative source of P2.
+  primers N LEN SEED GENOMES.fa OUT.fa
+      N primers of LEN bases named p0..: every 10th a stretch of GENOMES
+      (so that reads from the genomes hold real sites), the rest uniform
+      random (issue #16's many-patterns workload).
   interleave A.fq B.fq OUT.fq
       records of A and B alternately (4-line FASTQ as wgsim writes it),
       then the rest of the longer one.
@@ -57,6 +61,31 @@ def randgenome(bases, seed, name, out):
             f.write("\n".join(s[i:i + line] for i in range(0, len(s), line)))
             f.write("\n")
             done += chunk
+
+
+def primers(n, length, seed, genomes, out):
+    rng = random.Random(int(seed))
+    n, length = int(n), int(length)
+    seqs, cur = [], []
+    with open(genomes) as f:
+        for line in f:
+            if line.startswith(">"):
+                if cur:
+                    seqs.append("".join(cur).upper())
+                cur = []
+            else:
+                cur.append(line.strip())
+    if cur:
+        seqs.append("".join(cur).upper())
+    with open(out, "w") as f:
+        for i in range(n):
+            if i % 10 == 0:
+                g = rng.choice(seqs)
+                a = rng.randrange(len(g) - length)
+                p = g[a:a + length]
+            else:
+                p = "".join(rng.choices("ACGT", k=length))
+            f.write(">p%d\n%s\n" % (i, p))
 
 
 def _records(path):
@@ -283,6 +312,8 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "randgenome" and len(args) == 4:
         randgenome(*args)
+    elif cmd == "primers" and len(args) == 5:
+        primers(*args)
     elif cmd == "interleave" and len(args) == 3:
         interleave(*args)
     elif cmd == "repeat" and len(args) == 3:

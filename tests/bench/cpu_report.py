@@ -162,12 +162,17 @@ def main(logs, bench_md):
     print(text)
     # BENCHMARKS.md: replace the section of this machine (the same heading:
     # CPU model and cores) or append it, so each machine keeps its table.
+    put_section(bench_md, out[0], text)
+
+
+def put_section(bench_md, heading, text):
+    """Replace the section of BENCHMARKS.md whose "## " line is heading by
+    text (which starts with it), or append text (also tests/bench/scale_report.py)."""
     old = open(bench_md).read() if os.path.exists(bench_md) else ""
-    lines = old.split("\n")
     keep, skipping = [], False
-    for line in lines:
+    for line in old.split("\n"):
         if line.startswith("## "):
-            skipping = line == out[0]
+            skipping = line == heading
         if not skipping:
             keep.append(line)
     body = "\n".join(keep).rstrip("\n")

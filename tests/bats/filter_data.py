@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""filter_data.py -- seeded inputs for tests/bats/filter.bats (issue #16):
+the cases the exact filters must not lose a hit on.
+
+  filter_data.py genomes SEED DIR   DIR/g.fa (targets of 1-12 kb: IUPAC codes,
+                                    N runs, a lowercase stretch) and DIR/g.fq
+                                    (reads of 40-260 bases: mutated copies of
+                                    target stretches on either strand, some
+                                    running off a target's end, some with N,
+                                    a few random and one empty)
+  filter_data.py primers SEED DIR   DIR/p.fa (400 primers of 16-30 bases,
+                                    some with IUPAC codes, some shorter than
+                                    the filter cuts) and DIR/p.fq (reads of
+                                    60-160 random bases with primers planted,
+                                    mutated, either strand, some cut off at
+                                    the read's start or end, N in some)
+Standard library only; the same SEED gives the same bytes.
+"""
+import os
+import random
+import sys
+
+COMP = str.maketrans("ACGTRYKMBVDHNacgtrykmbvdhn", "TGCAYRMKVBHDNtgcayrmkvbhdn")
+
+
+def rc(s):
+    return s.translate(COMP)[::-1]
+
+
+def mutate(rng, s, rate):
+    out = []
+    for ch in s:
+        x = rng.random()
+        if x < rate / 3:
+            out.append(rng.choice("ACGT"))           # substitution
+        elif x < 2 * rate / 3:
+            continue                                  # deletion
+        elif x < rate:
+            out.append(ch + rng.choice("ACGT"))      # insertion
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def write_fa(path, recs):
+    with open(path, "w") as f:
+        for name, s in recs:
+            f.write(">%s\n" % name)
+            for i in range(0, len(s), 70):
+                f.write(s[i:i + 70] + "\n")
+
+
+def write_fq(path, recs):
+    with open(path, "w") as f:
+        for name, s in recs:
+            f.write("@%s\n%s\n+\n%s\n" % (name, s, "I" * len(s)))
+
+
+def genomes(rng, d):
+    tg = []
+    for t in range(5):
+        s = list(rng.choices("ACGT", k=rng.randint(1000, 12000)))
+        for _ in range(rng.randint(0, 6)):            # IUPAC codes
+            s[rng.randrange(len(s))] = rng.choice("RYKMSWBDHVN")
+        if rng.random() < 0.6:                        # an N run
+            a = rng.randrange(len(s))
+            for i in range(a, min(len(s), a + rng.randint(1, 60))):
+                s[i] = "N"
+        if t == 1:                                    # lowercase (soft-masked)
+            for i in range(100, 400):
+                s[i] = s[i].lower()
+        tg.append(("g%d" % t, "".join(s)))
+    # a repeat: one target holds a copy of another's stretch
+    a = tg[0][1][200:900]
+    tg.append(("rep", "".join(rng.choices("ACGT", k=300)) + a + "".join(rng.choices("ACGT", k=300))))
+    reads = []
+    for r in range(260):
+        name, g = rng.choice(tg)
+        m = rng.randint(40, 260)
+        kind = rng.random()
+        if kind < 0.1:
+            s = "".join(rng.choices("ACGT", k=m))
+        else:
+            if kind < 0.25:                            # off the target's start or end
+                a = rng.choice([-rng.randint(1, m // 2), len(g) - m + rng.randint(1, m // 2)])
+            else:
+                a = rng.randint(0, max(0, len(g) - m))
+            lo, hi = max(0, a), min(len(g), a + m)
+            s = g[lo:hi].upper()
+            s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
+            s = mutate(rng, s, rng.choice([0.0, 0.02, 0.05, 0.09, 0.14]))
+            if a < 0:
+                s = "".join(rng.choices("ACGT", k=-a)) + s
+            if a + m > len(g):
+                s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
+            if rng.random() < 0.5:
+                s = rc(s)
+        if rng.random() < 0.2:                         # N in the read
+            s = list(s)
+            for _ in range(rng.randint(1, 3)):
+                if s:
+                    s[rng.randrange(len(s))] = "N"
+            s = "".join(s)
+        reads.append(("r%d" % r, s))
+    reads.append(("empty", ""))
+    write_fa(os.path.join(d, "g.fa"), tg)
+    write_fq(os.path.join(d, "g.fq"), reads)
+
+
+def primers(rng, d):
+    pr = []
+    for i in range(400):
+        m = rng.randint(16, 30) if i % 10 else rng.randint(5, 12)   # some too short to cut
+        s = list(rng.choices("ACGT", k=m))
+        if i % 7 == 0:
+            s[rng.randrange(m)] = rng.choice("RYNSW")
+        pr.append(("p%d" % i, "".join(s)))
+    reads = []
+    for r in range(600):
+        s = "".join(rng.choices("ACGT", k=rng.randint(60, 160)))
+        for _ in range(rng.randint(0, 3)):
+            p = rng.choice(pr)[1]
+            p = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in p)
+            p = mutate(rng, p, rng.choice([0.0, 0.04, 0.08, 0.12]))
+            if rng.random() < 0.5:
+                p = rc(p)
+            x = rng.random()
+            if x < 0.15:                               # cut off at the read's start
+                p = p[rng.randint(1, max(1, len(p) - 3)):]
+                s = p + s[len(p):]
+            elif x < 0.3:                              # cut off at the read's end
+                p = p[:rng.randint(3, max(3, len(p) - 1))]
+                s = s[:len(s) - len(p)] + p
+            else:
+                a = rng.randint(0, max(0, len(s) - len(p)))
+                s = s[:a] + p + s[a + len(p):]
+        if rng.random() < 0.15:
+            s = list(s)
+            s[rng.randrange(len(s))] = "N"
+            s = "".join(s)
+        reads.append(("q%d" % r, s))
+    write_fa(os.path.join(d, "p.fa"), pr)
+    write_fq(os.path.join(d, "p.fq"), reads)
+
+
+def main(argv):
+    if len(argv) != 4 or argv[1] not in ("genomes", "primers"):
+        sys.exit(__doc__)
+    rng = random.Random(int(argv[2]))
+    {"genomes": genomes, "primers": primers}[argv[1]](rng, argv[3])
+
+
+if __name__ == "__main__":
+    main(sys.argv)
