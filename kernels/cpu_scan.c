@@ -623,7 +623,7 @@ static int walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg,
             if (gpuasm_grow((void **)&g->marked, &g->cap_marked, (size_t)u + g->n_always_b, sizeof(uint32_t)) < 0)
                 return -1;
             for (uint32_t i = 0; i < g->n_always_b; i++) g->marked[u++] = g->always_b[i];
-            qsort(g->marked, u, sizeof(uint32_t), cmp_u32);
+            if (u > 1) qsort(g->marked, u, sizeof(uint32_t), cmp_u32);   /* marked may be NULL when u == 0 */
             g->cnt.pieces_dropped += g->n_b - u;
             cand = g->marked;
             n_cand = u;
