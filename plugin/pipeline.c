@@ -449,19 +449,16 @@ static size_t hits_of_read(const gpuasm_hits *h, size_t *pos, uint32_t i)
     return s;
 }
 
-/* SAM text output: turn the part's records so far into its text, and
- * drop them (their memory is reused by the next read's), so that the
- * writer thread only writes bytes.  0, or -1 with err. */
-static int format_records(worker_t *w, part_t *s, char *err, size_t errlen)
+/* SAM text output: the part's records from first on become lines of its
+ * text, so that the writer thread only writes bytes.  0, or -1 with err. */
+static int format_records(worker_t *w, part_t *s, size_t first, char *err, size_t errlen)
 {
-    for (size_t i = 0; i < s->out.n; i++)
+    for (size_t i = first; i < s->out.n; i++)
         if (gpuasm_writer_format(w->p->w, s->out.rec[i], &w->line, &s->text) < 0) {
             snprintf(err, errlen, "read %s: cannot format its SAM record (out of memory?)",
                      bam_get_qname(s->out.rec[i]));
             return -1;
         }
-    s->n_rec += s->out.n;
-    s->out.n = 0;
     return 0;
 }
 
@@ -496,14 +493,24 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
             }
         }
         const gpuasm_report *rp[2] = { &w->rep[0], &w->rep[1] };
+        const size_t first = s->out.n;
         if (gpuasm_records_add(&s->out, &w->p->ro, &w->scratch, b->rec + i, rp, (int)nrd) < 0) {
             snprintf(err, errlen, "out of memory");
             return -1;
         }
-        if (w->p->text_out && format_records(w, s, err, errlen) < 0) return -1;
+        if (w->p->text_out) {
+            if (format_records(w, s, first, err, errlen) < 0) return -1;
+            /* The lines are all the writer needs, unless the screening
+             * outputs (plugin/screen.h) read the records too: then they
+             * are kept; else their memory is reused by the next read's. */
+            if (!w->p->screen) {
+                s->n_rec += s->out.n;
+                s->out.n = 0;
+            }
+        }
         i += nrd;
     }
-    s->n_rec += s->out.n;   /* records not formatted here (BAM, CRAM) */
+    s->n_rec += s->out.n;   /* records kept: not formatted here (BAM, CRAM), or screened */
     return 0;
 }
 
@@ -642,8 +649,8 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
                 fail(p, msg);
                 return -1;
             }
-            /* The screening outputs see the part's records (text_out is
-             * off when they are wanted: the records are kept). */
+            /* The screening outputs see the part's records (kept for
+             * them by report_part). */
             if (p->screen && gpuasm_screen_part(p->screen, &s->batch, s->part[k].r0, s->part[k].r1,
                                                 pt, msg, sizeof msg) < 0) {
                 fail(p, msg);
@@ -682,9 +689,7 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     int n_report = p->o->n_threads < 1 ? 1 : p->o->n_threads;
     p->n_report = n_report;
     p->w = w;
-    /* The screening outputs (plugin/screen.h) read the records themselves:
-     * with them the records are kept and the writer formats the SAM. */
-    p->text_out = gpuasm_writer_is_text(w) && !p->screen;
+    p->text_out = gpuasm_writer_is_text(w);
     pthread_t reader;
     int reader_started = 0, ret = -1;
     worker_t *scan = calloc((size_t)lanes, sizeof(*scan));
