@@ -54,31 +54,62 @@ void gpuasm_dtw_cpu_pair(const int16_t *x, uint32_t m, const int16_t *y, uint64_
 /* E[i][j] = DTW(x_i .. x_m, y_j .. y_end) over paths that end at (m, end):
  *     E[i][j] = cost(x_i, y_j) + min(E[i+1][j+1], E[i][j+1], E[i+1][j]),
  * with E[m+1][end+1] = 0 and every other cell outside the matrix +inf.
- * Columns from `end` leftwards, each from row m up; values saturate at
- * GPUASM_DTW_INF (a long run along row m would pass 2^31), which cannot
- * hide a start: the value looked for is finite.  A path from (1, s') with
- * s' < j crosses column j, so once every cell of column j exceeds `cost`
- * no start further left can give it. */
+ * Columns from `end` leftwards, each from row m up.  A path from (1, s')
+ * with s' < j crosses column j, so once every cell of column j exceeds
+ * `cost` no start further left can give it.
+ *
+ * Two exact savings (the answer is only about cells <= cost, and costs
+ * are >= 0, so a path's value never falls):
+ *  - values are clamped at dead = cost + 1 instead of +inf: min(v, dead)
+ *    commutes with the min-plus recurrence (min(a + c, dead) =
+ *    min(min(a, dead) + c, dead) for c >= 0), so every cell <= cost is
+ *    exact and every other one reads dead; no saturation test, no overflow
+ *    (dead + one cell cost < 2^31);
+ *  - only the rows that can be live are computed: a cell is live only
+ *    if one of its three predecessors is, so with the live rows of column
+ *    j+1 inside [top, hi), column j's rows at or below hi are dead (their
+ *    predecessors are all at or below it), and above top - 1 a cell is
+ *    live only through the one below it in the same column: the climb
+ *    stops at the first dead cell.  Dead rows at either edge are trimmed
+ *    off [top, hi) before the next column. */
 int64_t gpuasm_dtw_start(const int16_t *x, uint32_t m, const int16_t *y, uint64_t end,
                          int32_t cost_kind, int32_t cost, int32_t *work)
 {
-    int32_t *nxt = work, *cur = work + (size_t)m + 1;   /* [1 .. m+1], index i - 1 */
-    for (uint32_t i = 0; i <= m; i++) nxt[i] = GPUASM_DTW_INF;
+    if (cost < 0 || cost >= GPUASM_DTW_INF) return -1;
+    const int32_t dead = cost + 1;
+    int32_t *nxt = work, *cur = work + (size_t)m + 1;   /* row i (0-based) at index i */
+    /* The column right of `end`: only E[m+1][end+1] = 0 (row m here). */
+    uint32_t top = m, hi = m + 1;   /* rows outside [top, hi) of nxt are dead */
+    nxt[m] = 0;
     for (uint64_t jj = end + 1; jj-- > 0;) {
         const int32_t yj = y[jj];
-        /* E[m+1][j+1] (the diagonal into row m) is 0 only at the end cell. */
-        nxt[m] = jj == end ? 0 : GPUASM_DTW_INF;
-        cur[m] = GPUASM_DTW_INF;
-        int32_t colmin = GPUASM_DTW_INF;
-        for (uint32_t i = m; i-- > 0;) {
-            int32_t v = min32(min32(nxt[i + 1], nxt[i]), cur[i + 1]);
-            v = v >= GPUASM_DTW_INF ? GPUASM_DTW_INF
-                                    : min32(v + gpuasm_dtw_cost(cost_kind, x[i], yj), GPUASM_DTW_INF);
-            cur[i] = v;
-            colmin = min32(colmin, v);
+        const uint32_t i0 = hi < m ? hi : m;   /* rows [0, i0) of this column */
+        int32_t below = dead, right_below = i0 < hi ? nxt[i0] : dead;
+        uint32_t i = i0;
+        /* rows with their right neighbour in [top, hi) */
+        for (; i > top; i--) {
+            const int32_t right = nxt[i - 1];
+            const int32_t v = min32(min32(min32(right_below, right), below)
+                                    + gpuasm_dtw_cost(cost_kind, x[i - 1], yj), dead);
+            cur[i - 1] = v;
+            below = v;
+            right_below = right;
         }
-        if (cur[0] == cost) return (int64_t)jj;
-        if (colmin > cost) return -1;
+        /* above: the diagonal once (row top of nxt), then the climb */
+        for (; i > 0; i--) {
+            const int32_t v = min32(min32(right_below, below) + gpuasm_dtw_cost(cost_kind, x[i - 1], yj),
+                                    dead);
+            if (v == dead) break;
+            cur[i - 1] = v;
+            below = v;
+            right_below = dead;
+        }
+        top = i;
+        hi = i0;
+        while (hi > top && cur[hi - 1] == dead) hi--;
+        if (hi == top) return -1;   /* every cell of the column exceeds cost */
+        if (top == 0 && cur[0] == cost) return (int64_t)jj;
+        while (cur[top] == dead) top++;
         int32_t *t = nxt;
         nxt = cur;
         cur = t;

@@ -22,13 +22,31 @@ int gpuasm_sigreport_header(FILE *fp, const gpuasm_sigreport_opt *o)
                ? -1 : 0;
 }
 
-int gpuasm_sigreport_batch(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm_sigbatch *b,
-                           const gpuasm_sigref *ref, const gpuasm_adsm_hit *hit, int32_t *work,
+int gpuasm_sigreport_starts(const gpuasm_sigreport_opt *o, const gpuasm_sigbatch *b,
+                            const gpuasm_sigref *ref, const gpuasm_adsm_hit *hit, size_t first,
+                            size_t count, int64_t *ks, int32_t *work)
+{
+    for (size_t p = first; p < first + count; p++) {
+        const gpuasm_adsm_hit *h = &hit[p];
+        if (h->cost < 0) {
+            ks[p] = -1;
+            continue;
+        }
+        const uint32_t r = (uint32_t)(p / ref->n), i = (uint32_t)(p % ref->n);
+        const uint64_t m = b->off[r + 1] - b->off[r];
+        ks[p] = gpuasm_dtw_start(b->val + b->off[r], (uint32_t)m, ref->val + ref->off[i], h->end,
+                                 o->cost, h->cost, work);
+        if (ks[p] < 0) return -2;
+    }
+    return 0;
+}
+
+int gpuasm_sigreport_lines(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm_sigbatch *b,
+                           const gpuasm_sigref *ref, const gpuasm_adsm_hit *hit, const int64_t *start,
                            uint64_t *lines, uint64_t *passing_reads)
 {
     for (uint32_t r = 0; r < b->n; r++) {
         const uint64_t m = b->off[r + 1] - b->off[r];
-        const int16_t *x = b->val + b->off[r];
         int any = 0;
         for (uint32_t i = 0; i < ref->n; i++) {
             const gpuasm_adsm_hit *h = &hit[(size_t)r * ref->n + i];
@@ -47,8 +65,7 @@ int gpuasm_sigreport_batch(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm
                 (*lines)++;
                 continue;
             }
-            const int64_t ks = gpuasm_dtw_start(x, (uint32_t)m, ref->val + ref->off[i], h->end,
-                                                o->cost, h->cost, work);
+            const int64_t ks = start[(size_t)r * ref->n + i];
             if (ks < 0) return -2;
             const uint64_t ke = (uint64_t)h->end + 1;
             uint64_t ts, te;

@@ -46,13 +46,23 @@ typedef struct gpuasm_sigreport_opt {
 /* The TSV header line (nothing for PAF).  0, or -1 on a write error. */
 int gpuasm_sigreport_header(FILE *fp, const gpuasm_sigreport_opt *o);
 
-/* The lines of one batch: hit[r * ref->n + i] for read r of b and
- * reference signal i.  *lines and *passing_reads (reads with a passing
- * line) are added to.  work: at least 2 (longest window + 1) int32.
- * 0, -1 on a write error, -2 when a start cannot be found (a bug: the hit
- * is not a kernel result). */
-int gpuasm_sigreport_batch(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm_sigbatch *b,
-                           const gpuasm_sigref *ref, const gpuasm_adsm_hit *hit, int32_t *work,
+/* The alignment starts of pairs [first, first + count) of a batch (pair
+ * p = r * ref->n + i: read r of b, reference signal i):
+ * start[p] = gpuasm_dtw_start() in k-mers (samples) of signal i, -1 for a
+ * pair not searched (hit cost < 0).  Pairs are independent: threads may
+ * fill disjoint ranges, each with its own work (at least 2 (longest
+ * window + 1) int32).  0, or -2 when a start cannot be found (a bug: the
+ * hit is not a kernel result). */
+int gpuasm_sigreport_starts(const gpuasm_sigreport_opt *o, const gpuasm_sigbatch *b,
+                            const gpuasm_sigref *ref, const gpuasm_adsm_hit *hit, size_t first,
+                            size_t count, int64_t *start, int32_t *work);
+
+/* The lines of one batch from its hits and starts (b->n x ref->n each, as
+ * above), in input order.  *lines and *passing_reads (reads with a passing
+ * line) are added to.  0, -1 on a write error, -2 for a searched pair
+ * without a start. */
+int gpuasm_sigreport_lines(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm_sigbatch *b,
+                           const gpuasm_sigref *ref, const gpuasm_adsm_hit *hit, const int64_t *start,
                            uint64_t *lines, uint64_t *passing_reads);
 
 /* Is `cost` of a window of m samples a pass? */

@@ -15,6 +15,7 @@
 #include "scan_errors.h"
 #include "signal_ref.h"
 #include "signal_run.h"
+#include "signal_starts.h"
 #include "stats_json.h"
 
 /* Samples per batch: a CUDA lane wants thousands of (read, strand) items
@@ -61,6 +62,17 @@ static void scan_message(const gpuasm_signal_run_opt *o, const gpuasm_sigbatch *
     }
 }
 
+/* --stats keys after gpuasm-scan's: "report_s", the main thread's wall
+ * time in the report stage that the scan did not hide (waiting for the
+ * start searches, writing lines; with one thread the whole search), and
+ * "starts_cpu_s", the start searches' time summed over threads.  ctx:
+ * double[2]. */
+static int report_keys(FILE *fp, const void *ctx)
+{
+    const double *t = ctx;
+    return fprintf(fp, ",\"report_s\":%.6f,\"starts_cpu_s\":%.6f", t[0], t[1]) < 0 ? -1 : 0;
+}
+
 int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *err, size_t errlen)
 {
     const double t_start = gpuasm_now_s();
@@ -68,11 +80,18 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
     gpuasm_sigref ref;
     gpuasm_engine *eng = NULL;
     gpuasm_sigreader *rd = NULL;
-    gpuasm_sigbatch b;
-    gpuasm_sigbatch_init(&b);
-    gpuasm_adsm_hit *hit = NULL;
-    int32_t *work = NULL;
-    size_t m_hit = 0, m_work = 0;
+    /* Two batches: the starts of one are searched on the pool while the
+     * next is read and scanned. */
+    gpuasm_sigbatch bt[2];
+    gpuasm_sigbatch_init(&bt[0]);
+    gpuasm_sigbatch_init(&bt[1]);
+    gpuasm_adsm_hit *hits[2] = {NULL, NULL};
+    size_t m_hits[2] = {0, 0}, m_start = 0;
+    int64_t *start = NULL;
+    gpuasm_sigstarts *starts = NULL;
+    int cur = 0, prev = -1;    /* bt[] slot being filled; the slot on the pool, or -1 */
+    double report_s = 0;       /* main thread: waiting for starts and writing lines */
+    double starts_cpu_s = 0;
     FILE *out = NULL, *stats_fp = NULL;
     const int to_stdout = !o->out_path || !strcmp(o->out_path, "-");
     uint64_t reads = 0, samples = 0, lines = 0, passing = 0, batches = 0, clamped = 0;
@@ -132,43 +151,60 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
     const int show = !o->quiet && (o->progress || isatty(STDERR_FILENO));
     const double t0 = gpuasm_now_s();
     double last = t0;
+    if (gpuasm_sigstarts_open(o->n_threads, &starts) < 0) goto nomem;
     for (;;) {
-        const int n = gpuasm_sigreader_next(rd, &o->read, &b, max_samples, err, errlen);
+        gpuasm_sigbatch *b = &bt[cur];
+        const int n = gpuasm_sigreader_next(rd, &o->read, b, max_samples, err, errlen);
         if (n < 0) goto out;
+        if (n > 0) {
+            const size_t npairs = (size_t)b->n * ref.n;
+            if (npairs > m_hits[cur]) {
+                free(hits[cur]);
+                m_hits[cur] = npairs + npairs / 4;
+                if (!(hits[cur] = malloc(m_hits[cur] * sizeof(*hits[cur])))) goto nomem;
+            }
+            if (gpuasm_engine_scan_signals_lane(eng, 0, &b->set, &o->search, hits[cur], &why) < 0) {
+                scan_message(o, b, &why, err, errlen);
+                goto out;
+            }
+        }
+        /* The previous batch's lines, now that this one's scan is done. */
+        if (prev >= 0) {
+            const double tr = gpuasm_now_s();
+            int rc = gpuasm_sigstarts_wait(starts);
+            if (rc == -1) goto nomem;
+            if (rc == 0) rc = gpuasm_sigreport_lines(out, &o->report, &bt[prev], &ref, hits[prev],
+                                                     start, &lines, &passing);
+            if (rc == -1) goto write_error;
+            if (rc < 0) goto no_start;
+            report_s += gpuasm_now_s() - tr;
+            reads += bt[prev].n;
+            samples += bt[prev].off[bt[prev].n];
+            clamped += bt[prev].clamped;
+            batches++;
+            prev = -1;
+            if (show && gpuasm_now_s() - last >= 0.5) {
+                progress(prog, t0, reads, passing, 0);
+                last = gpuasm_now_s();
+            }
+        }
         if (n == 0) break;
-        const size_t npairs = (size_t)b.n * ref.n;
+        const size_t npairs = (size_t)b->n * ref.n;
+        if (npairs > m_start) {
+            free(start);
+            m_start = npairs + npairs / 4;
+            if (!(start = malloc(m_start * sizeof(*start)))) goto nomem;
+        }
         uint64_t maxm = 0;
-        for (uint32_t r = 0; r < b.n; r++)
-            if (b.off[r + 1] - b.off[r] > maxm) maxm = b.off[r + 1] - b.off[r];
-        if (npairs > m_hit) {
-            free(hit);
-            m_hit = npairs + npairs / 4;
-            if (!(hit = malloc(m_hit * sizeof(*hit)))) goto nomem;
-        }
-        if (2 * (maxm + 1) > m_work) {
-            free(work);
-            m_work = 2 * (maxm + 1);
-            if (!(work = malloc(m_work * sizeof(*work)))) goto nomem;
-        }
-        if (gpuasm_engine_scan_signals_lane(eng, 0, &b.set, &o->search, hit, &why) < 0) {
-            scan_message(o, &b, &why, err, errlen);
-            goto out;
-        }
-        const int rc = gpuasm_sigreport_batch(out, &o->report, &b, &ref, hit, work, &lines, &passing);
-        if (rc == -1) goto write_error;
-        if (rc < 0) {
-            snprintf(err, errlen, "%s: internal error: a kernel result without an alignment start",
-                     o->reads_path);
-            goto out;
-        }
-        reads += b.n;
-        samples += b.off[b.n];
-        clamped += b.clamped;
-        batches++;
-        if (show && gpuasm_now_s() - last >= 0.5) {
-            progress(prog, t0, reads, passing, 0);
-            last = gpuasm_now_s();
-        }
+        for (uint32_t r = 0; r < b->n; r++)
+            if (b->off[r + 1] - b->off[r] > maxm) maxm = b->off[r + 1] - b->off[r];
+        const double tr = gpuasm_now_s();
+        const int rc = gpuasm_sigstarts_submit(starts, &o->report, b, &ref, hits[cur], maxm, start);
+        report_s += gpuasm_now_s() - tr;   /* one thread: the whole search */
+        if (rc == -1) goto nomem;
+        if (rc < 0) goto no_start;
+        prev = cur;
+        cur ^= 1;
     }
     if (show) progress(prog, t0, reads, passing, 1);
     if (clamped && o->verbosity >= 4 && !o->quiet)
@@ -181,10 +217,17 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
 nomem:
     snprintf(err, errlen, "%s: out of memory", o->reads_path);
     goto out;
+no_start:
+    snprintf(err, errlen, "%s: internal error: a kernel result without an alignment start",
+             o->reads_path);
+    goto out;
 write_error:
     snprintf(err, errlen, "%s: write failed: %s", to_stdout ? "standard output" : o->out_path,
              strerror(errno ? errno : EIO));
 out:
+    starts_cpu_s = gpuasm_sigstarts_cpu_s(starts);
+    gpuasm_sigstarts_close(starts);   /* waits for a batch still on the pool */
+    starts = NULL;
     if (out && !to_stdout && fclose(out) != 0 && ret == 0) {
         snprintf(err, errlen, "%s: write failed: %s", o->out_path, strerror(errno ? errno : EIO));
         ret = -1;
@@ -201,6 +244,7 @@ out:
                 .batch_bases = max_samples, .wall_s = gpuasm_now_s() - t_start,
                 .scan_s = es.scan_s, .kernel_s = es.kernel_s, .cells = es.cells,
                 .peak_rss_kb = gpuasm_peak_rss_kb(),
+                .extra = report_keys, .extra_ctx = (const double[2]){report_s, starts_cpu_s},
             };
             errno = 0;
             int bad = gpuasm_stats_json_write(stats_fp, &rs) < 0;
@@ -215,9 +259,11 @@ out:
         if (ret < 0) gpuasm_output_remove(o->stats_path);
     }
     if (ret < 0 && !out_ok && !to_stdout && out) gpuasm_output_remove(o->out_path);
-    free(hit);
-    free(work);
-    gpuasm_sigbatch_free(&b);
+    free(hits[0]);
+    free(hits[1]);
+    free(start);
+    gpuasm_sigbatch_free(&bt[0]);
+    gpuasm_sigbatch_free(&bt[1]);
     gpuasm_sigreader_close(rd);
     gpuasm_engine_close(eng);
     if (ref_ok) gpuasm_sigref_free(&ref);

@@ -8,6 +8,8 @@
  *       values, few values (ties everywhere), constant runs;
  *   (c) gpuasm_dtw_start(): the start it gives has DTW(X, Y[s..end]) equal
  *       to the cost (the oracle's global DTW), and no later start does;
+ *   (c') the same with every end of a pair and costs next to the true
+ *       one, against the search without its pruning (the contract);
  *   (d) the engine (gpuasm_engine_scan_signals_lane: CPU, or the device of
  *       GPUASM_TEST_DEVICE) on random batches, empty reads and references
  *       included, in both layouts (GPUASM_TEST_VARIANT forces one;
@@ -184,6 +186,86 @@ static void test_twin(void)
     free(x);
     free(y);
     free(work);
+}
+
+/* gpuasm_dtw_start() with nothing pruned: every row of every column from
+ * `end` leftwards, +inf saturated, the first column whose full-query cell
+ * equals cost (the contract; stops when a column has no cell <= cost). */
+static int64_t plain_start(const int16_t *x, uint32_t m, const int16_t *y, uint64_t end, int ck,
+                           int32_t cost)
+{
+    const int64_t INF = INT64_MAX / 4;
+    int64_t *nxt = xmalloc((m + 1) * sizeof(int64_t)), *cur = xmalloc((m + 1) * sizeof(int64_t));
+    int64_t found = -1;
+    for (uint32_t i = 0; i <= m; i++) nxt[i] = INF;
+    for (uint64_t jj = end + 1; jj-- > 0;) {
+        nxt[m] = jj == end ? 0 : INF;
+        cur[m] = INF;
+        int64_t colmin = INF;
+        for (uint32_t i = m; i-- > 0;) {
+            int64_t v = nxt[i + 1] < nxt[i] ? nxt[i + 1] : nxt[i];
+            if (cur[i + 1] < v) v = cur[i + 1];
+            cur[i] = v >= INF ? INF : v + gpuasm_dtw_cost(ck, x[i], y[jj]);
+            if (cur[i] < colmin) colmin = cur[i];
+        }
+        if (cur[0] == cost) { found = (int64_t)jj; break; }
+        if (colmin > cost) break;
+        int64_t *t = nxt;
+        nxt = cur;
+        cur = t;
+    }
+    free(nxt);
+    free(cur);
+    return found;
+}
+
+/* The last row D[m][j] of a twin run (gpuasm_dtw_cpu_pair's column hook). */
+typedef struct last_row { uint32_t m; int32_t *row; } last_row;
+static void keep_last(void *ctx, uint64_t j, const int32_t *col)
+{
+    last_row *l = ctx;
+    l->row[j] = col[l->m - 1];
+}
+
+/* (c') the pruned search (clamped at cost + 1, rows trimmed to the live
+ * band) = plain_start at EVERY end j with cost D[m][j] (a start exists),
+ * and with D[m][j] - 1 (none may: -1) and D[m][j] + 1 (whatever the plain
+ * sweep gives, -1 or a start). */
+static void test_start_pruned(void)
+{
+    int wrong = 0, cases = 0;
+    int16_t *x = xmalloc(300 * sizeof(int16_t)), *y = xmalloc(400 * sizeof(int16_t));
+    int32_t *work = xmalloc(2 * 301 * sizeof(int32_t)), *row = xmalloc(400 * sizeof(int32_t));
+    for (int rep = 0; rep < 160; rep++) {
+        const int kind = rep % VAL_KINDS, ck = (rep / VAL_KINDS) % 2;
+        const uint32_t m = 1 + (uint32_t)below(rep < 80 ? 10 : 300);
+        const uint64_t n = 1 + below(rep < 80 ? 16 : 400);
+        rnd_signal(x, m, kind);
+        rnd_signal(y, n, kind);
+        int32_t c;
+        uint64_t e;
+        last_row l = { m, row };
+        gpuasm_dtw_cpu_pair(x, m, y, n, ck, work, &c, &e, keep_last, &l);
+        for (uint64_t j = 0; j < n; j++) {
+            for (int d = -1; d <= 1; d++) {
+                const int32_t cost = row[j] + d;
+                if (cost < 0) continue;
+                const int64_t got = gpuasm_dtw_start(x, m, y, j, ck, cost, work);
+                const int64_t want = plain_start(x, m, y, j, ck, cost);
+                cases++;
+                if (got != want && wrong++ < 5)
+                    diag("pruned start: m %u end %llu cost %d (D %d) kind %d: %lld, plain %lld", m,
+                         (unsigned long long)j, (int)cost, (int)row[j], ck, (long long)got,
+                         (long long)want);
+            }
+        }
+    }
+    tap(wrong == 0, "gpuasm_dtw_start = the unpruned sweep at every end, cost D[m][end] and +-1 "
+        "(%d cases, %d differ)", cases, wrong);
+    free(x);
+    free(y);
+    free(work);
+    free(row);
 }
 
 /* ---- (d), (e) the engine ---------------------------------------------------------- */
@@ -480,6 +562,7 @@ int main(void)
     if (!only || strcmp(only, "real")) {
         test_fig4();
         test_twin();
+        test_start_pruned();
         test_engine(eng);
         test_long(eng);
     }
