@@ -121,6 +121,39 @@ kmer_signal() {  # NAME SEQ FROM TO
     ! cmp -s "$T/a.paf" "$T/e.paf"
 }
 
+@test "threads: the report's start search on -@ N threads gives the one-thread lines byte for byte" {
+    # 40 SIMULATED reads (tests/signal/simulate.py, k = 2 model above) of
+    # 300 samples from both strands of a random 4 kb genome: every pair
+    # has a start to search, the wrong strand's far from its end.
+    make_model
+    awk 'BEGIN { srand(15); printf ">g4k random\n"; for (i = 0; i < 4000; i++) printf "%s", substr("ACGT", int(rand() * 4) + 1, 1); printf "\n" }' > "$T/g4k.fa"
+    python3 "$BATS_TEST_DIRNAME/../signal/simulate.py" --model "$T/k2.tsv" --reads 40 --samples 300 \
+        "$T/sim.slow5" "$T/g4k.fa" 2> /dev/null
+    awk -F'\t' '!/^[#@]/ { n = split($8, a, ","); printf "%s", $1
+        for (i = 1; i <= n; i++) printf " %.9g", (a[i] + $4) * $5 / $3; printf "\n" }' \
+        "$T/sim.slow5" > "$T/sim.txt"
+    [ "$(wc -l < "$T/sim.txt")" -eq 40 ]
+    local cost fmt t
+    for cost in abs sq; do
+        for fmt in "" --tsv; do
+            sig --device cpu -@ 1 --cost "$cost" $fmt -p "$T/k2.tsv" "$T/sim.txt" "$T/g4k.fa" > "$T/one"
+            [ "$(grep -vc '^read' "$T/one")" -eq 80 ]
+            for t in 2 3; do
+                # 1k samples a batch: 10 batches, the starts of one
+                # searched while the next is scanned
+                sig --device cpu -@ "$t" --batch-size 1k --stats "$T/st.json" --cost "$cost" $fmt \
+                    -p "$T/k2.tsv" "$T/sim.txt" "$T/g4k.fa" > "$T/many"
+                grep -q '"batches":10,' "$T/st.json"
+                grep -q '"report_s":[0-9.]*,"starts_cpu_s":[0-9.]*}' "$T/st.json"
+                cmp "$T/one" "$T/many"
+            done
+        done
+    done
+    # the starts are not all at their ends' fixed distance (there is
+    # something to search)
+    [ "$(awk -F'\t' '{ print $10 }' "$T/one" | sort -u | wc -l)" -gt 10 ]
+}
+
 @test "--signal-prefix, --signal-skip, and a window past the read's end" {
     run sig --norm none --tsv -n 3 "$T/X.txt" "$T/Y.txt"
     assert_line --index 1 --regexp $'^X\t5\t0\t3\tY\t'
