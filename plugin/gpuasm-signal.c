@@ -91,7 +91,9 @@ static void usage(FILE *fp)
 "      --quiet               errors only\n"
 "      --stats FILE          run statistics as JSON (gpuasm-scan's fields; bases\n"
 "                            count read samples, records output lines,\n"
-"                            reads_with_hits reads passing on some strand)\n"
+"                            reads_with_hits reads passing on some strand;\n"
+"                            report_s the wall time waited for the report's\n"
+"                            alignment starts, starts_cpu_s their thread time)\n"
 "  -h, --help                this help\n"
 "  -V, --version             version\n",
             gpuasm_have_slow5() ? "" : ": NOT in this build", GPUASM_DTW_MAX_QUERY,
