@@ -88,18 +88,20 @@ int64_t gpuasm_dtw_start(const int16_t *x, uint32_t m, const int16_t *y, uint64_
         uint32_t i = i0;
         /* rows with their right neighbour in [top, hi) */
         for (; i > top; i--) {
+            /* The chain through `below` is an add and a min; the clamp is
+             * applied to the stored value only (below stays < 2^31: dead
+             * plus m cells of at most 16,352). */
             const int32_t right = nxt[i - 1];
-            const int32_t v = min32(min32(min32(right_below, right), below)
-                                    + gpuasm_dtw_cost(cost_kind, x[i - 1], yj), dead);
-            cur[i - 1] = v;
+            const int32_t c = gpuasm_dtw_cost(cost_kind, x[i - 1], yj);
+            const int32_t v = min32(min32(right_below, right) + c, below + c);
+            cur[i - 1] = min32(v, dead);
             below = v;
             right_below = right;
         }
         /* above: the diagonal once (row top of nxt), then the climb */
         for (; i > 0; i--) {
-            const int32_t v = min32(min32(right_below, below) + gpuasm_dtw_cost(cost_kind, x[i - 1], yj),
-                                    dead);
-            if (v == dead) break;
+            const int32_t v = min32(right_below, below) + gpuasm_dtw_cost(cost_kind, x[i - 1], yj);
+            if (v >= dead) break;
             cur[i - 1] = v;
             below = v;
             right_below = dead;
