@@ -149,17 +149,30 @@ static void rnd_signal(int16_t *s, uint64_t n, int kind)
 
 /* ---- (b), (c) the twin and the start ------------------------------------------ */
 
+/* Random pair number rep of `half` small ones (m <= ms, n <= ns) then
+ * larger ones (m <= mb, n <= nb): values of kind rep % VAL_KINDS, the
+ * cost kind alternating every VAL_KINDS pairs. */
+static void rnd_pair(int rep, int half, uint32_t ms, uint64_t ns, uint32_t mb, uint64_t nb,
+                     int16_t *x, uint32_t *m, int16_t *y, uint64_t *n, int *ck)
+{
+    const int kind = rep % VAL_KINDS;
+    *ck = (rep / VAL_KINDS) % 2;
+    *m = 1 + (uint32_t)below(rep < half ? ms : mb);
+    *n = 1 + below(rep < half ? ns : nb);
+    rnd_signal(x, *m, kind);
+    rnd_signal(y, *n, kind);
+}
+
 static void test_twin(void)
 {
     int fails = 0, sfails = 0, pairs = 0;
     int16_t *x = xmalloc(200 * sizeof(int16_t)), *y = xmalloc(700 * sizeof(int16_t));
     int32_t *work = xmalloc(2 * 201 * sizeof(int32_t));
     for (int rep = 0; rep < 600; rep++) {
-        const int kind = rep % VAL_KINDS, ck = (rep / VAL_KINDS) % 2;
-        const uint32_t m = 1 + (uint32_t)below(rep < 300 ? 12 : 200);
-        const uint64_t n = 1 + below(rep < 300 ? 20 : 700);
-        rnd_signal(x, m, kind);
-        rnd_signal(y, n, kind);
+        uint32_t m;
+        uint64_t n;
+        int ck;
+        rnd_pair(rep, 300, 12, 20, 200, 700, x, &m, y, &n, &ck);
         int32_t c;
         uint64_t e, ne = 0;
         gpuasm_dtw_cpu_pair(x, m, y, n, ck, work, &c, &e, NULL, NULL);
@@ -237,11 +250,10 @@ static void test_start_pruned(void)
     int16_t *x = xmalloc(300 * sizeof(int16_t)), *y = xmalloc(400 * sizeof(int16_t));
     int32_t *work = xmalloc(2 * 301 * sizeof(int32_t)), *row = xmalloc(400 * sizeof(int32_t));
     for (int rep = 0; rep < 160; rep++) {
-        const int kind = rep % VAL_KINDS, ck = (rep / VAL_KINDS) % 2;
-        const uint32_t m = 1 + (uint32_t)below(rep < 80 ? 10 : 300);
-        const uint64_t n = 1 + below(rep < 80 ? 16 : 400);
-        rnd_signal(x, m, kind);
-        rnd_signal(y, n, kind);
+        uint32_t m;
+        uint64_t n;
+        int ck;
+        rnd_pair(rep, 80, 10, 16, 300, 400, x, &m, y, &n, &ck);
         int32_t c;
         uint64_t e;
         last_row l = { m, row };
