@@ -77,6 +77,8 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"index_declined\":%llu", (unsigned long long)s->index_declined);
     fprintf(fp, ",\"pieces_kept\":%llu", (unsigned long long)s->pieces_kept);
     fprintf(fp, ",\"pieces_dropped\":%llu", (unsigned long long)s->pieces_dropped);
+    fprintf(fp, ",\"index_build_s\":%.6f", finite_or_0(s->index_build_s));
+    fprintf(fp, ",\"plan_s\":%.6f", finite_or_0(s->plan_s));
     fprintf(fp, ",\"peak_rss_kb\":%ld", s->peak_rss_kb);
     if (s->extra && s->extra(fp, s->extra_ctx) < 0) return -1;
     fputs("}\n", fp);

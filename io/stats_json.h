@@ -6,7 +6,7 @@
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"index_strands":N,"index_declined":N,
- *    "pieces_kept":N,"pieces_dropped":N,"peak_rss_kb":N[, extra keys]}
+ *    "pieces_kept":N,"pieces_dropped":N,"index_build_s":x,"plan_s":x,"peak_rss_kb":N[, extra keys]}
  * extra keys: gpuasm-scan's per-target report when asked for
  * (io/target_report.h: "sample","reads_without_hits","percent_with_hits",
  * "any_target":{...},"targets":[{...}]).
@@ -17,7 +17,10 @@
  * backend built for it (e.g. "auto: pieces (q 6-8) + index (q 8-16, N
  * windows, x MiB, build s)"), null when nothing was scanned; index_* and
  * pieces_*: what the filters did (search.h's gpuasm_scan_stats; 0 where
- * no filter ran).
+ * no filter ran); index_build_s: wall seconds building the targets' index
+ * (inside scan_s, summed over lanes), plan_s: wall seconds the CUDA lanes
+ * spent planning the filters' candidate windows on host threads (inside
+ * scan_s; 0 on the CPU, whose walk looks the pieces up as it verifies).
  */
 #ifndef GPUASM_STATS_JSON_H
 #define GPUASM_STATS_JSON_H
@@ -47,6 +50,7 @@ typedef struct gpuasm_run_stats {
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
     double cells;              /* DP cells */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;   /* gpuasm_scan_stats */
+    double index_build_s, plan_s;                                         /* gpuasm_scan_stats */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
     /* More keys after peak_rss_kb (the per-target report: "sample",
      * "reads_without_hits", "targets"), each with its leading comma; NULL

@@ -146,7 +146,7 @@ want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes"
         "records", "reads_with_hits", "batches", "batch_bases", "rounds", "max_memory", "wall_s",
         "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "index_strands", "index_declined", "pieces_kept",
-        "pieces_dropped", "peak_rss_kb"]
+        "pieces_dropped", "index_build_s", "plan_s", "peak_rss_kb"]
 assert list(s) == want, list(s)
 recs = [l.split("\t") for l in open(sys.argv[2]) if not l.startswith("@")]
 hit_reads = {r[0] for r in recs if not int(r[1]) & 4}
