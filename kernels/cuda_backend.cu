@@ -211,10 +211,13 @@ int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
     return 0;
 }
 
-/* Reads planned at a time: the windows of a chunk stay within a few
- * hundred MiB (about 2,500 windows of 32 bytes per read strand at e = 0.1
- * against 20 Mb). */
-enum { PLAN_CHUNK_READS = 1024 };
+/* Reads planned at a time: PLAN_CHUNK_PER_THREAD per planning thread (a
+ * thread's start is then a small part of its share), at least
+ * PLAN_CHUNK_MIN and at most PLAN_CHUNK_MAX, so that the windows of a chunk
+ * stay bounded (a read strand the filter cannot cut takes up to 256
+ * windows of 32 bytes a target; one the index cuts, a few: about 6 a read
+ * at e = 0.1 against 20 Mb). */
+enum { PLAN_CHUNK_PER_THREAD = 256, PLAN_CHUNK_MIN = 1024, PLAN_CHUNK_MAX = 8192 };
 
 /* --filter on the GPU (filter_plan.h): does the batch go through the
  * planned windows (*planned = 1; the filters built for these targets) or
@@ -262,8 +265,11 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
 int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 const gpuasm_cuda_batch *b, int count, gpuasm_scan_stats *st, gpuasm_err *err)
 {
-    for (uint32_t first = 0; first < reads->n; first += PLAN_CHUNK_READS) {
-        const uint32_t n = reads->n - first < PLAN_CHUNK_READS ? reads->n - first : PLAN_CHUNK_READS;
+    uint32_t chunk_reads = PLAN_CHUNK_PER_THREAD * (uint32_t)g->n_threads;
+    if (chunk_reads < PLAN_CHUNK_MIN) chunk_reads = PLAN_CHUNK_MIN;
+    if (chunk_reads > PLAN_CHUNK_MAX) chunk_reads = PLAN_CHUNK_MAX;
+    for (uint32_t first = 0; first < reads->n; first += chunk_reads) {
+        const uint32_t n = reads->n - first < chunk_reads ? reads->n - first : chunk_reads;
         /* the chunk as a set of its own (offsets stay absolute) */
         const gpuasm_seqset chunk = { n, reads->off + first, reads->code };
         const double t0 = gpuasm_now_s();
