@@ -163,3 +163,18 @@ make_pair_files() {
          NR % 4 == 0 { q = ""; for (i = length($0); i >= 1; i--) q = q substr($0, i, 1); print q; next }
          { print }' "$READS" > "$T/r2.fq"
 }
+
+# The end-of-run summary on stderr (issue #10: "gpuasm-scan: reads: ..."
+# and its indented per-target lines) taken off $stderr and $stderr_lines
+# after a `run --separate-stderr`, for tests about the other stderr lines
+# (warnings, errors, silence otherwise); workflow.bats tests the summary.
+strip_summary() {
+    local keep=() l
+    for l in "${stderr_lines[@]}"; do
+        [[ "$l" =~ ^gpuasm-scan:\ .*:\ [0-9]+\ reads,\ [0-9]+\ with\ a\ hit\ \(.*%\),\ [0-9]+\ hit\ records$ ||
+           "$l" =~ ^gpuasm-scan:\ \ \ .*\ [0-9]+\ reads\ \(.*%\):\ [0-9]+\ full,\ [0-9]+\ partial\;\ [0-9]+\ forward,\ [0-9]+\ reverse$ ]] ||
+            keep+=("$l")
+    done
+    stderr_lines=("${keep[@]}")
+    if [ "${#keep[@]}" -gt 0 ]; then stderr=$(printf '%s\n' "${keep[@]}"); else stderr=""; fi
+}
