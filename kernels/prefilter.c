@@ -74,40 +74,47 @@ static uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
     return key;
 }
 
-/* Ascending sort of v[0 .. n) (quicksort, median of three, insertion sort
- * for short runs; the shorter side recursed, so the depth is O(log n)).
- * qsort's comparison call per step was most of the index's build time. */
-static void sort_u64(uint64_t *v, size_t n)
-{
-    while (n > 24) {
-        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
-        const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (v[i] < piv) i++;
-            while (v[j] > piv) j--;
-            if (i >= j) break;
-            const uint64_t t = v[i];
-            v[i++] = v[j];
-            v[j--] = t;
-        }
-        /* [0, j] <= piv <= [j + 1, n) */
-        if (j + 1 < n - j - 1) {
-            sort_u64(v, j + 1);
-            v += j + 1;
-            n -= j + 1;
-        } else {
-            sort_u64(v + j + 1, n - j - 1);
-            n = j + 1;
-        }
+/* NAME(v, n): ascending sort of v[0 .. n) of TYPE by KEY(&v[i]), a
+ * uint64_t (quicksort, median of three, insertion sort for short runs; the
+ * shorter side recursed, so the depth is O(log n)).  qsort's comparison
+ * call per step was most of the index's build time, and a tenth of the
+ * planning's at e = 0.1 against 20 Mb. */
+#define DEFINE_SORT(NAME, TYPE, KEY)                                                          \
+    static void NAME(TYPE *v, size_t n)                                                       \
+    {                                                                                         \
+        while (n > 24) {                                                                      \
+            const uint64_t a = KEY(&v[0]), b = KEY(&v[n / 2]), c = KEY(&v[n - 1]);            \
+            const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b); \
+            size_t i = 0, j = n - 1;                                                          \
+            for (;;) {                                                                        \
+                while (KEY(&v[i]) < piv) i++;                                                 \
+                while (KEY(&v[j]) > piv) j--;                                                 \
+                if (i >= j) break;                                                            \
+                const TYPE t = v[i];                                                          \
+                v[i++] = v[j];                                                                \
+                v[j--] = t;                                                                   \
+            }                                                                                 \
+            /* [0, j] <= piv <= [j + 1, n) */                                                 \
+            if (j + 1 < n - j - 1) {                                                          \
+                NAME(v, j + 1);                                                               \
+                v += j + 1;                                                                   \
+                n -= j + 1;                                                                   \
+            } else {                                                                          \
+                NAME(v + j + 1, n - j - 1);                                                   \
+                n = j + 1;                                                                    \
+            }                                                                                 \
+        }                                                                                     \
+        for (size_t i = 1; i < n; i++) {                                                      \
+            const TYPE t = v[i];                                                              \
+            const uint64_t key = KEY(&t);                                                     \
+            size_t j = i;                                                                     \
+            for (; j > 0 && KEY(&v[j - 1]) > key; j--) v[j] = v[j - 1];                       \
+            v[j] = t;                                                                         \
+        }                                                                                     \
     }
-    for (size_t i = 1; i < n; i++) {
-        const uint64_t t = v[i];
-        size_t j = i;
-        for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];
-        v[j] = t;
-    }
-}
+
+static inline uint64_t u64_key(const uint64_t *x) { return *x; }
+DEFINE_SORT(sort_u64, uint64_t, u64_key)
 
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt)
@@ -592,41 +599,7 @@ static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t 
 
 /* Ranges by (target, lo): lo < 2^32 (a target's length; total < 2^32). */
 static inline uint64_t range_key(const gpuasm_end_range *r) { return (uint64_t)r->target << 32 | r->lo; }
-
-/* Ascending sort of v[0 .. n) by range_key (sort_u64's quicksort on the
- * ranges themselves: libc's qsort, a call per comparison, was a tenth of
- * the planning's time at e = 0.1 against 20 Mb). */
-static void sort_ranges(gpuasm_end_range *v, size_t n)
-{
-    while (n > 24) {
-        const uint64_t a = range_key(&v[0]), b = range_key(&v[n / 2]), c = range_key(&v[n - 1]);
-        const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (range_key(&v[i]) < piv) i++;
-            while (range_key(&v[j]) > piv) j--;
-            if (i >= j) break;
-            const gpuasm_end_range t = v[i];
-            v[i++] = v[j];
-            v[j--] = t;
-        }
-        if (j + 1 < n - j - 1) {
-            sort_ranges(v, j + 1);
-            v += j + 1;
-            n -= j + 1;
-        } else {
-            sort_ranges(v + j + 1, n - j - 1);
-            n = j + 1;
-        }
-    }
-    for (size_t i = 1; i < n; i++) {
-        const gpuasm_end_range t = v[i];
-        const uint64_t key = range_key(&t);
-        size_t j = i;
-        for (; j > 0 && range_key(&v[j - 1]) > key; j--) v[j] = v[j - 1];
-        v[j] = t;
-    }
-}
+DEFINE_SORT(sort_ranges, gpuasm_end_range, range_key)
 
 static int push_range(gpuasm_end_range **out, size_t *cap, size_t n, uint32_t t, int64_t lo, int64_t hi,
                       uint64_t len)

@@ -440,6 +440,27 @@ static void test_filter(void)
 
 /* ---- (d) the targets' window index -------------------------------------------- */
 
+/* One text tx[0 .. n) as the only target: its index (built on threads
+ * threads), the end ranges of pattern p (m bases, k; edit distance) in
+ * *rg, and the naive DP's last row in a new *last.  Returns the ranges'
+ * count (or gpuasm_tindex_ranges's negative answer). */
+static int64_t one_text_ranges(uint8_t *tx, uint64_t n, const uint8_t *p, uint32_t m, int32_t k, int threads,
+                               gpuasm_end_range **rg, int32_t **last)
+{
+    uint64_t off[2] = { 0, n };
+    gpuasm_seqset tg = { 1, off, tx };
+    gpuasm_tindex x;
+    if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, threads) != 0) abort();
+    uint32_t in = 1;
+    size_t cap = 0;
+    *rg = NULL;
+    const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, rg, &cap);
+    gpuasm_tindex_free(&x);
+    *last = xmalloc(n * sizeof(int32_t));
+    if (gpuasm_naive_dp(p, m, tx, n, *last) < 0) abort();
+    return nr;
+}
+
 static void test_tindex(void)
 {
     int ok = 1;
@@ -544,16 +565,9 @@ static void test_tindex(void)
             const uint32_t i = q * m / pieces + (uint32_t)below((q + 1) * m / pieces - q * m / pieces);
             p[i] = (uint8_t)(p[i] == 1 ? 2 : 1);
         }
-        uint64_t off[2] = { 0, n };
-        gpuasm_seqset tg = { 1, off, tx };
-        gpuasm_tindex x;
-        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, 1 + (int)below(8)) != 0) abort();
-        uint32_t in = 1;
-        gpuasm_end_range *rg = NULL;
-        size_t cap = 0;
-        const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, &rg, &cap);
-        int32_t *last = xmalloc(n * sizeof(int32_t));
-        if (gpuasm_naive_dp(p, m, tx, n, last) < 0) abort();
+        gpuasm_end_range *rg;
+        int32_t *last;
+        const int64_t nr = one_text_ranges(tx, n, p, m, k, 1 + (int)below(8), &rg, &last);
         const uint64_t j = pre + m - 1;
         int in_range = 0;
         for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
@@ -564,7 +578,6 @@ static void test_tindex(void)
         }
         free(last);
         free(rg);
-        gpuasm_tindex_free(&x);
         free(tx);
         free(p);
     }
@@ -599,16 +612,9 @@ static void test_tindex(void)
                 tx[pre + o++] = p[i];
             }
         }
-        uint64_t off[2] = { 0, n };
-        gpuasm_seqset tg = { 1, off, tx };
-        gpuasm_tindex x;
-        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, 1) != 0) abort();
-        uint32_t in = 1;
-        gpuasm_end_range *rg = NULL;
-        size_t cap = 0;
-        const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, &rg, &cap);
-        int32_t *last = xmalloc(n * sizeof(int32_t));
-        if (gpuasm_naive_dp(p, m, tx, n, last) < 0) abort();
+        gpuasm_end_range *rg;
+        int32_t *last;
+        const int64_t nr = one_text_ranges(tx, n, p, m, k, 1, &rg, &last);
         if (nr < 0) {
             diag("two pieces: m=%u k=%d not filtered (%" PRId64 ")", m, k, nr);
             ok3 = 0;
@@ -626,7 +632,6 @@ static void test_tindex(void)
         two_cases += last[pre + o - 1] <= k;
         free(last);
         free(rg);
-        gpuasm_tindex_free(&x);
         free(tx);
         free(p);
     }
