@@ -699,20 +699,46 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
          * c + slack].  The partners are found in a hash table of the hits
          * by (target, c / W), W = 2^wb > slack, after them in out's
          * memory (open addressing, at most half full): a hit's partners
-         * lie in its bucket or the two beside it.  O(hits), where sorting
-         * them was half of the planning's time.  The kept ones (few) are
+         * lie in its bucket or the two beside it; before it, counters of
+         * hits per hashed bucket leave out the hits alone in theirs.
+         * O(hits), where sorting them was half of the planning's time,
+         * and the table's probes still another half.  The kept ones (few) are
          * moved to the front, sorted, and written as ranges from the last
          * one (range y takes the bytes of hits 3y .. 3y + 2, read already). */
         const int wb = slack ? 64 - __builtin_clzll((uint64_t)slack) : 0;
         int tb = 64 - __builtin_clzll((uint64_t)n);   /* 2^tb > n */
         tb++;
         const size_t tsize = (size_t)1 << tb, tmask = tsize - 1;
-        if (gpuasm_grow((void **)out, cap, (n + tsize) / 3 + 1, sizeof **out) < 0) return -1;
+        /* counts: 2^cb > 32 n one-byte counters of hits per hashed bucket */
+        const int cb = tb + 4;
+        const size_t csize = (size_t)1 << cb;
+        if (gpuasm_grow((void **)out, cap, ((n + tsize) * sizeof(uint64_t) + csize) / sizeof **out + 1,
+                        sizeof **out) < 0)
+            return -1;
         uint64_t *h = (uint64_t *)*out, *tab = h + n;
+        uint8_t *cnt = (uint8_t *)(tab + tsize);
         const uint64_t pmask = ((uint64_t)1 << pbits) - 1, cmask = ((uint64_t)1 << cbits) - 1;
         const uint64_t used = (uint64_t)1 << 63;
+#define PAIR_HASH(t, bk) ((((uint64_t)(t) << cbits | (bk)) * 0x9E3779B97F4A7C15ull))
+#define PAIR_SLOT(t, bk) ((size_t)(PAIR_HASH(t, bk) >> (64 - tb)))
+#define PAIR_CNT(t, bk) cnt[PAIR_HASH(t, bk) >> (64 - cb)]
+        /* First a count per hashed bucket: a hit whose bucket and the two
+         * beside it hold no other hit (nearly every chance hit) has no
+         * partner; the others (the true pairs among them) are paired
+         * exactly below, among themselves (a partner is such a hit too). */
+        memset(cnt, 0, csize);
+        for (size_t y = 0; y < n; y++) {
+            uint8_t *q = &PAIR_CNT(h[y] >> (cbits + pbits), (h[y] >> pbits & cmask) >> wb);
+            if (*q < 255) (*q)++;
+        }
+        size_t nc = 0;
+        for (size_t y = 0; y < n; y++) {
+            const uint64_t t = h[y] >> (cbits + pbits), bk = (h[y] >> pbits & cmask) >> wb;
+            unsigned sum = PAIR_CNT(t, bk) + PAIR_CNT(t, bk + 1) + (bk ? PAIR_CNT(t, bk - 1) : 0u);
+            if (sum >= 2) h[nc++] = h[y];   /* nc <= y */
+        }
+        n = nc;
         memset(tab, 0, tsize * sizeof *tab);
-#define PAIR_SLOT(t, bk) ((size_t)((((uint64_t)(t) << cbits | (bk)) * 0x9E3779B97F4A7C15ull) >> (64 - tb)))
         for (size_t y = 0; y < n; y++) {
             const uint64_t t = h[y] >> (cbits + pbits), bk = (h[y] >> pbits & cmask) >> wb;
             size_t z = PAIR_SLOT(t, bk);
@@ -735,6 +761,8 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             }
             if (paired) h[u++] = v;   /* u <= y: h[y] is read */
         }
+#undef PAIR_CNT
+#undef PAIR_HASH
 #undef PAIR_SLOT
         if (u > 1) sort_u64(h, u);   /* by (target, c): the ranges' order */
         if (gpuasm_grow((void **)out, cap, u, sizeof **out) < 0) return -1;
