@@ -28,6 +28,7 @@
 #endif
 #include "output_file.h"
 #include "parse_size.h"
+#include "auto_move.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
@@ -672,5 +673,13 @@ out:
     ks_free(&rg_fields);
     hts_opt_free(fmt_opts);
     hts_opt_free((hts_opt *)fmt.specific);
+    /* --device auto ended before CUDA had started: a thread is still inside
+     * its open, and exit()'s handlers (the CUDA runtime's teardown) must
+     * not run beside it; every output is closed, so _exit() loses nothing
+     * once stdio is flushed (plugin/auto_move.h). */
+    if (gpuasm_auto_move_pending()) {
+        fflush(NULL);
+        _exit(ret);
+    }
     return ret;
 }
