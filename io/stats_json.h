@@ -11,8 +11,8 @@
  * only when it was armed: "auto_to" (the engine moved to, or why none:
  * "failed: ...", "not ready"), "auto_cpu_reads", "auto_cpu_batches",
  * "auto_cpu_scans", "auto_moved_reads", "auto_moved_batches",
- * "auto_moved_scans" (reads, batches with any read and scan calls on each
- * side: a batch cut by the move counts on both), "auto_move_batch" (the
+ * "auto_moved_scans" (reads, batches begun, i.e. whose first read was
+ * scanned there, and scan calls on each side), "auto_move_batch" (the
  * batch number, from 0, of the first scan after the move), "auto_ready_s"
  * (the engine moved to was ready, seconds from the start), "auto_moved_s"
  * (the first scan on it); null where there was no move.

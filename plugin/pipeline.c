@@ -191,7 +191,7 @@ static slot_t *fifo_pop(fifo_t *f)
 typedef struct pipe pipe_t;
 
 /* A scan or report thread. */
-typedef struct {
+struct worker {
     pipe_t *p;
     pthread_t tid;
     int started;
@@ -202,11 +202,14 @@ typedef struct {
     gpuasm_hits chunk;         /* scan threads, --device auto: one CPU call's hits */
     uint64_t *chunk_off;       /* ... and its reads' offsets */
     size_t m_chunk_off;
-} worker_t;
+};
 
-/* --device auto's move (auto_move.h): what ran where.  Touched only by the
- * one scan thread of the run (the CPU engine has one lane) until it is
- * joined. */
+/* --device auto's move (auto_move.h): what ran where.  Before the move one
+ * scan thread runs (the CPU engine has one lane) and alone touches to,
+ * failed and chunk_bases; the move starts a scan thread for each further
+ * lane of the engine moved to (extra), and the counts are kept under the
+ * pipeline's lock from then on. */
+typedef struct worker worker_t;
 typedef struct {
     gpuasm_auto_move *move;    /* NULL: no move armed */
     gpuasm_engine *to;         /* the engine moved to, NULL before the move */
@@ -214,8 +217,10 @@ typedef struct {
     uint64_t test_at;          /* GPUASM_AUTO_TEST_MOVE: wait for it at this CPU call (0: never) */
     uint64_t chunk_bases;      /* the CPU call size (AUTO_CHUNK_S) */
     int chunk_fixed;           /* GPUASM_AUTO_CHUNK_BASES: not adapted */
-    uint64_t calls[2], reads[2], batches[2];   /* [0] the CPU, [1] the engine moved to */
-    uint64_t last_seq[2];      /* the batch a side scanned last, + 1 (0: none) */
+    uint64_t calls[2], reads[2];   /* [0] the CPU, [1] the engine moved to (lock) */
+    uint64_t batches[2];       /* batches whose first read was scanned there (lock) */
+    worker_t *extra;           /* scan threads of lanes 1.. of the engine moved to */
+    int n_extra;
     uint64_t move_batch;       /* the batch of the first scan after the move */
     double moved_s;            /* when it happened, seconds from the run's start */
     double t0;
@@ -370,13 +375,43 @@ static uint64_t bytes_per_hit(uint64_t read_len)
 }
 
 /* Count a scan of n reads of batch seq on side k (0 the CPU, 1 the engine
- * moved to). */
-static void auto_count(auto_side_t *am, int k, uint64_t seq, uint32_t n)
+ * moved to); first: it began the batch. */
+static void auto_count(pipe_t *p, int k, uint64_t seq, uint32_t n, int first)
 {
-    am->calls[k]++;
+    auto_side_t *am = &p->am;
+    pthread_mutex_lock(&p->lock);
+    if (k && am->calls[1]++ == 0) am->move_batch = seq;
+    if (!k) am->calls[0]++;
     am->reads[k] += n;
-    if (am->last_seq[k] != seq + 1) am->batches[k]++;
-    am->last_seq[k] = seq + 1;
+    am->batches[k] += first != 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *scan_main(void *arg);
+
+/* The engine moved to has more lanes than the CPU's one (several GPUs,
+ * GPUASM_CUDA_LANES): a scan thread for each further lane.  One that does
+ * not start leaves its lane unused (fewer lanes, not an error). */
+static void auto_spawn(pipe_t *p)
+{
+    auto_side_t *am = &p->am;
+    const int n = gpuasm_engine_lanes(am->to) - 1;
+    if (n <= 0 || !(am->extra = calloc((size_t)n, sizeof(*am->extra)))) return;
+    pthread_mutex_lock(&p->lock);
+    p->scanners_left += n;   /* this thread still runs: the count never reached 0 */
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < n; i++) {
+        am->extra[i].p = p;
+        am->extra[i].lane = i + 1;
+        if (pthread_create(&am->extra[i].tid, NULL, scan_main, &am->extra[i]) != 0) {
+            pthread_mutex_lock(&p->lock);
+            p->scanners_left -= n - i;
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        am->extra[i].started = 1;
+        am->n_extra = i + 1;
+    }
 }
 
 /* Has the engine to move to become ready?  Polled between CPU calls; the
@@ -388,7 +423,10 @@ static void auto_check(pipe_t *p)
     /* The tests' move happens at exactly that call, never before. */
     if (am->test_at && am->calls[0] < am->test_at) return;
     am->to = gpuasm_auto_move_poll(am->move, am->test_at != 0, &am->failed);
-    if (am->to) am->moved_s = gpuasm_now_s() - am->t0;
+    if (am->to) {
+        am->moved_s = gpuasm_now_s() - am->t0;
+        auto_spawn(p);
+    }
 }
 
 /* A round's scan under --device auto (same contract as
@@ -397,26 +435,25 @@ static void auto_check(pipe_t *p)
  * between calls, so that the rest of the round moves as soon as it can.
  * The hits of consecutive read ranges, each sorted (read first), append
  * into the round's sorted hits; out->limit bounds them all together. */
-static int scan_auto(worker_t *w, uint64_t seq, const gpuasm_seqset *view, gpuasm_hits *out,
-                     gpuasm_err *err)
+static int scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_seqset *view,
+                     gpuasm_hits *out, gpuasm_err *err)
 {
     pipe_t *p = w->p;
     auto_side_t *am = &p->am;
     const gpuasm_search_opt *opt = &p->o->search;
     out->n = 0;
     for (uint32_t i = 0; i < view->n || i == 0;) {
-        auto_check(p);
+        if (w->lane == 0) auto_check(p);   /* lanes > 0 run only after the move */
+        gpuasm_engine *eng = am->to ? am->to : p->eng;
+        const int lane = am->to ? w->lane : 0;
         uint32_t j = view->n;
         if (!am->to && j > 0) {   /* a CPU call of about chunk_bases */
             j = i + 1;
             while (j < view->n && view->off[j + 1] - view->off[i] <= am->chunk_bases) j++;
         }
         if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
-            int rc = gpuasm_engine_scan_lane(am->to ? am->to : p->eng, 0, view, opt, out, err);
-            if (rc == 0) {
-                if (am->to && !am->calls[1]) am->move_batch = seq;
-                auto_count(am, am->to != NULL, seq, view->n);
-            }
+            int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
+            if (rc == 0) auto_count(p, am->to != NULL, seq, view->n, batch_start);
             return rc;
         }
         /* Reads [i, j) as a seqset of their own (offsets from 0 again:
@@ -433,7 +470,7 @@ static int scan_auto(worker_t *w, uint64_t seq, const gpuasm_seqset *view, gpuas
             w->chunk.limit = out->limit - out->n;
         }
         const double t0 = gpuasm_now_s();
-        int rc = gpuasm_engine_scan_lane(am->to ? am->to : p->eng, 0, &part, opt, &w->chunk, err);
+        int rc = gpuasm_engine_scan_lane(eng, lane, &part, opt, &w->chunk, err);
         if (rc < 0) {
             if (err->read != GPUASM_NO_INDEX) err->read += i;
             return rc;
@@ -443,10 +480,8 @@ static int scan_auto(worker_t *w, uint64_t seq, const gpuasm_seqset *view, gpuas
             if (dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
             else if (dt > 2 * AUTO_CHUNK_S && am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
                 am->chunk_bases /= 2;
-        } else if (!am->calls[1]) {
-            am->move_batch = seq;
         }
-        auto_count(am, am->to != NULL, seq, j - i);
+        auto_count(p, am->to != NULL, seq, j - i, batch_start && i == 0);
         if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
             return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         for (size_t h = 0; h < w->chunk.n; h++) {
@@ -499,7 +534,7 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         gpuasm_seqset view = { r1 - r0, s->sub_off, b->code + b->off[r0] };
         gpuasm_err why;
         s->hits.limit = alone ? 0 : (size_t)limit;
-        int r = p->am.move ? scan_auto(w, s->seq, &view, &s->hits, &why)
+        int r = p->am.move ? scan_auto(w, s->seq, r0 == 0, &view, &s->hits, &why)
                            : gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
         if ((r == GPUASM_ERR_HIT_LIMIT || r == GPUASM_ERR_NOMEM) && !alone) {
             want = (r1 - r0) / 2;
@@ -874,10 +909,18 @@ join:
         ks_free(&rep[i].scratch);
         ks_free(&rep[i].line);
     }
+    /* The move's scan threads (auto_spawn) were started by scan thread 0,
+     * joined above. */
+    for (int i = 0; i < p->am.n_extra; i++) pthread_join(p->am.extra[i].tid, NULL);
     for (int i = 0; i < lanes; i++) {
         gpuasm_hits_free(&scan[i].chunk);
         free(scan[i].chunk_off);
     }
+    for (int i = 0; p->am.extra && i < gpuasm_engine_lanes(p->am.to) - 1; i++) {
+        gpuasm_hits_free(&p->am.extra[i].chunk);
+        free(p->am.extra[i].chunk_off);
+    }
+    free(p->am.extra);
 out:
     if (p->failed) ret = -1;
     free(scan);
