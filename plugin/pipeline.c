@@ -1360,7 +1360,8 @@ out:
                 .simd = gpuasm_engine_simd(p.eng),
                 .filter = gpuasm_filter_name(o->search.filter),
                 .filter_plan = run_filter(&p),
-                .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
+                .lanes = p.am.to && p.am.calls[1] ? gpuasm_engine_lanes(p.am.to)
+                                                  : gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
                 .batches = c.batches, .batch_bases = p.max_bases, .rounds = c.rounds,
                 .max_memory = p.max_memory,
