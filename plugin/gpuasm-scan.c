@@ -151,7 +151,7 @@ static void usage(FILE *fp)
 "      --progress            progress line (reads read and done, reads/s, hits)\n"
 "                            on stderr even when it is not a terminal\n"
 "                            [on a terminal only]\n"
-"      --quiet               errors only: no progress line, no warnings\n"
+"      --quiet               errors only: no progress line, no warnings, no summary\n"
 "      --stats FILE          write run statistics to FILE as JSON\n"
 "  -h, --help                this help\n"
 "  -V, --version             version of gpuasm-scan and htslib\n");
@@ -548,11 +548,10 @@ int main(int argc, char **argv)
         return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
     if (o.screen.trim && !o.screen.matched)
         return fail("%s", "--trim cuts the reads written by --matched: give --matched FILE"), 1;
-    /* The cutadapt-style summary comes with the screening outputs: a plain
-     * SAM run stays silent on stderr, as samtools is (and as issue #9's
-     * "--device auto says nothing" promises). */
-    o.screen.summary = !o.quiet && (o.screen.report || o.screen.multiqc || o.screen.sample ||
-                                    o.screen.matched || o.screen.unmatched);
+    /* The cutadapt-style summary on stderr ends every run (issue #10: "a
+     * short summary on stderr at the end of a run ... unless --quiet"), as
+     * minimap2's [M::main] lines do; stdout stays the SAM alone. */
+    o.screen.summary = !o.quiet;
     /* --mode and --kernel (the kernel table, registry.h): a kernel computes
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */

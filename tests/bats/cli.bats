@@ -7,6 +7,7 @@ setup() {
 
 @test "--help prints usage on stdout and exits 0" {
     run --separate-stderr scan --help
+    strip_summary
     assert_success
     assert_output --partial "gpuasm-scan"
     assert_output --partial "--max-diffs"
@@ -16,14 +17,17 @@ setup() {
 
 @test "-h is --help" {
     run --separate-stderr scan --help
+    strip_summary
     local help=$output
     run --separate-stderr scan -h
+    strip_summary
     assert_success
     assert_equal "$output" "$help"
 }
 
 @test "--version prints the program and htslib versions" {
     run --separate-stderr scan --version
+    strip_summary
     assert_success
     assert_line --index 0 --regexp '^gpuasm-scan [0-9]+\.[0-9]+'
     assert_line --regexp '^htslib [0-9]+\.[0-9]+'
@@ -40,6 +44,7 @@ setup() {
 
 @test "a good run exits 0 and writes SAM to stdout" {
     run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_line --index 0 --regexp '^@HD'
     assert_equal "$stderr" ""
@@ -47,6 +52,7 @@ setup() {
 
 @test "no arguments: exit 1, usage on stderr, nothing on stdout" {
     run --separate-stderr scan
+    strip_summary
     assert_equal "$status" 1
     assert_equal "$output" ""
     [ -n "$stderr" ]
@@ -54,6 +60,7 @@ setup() {
 
 @test "one positional argument: exit 1" {
     run --separate-stderr scan "$READS"
+    strip_summary
     assert_equal "$status" 1
     assert_equal "$output" ""
     [ -n "$stderr" ]
@@ -61,24 +68,28 @@ setup() {
 
 @test "four positional arguments: exit 1" {
     run --separate-stderr scan --device cpu "$READS" "$READS" "$TARGETS" "$TARGETS"
+    strip_summary
     assert_only_error "expected <reads> [<reads2>] <targets.fa>"
     assert_equal "$output" ""
 }
 
 @test "unknown option: exit 1, one line naming it" {
     run --separate-stderr scan --no-such-option "$READS" "$TARGETS"
+    strip_summary
     assert_one_error "no-such-option"
     assert_equal "$output" ""
 }
 
 @test "unknown short option: exit 1" {
     run --separate-stderr scan -Z "$READS" "$TARGETS"
+    strip_summary
     assert_equal "$status" 1
     assert_equal "$output" ""
 }
 
 @test "option without its value: exit 1" {
     run --separate-stderr scan "$READS" "$TARGETS" -k
+    strip_summary
     assert_equal "$status" 1
     assert_equal "$output" ""
 }
@@ -87,6 +98,7 @@ setup() {
 # nothing on stdout.
 bad_value() {
     run --separate-stderr scan --device cpu "$@" "$READS" "$TARGETS"
+    strip_summary
     assert_one_error
     assert_equal "$output" ""
 }
@@ -123,25 +135,31 @@ bad_value() {
 
 @test "--batch-size accepts k, M and G suffixes" {
     run --separate-stderr scan --device cpu --no-PG --batch-size 2k "$READS" "$TARGETS"
+    strip_summary
     assert_success
     run --separate-stderr scan --device cpu --no-PG --batch-size 1M "$READS" "$TARGETS"
+    strip_summary
     assert_success
     run --separate-stderr scan --device cpu --no-PG --batch-size 1G "$READS" "$TARGETS"
+    strip_summary
     assert_success
 }
 
 @test "--device cuda without a GPU is an error" {
     if have_gpu; then skip "a GPU is present"; fi
     run --separate-stderr scan --device cuda "$READS" "$TARGETS"
+    strip_summary
     assert_one_error
     assert_equal "$output" ""
 }
 
 @test "--device auto: nothing on stderr, same output as --device cpu" {
     run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
+    strip_summary
     assert_success
     local cpu=$output
     run --separate-stderr scan --device auto --no-PG "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$stderr" ""
     assert_equal "$output" "$cpu"
@@ -149,8 +167,10 @@ bad_value() {
 
 @test "default device is auto" {
     run --separate-stderr scan --device auto --no-PG "$READS" "$TARGETS"
+    strip_summary
     local auto=$output auto_err=$stderr
     run --separate-stderr scan --no-PG "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$output" "$auto"
     assert_equal "$stderr" "$auto_err"
@@ -158,16 +178,20 @@ bad_value() {
 
 @test "tuning knobs (kernels/settings.h): a bad value is a one-line error naming the knob" {
     GPUASM_CUDA_GROUP=100 run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    strip_summary
     assert_one_error
     assert_equal "$stderr" "gpuasm-scan: GPUASM_CUDA_GROUP='100': expected an integer from 1 to 64"
     assert_equal "$output" ""
     GPUASM_DP_ROWS=two run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    strip_summary
     assert_one_error
     [[ "$stderr" == *"GPUASM_DP_ROWS='two'"* ]]
     # a knob within its range changes nothing on the CPU
     run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
+    strip_summary
     local plain=$output
     GPUASM_CUDA_GROUP=3 GPUASM_DP_ROWS=8 run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$output" "$plain"
 }

@@ -12,6 +12,7 @@ setup() {
 # The SAM of `gpuasm-scan --device cpu --no-PG ARGS...` equals ref.sam.
 same_as_fastq() {
     run --separate-stderr scan --device cpu --no-PG "$@"
+    strip_summary
     assert_success
     assert_equal "$stderr" ""
     assert_equal "$output" "$(cat "$T/ref.sam")"
@@ -34,6 +35,7 @@ no_qual() {
 @test "FASTA reads: same records, QUAL *" {
     fq2fa "$READS" > "$T/r.fa"
     run --separate-stderr scan --device cpu --no-PG "$T/r.fa" "$TARGETS"
+    strip_summary
     assert_success
     echo "$output" > "$T/fa.sam"
     assert_equal "$(no_qual "$T/fa.sam")" "$(no_qual "$T/ref.sam")"
@@ -45,6 +47,7 @@ no_qual() {
 @test "wrapped multi-line FASTA reads" {
     fq2fa "$READS" | awk '/^>/ { print; next } { while (length($0) > 25) { print substr($0, 1, 25); $0 = substr($0, 26) } print }' > "$T/r.fa"
     run --separate-stderr scan --device cpu --no-PG "$T/r.fa" "$TARGETS"
+    strip_summary
     assert_success
     echo "$output" > "$T/fa.sam"
     assert_equal "$(no_qual "$T/fa.sam")" "$(no_qual "$T/ref.sam")"
@@ -78,6 +81,7 @@ no_qual() {
 
 @test "reads on stdin (-)" {
     run --separate-stderr bash -c '"$1" --device cpu --no-PG - "$2" < "$3"' _ "$GPUASM_SCAN" "$TARGETS" "$READS"
+    strip_summary
     assert_success
     assert_equal "$output" "$(cat "$T/ref.sam")"
 }
@@ -85,6 +89,7 @@ no_qual() {
 @test "gzip reads on stdin (-)" {
     gzip -c "$READS" > "$T/r.fq.gz"
     run --separate-stderr bash -c 'cat "$3" | "$1" --device cpu --no-PG - "$2"' _ "$GPUASM_SCAN" "$TARGETS" "$T/r.fq.gz"
+    strip_summary
     assert_success
     assert_equal "$output" "$(cat "$T/ref.sam")"
 }
@@ -105,6 +110,7 @@ no_qual() {
     require_samtools
     samtools import -0 "$READS" -o "$T/r.bam"
     run --separate-stderr bash -c '"$1" --device cpu --no-PG - "$2" < "$3"' _ "$GPUASM_SCAN" "$TARGETS" "$T/r.bam"
+    strip_summary
     assert_success
     assert_equal "$output" "$(cat "$T/ref.sam")"
 }
@@ -156,6 +162,7 @@ no_qual() {
     awk 'NR % 4 == 1 { print $1; next } { print }' "$READS" > "$T/r1.fq"
     samtools import -1 "$T/r1.fq" -2 "$T/r2.fq" -o "$T/pairs.bam"
     run --separate-stderr scan --device cpu --no-PG "$T/pairs.bam" "$TARGETS"
+    strip_summary
     assert_success
     echo "$output" > "$T/pairs.sam"
     samtools quickcheck "$T/pairs.sam"
@@ -189,6 +196,7 @@ no_qual() {
     run awk -F'\t' '$1 == "beta_with_N" { print $6, $12, $14 }' "$T/ref.sam"
     assert_output "100M NM:i:3 AS:i:-3"
     run --separate-stderr scan --device cpu --no-PG --match-read-wildcards "$READS" "$TARGETS"
+    strip_summary
     assert_success
     echo "$output" > "$T/wild.sam"
     # SAM's NM counts an N against a base (SAMtags "NM"); the search found

@@ -182,3 +182,18 @@ PY
 
 # A key of a --stats file (peak_rss_kb, rounds, ...).
 stat_of() { "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
+
+# The end-of-run summary on stderr (issue #10: "gpuasm-scan: reads: ..."
+# and its indented per-target lines) taken off $stderr and $stderr_lines
+# after a `run --separate-stderr`, for tests about the other stderr lines
+# (warnings, errors, silence otherwise); workflow.bats tests the summary.
+strip_summary() {
+    local keep=() l
+    for l in "${stderr_lines[@]}"; do
+        [[ "$l" =~ ^gpuasm-scan:\ .*:\ [0-9]+\ reads,\ [0-9]+\ with\ a\ hit\ \(.*%\),\ [0-9]+\ hit\ records$ ||
+           "$l" =~ ^gpuasm-scan:\ \ \ .*\ [0-9]+\ reads\ \(.*%\):\ [0-9]+\ full,\ [0-9]+\ partial\;\ [0-9]+\ forward,\ [0-9]+\ reverse$ ]] ||
+            keep+=("$l")
+    done
+    stderr_lines=("${keep[@]}")
+    if [ "${#keep[@]}" -gt 0 ]; then stderr=$(printf '%s\n' "${keep[@]}"); else stderr=""; fi
+}

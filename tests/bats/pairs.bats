@@ -49,6 +49,7 @@ check_pairs() {
     require_samtools
     awk 'NR % 4 == 1 { print $1 (NR % 8 == 1 ? "/1" : "/2") " c"; next } { print }' "$READS" > "$T/s.fq"
     run --separate-stderr scan --device cpu --no-PG --unmatched "$T/s.fq" "$TARGETS"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/s.sam"
     # no pairing flag at all (0x1 0x8 0x20 0x40 0x80)
@@ -70,6 +71,7 @@ check_pairs() {
     local r=$GPUASM_SHARED_DATA/reads/trimgalore/illumina_10K.reads1-4000.fastq.gz
     zcat "$r" | head -1 | grep -q '/1$'
     run --separate-stderr scan --device cpu -o "$T/o.sam" "$r" "$GPUASM_SHARED_DATA/reads/trimgalore/multi_adapters.fa"
+    strip_summary
     assert_success
     [ "$(records "$T/o.sam" | wc -l)" -gt 1000 ]
     run awk -F'\t' "$NO_PAIR_BITS"' || (!/^@/ && $1 ~ /\/1$/)' "$T/o.sam"
@@ -83,14 +85,17 @@ check_pairs() {
     require_samtools
     make_pair_files
     run --separate-stderr scan --device cpu --no-PG "$T/r1.fq" "$T/r2.fq" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$stderr" ""
     printf '%s\n' "$output" > "$T/two.sam"
     run --separate-stderr scan --device cpu --no-PG -1 "$T/r1.fq" -2 "$T/r2.fq" "$TARGETS"
+    strip_summary
     assert_success
     cmp "$T/two.sam" <(printf '%s\n' "$output")
     samtools import -1 "$T/r1.fq" -2 "$T/r2.fq" -o "$T/pairs.bam" 2>/dev/null
     run --separate-stderr scan --device cpu --no-PG "$T/pairs.bam" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$(records "$T/two.sam")" "$(records <<<"$output")"
     run check_pairs "$T/two.sam"
@@ -110,6 +115,7 @@ check_pairs() {
          n ~ /^@random_01/ && NR % 4 == 0 { q = s; gsub(/./, "I", q); print q; next } { print }' \
         "$T/r2.fq" > "$T/r2b.fq"
     run --separate-stderr scan --device cpu --no-PG "$T/r1.fq" "$T/r2b.fq" "$TARGETS"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/o.sam"
     run awk -F'\t' '$1 == "random_01" { print $2, $3, $4, $6, $7, $8 }' "$T/o.sam"
@@ -122,6 +128,7 @@ check_pairs() {
     assert_success
     # --unmatched: every pair, both mates
     run --separate-stderr scan --device cpu --no-PG --unmatched "$T/r1.fq" "$T/r2b.fq" "$TARGETS"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/u.sam"
     run check_pairs "$T/u.sam"
@@ -136,6 +143,7 @@ check_pairs() {
     require_samtools
     run --separate-stderr scan --device cpu -o "$T/px.sam" "$P/phix.1.fastq" "$P/phix.2.fastq" \
         "$GPUASM_SHARED_DATA/genomes/phiX174_NC_001422.1.fasta"
+    strip_summary
     assert_success
     run check_pairs "$T/px.sam"
     assert_success
@@ -149,6 +157,7 @@ check_pairs() {
     # cutadapt's paired test files: read1/1 ... with comments
     printf '>ad\nCTGTCTCTTATACACATCT\n' > "$T/ad.fa"
     run --separate-stderr scan --device cpu --unmatched -o "$T/c.sam" "$C/paired.1.fastq" "$C/paired.2.fastq" "$T/ad.fa"
+    strip_summary
     assert_success
     run check_pairs "$T/c.sam"
     assert_success
@@ -159,11 +168,13 @@ check_pairs() {
     make_pair_files
     head -n 160 "$T/r2.fq" > "$T/r2short.fq"
     run --separate-stderr scan --device cpu -o "$T/o.sam" "$T/r1.fq" "$T/r2short.fq" "$TARGETS"
+    strip_summary
     assert_only_error "$T/r1.fq, $T/r2short.fq: $T/r1.fq has more reads: its read 41 (" \
         "has no mate, $T/r2short.fq ends after 40"
     [ ! -e "$T/o.sam" ]
     head -n 8 "$T/r1.fq" > "$T/r1short.fq"
     run --separate-stderr scan --device cpu -1 "$T/r1short.fq" -2 "$T/r2.fq" "$TARGETS"
+    strip_summary
     assert_only_error "$T/r2.fq has more reads: its read 3 (alpha_03) has no mate, $T/r1short.fq ends after 2"
 }
 
@@ -171,6 +182,7 @@ check_pairs() {
     make_pair_files
     awk 'NR == 9 { print "@other/2"; next } { print }' "$T/r2.fq" > "$T/r2bad.fq"
     run --separate-stderr scan --device cpu -o "$T/o.sam" "$T/r1.fq" "$T/r2bad.fq" "$TARGETS"
+    strip_summary
     assert_only_error "$T/r1.fq, $T/r2bad.fq: read 3: mate names differ (alpha_03 in $T/r1.fq, other in $T/r2bad.fq"
     [ ! -e "$T/o.sam" ]
 }
@@ -180,18 +192,23 @@ check_pairs() {
     { cat "$T/r2.fq"; printf '@x/2\nACGT\n+\nII\n'; } > "$T/r2bad.fq"
     { cat "$T/r1.fq"; printf '@x/1\nACGT\n+\nIIII\n'; } > "$T/r1b.fq"
     run --separate-stderr scan --device cpu "$T/r1b.fq" "$T/r2bad.fq" "$TARGETS"
+    strip_summary
     assert_one_error "$T/r2bad.fq: record 43"
 }
 
 @test "-1/-2 misuse: one without the other, with two reads arguments, both on stdin" {
     make_pair_files
     run --separate-stderr scan --device cpu -1 "$T/r1.fq" "$TARGETS"
+    strip_summary
     assert_only_error "-1 and -2 go together"
     run --separate-stderr scan --device cpu -2 "$T/r2.fq" "$TARGETS"
+    strip_summary
     assert_only_error "-1 and -2 go together"
     run --separate-stderr scan --device cpu -1 "$T/r1.fq" -2 "$T/r2.fq" "$T/r1.fq" "$TARGETS"
+    strip_summary
     assert_only_error "with -1 and -2, give only <targets.fa>"
     run --separate-stderr scan --device cpu - - "$TARGETS"
+    strip_summary
     assert_only_error "R1 and R2 cannot both be -"
 }
 
@@ -203,6 +220,7 @@ check_pairs() {
     { grep '^@' "$T/pairs.sam"; grep -v '^@' "$T/pairs.sam" | awk -F'\t' 'int($2 / 64) % 2'
       grep -v '^@' "$T/pairs.sam" | awk -F'\t' 'int($2 / 128) % 2'; } > "$T/split.sam"
     run --separate-stderr scan --device cpu --no-PG "$T/split.sam" "$TARGETS"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/o.sam"
     assert_equal "${#stderr_lines[@]}" 1

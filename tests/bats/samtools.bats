@@ -20,6 +20,7 @@ magic() {
     local x
     for x in bam cram sam.gz sam txt; do
         run --separate-stderr scan --device cpu --no-PG -o "$T/o.$x" "$READS" "$TARGETS"
+        strip_summary
         assert_success
         assert_equal "$(samtools view --no-PG "$T/o.$x")" "$(records "$T/ref.sam")"
     done
@@ -64,12 +65,16 @@ magic() {
 
 @test "bad -O, --output-fmt-option and -o names: one error line, no output" {
     run --separate-stderr scan --device cpu -O fastq "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "invalid -O/--output-fmt 'fastq'"
     run --separate-stderr scan --device cpu -O bam,nosuch=1 "$READS" "$TARGETS"
+    strip_summary
     assert_one_error "invalid -O/--output-fmt 'bam,nosuch=1'"
     run --separate-stderr scan --device cpu --output-fmt-option nosuch=1 "$READS" "$TARGETS"
+    strip_summary
     assert_one_error "invalid --output-fmt-option 'nosuch=1'"
     run --separate-stderr scan --device cpu -o "$T/hits.fq" "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "-o $T/hits.fq: gpuasm-scan writes SAM, BAM or CRAM"
     [ ! -e "$T/hits.fq" ]
     assert_equal "$output" ""
@@ -77,22 +82,28 @@ magic() {
 
 @test "-@ 0 means no extra threads (nf-core passes task.cpus - 1): same bytes as -@ 1" {
     run --separate-stderr scan --device cpu --no-PG -@ 0 "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$output" "$(cat "$T/ref.sam")"
     run --separate-stderr scan --device cpu --no-PG -@ 0 -O bam -o "$T/o.bam" "$READS" "$TARGETS"
+    strip_summary
     assert_success
     run --separate-stderr scan -@ -1 "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "invalid -@/--threads '-1'"
 }
 
 @test "htslib's messages show, ours comes last; --verbosity 0 leaves ours alone" {
     run --separate-stderr scan --device cpu "$T/nope.fq" "$TARGETS"
+    strip_summary
     assert_one_error "$T/nope.fq: cannot open"
     [[ "${stderr_lines[0]}" == "[E::"*"nope.fq"* ]] || { echo "no htslib message: $stderr" >&2; return 1; }
     run --separate-stderr scan --device cpu --verbosity 0 "$T/nope.fq" "$TARGETS"
+    strip_summary
     assert_only_error "$T/nope.fq: cannot open"
     # --quiet keeps htslib's errors (and ours)
     run --separate-stderr scan --device cpu --quiet "$T/nope.fq" "$TARGETS"
+    strip_summary
     assert_one_error "$T/nope.fq: cannot open"
     [ "${#stderr_lines[@]}" -gt 1 ]
 }
@@ -101,9 +112,11 @@ magic() {
     local v
     for v in -1 11 x 3.5 ""; do
         run --separate-stderr scan --verbosity "$v" "$READS" "$TARGETS"
+        strip_summary
         assert_only_error "invalid --verbosity"
     done
     run --separate-stderr scan --device cpu --verbosity 2 "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_line --regexp '^@PG.*CL:.*--verbosity 2'
 }
@@ -114,12 +127,14 @@ magic() {
     # No reference anywhere (and no download from the EBI service).
     mkdir "$T/noref"
     REF_PATH=$T/noref REF_CACHE=$T/noref run --separate-stderr scan --device cpu -o "$T/o.sam" "$cram" "$TARGETS"
+    strip_summary
     assert_one_error "$cram: record 1: cannot decode the CRAM record" "-T FILE"
     [[ "$stderr" == *"[E::"*"reference"* ]] || { echo "htslib said nothing of the reference: $stderr" >&2; return 1; }
     [ ! -e "$T/o.sam" ]
     # with -T it decodes
     REF_PATH=$T/noref REF_CACHE=$T/noref run --separate-stderr scan --device cpu \
         -T "$GPUASM_SHARED_DATA/reads/measles_sequana/measles_chr1.fa" -o "$T/o.sam" "$cram" "$TARGETS"
+    strip_summary
     assert_success
 }
 
@@ -130,10 +145,12 @@ magic() {
     for n in 10 12 20 100 1000; do
         head -c "$n" "$T/r.fq.gz" > "$T/cut.fq.gz"
         run --separate-stderr scan --device cpu -o "$T/o.sam" "$T/cut.fq.gz" "$TARGETS"
+        strip_summary
         assert_one_error "$T/cut.fq.gz: record 1: truncated file: the compressed data stops mid-stream at byte $n"
         [ ! -e "$T/o.sam" ]
         head -c "$n" "$T/t.fa.gz" > "$T/cut.fa.gz"
         run --separate-stderr scan --device cpu "$READS" "$T/cut.fa.gz"
+        strip_summary
         assert_one_error "$T/cut.fa.gz: record 1: truncated file: the compressed data stops mid-stream at byte $n"
     done
     # htslib's own words come first where it has any
@@ -141,12 +158,14 @@ magic() {
     # an empty file compressed is an empty read set, not an error
     : | gzip > "$T/empty.fq.gz"
     run --separate-stderr scan --device cpu "$T/empty.fq.gz" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$(records <<<"$output")" ""
 }
 
 @test "-R '@RG\\tID:x\\tSM:y' (bwa): the @RG header line and RG:Z:x on every record" {
     run --separate-stderr scan --device cpu --no-PG --unmatched -R '@RG\tID:grp1\tSM:s1\tPL:ILLUMINA' "$READS" "$TARGETS"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/o.sam"
     assert_equal "$(grep '^@RG' "$T/o.sam")" $'@RG\tID:grp1\tSM:s1\tPL:ILLUMINA'
@@ -164,11 +183,11 @@ magic() {
     local want=$'@RG\tID:g\tSM:s'
     run scan --device cpu -R $'@RG\tID:g\tSM:s' "$READS" "$TARGETS"
     assert_equal "$(grep '^@RG' <<<"$output")" "$want"
-    run scan --device cpu -R 'ID:g\tSM:s' "$READS" "$TARGETS"
+    run --separate-stderr scan --device cpu -R 'ID:g\tSM:s' "$READS" "$TARGETS"
     assert_equal "$(grep '^@RG' <<<"$output")" "$want"
-    run scan --device cpu --rg ID:g --rg SM:s "$READS" "$TARGETS"
+    run --separate-stderr scan --device cpu --rg ID:g --rg SM:s "$READS" "$TARGETS"
     assert_equal "$(grep '^@RG' <<<"$output")" "$want"
-    run scan --device cpu --rg-line '@RG\tID:g' --rg SM:s "$READS" "$TARGETS"
+    run --separate-stderr scan --device cpu --rg-line '@RG\tID:g' --rg SM:s "$READS" "$TARGETS"
     assert_equal "$(grep '^@RG' <<<"$output")" "$want"
     run awk -F'\t' '!/^@/ && $NF != "RG:Z:g"' <<<"$output"
     assert_output ""
@@ -176,17 +195,23 @@ magic() {
 
 @test "bad read group lines: one error each, naming the fault" {
     run --separate-stderr scan --device cpu -R '@RG\tSM:x' "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "invalid -R/--rg" "has no ID:"
     run --separate-stderr scan --device cpu -R '@RG\tID:x\tID:y' "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "tag ID given twice"
     run --separate-stderr scan --device cpu -R '@RG\tID:x\tfoo' "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "field 'foo' is not TAG:VALUE"
     run --separate-stderr scan --device cpu -R '@SQ\tID:x' "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "is not TAG:VALUE"
     run --separate-stderr scan --device cpu --rg ID:x --rg 'SM:a
+    strip_summary
 b' "$READS" "$TARGETS"
     assert_only_error "read group line has a line break"
     run --separate-stderr scan --device cpu -R '@RG\tID:' "$READS" "$TARGETS"
+    strip_summary
     assert_only_error "field 'ID:' is not TAG:VALUE"
 }
 
@@ -199,6 +224,7 @@ b' "$READS" "$TARGETS"
     in_rg=$(samtools view -H "$bam" | grep -c '^@RG')
     [ "$in_rg" -gt 1 ]
     run --separate-stderr scan --device cpu --keep-tags -R '@RG\tID:mine\tSM:x' -o "$T/o.sam" "$bam" "$ebola"
+    strip_summary
     assert_success
     assert_equal "$(grep -c '^@RG' "$T/o.sam")" "$((in_rg + 1))"
     run awk -F'\t' '!/^@/ { n = 0; for (i = 12; i <= NF; i++) if ($i ~ /^RG:Z:/) { n++; v = $i }
@@ -208,6 +234,7 @@ b' "$READS" "$TARGETS"
     local id
     id=$(samtools view -H "$bam" | grep -m1 '^@RG' | tr '\t' '\n' | sed -n 's/^ID://p')
     run --separate-stderr scan --device cpu --keep-tags -R "@RG\\tID:$id\\tSM:mine" -o "$T/o2.sam" "$bam" "$ebola"
+    strip_summary
     assert_success
     assert_equal "$(grep -c '^@RG' "$T/o2.sam")" "$in_rg"
     assert_equal "$(grep -c "^@RG.ID:$id.SM:mine\$" "$T/o2.sam")" 1

@@ -17,6 +17,7 @@ sq_of() {
     local t=$1
     shift
     run --separate-stderr scan --device cpu --no-PG "$@" "$READS" "$t"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/out.sam"
     awk -F'\t' '$1 == "@SQ" { l = substr($2, 4) "\t" substr($3, 4); if (NF > 3) l = l "\t" substr($4, 4); print l }' \
@@ -40,6 +41,7 @@ loads() {
     local f=$1 dups=$2
     [ -f "$f" ] || skip "shared data not found: $f"
     run --separate-stderr scan --device cpu "$READS" "$f"
+    strip_summary
     assert_success
     printf '%s\n' "$output" > "$T/out.sam"
     if [ "$dups" -eq 0 ]; then
@@ -149,6 +151,7 @@ loads() {
     sn_valid_and_unique
     # --verbosity 4 says how many were mapped
     run --separate-stderr scan --device cpu --verbosity 4 "$READS" "$T/t.fa"
+    strip_summary
     assert_success
     [[ "$stderr" == *"gpuasm-scan: info: $T/t.fa: 3 target names had characters SAM does not allow in @SQ SN, now '_'"* ]] ||
         { echo "$stderr" >&2; return 1; }
@@ -165,6 +168,7 @@ loads() {
 @test "--strict-names: a duplicate is an error naming the file, both records and the name" {
     printf '>a\nACGTACGTACGTACGT\n>b\nTTTTGGGGCCCCAAAA\n>a again\nGGGGACGTACGTACGT\n' > "$T/t.fa"
     run --separate-stderr scan --device cpu --strict-names -o "$T/o.sam" "$READS" "$T/t.fa"
+    strip_summary
     assert_only_error "$T/t.fa: record 3 (a): duplicate target name (first seen as record 1"
     [ ! -e "$T/o.sam" ]
 }
@@ -172,9 +176,11 @@ loads() {
 @test "--strict-names: a character SAM does not allow is an error naming it" {
     printf '>a\nACGTACGTACGTACGT\n>b(2)\nTTTTGGGGCCCCAAAA\n' > "$T/t.fa"
     run --separate-stderr scan --device cpu --strict-names "$READS" "$T/t.fa"
+    strip_summary
     assert_only_error "$T/t.fa: record 2 (b(2)): name has a character SAM does not allow in @SQ SN ('(';"
     # valid and unique names pass unchanged
     run --separate-stderr scan --device cpu --strict-names --no-PG "$READS" "$TARGETS"
+    strip_summary
     assert_success
     assert_equal "$output" "$(cat "$EXPECTED_SAM")"
 }
@@ -182,16 +188,19 @@ loads() {
 @test "--strict-names on the bbmap adapters: the first duplicate or bad name is the error" {
     [ -f "$A/bbmap_adapters.fa" ] || skip "shared data not found"
     run --separate-stderr scan --device cpu --strict-names "$READS" "$A/bbmap_adapters.fa"
+    strip_summary
     assert_only_error "$A/bbmap_adapters.fa: record 33 (I5_Primer_Nextera_XT_and_Nextera_Enrichment_[N/S/E]501)"
 }
 
 @test "an empty name ('>' alone, or '>' then a space) is an error naming the record" {
     printf '>a\nACGTACGTACGTACGT\n>\nTTTTGGGGCCCCAAAA\n' > "$T/t.fa"
     run --separate-stderr scan --device cpu -o "$T/o.sam" "$READS" "$T/t.fa"
+    strip_summary
     assert_only_error "$T/t.fa: record 2: empty name"
     [ ! -e "$T/o.sam" ]
     printf '> a\nACGTACGTACGTACGT\n' > "$T/t.fa"
     run --separate-stderr scan --device cpu "$READS" "$T/t.fa"
+    strip_summary
     assert_only_error "$T/t.fa: record 1: empty name"
 }
 
@@ -199,15 +208,18 @@ loads() {
     awk '/^>/ { if (s) { print s; print "+"; q = s; gsub(/./, "I", q); print q } print "@" substr($0, 2); s = ""; next }
          { s = s $0 } END { print s; print "+"; q = s; gsub(/./, "I", q); print q }' "$TARGETS" > "$T/t.fq"
     run --separate-stderr scan --device cpu --no-PG "$READS" "$T/t.fq"
+    strip_summary
     assert_success
     assert_equal "$output" "$(cat "$EXPECTED_SAM")"
     printf '@HD\tVN:1.6\nr1\t4\t*\t0\t0\t*\t*\t0\t0\tACGTACGTACGTACGTAA\t*\n' > "$T/t.sam"
     run --separate-stderr scan --device cpu "$READS" "$T/t.sam"
+    strip_summary
     assert_only_error "$T/t.sam: not a FASTA or FASTQ file"
 }
 
 @test "a FASTQ target whose quality is short is an error naming the record" {
     printf '@t1\nACGTACGTACGTACGT\n+\nIIIIIIIIIIIIIIII\n@t2\nACGTACGTACGTACGT\n+\nIIII\n' > "$T/t.fq"
     run --separate-stderr scan --device cpu "$READS" "$T/t.fq"
+    strip_summary
     assert_only_error "$T/t.fq: record 2 (t2): quality length 4 != sequence length 16"
 }

@@ -90,7 +90,7 @@ EOF
     [ ! -e "$T/c.tsv" ]
 }
 
-@test "summary on stderr with the screening outputs (cutadapt-style), none with --quiet or a plain run" {
+@test "summary on stderr at the end of every run (cutadapt-style), none with --quiet" {
     run --separate-stderr scan --report "$T/r.tsv" -o "$T/o.sam" "$READS" "$TARGETS"
     assert_success
     [ -z "$output" ]
@@ -101,8 +101,20 @@ EOF
     [[ "${stderr_lines[1]}" == "gpuasm-scan:   virus_alpha "* ]]
     run --separate-stderr scan --quiet --report "$T/r.tsv" -o "$T/o.sam" "$READS" "$TARGETS"
     [ -z "$stderr" ]
+    # a plain SAM run ends with the same summary (stdout holds the SAM alone)
     run --separate-stderr scan -o "$T/o.sam" "$READS" "$TARGETS"
+    assert_success
+    [ "${#stderr_lines[@]}" -eq 4 ]
+    [[ "${stderr_lines[0]}" == "gpuasm-scan: reads: 42 reads, $with with a hit ("*"%), 38 hit records" ]]
+    run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    [ "${#stderr_lines[@]}" -eq 4 ]
+    [ "$(records <<<"$output" | wc -l)" -eq 38 ]
+    run --separate-stderr scan --quiet --device cpu -o "$T/o.sam" "$READS" "$TARGETS"
     [ -z "$stderr" ]
+    # a failed run prints its error only, no summary that looks complete
+    run --separate-stderr scan -o "$T/o.sam" "$READS" "$T/missing.fa"
+    assert_failure
+    [ "${#stderr_lines[@]}" -eq 1 ]
 }
 
 @test "--matched / --unmatched-reads: the reads split as the SAM says, FASTQ records unchanged" {
