@@ -237,6 +237,21 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
                      : "patterns longer than 256 bases");
         return 0;
     }
+    /* --filter auto on small targets: the exhaustive kernel.  On a GPU the
+     * planned windows come in launches of a few dozen blocks (under one wave,
+     * 12% occupancy) behind the host's planning, while the exhaustive kernel
+     * runs at ~36 TCUPS: measured on an H100 (BENCHMARKS.md, "H100 runs of
+     * 2026-11-24, second session"): 1 M reads vs the four genomes (177 kb)
+     * 3.1 s filtered vs 1.8 s exhaustive, whole adapters 3.8 s vs 1.9 s;
+     * against 20 Mb the filter wins 2.6 s vs 14.0 s per 100 k reads. */
+    const uint64_t tbases = g->targets->off[g->targets->n];
+    const int64_t min_bases = gpuasm_knob(g->settings->cuda_filter_min_bases, 1000000);
+    if (opt->filter == GPUASM_FILTER_AUTO && tbases < (uint64_t)min_bases) {
+        snprintf(g->filter_desc, sizeof g->filter_desc,
+                 "%s: exhaustive on the GPU (targets of %llu bases, under GPUASM_CUDA_FILTER_MIN_BASES "
+                 "= %lld)", name, (unsigned long long)tbases, (long long)min_bases);
+        return 0;
+    }
     if (!gpuasm_cpu_prep_fits(g->prep, g->targets, opt)) {
         gpuasm_cpu_prep_free(g->prep);
         g->prep = NULL;

@@ -30,6 +30,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_PAIR_CHUNK", cuda_pair_chunk, 1, (int64_t)1 << 30),
     KNOB("GPUASM_CUDA_SCAN_RUN", cuda_scan_run, 8, 16),
     KNOB("GPUASM_CUDA_LANES", cuda_lanes, 1, 8),
+    KNOB("GPUASM_CUDA_FILTER_MIN_BASES", cuda_filter_min_bases, 0, (int64_t)1 << 50),
     KNOB("GPUASM_AUTO_CPU_CELLS", auto_cpu_cells, 0, (int64_t)1 << 62),
     KNOB("GPUASM_AUTO_MOVE", auto_move, 0, 1),
     KNOB("GPUASM_AUTO_CHUNK_BASES", auto_chunk_bases, 1, (int64_t)1 << 40),

@@ -39,6 +39,10 @@
  *                                       per CUDA device (default 1, measured; A/B of issue #14:
  *                                       more lanes overlap one batch's copies and
  *                                       launches with others' kernels)
+ *   GPUASM_CUDA_FILTER_MIN_BASES=N 0..2^50 --filter auto on CUDA: the exact filters run
+ *                                       only when the targets hold at least N bases
+ *                                       [1,000,000]; below, the exhaustive kernel (on a
+ *                                       GPU it beats the planned windows there: issue #14)
  *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
  *                                       input stays on the CPU (plugin/auto_device.h;
  *                                       0: always try CUDA)
@@ -101,7 +105,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_hit_cap, cuda_mem_limit;
     int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
-    int64_t cuda_scan_run, cuda_lanes, auto_cpu_cells;
+    int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
     int64_t auto_move, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
