@@ -77,6 +77,25 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"index_declined\":%llu", (unsigned long long)s->index_declined);
     fprintf(fp, ",\"pieces_kept\":%llu", (unsigned long long)s->pieces_kept);
     fprintf(fp, ",\"pieces_dropped\":%llu", (unsigned long long)s->pieces_dropped);
+    fprintf(fp, ",\"index_build_s\":%.6f", finite_or_0(s->index_build_s));
+    fprintf(fp, ",\"plan_s\":%.6f", finite_or_0(s->plan_s));
+    if (s->aut) {
+        const gpuasm_auto_stats *a = s->aut;
+        fputs(",\"auto_to\":", fp);
+        gpuasm_json_string(fp, a->to);
+        fprintf(fp, ",\"auto_cpu_reads\":%llu,\"auto_cpu_batches\":%llu,\"auto_cpu_scans\":%llu",
+                (unsigned long long)a->cpu_reads, (unsigned long long)a->cpu_batches,
+                (unsigned long long)a->cpu_scans);
+        fprintf(fp, ",\"auto_moved_reads\":%llu,\"auto_moved_batches\":%llu,\"auto_moved_scans\":%llu",
+                (unsigned long long)a->moved_reads, (unsigned long long)a->moved_batches,
+                (unsigned long long)a->moved_scans);
+        if (a->move_batch >= 0) fprintf(fp, ",\"auto_move_batch\":%lld", (long long)a->move_batch);
+        else fputs(",\"auto_move_batch\":null", fp);
+        if (a->ready_s >= 0) fprintf(fp, ",\"auto_ready_s\":%.6f", a->ready_s);
+        else fputs(",\"auto_ready_s\":null", fp);
+        if (a->moved_s >= 0) fprintf(fp, ",\"auto_moved_s\":%.6f", a->moved_s);
+        else fputs(",\"auto_moved_s\":null", fp);
+    }
     fprintf(fp, ",\"peak_rss_kb\":%ld", s->peak_rss_kb);
     if (s->extra && s->extra(fp, s->extra_ctx) < 0) return -1;
     fputs("}\n", fp);

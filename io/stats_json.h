@@ -6,7 +6,17 @@
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"index_strands":N,"index_declined":N,
- *    "pieces_kept":N,"pieces_dropped":N,"peak_rss_kb":N[, extra keys]}
+ *    "pieces_kept":N,"pieces_dropped":N,"index_build_s":x,"plan_s":x[, auto keys],"peak_rss_kb":N
+ *    [, extra keys]}
+ * auto keys: --device auto's move from the CPU to CUDA (plugin/auto_move.h),
+ * only when it was armed: "auto_to" (the engine moved to, or why none:
+ * "failed: ...", "not ready"), "auto_cpu_reads", "auto_cpu_batches",
+ * "auto_cpu_scans", "auto_moved_reads", "auto_moved_batches",
+ * "auto_moved_scans" (reads, batches begun, i.e. whose first read was
+ * scanned there, and scan calls on each side), "auto_move_batch" (the
+ * batch number, from 0, of the first scan after the move), "auto_ready_s"
+ * (the engine moved to was ready, seconds from the start), "auto_moved_s"
+ * (the first scan on it); null where there was no move.
  * extra keys: gpuasm-scan's per-target report when asked for
  * (io/target_report.h: "sample","reads_without_hits","percent_with_hits",
  * "any_target":{...},"targets":[{...}]).
@@ -17,7 +27,10 @@
  * backend built for it (e.g. "auto: pieces (q 6-8) + index (q 8-16, N
  * windows, x MiB, build s)"), null when nothing was scanned; index_* and
  * pieces_*: what the filters did (search.h's gpuasm_scan_stats; 0 where
- * no filter ran).
+ * no filter ran); index_build_s: wall seconds building the targets' index
+ * (inside scan_s, summed over lanes), plan_s: wall seconds the CUDA lanes
+ * spent planning the filters' candidate windows on host threads (inside
+ * scan_s; 0 on the CPU, whose walk looks the pieces up as it verifies).
  */
 #ifndef GPUASM_STATS_JSON_H
 #define GPUASM_STATS_JSON_H
@@ -25,6 +38,14 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+/* --device auto's move (the auto keys above). */
+typedef struct gpuasm_auto_stats {
+    const char *to;
+    uint64_t cpu_reads, cpu_batches, cpu_scans, moved_reads, moved_batches, moved_scans;
+    int64_t move_batch;        /* -1: no move */
+    double ready_s, moved_s;   /* -1: none */
+} gpuasm_auto_stats;
 
 typedef struct gpuasm_run_stats {
     const char *program;       /* "gpuasm-scan" */
@@ -47,6 +68,8 @@ typedef struct gpuasm_run_stats {
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
     double cells;              /* DP cells */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;   /* gpuasm_scan_stats */
+    double index_build_s, plan_s;                                         /* gpuasm_scan_stats */
+    const gpuasm_auto_stats *aut;   /* NULL: no move was armed */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
     /* More keys after peak_rss_kb (the per-target report: "sample",
      * "reads_without_hits", "targets"), each with its leading comma; NULL

@@ -26,7 +26,8 @@ extern "C" {
 
 typedef struct gpuasm_backend_cfg {
     int device;                        /* CUDA: 0-based device number; CPU: unused */
-    int n_threads;                     /* CPU: worker threads (>= 1); CUDA: unused */
+    int n_threads;                     /* CPU: worker threads (>= 1); CUDA: host threads that build
+                                        * the targets' index and plan the filters' windows (>= 1) */
     const gpuasm_settings *settings;   /* knobs (settings.h); outlives the backend */
 } gpuasm_backend_cfg;
 

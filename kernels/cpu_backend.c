@@ -204,6 +204,7 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     }
     gpuasm_cpu_cfg_default(&b->cfg);
+    b->cfg.threads = b->n_threads;
     if (cfg->settings) {
         b->cfg.simd = gpuasm_simd_choose(cfg->settings->cpu_simd);
         b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);
@@ -250,6 +251,7 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
         b->prep = NULL;
         int prc = gpuasm_cpu_prep_build(b->targets, opt, &b->cfg, &b->prep, err);
         if (prc < 0) return prc;
+        st->index_build_s += gpuasm_cpu_prep_index_s(b->prep);
     }
     cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt,
                     .limit = out->limit };

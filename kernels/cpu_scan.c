@@ -245,6 +245,7 @@ struct gpuasm_cpu_prep {
      * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
     int lv_pieces, lv_index;
     char desc[200];         /* what the filters are, for --stats and --verbosity 4 */
+    double index_s;         /* wall seconds of the index's build */
 };
 
 /* The levels of the two filters for opt->filter; auto takes the knob. */
@@ -265,6 +266,7 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
     cfg->prefilter = 1;
     cfg->lane_min = 0;
     cfg->index_max = 0;
+    cfg->threads = 1;
 }
 
 static int grouped_search(const gpuasm_search_opt *opt)
@@ -348,15 +350,16 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
     if (p->lv_index) {
         const uint64_t max = cfg->index_max > 0 ? (uint64_t)cfg->index_max : PREP_MAX_WINDOWS;
         const double t0 = gpuasm_now_s();
-        const int r = gpuasm_tindex_build(&p->tx, targets, max);
+        const int r = gpuasm_tindex_build(&p->tx, targets, max, cfg->threads);
         if (r < 0) goto oom;
+        p->index_s = gpuasm_now_s() - t0;
         p->has_tindex = r == 0;
-        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)1 << 18) +
+        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)5 << 18) +
                                                     p->tx.n_amb * 16) / 1048576.0 : 0;
         if (p->has_tindex)
             snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
                      GPUASM_QF_Q, GPUASM_QF_Q + GPUASM_QF_EXT, (unsigned long long)p->tx.n_pos, mib,
-                     gpuasm_now_s() - t0);
+                     p->index_s);
         else
             snprintf(index_desc, sizeof index_desc,
                      "no index (%llu target bases: past the bound of %llu windows, 4 bytes each)",
@@ -380,6 +383,8 @@ oom:
 }
 
 const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep) { return prep ? prep->desc : NULL; }
+
+double gpuasm_cpu_prep_index_s(const gpuasm_cpu_prep *prep) { return prep ? prep->index_s : 0; }
 
 const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep)
 {

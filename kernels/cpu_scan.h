@@ -24,6 +24,7 @@ typedef struct gpuasm_cpu_cfg {
     int prefilter;       /* pigeonhole filters: 0 off, 1 where they pay, 2 wherever they apply */
     int64_t lane_min;    /* text lanes: least text bases per lane; <= 0: the default */
     int64_t index_max;   /* the targets' index: most windows (4 bytes each); <= 0: the default */
+    int threads;         /* host threads that build the targets' index (-@); <= 0: one */
 } gpuasm_cpu_cfg;
 
 /* The defaults: the processor's SIMD level, the filter on. */
@@ -58,6 +59,10 @@ const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, i
  * (e.g. "auto: pieces (q 6-8) + index (q 8-16, 20000000 windows, 76.6 MiB,
  * 1.2 s)"); NULL for NULL. */
 const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep);
+
+/* Wall seconds that building prep's targets' index took (0 without one,
+ * or for NULL). */
+double gpuasm_cpu_prep_index_s(const gpuasm_cpu_prep *prep);
 
 /* gpuasm_cpu_scan() with a configuration and tables (prep may be NULL:
  * the scan then builds what it needs itself); what the filters did is

@@ -30,8 +30,6 @@
 
 #include <new>
 
-#include <unistd.h>
-
 #include "clock.h"
 #include "cpu_scan.h"
 #include "cuda_kit.cuh"
@@ -72,6 +70,7 @@ struct cuda_lane {
     /* --filter (filter_plan.h): the targets' filters (built on the host
      * by the first planned scan), the batch's windows and their copies */
     gpuasm_cpu_prep *prep;
+    int n_threads;       /* host threads building prep's index and planning (-@) */
     gpuasm_plan plan;
     gpuasm_vwin *d_win[4];
     size_t win_cap[4];   /* bytes */
@@ -162,6 +161,7 @@ int lane_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
     if (!g) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     g->device = cfg->device;
     g->settings = cfg->settings;
+    g->n_threads = cfg->n_threads < 1 ? 1 : cfg->n_threads;
     int rc = lane_open_impl(g, err);
     if (rc < 0) {
         /* Device memory short already at open: the device is unusable (a
@@ -211,17 +211,21 @@ int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
     return 0;
 }
 
-/* Reads planned at a time: the windows of a chunk stay within a few
- * hundred MiB (about 2,500 windows of 32 bytes per read strand at e = 0.1
- * against 20 Mb). */
-enum { PLAN_CHUNK_READS = 1024 };
+/* Reads planned at a time: PLAN_CHUNK_PER_THREAD per planning thread (a
+ * thread's start is then a small part of its share), at least
+ * PLAN_CHUNK_MIN and at most PLAN_CHUNK_MAX, so that the windows of a chunk
+ * stay bounded (a read strand the filter cannot cut takes up to 256
+ * windows of 32 bytes a target; one the index cuts, a few: about 6 a read
+ * at e = 0.1 against 20 Mb). */
+enum { PLAN_CHUNK_PER_THREAD = 256, PLAN_CHUNK_MIN = 1024, PLAN_CHUNK_MAX = 8192 };
 
 /* --filter on the GPU (filter_plan.h): does the batch go through the
  * planned windows (*planned = 1; the filters built for these targets) or
  * the kernel's own launcher (*planned = 0: another kernel, --filter off,
- * long patterns, or no filter built)?  0 or a status. */
+ * long patterns, or no filter built)?  The index's build time (when built
+ * here) goes to st.  0 or a status. */
 int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, int *planned,
-               gpuasm_err *err)
+               gpuasm_scan_stats *st, gpuasm_err *err)
 {
     *planned = 0;
     const char *name = gpuasm_filter_name(opt->filter);
@@ -233,6 +237,21 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
                      : "patterns longer than 256 bases");
         return 0;
     }
+    /* --filter auto on small targets: the exhaustive kernel.  On a GPU the
+     * planned windows come in launches of a few dozen blocks (under one wave,
+     * 12% occupancy) behind the host's planning, while the exhaustive kernel
+     * runs at ~36 TCUPS: measured on an H100 (BENCHMARKS.md, "H100 runs of
+     * 2026-11-24, second session"): 1 M reads vs the four genomes (177 kb)
+     * 3.1 s filtered vs 1.8 s exhaustive, whole adapters 3.8 s vs 1.9 s;
+     * against 20 Mb the filter wins 2.6 s vs 14.0 s per 100 k reads. */
+    const uint64_t tbases = g->targets->off[g->targets->n];
+    const int64_t min_bases = gpuasm_knob(g->settings->cuda_filter_min_bases, 1000000);
+    if (opt->filter == GPUASM_FILTER_AUTO && tbases < (uint64_t)min_bases) {
+        snprintf(g->filter_desc, sizeof g->filter_desc,
+                 "%s: exhaustive on the GPU (targets of %llu bases, under GPUASM_CUDA_FILTER_MIN_BASES "
+                 "= %lld)", name, (unsigned long long)tbases, (long long)min_bases);
+        return 0;
+    }
     if (!gpuasm_cpu_prep_fits(g->prep, g->targets, opt)) {
         gpuasm_cpu_prep_free(g->prep);
         g->prep = NULL;
@@ -240,8 +259,10 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
         gpuasm_cpu_cfg_default(&cfg);
         cfg.prefilter = (int)gpuasm_knob(g->settings->cpu_prefilter, 1);
         cfg.index_max = g->settings->cpu_index_max;
+        cfg.threads = g->n_threads;
         int rc = gpuasm_cpu_prep_build(g->targets, opt, &cfg, &g->prep, err);
         if (rc < 0) return rc;
+        st->index_build_s += gpuasm_cpu_prep_index_s(g->prep);
     }
     if (!gpuasm_cpu_prep_pieces(g->prep) && !gpuasm_cpu_prep_index(g->prep, NULL)) {
         snprintf(g->filter_desc, sizeof g->filter_desc, "%s; exhaustive on the GPU",
@@ -259,14 +280,16 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
 int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 const gpuasm_cuda_batch *b, int count, gpuasm_scan_stats *st, gpuasm_err *err)
 {
-    long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-    if (ncpu < 1) ncpu = 1;
-    if (ncpu > 32) ncpu = 32;
-    for (uint32_t first = 0; first < reads->n; first += PLAN_CHUNK_READS) {
-        const uint32_t n = reads->n - first < PLAN_CHUNK_READS ? reads->n - first : PLAN_CHUNK_READS;
+    uint32_t chunk_reads = PLAN_CHUNK_PER_THREAD * (uint32_t)g->n_threads;
+    if (chunk_reads < PLAN_CHUNK_MIN) chunk_reads = PLAN_CHUNK_MIN;
+    if (chunk_reads > PLAN_CHUNK_MAX) chunk_reads = PLAN_CHUNK_MAX;
+    for (uint32_t first = 0; first < reads->n; first += chunk_reads) {
+        const uint32_t n = reads->n - first < chunk_reads ? reads->n - first : chunk_reads;
         /* the chunk as a set of its own (offsets stay absolute) */
         const gpuasm_seqset chunk = { n, reads->off + first, reads->code };
-        int rc = gpuasm_plan_build(&g->plan, g->prep, &chunk, g->targets, opt, (int)ncpu, err);
+        const double t0 = gpuasm_now_s();
+        int rc = gpuasm_plan_build(&g->plan, g->prep, &chunk, g->targets, opt, g->n_threads, err);
+        st->plan_s += gpuasm_now_s() - t0;
         if (rc < 0) return rc;
         for (int c = 0; c < 4; c++) {
             for (size_t i = 0; i < g->plan.n[c]; i++) g->plan.win[c][i].read += first;
@@ -286,8 +309,8 @@ int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
             st->pieces_dropped += g->plan.counts.pieces_dropped;
         }
     }
-    snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned on %ld host threads, verified on the GPU",
-             gpuasm_cpu_prep_describe(g->prep), ncpu);
+    snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned on %d host thread%s, verified on the GPU",
+             gpuasm_cpu_prep_describe(g->prep), g->n_threads, g->n_threads > 1 ? "s" : "");
     return 0;
 }
 
@@ -366,7 +389,7 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     b.dev.targets.code = g->d_tcode;
     b.dev.opt = *opt;
     int planned = 0, first_pass = 1;
-    if ((rc = plan_batch(g, reads, opt, &planned, err)) < 0) return rc;
+    if ((rc = plan_batch(g, reads, opt, &planned, st, err)) < 0) return rc;
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);

@@ -39,6 +39,7 @@ struct gpuasm_engine {
     int n_lanes;
     lane_t *lane;
     int is_cuda;
+    int n_threads;              /* -@: CPU workers; CUDA lanes' host threads (index, planning) */
     const gpuasm_sigset *sig_targets;   /* signal mode: the reference signals */
     pthread_mutex_t stats_lock; /* lane stats are added and summed under it */
     char desc[1024];
@@ -144,7 +145,7 @@ static int open_cuda_lanes(gpuasm_engine *e, const device_spec *d, gpuasm_err *e
     }
     size_t dl = 0;
     for (int i = 0; i < n; i++) {
-        gpuasm_backend_cfg cfg = { .device = devs[i], .n_threads = 1, .settings = &e->settings };
+        gpuasm_backend_cfg cfg = { .device = devs[i], .n_threads = e->n_threads, .settings = &e->settings };
         const int per_dev = (int)gpuasm_knob(e->settings.cuda_lanes, LANES_PER_DEVICE);
         for (int s = 0; s < per_dev; s++) {
             int rc = add_lane(e, cuda, &cfg, err);
@@ -178,6 +179,7 @@ int gpuasm_engine_open(const char *device, int n_threads, gpuasm_engine **out,
     gpuasm_engine *e = calloc(1, sizeof(*e));
     if (!e) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
     pthread_mutex_init(&e->stats_lock, NULL);
+    e->n_threads = n_threads < 1 ? 1 : n_threads;
     if ((rc = gpuasm_settings_read(&e->settings, err)) < 0) goto fail;
     /* Room for the largest lane count a list can ask for. */
     if (!(e->lane = calloc((size_t)MAX_DEVICES * MAX_LANES_PER_DEVICE, sizeof(*e->lane)))) {
@@ -272,6 +274,8 @@ static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->index_declined += s->index_declined;
     to->pieces_kept += s->pieces_kept;
     to->pieces_dropped += s->pieces_dropped;
+    to->index_build_s += s->index_build_s;
+    to->plan_s += s->plan_s;
 }
 
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,

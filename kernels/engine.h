@@ -23,7 +23,8 @@ typedef struct gpuasm_engine gpuasm_engine;
  *   "cpu";
  *   "cuda"          CUDA device 0; "cuda:N"; "cuda:N,M,..." a list (no
  *                   repeats); "cuda:all" every CUDA device.
- * n_threads: CPU worker threads (>= 1).  Returns 0 and sets *out, or a
+ * n_threads: CPU worker threads, and each CUDA lane's host threads (the
+ * filters' index and planning; >= 1).  Returns 0 and sets *out, or a
  * negative status with err: GPUASM_ERR_BAD_OPTION (not a device list, or a
  * tuning knob out of range), GPUASM_ERR_NO_DEVICE (a CUDA device asked for
  * is not there, or no CUDA in this build), GPUASM_ERR_CUDA, NOMEM.  When

@@ -19,6 +19,8 @@
 /* Columns a segment reports when a text is searched whole. */
 #define PLAN_SEG 4096u
 #define PLAN_MAX_SEGS 256u
+/* Planning threads at most (one plan_build). */
+#define PLAN_MAX_THREADS 256
 
 int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
                         const gpuasm_search_opt *opt)
@@ -45,19 +47,47 @@ int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets
     }
 }
 
+/* One planning thread's scratch, kept in the plan from build to build:
+ * its windows and counts, the read's reverse complement, the stamps of
+ * the targets in group A (in_a) and marked by the pieces filter (mark),
+ * group A's list and the index's end ranges. */
+typedef struct gpuasm_plan_ws {
+    gpuasm_plan out;        /* this share's windows and counts (its ws unused) */
+    uint8_t *rc;
+    size_t rc_cap;
+    uint32_t *in_a, *mark, stamp_a, stamp;
+    uint32_t nt_cap;        /* in_a, mark: entries (targets) */
+    uint32_t *grp_a;
+    size_t cap_a;
+    gpuasm_end_range *ranges;
+    size_t cap_ranges;
+} gpuasm_plan_ws;
+
+static void ws_free(gpuasm_plan_ws *w)
+{
+    for (int c = 0; c < 4; c++) free(w->out.win[c]);
+    free(w->rc);
+    free(w->in_a);
+    free(w->mark);
+    free(w->grp_a);
+    free(w->ranges);
+}
+
 void gpuasm_plan_free(gpuasm_plan *plan)
 {
     for (int c = 0; c < 4; c++) free(plan->win[c]);
+    for (int i = 0; i < plan->n_ws; i++) ws_free(&plan->ws[i]);
+    free(plan->ws);
     memset(plan, 0, sizeof *plan);
 }
 
-/* One thread's share: reads [first, first + count). */
+/* One thread's share: reads [first, first + count), in ws. */
 typedef struct plan_job {
     const gpuasm_cpu_prep *prep;
     const gpuasm_seqset *reads, *targets;
     const gpuasm_search_opt *opt;
     uint32_t first, count;
-    gpuasm_plan out;        /* this share's windows and counts */
+    gpuasm_plan_ws *ws;
     int failed;
 } plan_job;
 
@@ -91,6 +121,7 @@ static int push_whole(gpuasm_plan *p, gpuasm_vwin w, uint32_t m, uint64_t n)
 static void *plan_run(void *arg)
 {
     plan_job *j = arg;
+    gpuasm_plan_ws *ws = j->ws;
     const gpuasm_seqset *reads = j->reads, *targets = j->targets;
     const gpuasm_search_opt *opt = j->opt;
     int level = 0;
@@ -98,35 +129,42 @@ static void *plan_run(void *arg)
     const gpuasm_qfilter *qf = gpuasm_cpu_prep_pieces(j->prep);
     const uint32_t nt = targets->n;
     const int strands = gpuasm_strands(opt);
-    uint8_t *rc = NULL;
-    size_t rc_cap = 0, cap_a = 0, cap_ranges = 0;
-    uint32_t *in_a = calloc(nt ? nt : 1, sizeof(uint32_t));
-    uint32_t *mark = calloc(nt ? nt : 1, sizeof(uint32_t));
-    uint32_t *grp_a = NULL, stamp_a = 0, stamp = 0;
-    gpuasm_end_range *ranges = NULL;
-    if (!in_a || !mark) goto oom;
+    for (int c = 0; c < 4; c++) ws->out.n[c] = 0;
+    memset(&ws->out.counts, 0, sizeof ws->out.counts);
+    if (nt > ws->nt_cap) {   /* more targets than before: fresh stamps */
+        free(ws->in_a);
+        free(ws->mark);
+        ws->in_a = calloc(nt, sizeof(uint32_t));
+        ws->mark = calloc(nt, sizeof(uint32_t));
+        ws->nt_cap = ws->in_a && ws->mark ? nt : 0;
+        ws->stamp_a = ws->stamp = 0;
+        if (!ws->nt_cap) goto oom;
+    }
+    uint32_t *in_a = ws->in_a, *mark = ws->mark;
     for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
         const uint8_t *read = reads->code + reads->off[r];
         const uint64_t rlen = reads->off[r + 1] - reads->off[r];
         const int32_t k_read = gpuasm_pair_k(opt, rlen);
-        if (strands == 2 && gpuasm_grow((void **)&rc, &rc_cap, rlen ? rlen : 1, 1) < 0) goto oom;
+        if (strands == 2 && gpuasm_grow((void **)&ws->rc, &ws->rc_cap, rlen ? rlen : 1, 1) < 0) goto oom;
+        uint8_t *rc = ws->rc;
         for (uint64_t i = 0; strands == 2 && i < rlen; i++) rc[i] = gpuasm_nt16_comp(read[rlen - 1 - i]);
         for (uint32_t s = 0; s < (uint32_t)strands; s++) {
             const uint8_t *rseq = s ? rc : read;
             /* Group A (the read strand is the pattern) and its text total. */
             uint32_t n_a = 0;
             uint64_t total = 0;
-            if (++stamp_a == 0) {
-                memset(in_a, 0, (size_t)nt * sizeof(uint32_t));
-                stamp_a = 1;
+            if (++ws->stamp_a == 0) {
+                memset(in_a, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
+                ws->stamp_a = 1;
             }
+            const uint32_t stamp_a = ws->stamp_a;
             int all_b = 1;   /* pieces filter: every target a candidate */
             if (qf) {
-                if (++stamp == 0) {
-                    memset(mark, 0, (size_t)nt * sizeof(uint32_t));
-                    stamp = 1;
+                if (++ws->stamp == 0) {
+                    memset(mark, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
+                    ws->stamp = 1;
                 }
-                all_b = gpuasm_qfilter_mark(qf, rseq, rlen, mark, stamp);
+                all_b = gpuasm_qfilter_mark(qf, rseq, rlen, mark, ws->stamp);
             }
             for (uint32_t t = 0; t < nt; t++) {
                 const uint64_t tlen = targets->off[t + 1] - targets->off[t];
@@ -134,62 +172,57 @@ static void *plan_run(void *arg)
                 if (!p.searched) continue;
                 gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, (uint16_t)p.read_is_pattern, p.k, 0, 0, 0, 0 };
                 if (p.read_is_pattern) {
-                    if (gpuasm_grow((void **)&grp_a, &cap_a, (size_t)n_a + 1, sizeof(uint32_t)) < 0) goto oom;
-                    grp_a[n_a++] = t;
+                    if (gpuasm_grow((void **)&ws->grp_a, &ws->cap_a, (size_t)n_a + 1, sizeof(uint32_t)) < 0)
+                        goto oom;
+                    ws->grp_a[n_a++] = t;
                     in_a[t] = stamp_a;
                     total += tlen;
                     continue;
                 }
                 /* Group B: the target is the pattern of the read strand. */
-                if (qf && !all_b && !qf->always[t] && mark[t] != stamp) {
-                    j->out.counts.pieces_dropped++;
+                if (qf && !all_b && !qf->always[t] && mark[t] != ws->stamp) {
+                    ws->out.counts.pieces_dropped++;
                     continue;
                 }
-                if (qf) j->out.counts.pieces_kept++;
-                if (push_whole(&j->out, w, (uint32_t)p.m, p.n) < 0) goto oom;
+                if (qf) ws->out.counts.pieces_kept++;
+                if (push_whole(&ws->out, w, (uint32_t)p.m, p.n) < 0) goto oom;
             }
             if (!n_a) continue;
             int64_t nr = -2;
             if (tx) {
                 nr = gpuasm_tindex_ranges(tx, targets, rseq, (uint32_t)rlen, k_read, 0, in_a, stamp_a,
-                                          &ranges, &cap_ranges);
+                                          &ws->ranges, &ws->cap_ranges);
                 if (nr == -1) goto oom;
                 const uint64_t lead = rlen + (uint64_t)k_read - 1;
-                if (nr >= 0 && !gpuasm_tindex_pays(ranges, nr, lead, total, level)) nr = -2;
-                if (nr >= 0) j->out.counts.index_strands++;
-                else j->out.counts.index_declined++;
+                if (nr >= 0 && !gpuasm_tindex_pays(ws->ranges, nr, lead, total, level)) nr = -2;
+                if (nr >= 0) ws->out.counts.index_strands++;
+                else ws->out.counts.index_declined++;
             }
             if (nr >= 0) {
                 const uint64_t ov = rlen + (uint64_t)k_read;
                 for (int64_t i = 0; i < nr; i++) {
-                    const gpuasm_end_range *g = &ranges[i];
+                    const gpuasm_end_range *g = &ws->ranges[i];
                     const uint64_t n = targets->off[g->target + 1] - targets->off[g->target];
                     gpuasm_vwin w = { (uint32_t)r, g->target, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
                     w.s0 = (uint32_t)g->lo;
                     w.s1 = (uint32_t)(g->hi + 1);
                     w.j0 = (uint32_t)(g->lo > ov ? g->lo - ov : 0);
                     w.jend = (uint32_t)(g->hi + 2 < n ? g->hi + 2 : n);
-                    if (push(&j->out, (uint32_t)rlen, &w) < 0) goto oom;
+                    if (push(&ws->out, (uint32_t)rlen, &w) < 0) goto oom;
                 }
             } else {
                 for (uint32_t i = 0; i < n_a; i++) {
-                    const uint32_t t = grp_a[i];
+                    const uint32_t t = ws->grp_a[i];
                     gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
-                    if (push_whole(&j->out, w, (uint32_t)rlen, targets->off[t + 1] - targets->off[t]) < 0)
+                    if (push_whole(&ws->out, w, (uint32_t)rlen, targets->off[t + 1] - targets->off[t]) < 0)
                         goto oom;
                 }
             }
         }
     }
-    goto done;
+    return NULL;
 oom:
     j->failed = 1;
-done:
-    free(rc);
-    free(in_a);
-    free(mark);
-    free(grp_a);
-    free(ranges);
     return NULL;
 }
 
@@ -200,14 +233,17 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
     for (int c = 0; c < 4; c++) plan->n[c] = 0;
     memset(&plan->counts, 0, sizeof plan->counts);
     if (n_threads < 1) n_threads = 1;
+    if (n_threads > PLAN_MAX_THREADS) n_threads = PLAN_MAX_THREADS;
     if ((uint32_t)n_threads > reads->n / 64 + 1) n_threads = (int)(reads->n / 64 + 1);
-    plan_job *jobs = calloc((size_t)n_threads, sizeof *jobs);
-    pthread_t *tid = calloc((size_t)n_threads, sizeof *tid);
-    if (!jobs || !tid) {
-        free(jobs);
-        free(tid);
-        return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+    if (n_threads > plan->n_ws) {   /* the threads' scratch, kept from build to build */
+        gpuasm_plan_ws *ws = realloc(plan->ws, (size_t)n_threads * sizeof *ws);
+        if (!ws) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        memset(ws + plan->n_ws, 0, (size_t)(n_threads - plan->n_ws) * sizeof *ws);
+        plan->ws = ws;
+        plan->n_ws = n_threads;
     }
+    plan_job jobs[PLAN_MAX_THREADS];
+    pthread_t tid[PLAN_MAX_THREADS];
     int started = 0, rc = 0;
     for (int i = 0; i < n_threads; i++) {
         const uint32_t a = (uint32_t)((uint64_t)reads->n * (uint64_t)i / (uint64_t)n_threads);
@@ -219,6 +255,7 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
         jobs[i].opt = opt;
         jobs[i].first = a;
         jobs[i].count = b - a;
+        jobs[i].ws = &plan->ws[i];
     }
     /* Thread 0 is the caller; the others are started here. */
     for (int i = 1; i < n_threads; i++) {
@@ -231,27 +268,25 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
     if (rc == 0) plan_run(&jobs[0]);
     for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
     for (int i = 0; i < n_threads && rc == 0; i++) {
+        const gpuasm_plan *out = &plan->ws[i].out;
         if (jobs[i].failed) {
             rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
             break;
         }
         for (int c = 0; c < 4; c++) {
-            const size_t n = jobs[i].out.n[c];
+            const size_t n = out->n[c];
             if (!n) continue;
             if (gpuasm_grow((void **)&plan->win[c], &plan->cap[c], plan->n[c] + n, sizeof(gpuasm_vwin)) < 0) {
                 rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
                 break;
             }
-            memcpy(plan->win[c] + plan->n[c], jobs[i].out.win[c], n * sizeof(gpuasm_vwin));
+            memcpy(plan->win[c] + plan->n[c], out->win[c], n * sizeof(gpuasm_vwin));
             plan->n[c] += n;
         }
-        plan->counts.index_strands += jobs[i].out.counts.index_strands;
-        plan->counts.index_declined += jobs[i].out.counts.index_declined;
-        plan->counts.pieces_kept += jobs[i].out.counts.pieces_kept;
-        plan->counts.pieces_dropped += jobs[i].out.counts.pieces_dropped;
+        plan->counts.index_strands += out->counts.index_strands;
+        plan->counts.index_declined += out->counts.index_declined;
+        plan->counts.pieces_kept += out->counts.pieces_kept;
+        plan->counts.pieces_dropped += out->counts.pieces_dropped;
     }
-    for (int i = 0; i < n_threads; i++) gpuasm_plan_free(&jobs[i].out);
-    free(jobs);
-    free(tid);
     return rc;
 }

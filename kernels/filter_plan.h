@@ -60,6 +60,10 @@ typedef struct gpuasm_plan {
     gpuasm_vwin *win[4];
     size_t n[4], cap[4];
     gpuasm_scan_stats counts;   /* what the filters did (index_*, pieces_*) */
+    /* each planning thread's scratch and windows, kept from build to
+     * build (nothing is allocated per read or per chunk once grown) */
+    struct gpuasm_plan_ws *ws;
+    int n_ws;
 } gpuasm_plan;
 
 /* Does a batch qualify: myers on nt16, --filter not off, and every
@@ -70,7 +74,9 @@ int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets
 /* Fill plan (emptied first; buffers reused) with the windows of every
  * searched pair of reads x targets, using prep's filters (built for
  * targets and opt: gpuasm_cpu_prep_build), with up to n_threads host
- * threads.  0, or GPUASM_ERR_NOMEM / GPUASM_ERR_THREAD. */
+ * threads (the caller's among them), each on a share of the reads.  The
+ * windows come in read order whatever n_threads is.  0, or
+ * GPUASM_ERR_NOMEM / GPUASM_ERR_THREAD. */
 int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpuasm_seqset *reads,
                       const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
                       gpuasm_err *err);

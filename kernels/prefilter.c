@@ -1,7 +1,9 @@
 /* prefilter.c -- the pigeonhole filter of target patterns (see prefilter.h). */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "prefilter.h"
 
 #define N_KEYS ((uint32_t)1 << (2 * GPUASM_QF_Q))
@@ -72,40 +74,47 @@ static uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
     return key;
 }
 
-/* Ascending sort of v[0 .. n) (quicksort, median of three, insertion sort
- * for short runs; the shorter side recursed, so the depth is O(log n)).
- * qsort's comparison call per step was most of the index's build time. */
-static void sort_u64(uint64_t *v, size_t n)
-{
-    while (n > 24) {
-        uint64_t a = v[0], b = v[n / 2], c = v[n - 1];
-        const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (v[i] < piv) i++;
-            while (v[j] > piv) j--;
-            if (i >= j) break;
-            const uint64_t t = v[i];
-            v[i++] = v[j];
-            v[j--] = t;
-        }
-        /* [0, j] <= piv <= [j + 1, n) */
-        if (j + 1 < n - j - 1) {
-            sort_u64(v, j + 1);
-            v += j + 1;
-            n -= j + 1;
-        } else {
-            sort_u64(v + j + 1, n - j - 1);
-            n = j + 1;
-        }
+/* NAME(v, n): ascending sort of v[0 .. n) of TYPE by KEY(&v[i]), a
+ * uint64_t (quicksort, median of three, insertion sort for short runs; the
+ * shorter side recursed, so the depth is O(log n)).  qsort's comparison
+ * call per step was most of the index's build time, and a tenth of the
+ * planning's at e = 0.1 against 20 Mb. */
+#define DEFINE_SORT(NAME, TYPE, KEY)                                                          \
+    static void NAME(TYPE *v, size_t n)                                                       \
+    {                                                                                         \
+        while (n > 24) {                                                                      \
+            const uint64_t a = KEY(&v[0]), b = KEY(&v[n / 2]), c = KEY(&v[n - 1]);            \
+            const uint64_t piv = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b); \
+            size_t i = 0, j = n - 1;                                                          \
+            for (;;) {                                                                        \
+                while (KEY(&v[i]) < piv) i++;                                                 \
+                while (KEY(&v[j]) > piv) j--;                                                 \
+                if (i >= j) break;                                                            \
+                const TYPE t = v[i];                                                          \
+                v[i++] = v[j];                                                                \
+                v[j--] = t;                                                                   \
+            }                                                                                 \
+            /* [0, j] <= piv <= [j + 1, n) */                                                 \
+            if (j + 1 < n - j - 1) {                                                          \
+                NAME(v, j + 1);                                                               \
+                v += j + 1;                                                                   \
+                n -= j + 1;                                                                   \
+            } else {                                                                          \
+                NAME(v + j + 1, n - j - 1);                                                   \
+                n = j + 1;                                                                    \
+            }                                                                                 \
+        }                                                                                     \
+        for (size_t i = 1; i < n; i++) {                                                      \
+            const TYPE t = v[i];                                                              \
+            const uint64_t key = KEY(&t);                                                     \
+            size_t j = i;                                                                     \
+            for (; j > 0 && KEY(&v[j - 1]) > key; j--) v[j] = v[j - 1];                       \
+            v[j] = t;                                                                         \
+        }                                                                                     \
     }
-    for (size_t i = 1; i < n; i++) {
-        const uint64_t t = v[i];
-        size_t j = i;
-        for (; j > 0 && v[j - 1] > t; j--) v[j] = v[j - 1];
-        v[j] = t;
-    }
-}
+
+static inline uint64_t u64_key(const uint64_t *x) { return *x; }
+DEFINE_SORT(sort_u64, uint64_t, u64_key)
 
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt)
@@ -331,97 +340,10 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
 void gpuasm_tindex_free(gpuasm_tindex *x)
 {
     free(x->start);
+    free(x->sub);
     free(x->pos);
     free(x->amb);
     memset(x, 0, sizeof *x);
-}
-
-int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos)
-{
-    memset(x, 0, sizeof *x);
-    uint32_t *ek = NULL;   /* pass 2: each window's extension key, in row order (4 bytes a window) */
-    const uint64_t total = targets->off[targets->n];
-    if (total >= UINT32_MAX) return 1;
-    /* Pass 1: count windows per key and ambiguous runs. */
-    if (!(x->start = calloc((size_t)N_KEYS + 1, sizeof(uint32_t)))) goto oom;
-    size_t amb_cap = 0;
-    uint64_t n_pos = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (uint32_t t = 0; t < targets->n; t++) {
-            const uint8_t *s = targets->code;
-            uint32_t key = 0;
-            unsigned run = 0;
-            for (uint64_t i = targets->off[t]; i < targets->off[t + 1]; i++) {
-                const int b = base2[s[i] & 15];
-                if (b < 0) {
-                    run = 0;
-                    if (pass) continue;
-                    /* ambiguous: extend the last run or start one */
-                    if (x->n_amb && x->amb[2 * x->n_amb - 1] + 1 == i && i > targets->off[t]) {
-                        x->amb[2 * x->n_amb - 1] = i;
-                    } else {
-                        if (2 * x->n_amb + 2 > amb_cap) {
-                            size_t c = amb_cap ? 2 * amb_cap : 64;
-                            uint64_t *q = realloc(x->amb, c * sizeof(uint64_t));
-                            if (!q) goto oom;
-                            x->amb = q;
-                            amb_cap = c;
-                        }
-                        x->amb[2 * x->n_amb] = x->amb[2 * x->n_amb + 1] = i;
-                        x->n_amb++;
-                    }
-                    continue;
-                }
-                key = ((key << 2) | (uint32_t)b) & KEY_MASK;
-                if (++run < GPUASM_QF_Q) continue;
-                const uint64_t w = i + 1 - GPUASM_QF_Q;   /* the window's first base */
-                if (!pass) {
-                    x->start[key + 1]++;
-                    n_pos++;
-                } else {
-                    ek[x->start[key]] = ext_key(s, total, w);
-                    x->pos[x->start[key]++] = (uint32_t)w;
-                }
-            }
-        }
-        if (!pass) {
-            if (n_pos > max_pos) {
-                gpuasm_tindex_free(x);
-                return 1;
-            }
-            for (uint32_t k = 0; k < N_KEYS; k++) x->start[k + 1] += x->start[k];
-            if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
-            if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
-        }
-    }
-    /* Pass 2 advanced start[x] to the end of row x: shift back. */
-    for (uint32_t k = N_KEYS; k > 0; k--) x->start[k] = x->start[k - 1];
-    x->start[0] = 0;
-    x->n_pos = n_pos;
-    x->total = total;
-    /* Each row sorted by the next GPUASM_QF_EXT bases (ext_key), so that a
-     * piece longer than Q is looked up by its first Q + E bases: a binary
-     * search inside the row instead of a walk over every window.  The keys
-     * were taken in pass 2, in text order (sequential reads). */
-    uint32_t widest = 0;
-    for (uint32_t k = 0; k < N_KEYS; k++)
-        if (x->start[k + 1] - x->start[k] > widest) widest = x->start[k + 1] - x->start[k];
-    uint64_t *tmp = malloc((widest ? widest : 1) * sizeof(uint64_t));
-    if (!tmp) goto oom;
-    for (uint32_t k = 0; k < N_KEYS; k++) {
-        const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
-        if (n < 2) continue;
-        for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)ek[lo + i] << 32 | x->pos[lo + i];
-        sort_u64(tmp, n);
-        for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
-    }
-    free(tmp);
-    free(ek);
-    return 0;
-oom:
-    free(ek);
-    gpuasm_tindex_free(x);
-    return -1;
 }
 
 /* Target of a code-buffer position (off[] ascending). */
@@ -435,6 +357,234 @@ static uint32_t target_of(const gpuasm_seqset *targets, uint64_t g)
     return lo;
 }
 
+/* The index is built in three passes, each split over threads (issue #16:
+ * on one thread the build of 20 Mb took ~2 s, a fixed cost in every run):
+ *   1. count: each thread counts the windows per key whose first base lies
+ *      in its share [a, b) of the code buffer;
+ *   2. place: row x holds thread 0's windows of key x, then thread 1's,
+ *      ... (prefix sums of the counts), each thread writing its own slots:
+ *      the window's position and its extension key;
+ *   3. sort: each row by (extension key, position), rows split over the
+ *      threads by their windows.
+ * (extension key, position) is unique per window, so a row's final order
+ * does not depend on where pass 2 put its windows: the index is the same,
+ * byte for byte, for any number of threads (tests/c/test_lanes compares
+ * them).  The runs of ambiguous codes are found on the caller's thread
+ * (one pass over the bytes). */
+
+/* A thread's share of the build. */
+typedef struct tix_job {
+    const gpuasm_seqset *targets;
+    gpuasm_tindex *x;
+    uint32_t *ek;           /* each window's extension key, in row order */
+    uint64_t a, b;          /* passes 1-2: windows starting in [a, b) */
+    uint32_t *cnt;          /* [N_KEYS] pass 1: windows per key; pass 2: next slot per key */
+    uint32_t k0, k1;        /* pass 3: rows [k0, k1) */
+    uint64_t n_pos;         /* pass 1: windows counted */
+    int pass, failed;
+} tix_job;
+
+/* Passes 1 and 2 over the windows of Q single bases inside one target
+ * whose first base lies in [a, b). */
+static void tix_windows(tix_job *j)
+{
+    const gpuasm_seqset *targets = j->targets;
+    const uint64_t total = targets->off[targets->n];
+    const uint8_t *s = targets->code;
+    if (j->a >= j->b) return;
+    uint32_t t = target_of(targets, j->a);
+    uint32_t key = 0;
+    unsigned run = 0;   /* single bases in a row ending at i, inside target t */
+    const uint64_t end = j->b + GPUASM_QF_Q - 1 < total ? j->b + GPUASM_QF_Q - 1 : total;
+    uint32_t *cnt = j->cnt, *pos = j->x->pos, *ek = j->ek;
+    uint64_t n = 0;
+    for (uint64_t i = j->a; i < end; i++) {
+        while (i >= targets->off[t + 1]) {   /* windows never span two targets */
+            t++;
+            run = 0;
+        }
+        const int b = base2[s[i] & 15];
+        if (b < 0) {
+            run = 0;
+            continue;
+        }
+        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
+        if (++run < GPUASM_QF_Q) continue;
+        const uint64_t w = i + 1 - GPUASM_QF_Q;   /* >= a: the run began at a or later */
+        if (!j->pass) {
+            cnt[key]++;
+            n++;
+        } else {
+            ek[cnt[key]] = ext_key(s, total, w);
+            pos[cnt[key]++] = (uint32_t)w;
+        }
+    }
+    j->n_pos = n;
+}
+
+/* Pass 3: rows [k0, k1) sorted by (extension key, position). */
+static void tix_sort(tix_job *j)
+{
+    const gpuasm_tindex *x = j->x;
+    uint32_t widest = 0;
+    for (uint32_t k = j->k0; k < j->k1; k++)
+        if (x->start[k + 1] - x->start[k] > widest) widest = x->start[k + 1] - x->start[k];
+    uint64_t *tmp = malloc((widest ? widest : 1) * sizeof(uint64_t));
+    if (!tmp) {
+        j->failed = 1;
+        return;
+    }
+    for (uint32_t k = j->k0; k < j->k1; k++) {
+        const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
+        for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[lo + i] << 32 | x->pos[lo + i];
+        if (n > 1) sort_u64(tmp, n);
+        for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
+        /* sub: where the extension's first code reaches 1, 2, 3, 4 */
+        uint32_t i = 0;
+        for (uint32_t v = 1; v <= 4; v++) {
+            while (i < n && tmp[i] >> 60 < v) i++;
+            x->sub[4 * (size_t)k + v - 1] = lo + i;
+        }
+    }
+    free(tmp);
+}
+
+static void *tix_run(void *arg)
+{
+    tix_job *j = arg;
+    if (j->pass < 2) tix_windows(j); else tix_sort(j);
+    return NULL;
+}
+
+/* Run jobs[0 .. n) with their pass set to pass: jobs[0] on the caller's
+ * thread, the others on threads of their own (a job whose thread cannot be
+ * started runs here: the result is the same). */
+static void tix_pass(tix_job *jobs, int n, int pass)
+{
+    pthread_t tid[GPUASM_TINDEX_MAX_THREADS];
+    int started[GPUASM_TINDEX_MAX_THREADS] = { 0 };
+    for (int i = 0; i < n; i++) jobs[i].pass = pass;
+    for (int i = 1; i < n; i++) started[i] = pthread_create(&tid[i], NULL, tix_run, &jobs[i]) == 0;
+    tix_run(&jobs[0]);
+    for (int i = 1; i < n; i++) {
+        if (started[i]) pthread_join(tid[i], NULL);
+        else tix_run(&jobs[i]);
+    }
+}
+
+/* The runs of ambiguous codes (not single bases) of every target, in
+ * buffer order; a run never spans two targets.  0 or -1 (out of memory). */
+static int tix_amb(gpuasm_tindex *x, const gpuasm_seqset *targets)
+{
+    size_t amb_cap = 0;
+    const uint8_t *s = targets->code;
+    for (uint32_t t = 0; t < targets->n; t++) {
+        for (uint64_t i = targets->off[t]; i < targets->off[t + 1]; i++) {
+            if (base2[s[i] & 15] >= 0) continue;
+            /* ambiguous: extend the last run or start one */
+            if (x->n_amb && x->amb[2 * x->n_amb - 1] + 1 == i && i > targets->off[t]) {
+                x->amb[2 * x->n_amb - 1] = i;
+                continue;
+            }
+            if (2 * x->n_amb + 2 > amb_cap) {
+                size_t c = amb_cap ? 2 * amb_cap : 64;
+                uint64_t *q = realloc(x->amb, c * sizeof(uint64_t));
+                if (!q) return -1;
+                x->amb = q;
+                amb_cap = c;
+            }
+            x->amb[2 * x->n_amb] = x->amb[2 * x->n_amb + 1] = i;
+            x->n_amb++;
+        }
+    }
+    return 0;
+}
+
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads)
+{
+    memset(x, 0, sizeof *x);
+    uint32_t *ek = NULL;   /* pass 2: each window's extension key, in row order (4 bytes a window) */
+    tix_job *jobs = NULL;
+    const uint64_t total = targets->off[targets->n];
+    if (total >= UINT32_MAX) return 1;
+    /* Threads: at most one per GPUASM_TINDEX_MIN_SHARE bases (a small
+     * target set is not worth a thread's start). */
+    if (n_threads > GPUASM_TINDEX_MAX_THREADS) n_threads = GPUASM_TINDEX_MAX_THREADS;
+    if ((uint64_t)n_threads > total / GPUASM_TINDEX_MIN_SHARE) n_threads = (int)(total / GPUASM_TINDEX_MIN_SHARE);
+    if (n_threads < 1) n_threads = 1;
+    if (!(x->start = calloc((size_t)N_KEYS + 1, sizeof(uint32_t)))) goto oom;
+    if (!(jobs = calloc((size_t)n_threads, sizeof *jobs))) goto oom;
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i].targets = targets;
+        jobs[i].x = x;
+        jobs[i].a = total * (uint64_t)i / (uint64_t)n_threads;
+        jobs[i].b = total * (uint64_t)(i + 1) / (uint64_t)n_threads;
+        if (!(jobs[i].cnt = calloc((size_t)N_KEYS, sizeof(uint32_t)))) goto oom;
+    }
+    if (tix_amb(x, targets) < 0) goto oom;
+    /* Pass 1: count windows per key. */
+    tix_pass(jobs, n_threads, 0);
+    uint64_t n_pos = 0;
+    for (int i = 0; i < n_threads; i++) n_pos += jobs[i].n_pos;
+    if (n_pos > max_pos) {
+        for (int i = 0; i < n_threads; i++) free(jobs[i].cnt);
+        free(jobs);
+        gpuasm_tindex_free(x);
+        return 1;
+    }
+    /* Rows, and each thread's first slot in each row. */
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < N_KEYS; k++) {
+        x->start[k] = at;
+        for (int i = 0; i < n_threads; i++) {
+            const uint32_t c = jobs[i].cnt[k];
+            jobs[i].cnt[k] = at;
+            at += c;
+        }
+    }
+    x->start[N_KEYS] = at;
+    if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+    if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
+    if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+    /* Pass 2: place the windows. */
+    for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
+    tix_pass(jobs, n_threads, 1);
+    x->n_pos = n_pos;
+    x->total = total;
+    /* Pass 3: each row sorted by the next GPUASM_QF_EXT bases (ext_key),
+     * so that a piece longer than Q is looked up by its first Q + E bases:
+     * a binary search inside the row instead of a walk over every window.
+     * The rows are split into runs of about n_pos / n_threads windows. */
+    uint32_t k = 0;
+    for (int i = 0; i < n_threads; i++) {
+        const uint64_t upto = n_pos * (uint64_t)(i + 1) / (uint64_t)n_threads;
+        jobs[i].k0 = k;
+        while (k < N_KEYS && (i == n_threads - 1 || x->start[k + 1] <= upto)) k++;
+        jobs[i].k1 = k;
+    }
+    tix_pass(jobs, n_threads, 2);
+    int failed = 0;
+    for (int i = 0; i < n_threads; i++) {
+        failed |= jobs[i].failed;
+        free(jobs[i].cnt);
+    }
+    free(jobs);
+    jobs = NULL;
+    free(ek);
+    if (failed) {
+        gpuasm_tindex_free(x);
+        return -1;
+    }
+    return 0;
+oom:
+    for (int i = 0; jobs && i < n_threads; i++) free(jobs[i].cnt);
+    free(jobs);
+    free(ek);
+    gpuasm_tindex_free(x);
+    return -1;
+}
+
+
 /* The first row entry in [lo, hi) whose extension key is >= key (the row
  * is sorted by it). */
 static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t lo, uint32_t hi,
@@ -447,12 +597,9 @@ static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t 
     return lo;
 }
 
-static int cmp_range(const void *a, const void *b)
-{
-    const gpuasm_end_range *x = a, *y = b;
-    if (x->target != y->target) return x->target < y->target ? -1 : 1;
-    return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
+/* Ranges by (target, lo): lo < 2^32 (a target's length; total < 2^32). */
+static inline uint64_t range_key(const gpuasm_end_range *r) { return (uint64_t)r->target << 32 | r->lo; }
+DEFINE_SORT(sort_ranges, gpuasm_end_range, range_key)
 
 static int push_range(gpuasm_end_range **out, size_t *cap, size_t n, uint32_t t, int64_t lo, int64_t hi,
                       uint64_t len)
@@ -475,10 +622,18 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
                              uint32_t stamp, gpuasm_end_range **out, size_t *cap)
 {
-    const uint64_t pieces = (uint64_t)k + 1;
-    if (k < 0 || m / pieces < GPUASM_QF_Q) return -2;
+    if (k < 0 || m / ((uint64_t)k + 1) < GPUASM_QF_Q) return -2;
     for (uint32_t i = 0; i < m; i++)
         if (base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+    /* Two intact pieces (k + 2 of them) where they are long enough, else
+     * one (k + 1): prefilter.h, "Two pieces". */
+    int two = m / ((uint64_t)k + 2) >= GPUASM_QF_Q;
+    const uint64_t pieces = (uint64_t)k + 1 + (uint64_t)two;
+    /* Hits are packed as (target, c, piece) into 63 bits and sorted (bit
+     * 63 marks the paired ones). */
+    const int pbits = 64 - __builtin_clzll(pieces), cbits = 64 - __builtin_clzll(x->total + m + 1),
+              tbits = 64 - __builtin_clzll((uint64_t)targets->n + 1);
+    if (pbits + cbits + tbits > 63) two = 0;   /* never with 32-bit positions in practice */
     const int64_t slack = hamming ? 0 : k;
     size_t n = 0;
     for (uint64_t i = 0; i < pieces; i++) {
@@ -498,8 +653,16 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         }
         const uint32_t shift = 4 * (GPUASM_QF_EXT - e);
         const uint64_t elo = (uint64_t)ext << shift, ehi = ((uint64_t)ext + 1) << shift;
+        /* the window at the piece's start and the extension to its end:
+         * the lookup compares every base of the piece */
+        const int whole = w == a && w + GPUASM_QF_Q + e == b;
         uint32_t qa = x->start[key], qb = x->start[key + 1];
-        if (e) {
+        if (e) {   /* the windows whose extension starts with the piece's next base (sub) */
+            const uint32_t c0 = ext >> (4 * (e - 1));
+            qa = c0 ? x->sub[4 * (size_t)key + c0 - 1] : qa;
+            qb = x->sub[4 * (size_t)key + c0];
+        }
+        if (e > 1) {   /* and with the rest: a binary search */
             qa = ext_bound(x, targets->code, qa, qb, elo);
             qb = ext_bound(x, targets->code, qa, qb, ehi);
         }
@@ -510,16 +673,114 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             /* The whole piece must occur (nt16 rule), not just its window:
              * a cheap check that drops most chance window hits. */
             if (g - targets->off[t] < w - a || g + (b - w) > targets->off[t + 1]) continue;
-            const uint8_t *tp = targets->code + g - (w - a);
-            uint64_t y = a;
-            while (y < b && (p[y] & tp[y - a])) y++;
-            if (y < b) continue;
+            if (!whole) {   /* the lookup compared only part of the piece */
+                const uint8_t *tp = targets->code + g - (w - a);
+                uint64_t y = a;
+                while (y < b && (p[y] & tp[y - a])) y++;
+                if (y < b) continue;
+            }
             /* The pattern's end when P[w ..] is at text position g. */
             const int64_t c = (int64_t)(g - targets->off[t]) + (int64_t)(m - w) - 1;
+            if (two) {   /* a hit (target, c, piece), paired below: packed in out's memory */
+                if (gpuasm_grow((void **)out, cap, n / 3 + 1, sizeof **out) < 0) return -1;
+                ((uint64_t *)*out)[n++] = ((uint64_t)t << cbits | (uint64_t)c) << pbits | i;
+                continue;
+            }
             const int r = push_range(out, cap, n, t, c - slack, c + slack,
                                      targets->off[t + 1] - targets->off[t]);
             if (r < 0) return -1;
             n += (size_t)r;
+        }
+    }
+    if (two && n) {
+        /* Keep the hits with a hit of another piece in the same target
+         * whose end is within slack of theirs (two intact pieces of one
+         * alignment are: prefilter.h), each as its range [c - slack,
+         * c + slack].  The partners are found in a hash table of the hits
+         * by (target, c / W), W = 2^wb > slack, after them in out's
+         * memory (open addressing, at most half full): a hit's partners
+         * lie in its bucket or the two beside it; before it, counters of
+         * hits per hashed bucket leave out the hits alone in theirs.
+         * O(hits), where sorting them was half of the planning's time,
+         * and the table's probes still another half.  The kept ones (few) are
+         * moved to the front, sorted, and written as ranges from the last
+         * one (range y takes the bytes of hits 3y .. 3y + 2, read already). */
+        const int wb = slack ? 64 - __builtin_clzll((uint64_t)slack) : 0;
+        int tb = 64 - __builtin_clzll((uint64_t)n);   /* 2^tb > n */
+        tb++;
+        const size_t tsize = (size_t)1 << tb, tmask = tsize - 1;
+        /* counts: 2^cb > 32 n one-byte counters of hits per hashed bucket */
+        const int cb = tb + 4;
+        const size_t csize = (size_t)1 << cb;
+        if (gpuasm_grow((void **)out, cap, ((n + tsize) * sizeof(uint64_t) + csize) / sizeof **out + 1,
+                        sizeof **out) < 0)
+            return -1;
+        uint64_t *h = (uint64_t *)*out, *tab = h + n;
+        uint8_t *cnt = (uint8_t *)(tab + tsize);
+        const uint64_t pmask = ((uint64_t)1 << pbits) - 1, cmask = ((uint64_t)1 << cbits) - 1;
+        const uint64_t used = (uint64_t)1 << 63;
+#define PAIR_HASH(t, bk) ((((uint64_t)(t) << cbits | (bk)) * 0x9E3779B97F4A7C15ull))
+#define PAIR_SLOT(t, bk) ((size_t)(PAIR_HASH(t, bk) >> (64 - tb)))
+#define PAIR_CNT(t, bk) cnt[PAIR_HASH(t, bk) >> (64 - cb)]
+        /* First a count per hashed bucket: a hit whose bucket and the two
+         * beside it hold no other hit (nearly every chance hit) has no
+         * partner; the others (the true pairs among them) are paired
+         * exactly below, among themselves (a partner is such a hit too). */
+        memset(cnt, 0, csize);
+        for (size_t y = 0; y < n; y++) {
+            uint8_t *q = &PAIR_CNT(h[y] >> (cbits + pbits), (h[y] >> pbits & cmask) >> wb);
+            if (*q < 255) (*q)++;
+        }
+        size_t nc = 0;
+        for (size_t y = 0; y < n; y++) {
+            const uint64_t t = h[y] >> (cbits + pbits), bk = (h[y] >> pbits & cmask) >> wb;
+            unsigned sum = PAIR_CNT(t, bk) + PAIR_CNT(t, bk + 1) + (bk ? PAIR_CNT(t, bk - 1) : 0u);
+            if (sum >= 2) h[nc++] = h[y];   /* nc <= y */
+        }
+        n = nc;
+        memset(tab, 0, tsize * sizeof *tab);
+        for (size_t y = 0; y < n; y++) {
+            const uint64_t t = h[y] >> (cbits + pbits), bk = (h[y] >> pbits & cmask) >> wb;
+            size_t z = PAIR_SLOT(t, bk);
+            while (tab[z]) z = (z + 1) & tmask;
+            tab[z] = h[y] | used;
+        }
+        size_t u = 0;
+        for (size_t y = 0; y < n; y++) {
+            const uint64_t v = h[y], t = v >> (cbits + pbits), c = v >> pbits & cmask, pc = v & pmask;
+            const uint64_t bk = c >> wb;
+            int paired = 0;
+            for (uint64_t d = bk ? bk - 1 : 0; d <= bk + 1 && !paired; d++) {
+                for (size_t z = PAIR_SLOT(t, d); tab[z] && !paired; z = (z + 1) & tmask) {
+                    const uint64_t w2 = tab[z] & ~used;
+                    if (w2 >> (cbits + pbits) != t) continue;
+                    const uint64_t c2 = w2 >> pbits & cmask;
+                    paired = (c2 >> wb) == d && (c2 > c ? c2 - c : c - c2) <= (uint64_t)slack &&
+                             (w2 & pmask) != pc;
+                }
+            }
+            if (paired) h[u++] = v;   /* u <= y: h[y] is read */
+        }
+#undef PAIR_CNT
+#undef PAIR_HASH
+#undef PAIR_SLOT
+        if (u > 1) sort_u64(h, u);   /* by (target, c): the ranges' order */
+        if (gpuasm_grow((void **)out, cap, u, sizeof **out) < 0) return -1;
+        h = (uint64_t *)*out;
+        for (size_t y = u; y-- > 0;) {
+            const uint64_t v = h[y];
+            const uint32_t t = (uint32_t)(v >> (cbits + pbits));
+            const int64_t c = (int64_t)(v >> pbits & cmask);
+            const uint64_t len = targets->off[t + 1] - targets->off[t];
+            gpuasm_end_range r = { t, c - slack < 0 ? 0 : (uint64_t)(c - slack),
+                                   c + slack >= (int64_t)len ? len - 1 : (uint64_t)(c + slack) };
+            (*out)[y] = r;
+        }
+        /* ranges past their target's end (c - slack >= len) dropped, as push_range does */
+        n = 0;
+        for (size_t y = 0; y < u; y++) {
+            const uint64_t len = targets->off[(*out)[y].target + 1] - targets->off[(*out)[y].target];
+            if ((*out)[y].lo < len) (*out)[n++] = (*out)[y];
         }
     }
     /* Ambiguity zones: an alignment whose intact piece lies over an
@@ -535,7 +796,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         if (r < 0) return -1;
         n += (size_t)r;
     }
-    if (n > 1) qsort(*out, n, sizeof **out, cmp_range);
+    if (n > 1) sort_ranges(*out, n);
     /* Merge overlapping and adjacent ranges of a target. */
     size_t u = 0;
     for (size_t i = 0; i < n; i++) {

@@ -33,8 +33,9 @@
  * [c - k, c + k] of c, where c is the end P would have with the piece in
  * place and no shift; with mismatches only there is no shift, [c, c]).
  * The pieces used: piece i = [i m / (k + 1), (i + 1) m / (k + 1)), i.e.
- * floor(m / (k + 1)) or one more bases; a pattern is filtered only when
- * every piece has at least Q (target filter: 6..8) bases.
+ * floor(m / (k + 1)) or one more bases (the window index: k + 2 pieces
+ * where they have Q bases, "Two pieces" below); a pattern is filtered only
+ * when every piece has at least Q (target filter: 6..8) bases.
  * "Occurs exactly" under the nt16 rule (a & b) != 0:
  *  - N in a read (code 0) matches nothing, so a piece of a read holding an
  *    N in every Q-window can never be intact: the lemma's intact piece is
@@ -59,6 +60,23 @@
  *    a read base: such an occurrence touches an ambiguous code (ambiguity
  *    zone above) or lies inside its target (a true occurrence never runs
  *    past its target's end: the whole-piece check drops the rest).
+ * Two pieces (the window index, issue #16): the lemma with k + s pieces
+ * (Baeza-Yates & Navarro 1999; Navarro 2001, section 7.1) leaves at least s
+ * pieces untouched, since the k operations touch at most k pieces.  Where
+ * m / (k + 2) >= Q the read strand is cut into k + 2 pieces, so every
+ * alignment with at most k operations has two intact pieces i1 != i2.
+ * Each intact piece i predicts the end c_i (its text position plus the
+ * pattern bases after it), and the true end is j = c_i + d_i, d_i the net
+ * insertions minus deletions after piece i (|d_i| <= k): so c_i1 - c_i2 =
+ * d_i2 - d_i1 is the net of the insertions and deletions between the two
+ * pieces, |c_i1 - c_i2| <= k (0 with mismatches only).  A piece hit is kept
+ * (its range [c - k, c + k], as with k + 1 pieces) only when a hit of
+ * another piece in the same target predicts an end within k of it: the
+ * two intact pieces of every alignment are such a pair, so its end lies in
+ * the ranges of both.  Alignments touching an ambiguous target code are
+ * covered by the ambiguity zones whatever their pieces do; N in a read
+ * only removes pieces that can never be intact.  At e = 0.1 against 20 Mb
+ * this leaves about 6 windows a read instead of about 1,750 (NOTES.md).
  * Partial occurrences (a pattern running off a text's end, search.h) are
  * not covered by the lemma (a 3-base overlap has no intact piece of Q
  * bases): no filter touches them; the ends pass (partial.h) runs for every
@@ -154,19 +172,26 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
  * (ambiguity zones), so the filter stays exact.
  *
  * q: a piece of L bases is looked up by min(L, Q + EXT) = up to 16 of its
- * bases (the row of its first Q = 8, then a binary search on the next
- * EXT = 8 in the row, which is sorted by them), so chance candidates per
- * piece are about N / 4^min(L, 16) for N target bases: q grows with the
- * piece length m / (k + 1), which is what the reference size asks for.
- * Pieces shorter than Q make the read unfilterable (-2): with 150-base
- * reads, e >= 0.12.  Memory: 4 bytes per indexed base (4 MiB per Mb of
+ * bases (the row of its first Q = 8, the sub-row of its next base, then a
+ * binary search on the rest of the next EXT = 8 in the row, which is
+ * sorted by them), so chance candidates per piece are about N /
+ * 4^min(L, 16) for N target bases: q grows with the piece length m / (k +
+ * 2) or m / (k + 1), which is what the reference size asks for; with
+ * k + 2 pieces a chance hit must also meet a hit of another piece within k
+ * ("Two pieces" above).  Pieces shorter than Q (with k + 1 pieces) make
+ * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 4 bytes per indexed base (4 MiB per Mb of
  * targets; both strands are served by looking up the read's reverse
- * complement, not by indexing the targets twice) plus 256 KiB of rows;
- * 4 more bytes a base while it is built; bounded by the caller (max_pos). */
+ * complement, not by indexing the targets twice) plus 256 KiB of rows and
+ * 1 MiB of sub-rows; 4 more bytes a base while it is built, and 8 bytes a
+ * window of the widest row a thread sorts; bounded by the caller (max_pos). */
 
 typedef struct gpuasm_tindex {
     uint32_t *start;      /* [4^Q + 1] windows with key x: pos[start[x] .. start[x+1]) */
     uint32_t *pos;        /* window starts, positions in the targets' code buffer */
+    /* [4^Q x 4] sub[4 x + v - 1]: the first window of row x whose first
+     * extension code (the base after the window: 0-3, 4 for none) is at
+     * least v, v = 1..4 (a piece's next base narrows its row at once) */
+    uint32_t *sub;
     uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
     size_t n_amb;         /* runs */
     uint64_t n_pos;
@@ -179,10 +204,16 @@ typedef struct gpuasm_end_range {
     uint64_t lo, hi;
 } gpuasm_end_range;
 
+/* Threads of an index build: at most this many, and one per
+ * GPUASM_TINDEX_MIN_SHARE target bases. */
+#define GPUASM_TINDEX_MAX_THREADS 64
+#define GPUASM_TINDEX_MIN_SHARE 4096
+
 /* Index the targets (positions must fit 32 bits: returns 1 without an
  * index when they do not, or when the targets hold more than max_pos
- * windows).  0, 1, or -1 when out of memory. */
-int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos);
+ * windows) on up to n_threads threads (the caller's among them); the
+ * index is the same for any n_threads.  0, 1, or -1 when out of memory. */
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads);
 void gpuasm_tindex_free(gpuasm_tindex *x);
 
 /* The end ranges of pattern p (m bases, k differences; edit or hamming)

@@ -174,6 +174,11 @@ typedef struct gpuasm_scan_stats {
      * or a read the lemma cannot cut), and target patterns that the
      * pieces filter kept / dropped (summed over read strands). */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
+    /* Inside scan_s: building the targets' index (wall seconds, once per
+     * target set: the first scan builds it) and, on CUDA, planning the
+     * candidate windows on host threads (filter_plan.h; wall seconds of
+     * the planning, overlapped or not with the GPU's verification). */
+    double index_build_s, plan_s;
 } gpuasm_scan_stats;
 
 /* ---- the pair rules: one definition for host C and CUDA device code ------ */

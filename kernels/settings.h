@@ -39,9 +39,25 @@
  *                                       per CUDA device (default 1, measured; A/B of issue #14:
  *                                       more lanes overlap one batch's copies and
  *                                       launches with others' kernels)
+ *   GPUASM_CUDA_FILTER_MIN_BASES=N 0..2^50 --filter auto on CUDA: the exact filters run
+ *                                       only when the targets hold at least N bases
+ *                                       [1,000,000]; below, the exhaustive kernel (on a
+ *                                       GPU it beats the planned windows there: issue #14)
  *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
  *                                       input stays on the CPU (plugin/auto_device.h;
  *                                       0: always try CUDA)
+ *   GPUASM_AUTO_MOVE=B         0|1      --device auto: 1 (default) scans on the CPU while
+ *                                       CUDA starts and moves to it once ready
+ *                                       (plugin/auto_move.h); 0 waits for CUDA first,
+ *                                       as before issue #14 (A/B runs)
+ *   GPUASM_AUTO_CHUNK_BASES=N  1..2^40  --device auto: read bases per CPU scan call while
+ *                                       CUDA starts (default: about 20 ms a call, adapted;
+ *                                       the move waits for the call under way)
+ *   GPUASM_AUTO_TEST_MOVE=N    0..2^40  --device auto, tests: the engine moved to is a
+ *                                       second CPU engine (no CUDA needed), and the move
+ *                                       waits for it at the Nth CPU scan call (0: off)
+ *   GPUASM_AUTO_TEST_DELAY_MS=N 0..600000 --device auto, tests: the engine moved to
+ *                                       starts opening after N ms (a slow CUDA start)
  *   GPUASM_CUDA_HAMMING_SMEM_M=N 0..2^31 hamming: longest pattern of the shared-memory
  *                                       layouts (0: everything through THREAD)
  *   GPUASM_DP_ROWS=H           1..8     dp BEST: at least H rows per thread (1, 2, 4, 8)
@@ -89,7 +105,8 @@ typedef struct gpuasm_settings {
     int64_t cuda_hit_cap, cuda_mem_limit;
     int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
-    int64_t cuda_scan_run, cuda_lanes, auto_cpu_cells;
+    int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
+    int64_t auto_move, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_force_global, dtw_chunk;

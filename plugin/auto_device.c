@@ -18,8 +18,9 @@
  * a size estimate cannot tell them apart: this bound keeps auto from ever
  * being much slower than CUDA, and takes the CPU only for inputs that are
  * small for every workload.  Calibrate on the GPU host (tests/bench/pipeline,
- * small-input rows); a start on the CPU that moves to the GPU mid-run is
- * the design that would serve both (NOTES.md, issue #14). */
+ * small-input rows).  Above the bound auto starts on the CPU anyway and
+ * moves to CUDA once it is ready (auto_move.h), which serves both; the
+ * bound now only spares tiny inputs CUDA's start in the background. */
 #define AUTO_CPU_CELLS_PER_THREAD 250000000.0
 
 /* Bases a file holds, estimated from its size: FASTQ has ~2.2 bytes per

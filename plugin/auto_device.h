@@ -1,6 +1,7 @@
 /* auto_device.h -- what --device auto opens: the CPU for an input too
- * small to pay for starting CUDA, else "auto" (every CUDA device, or the
- * CPU where there is none).
+ * small to pay for starting CUDA, else "auto" (the CPU at once and every
+ * CUDA device once it has started: auto_move.h; the CPU where there is
+ * none).
  *
  * Starting CUDA (driver, context, modules) costs a few hundred ms, which
  * the CPU backend beats on small inputs (issue #14: 1,000-20,000 reads in

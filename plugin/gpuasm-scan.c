@@ -28,6 +28,7 @@
 #endif
 #include "output_file.h"
 #include "parse_size.h"
+#include "auto_move.h"
 #include "pipeline.h"
 #include "registry.h"
 #include "sam_out.h"
@@ -134,9 +135,10 @@ static void usage(FILE *fp)
 "                            (with --multiqc FILE: also as MultiQC content)\n"
 "Resources:\n"
 "  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
-"      --device DEV          auto: every CUDA device, else the CPU; cpu; cuda\n"
-"                            (device 0); cuda:N; cuda:N,M,... (a list); cuda:all\n"
-"                            (every CUDA device) [auto]\n"
+"      --device DEV          auto: the CPU at once, moving to every CUDA device\n"
+"                            once CUDA has started (none: the CPU throughout);\n"
+"                            cpu; cuda (device 0); cuda:N; cuda:N,M,... (a\n"
+"                            list); cuda:all (every CUDA device) [auto]\n"
 "      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
 "                            memory; CPU: 4M per thread; at most 4M by default]\n"
 "      --max-memory SIZE     host memory for the batches, hits and records in\n"
@@ -671,5 +673,13 @@ out:
     ks_free(&rg_fields);
     hts_opt_free(fmt_opts);
     hts_opt_free((hts_opt *)fmt.specific);
+    /* --device auto ended before CUDA had started: a thread is still inside
+     * its open, and exit()'s handlers (the CUDA runtime's teardown) must
+     * not run beside it; every output is closed, so _exit() loses nothing
+     * once stdio is flushed (plugin/auto_move.h). */
+    if (gpuasm_auto_move_pending()) {
+        fflush(NULL);
+        _exit(ret);
+    }
     return ret;
 }

@@ -47,6 +47,8 @@
 #include <htslib/kstring.h>
 
 #include "auto_device.h"
+#include "auto_move.h"
+#include "backend.h"
 #include "clock.h"
 #include "engine.h"
 #include "grow.h"
@@ -59,6 +61,15 @@
 #include "sam_out.h"
 #include "stats_json.h"
 #include "targets.h"
+
+/* --device auto's CPU scans while CUDA starts (auto_move.h) are cut into
+ * calls of about this many seconds, so that the move to CUDA waits at most
+ * about one of them (a P3 batch of 4 M bases takes seconds on the CPU).
+ * The chunk doubles while a call takes under half of it and halves past
+ * twice it, from AUTO_CHUNK_BASES0 bases, never under AUTO_CHUNK_BASES_MIN. */
+#define AUTO_CHUNK_S 0.02
+#define AUTO_CHUNK_BASES0 (64ull << 10)
+#define AUTO_CHUNK_BASES_MIN 1024ull
 
 /* Seconds between progress line updates. */
 #define PROGRESS_PERIOD_S 0.5
@@ -180,7 +191,7 @@ static slot_t *fifo_pop(fifo_t *f)
 typedef struct pipe pipe_t;
 
 /* A scan or report thread. */
-typedef struct {
+struct worker {
     pipe_t *p;
     pthread_t tid;
     int started;
@@ -188,7 +199,33 @@ typedef struct {
     gpuasm_report rep[2];      /* report threads: a read and its mate */
     kstring_t scratch;
     kstring_t line;            /* report threads, SAM text output: sam_format1's line */
-} worker_t;
+    gpuasm_hits chunk;         /* scan threads, --device auto: one CPU call's hits */
+    uint64_t *chunk_off;       /* ... and its reads' offsets */
+    size_t m_chunk_off;
+};
+
+/* --device auto's move (auto_move.h): what ran where.  Before the move one
+ * scan thread runs (the CPU engine has one lane) and alone touches to,
+ * failed and chunk_bases; the move starts a scan thread for each further
+ * lane of the engine moved to (extra), and the counts are kept under the
+ * pipeline's lock from then on. */
+typedef struct worker worker_t;
+typedef struct {
+    gpuasm_auto_move *move;    /* NULL: no move armed */
+    gpuasm_engine *to;         /* the engine moved to, NULL before the move */
+    int failed;                /* it could not open: the CPU runs everything */
+    uint64_t test_at;          /* GPUASM_AUTO_TEST_MOVE: wait for it at this CPU call (0: never) */
+    uint64_t chunk_bases;      /* the CPU call size (AUTO_CHUNK_S) */
+    int chunk_fixed;           /* GPUASM_AUTO_CHUNK_BASES: not adapted */
+    uint64_t calls[2], reads[2];   /* [0] the CPU, [1] the engine moved to (lock) */
+    uint64_t batches[2];       /* batches whose first read was scanned there (lock) */
+    worker_t *extra;           /* scan threads of lanes 1.. of the engine moved to */
+    int n_extra;
+    uint64_t move_batch;       /* the batch of the first scan after the move */
+    double moved_s;            /* when it happened, seconds from the run's start */
+    double t0;
+    char why_to[sizeof ((gpuasm_err *)0)->msg + 16];   /* --stats' auto_to after a failure */
+} auto_side_t;
 
 struct pipe {
     const gpuasm_scan_opt *o;
@@ -204,6 +241,7 @@ struct pipe {
     uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
     uint64_t max_memory;       /* the memory bound, bytes */
     uint32_t round_hint;       /* reads per round that last fitted (lock; 0: a whole batch) */
+    auto_side_t am;            /* --device auto's move */
 
     slot_t *slot;
     size_t n_slots;
@@ -336,6 +374,125 @@ static uint64_t bytes_per_hit(uint64_t read_len)
     return 4 * sizeof(gpuasm_endhit) + 160 + (5 * read_len) / 2;
 }
 
+/* Count a scan of n reads of batch seq on side k (0 the CPU, 1 the engine
+ * moved to); first: it began the batch. */
+static void auto_count(pipe_t *p, int k, uint64_t seq, uint32_t n, int first)
+{
+    auto_side_t *am = &p->am;
+    pthread_mutex_lock(&p->lock);
+    if (k && am->calls[1]++ == 0) am->move_batch = seq;
+    if (!k) am->calls[0]++;
+    am->reads[k] += n;
+    am->batches[k] += first != 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void *scan_main(void *arg);
+
+/* The engine moved to has more lanes than the CPU's one (several GPUs,
+ * GPUASM_CUDA_LANES): a scan thread for each further lane.  One that does
+ * not start leaves its lane unused (fewer lanes, not an error). */
+static void auto_spawn(pipe_t *p)
+{
+    auto_side_t *am = &p->am;
+    const int n = gpuasm_engine_lanes(am->to) - 1;
+    if (n <= 0 || !(am->extra = calloc((size_t)n, sizeof(*am->extra)))) return;
+    pthread_mutex_lock(&p->lock);
+    p->scanners_left += n;   /* this thread still runs: the count never reached 0 */
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < n; i++) {
+        am->extra[i].p = p;
+        am->extra[i].lane = i + 1;
+        if (pthread_create(&am->extra[i].tid, NULL, scan_main, &am->extra[i]) != 0) {
+            pthread_mutex_lock(&p->lock);
+            p->scanners_left -= n - i;
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        am->extra[i].started = 1;
+        am->n_extra = i + 1;
+    }
+}
+
+/* Has the engine to move to become ready?  Polled between CPU calls; the
+ * tests' move (test_at) waits for it at a chosen call. */
+static void auto_check(pipe_t *p)
+{
+    auto_side_t *am = &p->am;
+    if (am->to || am->failed) return;
+    /* The tests' move happens at exactly that call, never before. */
+    if (am->test_at && am->calls[0] < am->test_at) return;
+    am->to = gpuasm_auto_move_poll(am->move, am->test_at != 0, &am->failed);
+    if (am->to) {
+        am->moved_s = gpuasm_now_s() - am->t0;
+        auto_spawn(p);
+    }
+}
+
+/* A round's scan under --device auto (same contract as
+ * gpuasm_engine_scan_lane on the view): on the engine moved to once it is
+ * ready; before that on the CPU in calls of about AUTO_CHUNK_S, checking
+ * between calls, so that the rest of the round moves as soon as it can.
+ * The hits of consecutive read ranges, each sorted (read first), append
+ * into the round's sorted hits; out->limit bounds them all together. */
+static int scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_seqset *view,
+                     gpuasm_hits *out, gpuasm_err *err)
+{
+    pipe_t *p = w->p;
+    auto_side_t *am = &p->am;
+    const gpuasm_search_opt *opt = &p->o->search;
+    out->n = 0;
+    for (uint32_t i = 0; i < view->n || i == 0;) {
+        if (w->lane == 0) auto_check(p);   /* lanes > 0 run only after the move */
+        gpuasm_engine *eng = am->to ? am->to : p->eng;
+        const int lane = am->to ? w->lane : 0;
+        uint32_t j = view->n;
+        if (!am->to && j > 0) {   /* a CPU call of about chunk_bases */
+            j = i + 1;
+            while (j < view->n && view->off[j + 1] - view->off[i] <= am->chunk_bases) j++;
+        }
+        if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
+            int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
+            if (rc == 0) auto_count(p, am->to != NULL, seq, view->n, batch_start);
+            return rc;
+        }
+        /* Reads [i, j) as a seqset of their own (offsets from 0 again:
+         * the chunk's own array). */
+        if (gpuasm_grow((void **)&w->chunk_off, &w->m_chunk_off, (size_t)(j - i) + 1,
+                        sizeof(*w->chunk_off)) < 0)
+            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        uint64_t *off = w->chunk_off;
+        for (uint32_t q = i; q <= j; q++) off[q - i] = view->off[q] - view->off[i];
+        gpuasm_seqset part = { j - i, off, view->code + view->off[i] };
+        w->chunk.limit = 0;
+        if (out->limit) {
+            if (out->n >= out->limit) return gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "hit limit");
+            w->chunk.limit = out->limit - out->n;
+        }
+        const double t0 = gpuasm_now_s();
+        int rc = gpuasm_engine_scan_lane(eng, lane, &part, opt, &w->chunk, err);
+        if (rc < 0) {
+            if (err->read != GPUASM_NO_INDEX) err->read += i;
+            return rc;
+        }
+        const double dt = gpuasm_now_s() - t0;
+        if (!am->to && !am->chunk_fixed) {
+            if (dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
+            else if (dt > 2 * AUTO_CHUNK_S && am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
+                am->chunk_bases /= 2;
+        }
+        auto_count(p, am->to != NULL, seq, j - i, batch_start && i == 0);
+        if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
+            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        for (size_t h = 0; h < w->chunk.n; h++) {
+            out->hit[out->n] = w->chunk.hit[h];
+            out->hit[out->n++].read += i;
+        }
+        i = j;
+    }
+    return 0;
+}
+
 /* Scan the next round of slot s: reads [s->r1, r1) of its batch, as many
  * as fit in the hit budget.  A round starts at the size that fitted last
  * (round_hint) and is halved while the engine reports more hits than the
@@ -377,7 +534,8 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         gpuasm_seqset view = { r1 - r0, s->sub_off, b->code + b->off[r0] };
         gpuasm_err why;
         s->hits.limit = alone ? 0 : (size_t)limit;
-        int r = gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
+        int r = p->am.move ? scan_auto(w, s->seq, r0 == 0, &view, &s->hits, &why)
+                           : gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
         if ((r == GPUASM_ERR_HIT_LIMIT || r == GPUASM_ERR_NOMEM) && !alone) {
             want = (r1 - r0) / 2;
             continue;
@@ -751,6 +909,18 @@ join:
         ks_free(&rep[i].scratch);
         ks_free(&rep[i].line);
     }
+    /* The move's scan threads (auto_spawn) were started by scan thread 0,
+     * joined above. */
+    for (int i = 0; i < p->am.n_extra; i++) pthread_join(p->am.extra[i].tid, NULL);
+    for (int i = 0; i < lanes; i++) {
+        gpuasm_hits_free(&scan[i].chunk);
+        free(scan[i].chunk_off);
+    }
+    for (int i = 0; p->am.extra && i < gpuasm_engine_lanes(p->am.to) - 1; i++) {
+        gpuasm_hits_free(&p->am.extra[i].chunk);
+        free(p->am.extra[i].chunk_off);
+    }
+    free(p->am.extra);
 out:
     if (p->failed) ret = -1;
     free(scan);
@@ -910,6 +1080,114 @@ static int opener_join(opener_t *op)
     return op->rc;
 }
 
+/* ---- --device auto: the CPU at once, CUDA once ready (auto_move.h) ---------- */
+
+/* Arm the move for a run whose device is still "auto" (not a small input):
+ * the CPU opens now (op->device "cpu"), CUDA in the move's thread.  Not
+ * armed in a build without CUDA (auto is the CPU there, with its note), or
+ * with GPUASM_AUTO_MOVE=0 (auto waits for CUDA, as before).  0, or -1 with
+ * err for a malformed knob. */
+static int auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, double t0, char *err,
+                    size_t errlen)
+{
+    gpuasm_settings s;
+    gpuasm_err why;
+    if (strcmp(op->device, "auto")) return 0;
+    if (gpuasm_settings_read(&s, &why) < 0) {
+        snprintf(err, errlen, "%s", why.msg);
+        return -1;
+    }
+    const int test = s.auto_test_move > 0;
+    if (!gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops())) return 0;
+    if (gpuasm_auto_move_start(test ? "cpu" : "cuda:all", o->n_threads,
+                               (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0, &p->am.move) < 0)
+        return 0;   /* no thread: auto opens as before */
+    op->device = "cpu";
+    p->am.test_at = test ? (uint64_t)s.auto_test_move : 0;
+    p->am.chunk_bases = (uint64_t)gpuasm_knob(s.auto_chunk_bases, (int64_t)AUTO_CHUNK_BASES0);
+    p->am.chunk_fixed = s.auto_chunk_bases > 0;
+    p->am.move_batch = 0;
+    p->am.moved_s = -1;
+    p->am.t0 = t0;
+    return 0;
+}
+
+/* The filters of the run (gpuasm_engine_filter): the engine moved to's
+ * when it scanned, else the first engine's. */
+static const char *run_filter(const pipe_t *p)
+{
+    const char *f = p->am.to && p->am.calls[1] ? gpuasm_engine_filter(p->am.to) : NULL;
+    return f ? f : gpuasm_engine_filter(p->eng);
+}
+
+/* What the engine moved to is called before it has a description. */
+static const char *auto_to_name(const pipe_t *p)
+{
+    return p->am.test_at ? "the test engine (GPUASM_AUTO_TEST_MOVE)" : "CUDA";
+}
+
+/* The note of a run with the move armed (--verbosity 4): where the reads
+ * ran; a CUDA that failed keeps the fallback's words ("...; using the CPU"). */
+static void auto_tell(pipe_t *p, const char *prog)
+{
+    const auto_side_t *am = &p->am;
+    gpuasm_err why;
+    if (am->to) {
+        fprintf(stderr, "%s: info: --device auto: %llu reads (%llu batches) on the CPU, then "
+                "%llu reads (%llu batches) on %s from batch %llu (ready after %.3f s)\n", prog,
+                (unsigned long long)am->reads[0], (unsigned long long)am->batches[0],
+                (unsigned long long)am->reads[1], (unsigned long long)am->batches[1],
+                gpuasm_engine_describe(am->to), (unsigned long long)am->move_batch,
+                gpuasm_auto_move_ready_s(am->move));
+        return;
+    }
+    gpuasm_auto_move_why(am->move, &why);
+    if (am->failed || why.status)
+        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, why.msg);
+    else
+        fprintf(stderr, "%s: info: --device auto: the input ended (%.3f s) before %s was "
+                "ready; using the CPU\n", prog, gpuasm_now_s() - am->t0, auto_to_name(p));
+}
+
+/* The --stats keys of the move, and both engines' totals in es; dev: the
+ * device, "CPU then MOVED" after a move. */
+static void auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, char *dev,
+                       size_t devlen)
+{
+    const auto_side_t *am = &p->am;
+    gpuasm_err why;
+    *as = (gpuasm_auto_stats){ .cpu_reads = am->reads[0], .cpu_batches = am->batches[0],
+                               .cpu_scans = am->calls[0], .moved_reads = am->reads[1],
+                               .moved_batches = am->batches[1], .moved_scans = am->calls[1],
+                               .move_batch = am->calls[1] ? (int64_t)am->move_batch : -1,
+                               .ready_s = gpuasm_auto_move_ready_s(am->move),
+                               .moved_s = am->calls[1] ? am->moved_s : -1 };
+    if (am->to) {
+        gpuasm_scan_stats m;
+        gpuasm_engine_stats(am->to, &m);
+        es->kernel_s += m.kernel_s;
+        es->scan_s += m.scan_s;
+        es->cells += m.cells;
+        es->index_strands += m.index_strands;
+        es->index_declined += m.index_declined;
+        es->pieces_kept += m.pieces_kept;
+        es->pieces_dropped += m.pieces_dropped;
+        as->to = gpuasm_engine_describe(am->to);
+        if (am->calls[1]) {
+            size_t l = strlen(dev);
+            snprintf(dev + l, devlen - l, " then %s", as->to);
+        }
+        return;
+    }
+    gpuasm_auto_move_why(am->move, &why);
+    if (why.status) {
+        snprintf(p->am.why_to, sizeof p->am.why_to, "failed: %s", why.msg);
+        as->to = p->am.why_to;
+    } else {
+        as->to = as->ready_s >= 0 ? "unused (ready after the last scan)" : "not ready";
+    }
+}
+
 int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
     double t_start = gpuasm_now_s();
@@ -936,9 +1214,11 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
         return -1;
     }
     if (auto_why[0] && says(o, HTS_LOG_INFO)) fprintf(stderr, "%s: info: %s\n", prog, auto_why);
+    if (auto_arm(&p, o, &op, t_start, err, errlen) < 0) return -1;
     opener_start(&op);
     if (gpuasm_targets_load(o->targets_path, o->strict_names, &t, err, errlen) < 0) goto out;
     targets_ok = 1;
+    if (p.am.move) gpuasm_auto_move_targets(p.am.move, &t.set);
     if (check_interrupt(err, errlen) < 0) goto out;
     if (t.n_dup && says(o, HTS_LOG_WARNING)) {
         const char *d = t.desc[t.first_dup];
@@ -1054,8 +1334,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                 "grouped by name? samtools collate groups mates): RNEXT/PNEXT left unset\n",
                 prog, o->reads_path, (unsigned long long)c.lone_mates,
                 c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
-    if (says(o, HTS_LOG_INFO) && gpuasm_engine_filter(p.eng))
-        fprintf(stderr, "%s: info: filter %s\n", prog, gpuasm_engine_filter(p.eng));
+    if (p.am.move && says(o, HTS_LOG_INFO)) auto_tell(&p, prog);
+    if (says(o, HTS_LOG_INFO) && run_filter(&p))
+        fprintf(stderr, "%s: info: filter %s\n", prog, run_filter(&p));
     for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
         fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd, i));
     writer_ok = 1;
@@ -1070,12 +1351,17 @@ out:
         if (ret == 0) {
             gpuasm_scan_stats es;
             gpuasm_engine_stats(p.eng, &es);
+            gpuasm_auto_stats as;
+            char dev[2048];
+            snprintf(dev, sizeof dev, "%s", gpuasm_engine_describe(p.eng));
+            if (p.am.move) auto_stats(&p, &as, &es, dev, sizeof dev);
             gpuasm_run_stats rs = {
-                .program = prog, .version = o->version, .device = gpuasm_engine_describe(p.eng),
+                .program = prog, .version = o->version, .device = dev,
                 .simd = gpuasm_engine_simd(p.eng),
                 .filter = gpuasm_filter_name(o->search.filter),
-                .filter_plan = gpuasm_engine_filter(p.eng),
-                .lanes = gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
+                .filter_plan = run_filter(&p),
+                .lanes = p.am.to && p.am.calls[1] ? gpuasm_engine_lanes(p.am.to)
+                                                  : gpuasm_engine_lanes(p.eng), .reads = c.reads, .bases = c.bases,
                 .records = c.records, .reads_with_hits = c.reads_with_hits,
                 .batches = c.batches, .batch_bases = p.max_bases, .rounds = c.rounds,
                 .max_memory = p.max_memory,
@@ -1083,6 +1369,8 @@ out:
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
                 .index_strands = es.index_strands, .index_declined = es.index_declined,
                 .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
+                .index_build_s = es.index_build_s, .plan_s = es.plan_s,
+                .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
             errno = 0;
@@ -1126,6 +1414,9 @@ out:
         pthread_cond_destroy(&p.cv_done);
     }
     free_slots(&p);
+    /* Every scan is over: the engine moved to closes, or a thread still
+     * starting CUDA is left to the process's end (auto_move.h). */
+    gpuasm_auto_move_end(p.am.move);
     gpuasm_reader_close(p.rd);
     gpuasm_engine_close(p.eng);
     if (targets_ok) gpuasm_targets_free(&t);

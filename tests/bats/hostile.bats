@@ -224,25 +224,6 @@ PY
 
 # ---- 3. memory under many hits ------------------------------------------------------
 
-# The periodic case of issue #12: (ACGTTGCA)x1250 and 150-base periodic
-# reads (about 2,500 end hits and 65 reported occurrences per read).
-periodic_case() {
-    "$PYTHON3" - "$T" "$1" <<'PY'
-import random, sys
-d, n = sys.argv[1], int(sys.argv[2])
-unit = "ACGTTGCA"
-open(d + "/periodic.fa", "w").write(">periodic\n" + unit * 1250 + "\n")
-r = random.Random(5)
-with open(d + "/periodic.fq", "w") as f:
-    for i in range(n):
-        ph = r.randrange(8)
-        f.write("@p%d\n%s\n+\n%s\n" % (i, (unit * 20)[ph:ph + 150], "I" * 150))
-PY
-}
-
-# peak_rss_kb and rounds of a --stats file.
-stat_of() { "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
-
 @test "3: hit-dense reads (the periodic case): peak RSS within --max-memory, SAM the same as with no practical bound" {
     periodic_case 3000
     # 16 MiB for the slots, plus the program itself (htslib, threads,

@@ -12,7 +12,8 @@ Rates: a gpuasm run's time per read is its --stats scan_s (time inside the
 scans: the filter's index build included, reading and writing not) over
 its reads; the exhaustive run covers only the first reads (it takes hours
 on a CPU), so "speed-up" is the exhaustive time per read over the
-filter's.  Wall time is the whole process (bench_data.py timeit).  Cells/s:
+filter's; "wall speed-up" compares the whole runs where both took every
+read (CUDA).  Wall time is the whole process (bench_data.py timeit).  Cells/s:
 the exhaustive search's DP cells (--stats cells: m x n per searched pair
 and strand) over scan_s, whatever the filter skipped.
 """
@@ -49,9 +50,17 @@ def main(logs, bench_md):
             "stats": jload(os.path.join(logs, name + ".json")) or {}}
 
     def build_s(r):
-        """The index build time of a run (in its filter_plan), 0 without."""
-        m = re.search(r"MiB, ([0-9.]+) s\)", (r or {}).get("stats", {}).get("filter_plan") or "")
+        """The index build time of a run (--stats index_build_s; older runs:
+        from its filter_plan), 0 without."""
+        s = (r or {}).get("stats", {})
+        if "index_build_s" in s:
+            return float(s["index_build_s"])
+        m = re.search(r"MiB, ([0-9.]+) s\)", s.get("filter_plan") or "")
         return float(m.group(1)) if m else 0.0
+
+    def plan_s(r):
+        """Host planning of the CUDA lanes (--stats plan_s), 0 without."""
+        return float((r or {}).get("stats", {}).get("plan_s", 0.0))
 
     def per_read(r):
         """scan_s per read, the index build left out (it is shown apart)."""
@@ -74,9 +83,15 @@ def main(logs, bench_md):
         out.append("### 150-bp reads vs the four genomes inside a %s reference" %
                    meta.get("sizes", "").split()[0].replace("ref=", "") + " bases")
         out.append("")
-        out.append("| device | e | filter: reads | filter: ms/read | exhaustive: reads | exhaustive: ms/read "
-                   "| speed-up | index build s | filter cells/s | filter plan | index strands / declined | recall |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
+        out.append("Filter run's seconds apart (`--stats`): wall (the whole process), index build (once, "
+                   "threaded over -@), plan (CUDA: the windows planned on host threads; 0 on the CPU, "
+                   "whose walk looks pieces up as it verifies), scan (inside the scan calls, without the "
+                   "index build; the plan included).")
+        out.append("")
+        out.append("| device | e | filter: reads | filter: wall s | index build s | plan s | scan s "
+                   "| filter: ms/read | exhaustive: reads | exhaustive: ms/read "
+                   "| speed-up | wall speed-up | filter cells/s | filter plan | index strands / declined | recall |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
         for dev, e in big:
             f = runs.get(("bigref", "gpuasm-filter", dev, e))
             x = runs.get(("bigref", "gpuasm-exhaustive", dev, e))
@@ -86,10 +101,15 @@ def main(logs, bench_md):
             s = f["stats"]
             sc = jload(os.path.join(logs, "big.%s.%s.score.json" % (dev, e))) or {}
             rec = next(iter(sc.values()), {}).get("recall") if sc else None
-            out.append("| %s | %s | %d | %s | %s | %s | %s | %.2f | %s | %s | %s / %s | %s |" % (
-                dev, e, f["reads"], "%.3f" % (1e3 * pf) if pf else "failed",
+            wf, wx = f["time"].get("wall_s"), x["time"].get("wall_s") if x else None
+            out.append("| %s | %s | %d | %s | %.2f | %.2f | %s | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s |" % (
+                dev, e, f["reads"], "%.2f" % wf if wf else "-", build_s(f), plan_s(f),
+                "%.2f" % (s["scan_s"] - build_s(f)) if s.get("scan_s") else "-",
+                "%.3f" % (1e3 * pf) if pf else "failed",
                 x["reads"] if x else "-", "%.2f" % (1e3 * px) if px else "-",
-                "%.0fx" % (px / pf) if pf and px else "-", build_s(f),
+                "%.0fx" % (px / pf) if pf and px else "-",
+                # whole runs compared only when both ran every read
+                "%.1fx" % (wx / wf) if wf and wx and x["reads"] == f["reads"] else "-",
                 "%.3g" % (s["cells"] / (s["scan_s"] - build_s(f))) if s.get("scan_s") else "-",
                 s.get("filter_plan", "-"), s.get("index_strands", "-"), s.get("index_declined", "-"),
                 "%.4f" % rec if rec is not None else "-"))

@@ -37,6 +37,7 @@
 #include "prefilter.h"
 #include "search.h"
 #include "tap.h"
+#include "targets.h"
 
 /* TAP, diagnostics, allocation and the generator: tap.h */
 
@@ -439,6 +440,27 @@ static void test_filter(void)
 
 /* ---- (d) the targets' window index -------------------------------------------- */
 
+/* One text tx[0 .. n) as the only target: its index (built on threads
+ * threads), the end ranges of pattern p (m bases, k; edit distance) in
+ * *rg, and the naive DP's last row in a new *last.  Returns the ranges'
+ * count (or gpuasm_tindex_ranges's negative answer). */
+static int64_t one_text_ranges(uint8_t *tx, uint64_t n, const uint8_t *p, uint32_t m, int32_t k, int threads,
+                               gpuasm_end_range **rg, int32_t **last)
+{
+    uint64_t off[2] = { 0, n };
+    gpuasm_seqset tg = { 1, off, tx };
+    gpuasm_tindex x;
+    if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, threads) != 0) abort();
+    uint32_t in = 1;
+    size_t cap = 0;
+    *rg = NULL;
+    const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, rg, &cap);
+    gpuasm_tindex_free(&x);
+    *last = xmalloc(n * sizeof(int32_t));
+    if (gpuasm_naive_dp(p, m, tx, n, *last) < 0) abort();
+    return nr;
+}
+
 static void test_tindex(void)
 {
     int ok = 1;
@@ -461,7 +483,7 @@ static void test_tindex(void)
         }
         gpuasm_seqset tg = { nt, off, code };
         gpuasm_tindex x;
-        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30) != 0) abort();
+        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, 1 + (int)below(8)) != 0) abort();
         uint32_t *in = xmalloc(nt * sizeof(uint32_t));
         for (uint32_t t = 0; t < nt; t++) in[t] = 7;
         gpuasm_end_range *rg = NULL;
@@ -543,16 +565,9 @@ static void test_tindex(void)
             const uint32_t i = q * m / pieces + (uint32_t)below((q + 1) * m / pieces - q * m / pieces);
             p[i] = (uint8_t)(p[i] == 1 ? 2 : 1);
         }
-        uint64_t off[2] = { 0, n };
-        gpuasm_seqset tg = { 1, off, tx };
-        gpuasm_tindex x;
-        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30) != 0) abort();
-        uint32_t in = 1;
-        gpuasm_end_range *rg = NULL;
-        size_t cap = 0;
-        const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, &rg, &cap);
-        int32_t *last = xmalloc(n * sizeof(int32_t));
-        if (gpuasm_naive_dp(p, m, tx, n, last) < 0) abort();
+        gpuasm_end_range *rg;
+        int32_t *last;
+        const int64_t nr = one_text_ranges(tx, n, p, m, k, 1 + (int)below(8), &rg, &last);
         const uint64_t j = pre + m - 1;
         int in_range = 0;
         for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
@@ -563,15 +578,253 @@ static void test_tindex(void)
         }
         free(last);
         free(rg);
-        gpuasm_tindex_free(&x);
         free(tx);
         free(p);
     }
     tap(ok2, "targets' window index: 60 occurrences whose only intact piece lies over N are in the "
         "ambiguity zones");
+    /* Hand-made, the two-piece rule (prefilter.h): k + 2 pieces, exactly
+     * two of them intact (any two, near or far apart), one edit in each
+     * other (substitution, insertion or deletion), so the occurrence has
+     * k edits and two intact pieces whose ends disagree by the indels
+     * between them; random text around it. */
+    int ok3 = 1;
+    size_t two_cases = 0;
+    for (int c = 0; c < 200 && ok3; c++) {
+        const int32_t k = 1 + (int32_t)below(16);
+        const uint32_t m = (uint32_t)(k + 2) * (8 + (uint32_t)below(4)) + (uint32_t)below((uint64_t)k + 2);
+        const uint32_t pieces = (uint32_t)k + 2;
+        const uint32_t i1 = (uint32_t)below(pieces), i2 = (i1 + 1 + (uint32_t)below(pieces - 1)) % pieces;
+        const uint64_t pre = 300 + below(300), n = pre + 2 * (uint64_t)m + 300;
+        uint8_t *tx = xmalloc(n), *p = xmalloc(m);
+        rnd_seq(p, m, 0);
+        /* the text: the pattern with the edits, at pre */
+        uint64_t o = 0;
+        rnd_seq(tx, n, 0);
+        for (uint32_t q = 0; q < pieces; q++) {
+            const uint32_t a = q * m / pieces, b = (q + 1) * m / pieces;
+            const uint32_t at = a + (uint32_t)below(b - a);
+            const int op = q == i1 || q == i2 ? -1 : (int)below(3);
+            for (uint32_t i = a; i < b; i++) {
+                if (i == at && op == 0) { tx[pre + o++] = p[i] == 1 ? 2 : 1; continue; }
+                if (i == at && op == 1) tx[pre + o++] = (uint8_t)(1u << (rnd() & 3));   /* inserted */
+                if (i == at && op == 2) continue;                                       /* deleted */
+                tx[pre + o++] = p[i];
+            }
+        }
+        gpuasm_end_range *rg;
+        int32_t *last;
+        const int64_t nr = one_text_ranges(tx, n, p, m, k, 1, &rg, &last);
+        if (nr < 0) {
+            diag("two pieces: m=%u k=%d not filtered (%" PRId64 ")", m, k, nr);
+            ok3 = 0;
+        }
+        for (uint64_t j = 0; j < n && ok3; j++) {
+            if (last[j] > k) continue;
+            int in_range = 0;
+            for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
+            if (!in_range) {
+                diag("two pieces: m=%u k=%d intact %u and %u: end %" PRIu64 " D=%d in no range", m, k, i1, i2,
+                     j, last[j]);
+                ok3 = 0;
+            }
+        }
+        two_cases += last[pre + o - 1] <= k;
+        free(last);
+        free(rg);
+        free(tx);
+        free(p);
+    }
+    tap(ok3 && two_cases >= 150, "targets' window index, k + 2 pieces with exactly two intact: every end with "
+        "D <= k lies in a range (200 cases, %zu with the planted end at D <= k)", two_cases);
     tap(ok && text_total && covered * 4 < text_total,
         "targets' window index: the ranges cover %.1f%% of the text of targets without IUPAC codes",
         text_total ? 100.0 * (double)covered / (double)text_total : 0.0);
+}
+
+
+/* ---- (e) the index built on threads = the naive index ------------------------- */
+
+/* The index as prefilter.h defines it, naively: every window of Q single
+ * bases inside one target, keyed by its bases, a row per key sorted by
+ * (the EXT codes after it, 4 bits each, 4 for a non-single code or past
+ * the buffer; position); the runs of ambiguous codes inside a target. */
+typedef struct { uint32_t key; uint32_t ext; uint32_t pos; } naive_win;
+
+static int cmp_naive_win(const void *a, const void *b)
+{
+    const naive_win *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? -1 : 1;
+    if (x->ext != y->ext) return x->ext < y->ext ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int single2(uint8_t c)
+{
+    return c == 1 ? 0 : c == 2 ? 1 : c == 4 ? 2 : c == 8 ? 3 : -1;
+}
+
+/* 0 when x is the naive index of tg; else 1 with a diagnostic. */
+static int tindex_is_naive(const gpuasm_tindex *x, const gpuasm_seqset *tg, const char *what)
+{
+    const uint64_t total = tg->off[tg->n];
+    const uint32_t n_keys = (uint32_t)1 << (2 * GPUASM_QF_Q);
+    naive_win *w = xmalloc((total ? total : 1) * sizeof *w);
+    uint64_t nw = 0, n_amb = 0;
+    int bad = 0;
+    for (uint32_t t = 0; t < tg->n; t++) {
+        for (uint64_t g = tg->off[t]; g < tg->off[t + 1]; g++) {
+            const int amb = single2(tg->code[g]) < 0;
+            if (amb && (g == tg->off[t] || single2(tg->code[g - 1]) >= 0)) {   /* a run starts */
+                uint64_t e = g;
+                while (e + 1 < tg->off[t + 1] && single2(tg->code[e + 1]) < 0) e++;
+                if (n_amb >= x->n_amb || x->amb[2 * n_amb] != g || x->amb[2 * n_amb + 1] != e) bad = 1;
+                n_amb++;
+            }
+            if (g + GPUASM_QF_Q > tg->off[t + 1]) continue;
+            uint32_t key = 0, ext = 0;
+            int ok = 1;
+            for (int i = 0; i < GPUASM_QF_Q && ok; i++) {
+                const int b = single2(tg->code[g + (uint64_t)i]);
+                ok = b >= 0;
+                key = key << 2 | (uint32_t)(b & 3);
+            }
+            if (!ok) continue;
+            for (int i = 0; i < GPUASM_QF_EXT; i++) {
+                const uint64_t y = g + GPUASM_QF_Q + (uint64_t)i;
+                const int b = y < total ? single2(tg->code[y]) : -1;
+                ext = ext << 4 | (uint32_t)(b < 0 ? 4 : b);
+            }
+            w[nw].key = key;
+            w[nw].ext = ext;
+            w[nw++].pos = (uint32_t)g;
+        }
+    }
+    qsort(w, nw, sizeof *w, cmp_naive_win);
+    if (n_amb != x->n_amb || nw != x->n_pos || x->total != total || x->start[0] != 0 ||
+        x->start[n_keys] != nw)
+        bad = 1;
+    for (uint64_t i = 0; i < nw && !bad; i++) {
+        if (x->pos[i] != w[i].pos || x->start[w[i].key] > i || x->start[w[i].key + 1] <= i) bad = 1;
+    }
+    for (uint32_t k = 0; k < n_keys && !bad; k++)
+        if (x->start[k] > x->start[k + 1]) bad = 1;
+    if (bad)
+        diag("%s: the index (%" PRIu64 " windows, %zu ambiguous runs) is not the naive one (%" PRIu64
+             " windows, %" PRIu64 " runs)", what, x->n_pos, x->n_amb, nw, n_amb);
+    free(w);
+    return bad;
+}
+
+/* Two indexes equal byte for byte. */
+static int tindex_same(const gpuasm_tindex *a, const gpuasm_tindex *b)
+{
+    const size_t rows = ((size_t)1 << (2 * GPUASM_QF_Q)) + 1;
+    return a->n_pos == b->n_pos && a->total == b->total && a->n_amb == b->n_amb &&
+           !memcmp(a->start, b->start, rows * sizeof(uint32_t)) &&
+           (!a->n_pos || !memcmp(a->pos, b->pos, a->n_pos * sizeof(uint32_t))) &&
+           (!a->n_amb || !memcmp(a->amb, b->amb, a->n_amb * 2 * sizeof(uint64_t)));
+}
+
+/* Build tg's index on 1 thread and on each of threads[]: every build is
+ * the naive index.  Returns the number of builds that were not. */
+static int tindex_threads_case(const gpuasm_seqset *tg, const char *what, size_t *builds)
+{
+    static const int threads[] = { 2, 3, 4, 7, 16, 64 };
+    gpuasm_tindex one;
+    if (gpuasm_tindex_build(&one, tg, (uint64_t)1 << 30, 1) != 0) abort();
+    int bad = tindex_is_naive(&one, tg, what);
+    (*builds)++;
+    for (size_t i = 0; i < sizeof threads / sizeof threads[0]; i++) {
+        gpuasm_tindex x;
+        if (gpuasm_tindex_build(&x, tg, (uint64_t)1 << 30, threads[i]) != 0) abort();
+        if (!tindex_same(&one, &x)) {
+            diag("%s: the index built on %d threads differs from the one-thread build", what, threads[i]);
+            bad++;
+        }
+        (*builds)++;
+        gpuasm_tindex_free(&x);
+    }
+    gpuasm_tindex_free(&one);
+    return bad;
+}
+
+static void test_tindex_threads(void)
+{
+    /* Random target sets: many short targets (window and run boundaries
+     * at every share boundary sooner or later), empty ones, IUPAC codes,
+     * N runs, up to ~300 kb (shares of GPUASM_TINDEX_MIN_SHARE bases for
+     * up to ~70 threads). */
+    int bad = 0;
+    size_t builds = 0, sets = 0;
+    for (int c = 0; c < 40 && !bad; c++) {
+        const uint32_t nt = 1 + (uint32_t)below(c % 4 == 0 ? 400 : 8);
+        const uint64_t maxlen = c % 4 == 0 ? 800 : 40000;
+        uint64_t *off = xmalloc((nt + 1) * sizeof(uint64_t));
+        uint8_t *code = xmalloc((size_t)(nt * maxlen) + 1);
+        off[0] = 0;
+        for (uint32_t t = 0; t < nt; t++) {
+            const uint64_t n = chance(0.05) ? 0 : below(maxlen + 1);
+            rnd_seq(code + off[t], n, chance(0.3) ? 2 : 0);
+            for (int r = 0; r < 3 && n; r++) {
+                if (!chance(0.3)) continue;   /* an N run */
+                const uint64_t a = below(n), l = 1 + below(30);
+                for (uint64_t i = a; i < a + l && i < n; i++) code[off[t] + i] = 15;
+            }
+            off[t + 1] = off[t] + n;
+        }
+        gpuasm_seqset tg = { nt, off, code };
+        char what[80];
+        snprintf(what, sizeof what, "random set %d (%u targets, %" PRIu64 " bases)", c, nt, off[nt]);
+        bad += tindex_threads_case(&tg, what, &builds);
+        sets++;
+        free(off);
+        free(code);
+    }
+    tap(!bad, "targets' index on 2-64 threads: byte for byte the one-thread build, and both the naive "
+        "index (%zu sets with IUPAC codes, N runs, empty targets; %zu builds)", sets, builds);
+    /* Real genomes: the four of the shared data (skipped without them). */
+    const char *data = getenv("GPUASM_SHARED_DATA");
+    char path[4096];
+    snprintf(path, sizeof path, "%s/genomes/lambda_NC_001416.1.fasta", data && *data ? data : "../shared/data");
+    FILE *fp = fopen(path, "r");
+    if (!fp) {
+        tap(1, "# SKIP targets' index on threads, real genomes: no %s", path);
+        return;
+    }
+    fclose(fp);
+    static const char *genomes[] = { "phiX174_NC_001422.1.fasta", "lambda_NC_001416.1.fasta",
+                                     "measles_K01711.1.fasta", "ebola_G5012.3_consensus.fasta" };
+    /* One set of the four: their codes in one buffer. */
+    uint64_t off[5] = { 0 };
+    uint8_t *code = NULL;
+    for (int g = 0; g < 4; g++) {
+        gpuasm_targets t;
+        char err[512];
+        snprintf(path, sizeof path, "%s/genomes/%s", data && *data ? data : "../shared/data", genomes[g]);
+        if (gpuasm_targets_load(path, 0, &t, err, sizeof err) < 0) {
+            diag("%s", err);
+            tap(0, "targets' index on threads, real genomes: %s loads", path);
+            free(code);
+            return;
+        }
+        const uint64_t n = t.off[t.n];
+        code = realloc(code, off[g] + n + 1);
+        if (!code) abort();
+        memcpy(code + off[g], t.code, n);
+        off[g + 1] = off[g] + n;
+        gpuasm_targets_free(&t);
+    }
+    gpuasm_seqset tg = { 4, off, code };
+    builds = 0;
+    int bad_real = tindex_threads_case(&tg, "the four genomes", &builds);
+    /* With IUPAC codes and N runs written into them. */
+    for (uint64_t i = 0; i < off[4]; i += 1 + below(2000)) code[i] = chance(0.5) ? 15 : (uint8_t)(1 + below(15));
+    bad_real += tindex_threads_case(&tg, "the four genomes with IUPAC codes", &builds);
+    tap(!bad_real, "targets' index on 2-64 threads, the four genomes (%" PRIu64 " bases; as they are and "
+        "with IUPAC codes and N written in): the one-thread build and the naive index (%zu builds)",
+        off[4], builds);
+    free(code);
 }
 
 int main(void)
@@ -595,6 +848,8 @@ int main(void)
     test_filter();
     rng = seed ^ 0x7d3;
     test_tindex();
+    rng = seed ^ 0x7e4;
+    test_tindex_threads();
     gpuasm_lanes_ws_free(&ws);
     printf("1..%d\n", n_tests);
     printf("# %d of %d failed\n", n_failed, n_tests);

@@ -1,0 +1,151 @@
+#!/usr/bin/env bats
+# --device auto's move from the CPU to CUDA (plugin/auto_move.h, issue #14):
+# the same bytes as --device cpu wherever the move falls (the first, a
+# middle or the last CPU call, at a batch's start or inside it), with
+# pairs, the screening outputs and rounds; a run that ends before the
+# engine is ready neither waits for it nor loses output.  No GPU needed:
+# GPUASM_AUTO_TEST_MOVE=N moves to a second CPU engine at exactly the Nth
+# CPU scan call, and GPUASM_AUTO_CHUNK_BASES makes those calls small.
+
+setup() {
+    load helpers
+    T=$BATS_TEST_TMPDIR
+    # The move is armed only for inputs above the small-input bound.
+    export GPUASM_AUTO_CPU_CELLS=0
+}
+
+# The sample 8 times over, each copy's names made unique (336 reads).
+make_big() {
+    local k
+    for k in 1 2 3 4 5 6 7 8; do
+        awk -v k="$k" 'NR % 4 == 1 { print $1 "_" k; next } { print }' "$READS"
+    done > "$T/big.fq"
+}
+
+# Run auto with the test move at CPU call $1, chunks of $2 bases, the rest
+# of the arguments as options and inputs; the SAM in $T/auto.sam, --stats
+# in $T/auto.json.
+auto_run() {
+    local at=$1 chunk=$2
+    shift 2
+    GPUASM_AUTO_TEST_MOVE=$at GPUASM_AUTO_CHUNK_BASES=$chunk \
+        scan --device auto --no-PG --stats "$T/auto.json" -o "$T/auto.sam" "$@"
+}
+
+# The reads on each side add up to the input; with a move, exactly `at`
+# CPU calls before it.
+check_sides() {
+    local at=$1 reads=$2 cpu moved
+    cpu=$(stat_of "$T/auto.json" auto_cpu_reads)
+    moved=$(stat_of "$T/auto.json" auto_moved_reads)
+    assert_equal "$((cpu + moved))" "$reads"
+    assert_equal "$(stat_of "$T/auto.json" reads)" "$reads"
+    if [ "$moved" -gt 0 ]; then
+        assert_equal "$(stat_of "$T/auto.json" auto_cpu_scans)" "$at"
+        [[ "$(stat_of "$T/auto.json" device)" == "cpu ("*") then cpu ("* ]]
+    fi
+}
+
+@test "the move at the first, a middle and the last CPU call, in one batch or many: the bytes of --device cpu" {
+    make_big
+    local n=336 bs at moves=0
+    scan --device cpu --no-PG "$T/big.fq" "$TARGETS" > "$T/cpu.sam"
+    [ "$(records "$T/cpu.sam" | wc -l)" -gt 100 ]
+    for bs in default 2000; do
+        local opt=()
+        [ "$bs" = default ] || opt=(--batch-size "$bs")
+        # 300-base calls: two or three reads each, so moves fall inside batches.
+        for at in 1 2 7 40 1000000; do
+            auto_run "$at" 300 "${opt[@]}" "$T/big.fq" "$TARGETS"
+            cmp "$T/cpu.sam" "$T/auto.sam" || { echo "batch $bs, move at call $at differs" >&2; return 1; }
+            check_sides "$at" "$n"
+            [ "$(stat_of "$T/auto.json" auto_moved_reads)" -eq 0 ] || moves=$((moves + 1))
+        done
+    done
+    # Every move but the never-reached one happened.
+    assert_equal "$moves" 8
+    # One batch of 336 reads cut by a move at call 7: begun on the CPU,
+    # most of its reads on the engine moved to.
+    auto_run 7 300 "$T/big.fq" "$TARGETS"
+    assert_equal "$(stat_of "$T/auto.json" auto_move_batch)" 0
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_batches)" 1
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_batches)" 0
+    [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 300 ]
+    # 18 batches of one call each: the move at batch 7's start.
+    auto_run 7 1000000 --batch-size 2000 "$T/big.fq" "$TARGETS"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    assert_equal "$(stat_of "$T/auto.json" batches)" 18
+    assert_equal "$(stat_of "$T/auto.json" auto_move_batch)" 7
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_batches)" 7
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_batches)" 11
+}
+
+@test "the move with pairs, --matched, --unmatched-reads and --report: every output as with --device cpu" {
+    make_pair_files
+    local o
+    for dev in cpu auto; do
+        o=(--no-PG --unmatched --report "$T/$dev.tsv" --matched "$T/$dev.m1.fq" --matched2 "$T/$dev.m2.fq"
+           --unmatched-reads "$T/$dev.u1.fq" --unmatched-reads2 "$T/$dev.u2.fq"
+           --stats "$T/$dev.json" -o "$T/$dev.sam" "$T/r1.fq" "$T/r2.fq" "$TARGETS")
+        if [ "$dev" = cpu ]; then
+            scan --device cpu "${o[@]}"
+        else
+            GPUASM_AUTO_TEST_MOVE=5 GPUASM_AUTO_CHUNK_BASES=200 scan --device auto --batch-size 1500 "${o[@]}"
+        fi
+    done
+    for f in sam tsv m1.fq m2.fq u1.fq u2.fq; do
+        cmp "$T/cpu.$f" "$T/auto.$f" || { echo "$f differs" >&2; return 1; }
+    done
+    [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 0 ]
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_scans)" 5
+    [ -s "$T/cpu.m1.fq" ] && [ -s "$T/cpu.u1.fq" ]
+    assert_equal "$(stat_of "$T/auto.json" reads)" 84
+}
+
+@test "the move in the middle of hit-dense rounds (the memory bound): the bytes of --device cpu" {
+    periodic_case 400
+    scan --device cpu --no-PG --all --max-memory 16M --stats "$T/c.json" "$T/periodic.fq" "$T/periodic.fa" > "$T/cpu.sam"
+    local at
+    for at in 3 30; do
+        auto_run "$at" 1000 --all --max-memory 16M "$T/periodic.fq" "$T/periodic.fa"
+        cmp "$T/cpu.sam" "$T/auto.sam"
+        [ "$(stat_of "$T/auto.json" rounds)" -gt "$(stat_of "$T/auto.json" batches)" ]
+        [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 0 ]
+        check_sides "$at" 400
+    done
+}
+
+@test "an input that ends before the engine is ready: no wait for it, every output whole, a note at --verbosity 4" {
+    make_big
+    scan --device cpu --no-PG "$T/big.fq" "$TARGETS" > "$T/cpu.sam"
+    # The engine would open after 60 s; the run must not wait (timeout 30:
+    # it takes well under a second).  SAM on standard output (flushed before
+    # the process ends without waiting for that thread), --stats to a file.
+    GPUASM_AUTO_TEST_MOVE=1 GPUASM_AUTO_TEST_DELAY_MS=60000 run --separate-stderr \
+        timeout 30 "$GPUASM_SCAN" --device auto --no-PG --verbosity 4 --stats "$T/s.json" "$T/big.fq" "$TARGETS"
+    assert_success
+    cmp "$T/cpu.sam" <(printf '%s\n' "$output")
+    assert_equal "$(stat_of "$T/s.json" auto_to)" "not ready"
+    assert_equal "$(stat_of "$T/s.json" auto_cpu_reads)" 336
+    assert_equal "$(stat_of "$T/s.json" auto_ready_s)" None
+    grep -q "^gpuasm-scan: info: --device auto: the input ended (.* s) before the test engine (GPUASM_AUTO_TEST_MOVE) was ready; using the CPU$" <<<"$stderr"
+    # -o FILE the same way.
+    GPUASM_AUTO_TEST_MOVE=1 GPUASM_AUTO_TEST_DELAY_MS=60000 timeout 30 \
+        "$GPUASM_SCAN" --device auto --no-PG -o "$T/o.sam" "$T/big.fq" "$TARGETS"
+    cmp "$T/cpu.sam" "$T/o.sam"
+}
+
+@test "GPUASM_AUTO_MOVE=0: auto waits for its engine as before (no auto_ keys in --stats); bad values of the knobs are errors" {
+    GPUASM_AUTO_MOVE=0 GPUASM_AUTO_TEST_MOVE=1 scan --device auto --no-PG --stats "$T/s.json" "$READS" "$TARGETS" > "$T/a.sam"
+    cmp <(no_pg "$EXPECTED_SAM") "$T/a.sam"
+    ! grep -q '"auto_' "$T/s.json"
+    # Small inputs never arm the move (the CPU alone, as before).
+    GPUASM_AUTO_CPU_CELLS=1000000000000 GPUASM_AUTO_TEST_MOVE=1 scan --device auto --stats "$T/s.json" "$READS" "$TARGETS" > /dev/null
+    ! grep -q '"auto_' "$T/s.json"
+    local k
+    for k in GPUASM_AUTO_MOVE=2 GPUASM_AUTO_CHUNK_BASES=0 GPUASM_AUTO_TEST_MOVE=x GPUASM_AUTO_TEST_DELAY_MS=600001; do
+        run --separate-stderr env "$k" "$GPUASM_SCAN" --device auto -o "$T/x.sam" "$READS" "$TARGETS"
+        assert_one_error "${k%%=*}="
+        [ ! -e "$T/x.sam" ]
+    done
+}

@@ -1,0 +1,140 @@
+/* bench_filter -- the host side of the exact filter (issue #16), apart:
+ * the targets' index build (prefilter.h) on 1 and on T threads, and the
+ * CUDA backend's planning of candidate windows (filter_plan.h) per read,
+ * on the CPU alone (no GPU needed).
+ *
+ *   bench_filter [-@ T] [-e E] [--chunk N] [--plan-only 1] reads.fq targets.fa
+ *
+ * Prints TSV lines "what  threads  seconds  detail" on stdout:
+ *   index_build    1 and T: wall seconds of gpuasm_tindex_build (best of
+ *                  3), and whether the T-thread index equals the one-thread
+ *                  one byte for byte;
+ *   prep_build     T: gpuasm_cpu_prep_build (PEq, pieces filter, index);
+ *   plan           1 and T: gpuasm_plan_build over the reads in chunks of
+ *                  N reads (cuda_backend.cu's chunk, default 1024), wall
+ *                  seconds, per read, and windows per read.
+ * A benchmark, never a test: nothing here passes or fails on time.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "cpu_scan.h"
+#include "filter_plan.h"
+#include "prefilter.h"
+#include "search.h"
+#include "targets.h"
+
+static int same_index(const gpuasm_tindex *a, const gpuasm_tindex *b)
+{
+    const size_t rows = ((size_t)1 << (2 * GPUASM_QF_Q)) + 1;
+    return a->n_pos == b->n_pos && a->n_amb == b->n_amb &&
+           !memcmp(a->start, b->start, rows * sizeof(uint32_t)) &&
+           (!a->n_pos || !memcmp(a->pos, b->pos, a->n_pos * sizeof(uint32_t))) &&
+           (!a->n_amb || !memcmp(a->amb, b->amb, a->n_amb * 2 * sizeof(uint64_t)));
+}
+
+/* Best of 3 builds on n threads; the last index is kept in *x. */
+static double time_build(gpuasm_tindex *x, const gpuasm_seqset *tg, int n)
+{
+    double best = 1e30;
+    for (int r = 0; r < 3; r++) {
+        if (r) gpuasm_tindex_free(x);
+        const double t0 = gpuasm_now_s();
+        if (gpuasm_tindex_build(x, tg, (uint64_t)1 << 30, n) != 0) {
+            fprintf(stderr, "bench_filter: index build failed\n");
+            exit(1);
+        }
+        const double dt = gpuasm_now_s() - t0;
+        if (dt < best) best = dt;
+    }
+    return best;
+}
+
+static double time_plan(const gpuasm_cpu_prep *prep, const gpuasm_seqset *reads, const gpuasm_seqset *tg,
+                        const gpuasm_search_opt *opt, int threads, uint32_t chunk, size_t *windows)
+{
+    gpuasm_plan plan;
+    memset(&plan, 0, sizeof plan);
+    gpuasm_err err;
+    *windows = 0;
+    const double t0 = gpuasm_now_s();
+    for (uint32_t first = 0; first < reads->n; first += chunk) {
+        const uint32_t n = reads->n - first < chunk ? reads->n - first : chunk;
+        const gpuasm_seqset part = { n, reads->off + first, reads->code };
+        if (gpuasm_plan_build(&plan, prep, &part, tg, opt, threads, &err) < 0) {
+            fprintf(stderr, "bench_filter: %s\n", err.msg);
+            exit(1);
+        }
+        for (int c = 0; c < 4; c++) *windows += plan.n[c];
+    }
+    const double dt = gpuasm_now_s() - t0;
+    gpuasm_plan_free(&plan);
+    return dt;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = 2;
+    double e = 0.05;
+    uint32_t chunk = 1024;
+    int plan_only = 0;   /* --plan-only 1: no index build timings (for a profile of the planning) */
+    int i = 1;
+    for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
+        if (!strcmp(argv[i], "-@")) threads = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "-e")) e = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--chunk")) chunk = (uint32_t)atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--plan-only")) plan_only = atoi(argv[i + 1]);
+        else break;
+    }
+    if (argc - i != 2 || threads < 1 || chunk < 1) {
+        fprintf(stderr, "usage: bench_filter [-@ T] [-e E] [--chunk N] [--plan-only 1] reads.fq targets.fa\n");
+        return 1;
+    }
+    gpuasm_targets reads, tg;
+    char msg[512];
+    if (gpuasm_targets_load(argv[i], 0, &reads, msg, sizeof msg) < 0 ||
+        gpuasm_targets_load(argv[i + 1], 0, &tg, msg, sizeof msg) < 0) {
+        fprintf(stderr, "bench_filter: %s\n", msg);
+        return 1;
+    }
+    gpuasm_search_opt opt;
+    memset(&opt, 0, sizeof opt);   /* the defaults (search.h), as gpuasm-scan -e E */
+    opt.error_rate = e;
+    opt.max_diffs = -1;
+
+    gpuasm_tindex one, many;
+    if (plan_only) goto plan;
+    const double t1 = time_build(&one, &tg.set, 1);
+    const double tn = time_build(&many, &tg.set, threads);
+    printf("index_build\t1\t%.4f\t%llu windows, %llu target bases\n", t1, (unsigned long long)one.n_pos,
+           (unsigned long long)tg.off[tg.n]);
+    printf("index_build\t%d\t%.4f\tsame as one thread: %s\n", threads, tn, same_index(&one, &many) ? "yes" : "NO");
+    gpuasm_tindex_free(&one);
+    gpuasm_tindex_free(&many);
+plan:;
+    gpuasm_cpu_cfg cfg;
+    gpuasm_cpu_cfg_default(&cfg);
+    cfg.threads = threads;
+    gpuasm_cpu_prep *prep = NULL;
+    gpuasm_err err;
+    double t0 = gpuasm_now_s();
+    if (gpuasm_cpu_prep_build(&tg.set, &opt, &cfg, &prep, &err) < 0) {
+        fprintf(stderr, "bench_filter: %s\n", err.msg);
+        return 1;
+    }
+    printf("prep_build\t%d\t%.4f\t%s\n", threads, gpuasm_now_s() - t0, gpuasm_cpu_prep_describe(prep));
+    const int tries[2] = { 1, threads };
+    for (int k = 0; k < (threads > 1 ? 2 : 1); k++) {
+        size_t windows = 0;
+        const double dt = time_plan(prep, &reads.set, &tg.set, &opt, tries[k], chunk, &windows);
+        printf("plan\t%d\t%.4f\t%u reads, e %.3g: %.1f us/read, %.0f windows/read\n", tries[k], dt, reads.n, e,
+               1e6 * dt / reads.n, (double)windows / reads.n);
+    }
+    gpuasm_cpu_prep_free(prep);
+    gpuasm_targets_free(&reads);
+    gpuasm_targets_free(&tg);
+    return 0;
+}
