@@ -46,6 +46,10 @@
  *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
  *                                       input stays on the CPU (plugin/auto_device.h;
  *                                       0: always try CUDA)
+ *   GPUASM_AUTO_GO_MS=N        0..2^31  --device auto: CUDA starts opening once the CPU
+ *                                       alone would take at least N ms for the whole
+ *                                       input (predicted from its calls so far and the
+ *                                       file sizes; spent, for a pipe) [400]; 0: at once
  *   GPUASM_AUTO_MOVE=B         0|1      --device auto: 1 (default) scans on the CPU while
  *                                       CUDA starts and moves to it once ready
  *                                       (plugin/auto_move.h); 0 waits for CUDA first,
@@ -106,7 +110,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
-    int64_t auto_move, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
+    int64_t auto_move, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_force_global, dtw_chunk;

@@ -40,6 +40,13 @@ static double est_bases(const char *path, double bytes_per_base)
     return (double)st.st_size / bytes_per_base * (packed ? 3.0 : 1.0);
 }
 
+double gpuasm_auto_est_read_bases(const gpuasm_scan_opt *o)
+{
+    const double rb = est_bases(o->reads_path, 2.2);
+    const double rb2 = o->reads_path2 ? est_bases(o->reads_path2, 2.2) : 0;
+    return rb < 0 || rb2 < 0 ? -1 : rb + rb2;
+}
+
 int gpuasm_auto_device(const gpuasm_scan_opt *o, const char **device, char *why, size_t whylen)
 {
     *device = o->device;

@@ -23,4 +23,10 @@
  * -1 with why when a knob is malformed. */
 int gpuasm_auto_device(const gpuasm_scan_opt *o, const char **device, char *why, size_t whylen);
 
+/* The read bases of o's reads file(s), estimated from their sizes as
+ * above (FASTQ ~2.2 bytes a base, compressed ~3x fewer bytes), or -1 when
+ * unknown (standard input, a pipe).  What auto_move's start waits for:
+ * pipeline.c's auto_proved_large(). */
+double gpuasm_auto_est_read_bases(const gpuasm_scan_opt *o);
+
 #endif

@@ -8,12 +8,13 @@
 #include "auto_move.h"
 #include "clock.h"
 
-enum { OPENING, WAIT_TARGETS, SETTING, READY, FAILED };
+enum { DEFERRED, OPENING, WAIT_TARGETS, SETTING, READY, FAILED };
 
 struct gpuasm_auto_move {
     pthread_mutex_t lock;
     pthread_cond_t cv;
     pthread_t tid;
+    int has_thread;                 /* tid was started (DEFERRED: not yet) */
     const char *device;
     int n_threads, delay_ms;
     double t0, ready_s;
@@ -91,7 +92,7 @@ static void *move_main(void *arg)
     return NULL;
 }
 
-int gpuasm_auto_move_start(const char *device, int n_threads, int delay_ms, double t0,
+int gpuasm_auto_move_start(const char *device, int n_threads, int delay_ms, double t0, int deferred,
                            gpuasm_auto_move **out)
 {
     gpuasm_auto_move *m = calloc(1, sizeof(*m));
@@ -104,14 +105,44 @@ int gpuasm_auto_move_start(const char *device, int n_threads, int delay_ms, doub
     m->delay_ms = delay_ms;
     m->t0 = t0;
     m->ready_s = -1;
-    m->state = OPENING;
+    m->state = deferred ? DEFERRED : OPENING;
     gpuasm_err_set(&m->why, GPUASM_OK, "no failure");
-    if (pthread_create(&m->tid, NULL, move_main, m) != 0) {
-        free_move(m);
-        return -1;
+    if (!deferred) {
+        if (pthread_create(&m->tid, NULL, move_main, m) != 0) {
+            free_move(m);
+            return -1;
+        }
+        m->has_thread = 1;
     }
     *out = m;
     return 0;
+}
+
+int gpuasm_auto_move_deferred(gpuasm_auto_move *m)
+{
+    pthread_mutex_lock(&m->lock);
+    const int d = m->state == DEFERRED;
+    pthread_mutex_unlock(&m->lock);
+    return d;
+}
+
+int gpuasm_auto_move_go(gpuasm_auto_move *m)
+{
+    pthread_mutex_lock(&m->lock);
+    int rc = 0;
+    if (m->state == DEFERRED) {
+        m->state = OPENING;
+        if (pthread_create(&m->tid, NULL, move_main, m) != 0) {
+            /* No thread: the CPU runs the rest, as after a failed open. */
+            gpuasm_err_set(&m->why, GPUASM_ERR_THREAD, "cannot start a thread to open CUDA");
+            m->state = FAILED;
+            rc = -1;
+        } else {
+            m->has_thread = 1;
+        }
+    }
+    pthread_mutex_unlock(&m->lock);
+    return rc;
 }
 
 void gpuasm_auto_move_targets(gpuasm_auto_move *m, const gpuasm_seqset *targets)
@@ -151,6 +182,13 @@ void gpuasm_auto_move_end(gpuasm_auto_move *m)
 {
     if (!m) return;
     pthread_mutex_lock(&m->lock);
+    if (m->state == DEFERRED || (m->state == FAILED && !m->has_thread)) {
+        /* Never started (the input ended before it proved large): no thread,
+         * nothing of CUDA touched. */
+        pthread_mutex_unlock(&m->lock);
+        free_move(m);
+        return;
+    }
     /* The targets' upload is waited for: it reads memory the caller frees next. */
     while (m->state == SETTING) pthread_cond_wait(&m->cv, &m->lock);
     m->abandoned = 1;

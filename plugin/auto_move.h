@@ -34,10 +34,20 @@ typedef struct gpuasm_auto_move gpuasm_auto_move;
 /* Start opening device (a list for gpuasm_engine_open: "cuda:all"; the
  * tests give "cpu", a second CPU engine standing in for CUDA) in a thread,
  * after delay_ms milliseconds (a test knob: a slow start).  t0: the run's
- * start (gpuasm_now_s()), the origin of the ready time.  0, or -1 when no
- * thread could start (then nothing was opened). */
-int gpuasm_auto_move_start(const char *device, int n_threads, int delay_ms, double t0,
+ * start (gpuasm_now_s()), the origin of the ready time.  deferred: make the
+ * state only; the thread starts at gpuasm_auto_move_go() (the pipeline
+ * calls it once the input proves large), and a run that never calls it
+ * never touches CUDA.  0, or -1 when no thread could start (then nothing
+ * was opened). */
+int gpuasm_auto_move_start(const char *device, int n_threads, int delay_ms, double t0, int deferred,
                            gpuasm_auto_move **out);
+
+/* Is the move made with deferred = 1 still waiting for gpuasm_auto_move_go()? */
+int gpuasm_auto_move_deferred(gpuasm_auto_move *m);
+
+/* Start the deferred open (a no-op otherwise).  0, or -1 when no thread
+ * could start: the move has then failed (poll says so, why says why). */
+int gpuasm_auto_move_go(gpuasm_auto_move *m);
 
 /* The targets every scan will search (kept by pointer: they must stay
  * until gpuasm_auto_move_end()); the thread gives them to the engine once

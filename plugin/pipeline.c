@@ -224,6 +224,10 @@ typedef struct {
     uint64_t move_batch;       /* the batch of the first scan after the move */
     double moved_s;            /* when it happened, seconds from the run's start */
     double t0;
+    /* When CUDA starts (GPUASM_AUTO_GO_MS, auto_proved_large): the CPU's
+     * calls so far (seconds, bases) against the input's estimated bases. */
+    double cpu_s, go_s, est_bases;
+    uint64_t cpu_bases;
     char why_to[sizeof ((gpuasm_err *)0)->msg + 16];   /* --stats' auto_to after a failure */
 } auto_side_t;
 
@@ -414,12 +418,31 @@ static void auto_spawn(pipe_t *p)
     }
 }
 
+/* Has the input proved large enough to start CUDA (issue #14: "starts on
+ * the CPU and moves to the GPU when the input proves large")?  Opening
+ * CUDA costs even a run that never uses it: ~80-150 ms of driver start and
+ * teardown measured on an H100 host for runs whose every read stayed on
+ * the CPU (BENCHMARKS.md, "Small inputs").  So CUDA starts only when the
+ * CPU alone would take at least go_s for the whole input: predicted from
+ * its calls so far and the input's size estimated from its file
+ * (auto_device.h), or spent already where the size is unknown (a pipe). */
+static int auto_proved_large(const auto_side_t *am)
+{
+    if (am->cpu_s >= am->go_s) return 1;
+    return am->est_bases > 0 && am->cpu_bases > 0 &&
+           am->cpu_s * am->est_bases / (double)am->cpu_bases >= am->go_s;
+}
+
 /* Has the engine to move to become ready?  Polled between CPU calls; the
  * tests' move (test_at) waits for it at a chosen call. */
 static void auto_check(pipe_t *p)
 {
     auto_side_t *am = &p->am;
     if (am->to || am->failed) return;
+    if (gpuasm_auto_move_deferred(am->move)) {
+        if (!auto_proved_large(am)) return;
+        (void)gpuasm_auto_move_go(am->move);   /* a failure is polled below */
+    }
     /* The tests' move happens at exactly that call, never before. */
     if (am->test_at && am->calls[0] < am->test_at) return;
     am->to = gpuasm_auto_move_poll(am->move, am->test_at != 0, &am->failed);
@@ -452,7 +475,12 @@ static int scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_se
             while (j < view->n && view->off[j + 1] - view->off[i] <= am->chunk_bases) j++;
         }
         if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
+            const double t0 = gpuasm_now_s();
             int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
+            if (!am->to) {
+                am->cpu_s += gpuasm_now_s() - t0;
+                am->cpu_bases += view->off[view->n];
+            }
             if (rc == 0) auto_count(p, am->to != NULL, seq, view->n, batch_start);
             return rc;
         }
@@ -476,6 +504,10 @@ static int scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_se
             return rc;
         }
         const double dt = gpuasm_now_s() - t0;
+        if (!am->to) {
+            am->cpu_s += dt;
+            am->cpu_bases += off[j - i];
+        }
         if (!am->to && !am->chunk_fixed) {
             if (dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
             else if (dt > 2 * AUTO_CHUNK_S && am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
@@ -1099,9 +1131,17 @@ static int auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, double t0
     }
     const int test = s.auto_test_move > 0;
     if (!gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops())) return 0;
+    /* CUDA opens once the input proves large (auto_proved_large);
+     * GPUASM_AUTO_GO_MS=0 opens it at once, and so does the tests' move (a
+     * CPU stand-in) unless GPUASM_AUTO_GO_MS is given. */
+    const int64_t go_ms = gpuasm_knob(s.auto_go_ms, 400);
     if (gpuasm_auto_move_start(test ? "cpu" : "cuda:all", o->n_threads,
-                               (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0, &p->am.move) < 0)
+                               (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0,
+                               go_ms > 0 && (!test || s.auto_go_ms >= 0),
+                               &p->am.move) < 0)
         return 0;   /* no thread: auto opens as before */
+    p->am.go_s = 1e-3 * (double)go_ms;
+    p->am.est_bases = gpuasm_auto_est_read_bases(o);
     op->device = "cpu";
     p->am.test_at = test ? (uint64_t)s.auto_test_move : 0;
     p->am.chunk_bases = (uint64_t)gpuasm_knob(s.auto_chunk_bases, (int64_t)AUTO_CHUNK_BASES0);
@@ -1141,6 +1181,12 @@ static void auto_tell(pipe_t *p, const char *prog)
                 gpuasm_auto_move_ready_s(am->move));
         return;
     }
+    if (gpuasm_auto_move_deferred(am->move)) {
+        fprintf(stderr, "%s: info: --device auto: the input ended (%.3f s) before it proved large "
+                "enough to start %s (GPUASM_AUTO_GO_MS); using the CPU\n", prog,
+                gpuasm_now_s() - am->t0, auto_to_name(p));
+        return;
+    }
     gpuasm_auto_move_why(am->move, &why);
     if (am->failed || why.status)
         fprintf(stderr, "%s: info: %s; using the CPU\n", prog, why.msg);
@@ -1177,6 +1223,10 @@ static void auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, 
             size_t l = strlen(dev);
             snprintf(dev + l, devlen - l, " then %s", as->to);
         }
+        return;
+    }
+    if (gpuasm_auto_move_deferred(am->move)) {
+        as->to = "not started (the input ended before it proved large)";
         return;
     }
     gpuasm_auto_move_why(am->move, &why);

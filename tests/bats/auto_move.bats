@@ -149,3 +149,30 @@ check_sides() {
         [ ! -e "$T/x.sam" ]
     done
 }
+
+@test "GPUASM_AUTO_GO_MS: the engine starts only once the input proves large; a small input never starts it; same bytes" {
+    make_big
+    scan --device cpu --no-PG "$T/big.fq" "$TARGETS" > "$T/cpu.sam"
+    # Never large enough (100 s of CPU): nothing started, every read on the CPU
+    GPUASM_AUTO_GO_MS=100000 auto_run 2 500 --verbosity 4 "$T/big.fq" "$TARGETS" 2> "$T/err"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    [ "$(stat_of "$T/auto.json" auto_to)" = "not started (the input ended before it proved large)" ]
+    [ "$(stat_of "$T/auto.json" auto_moved_reads)" -eq 0 ]
+    [ "$(stat_of "$T/auto.json" auto_cpu_reads)" -eq 336 ]
+    [ "$(stat_of "$T/auto.json" auto_ready_s)" = None ]
+    grep -q "before it proved large enough to start the test engine (GPUASM_AUTO_TEST_MOVE) (GPUASM_AUTO_GO_MS); using the CPU" "$T/err"
+    # 1 ms: large after the first CPU call; the move follows at call 2
+    GPUASM_AUTO_GO_MS=1 auto_run 2 500 "$T/big.fq" "$TARGETS"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    check_sides 2 336
+    [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 0 ]
+    # From standard input (size unknown): started once the CPU has spent
+    # the time, never before; the bytes as ever
+    GPUASM_AUTO_TEST_MOVE=2 GPUASM_AUTO_CHUNK_BASES=500 GPUASM_AUTO_GO_MS=100000 \
+        scan --device auto --no-PG --stats "$T/auto.json" -o "$T/auto.sam" - "$TARGETS" < "$T/big.fq"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    [ "$(stat_of "$T/auto.json" auto_moved_reads)" -eq 0 ]
+    run --separate-stderr env GPUASM_AUTO_GO_MS=-1 "$GPUASM_SCAN" --device auto "$READS" "$TARGETS"
+    assert_failure
+    [[ "$stderr" == *"GPUASM_AUTO_GO_MS"* ]]
+}
