@@ -48,8 +48,8 @@
  *                                       0: always try CUDA)
  *   GPUASM_AUTO_GO_MS=N        0..2^31  --device auto: CUDA starts opening once the CPU
  *                                       alone would take at least N ms for the whole
- *                                       input (predicted from its calls so far and the
- *                                       file sizes; spent, for a pipe) [400]; 0: at once
+ *                                       input (predicted from its calls after the first and
+ *                                       the file sizes; spent, for a pipe) [500]; 0: at once
  *   GPUASM_AUTO_MOVE=B         0|1      --device auto: 1 (default) scans on the CPU while
  *                                       CUDA starts and moves to it once ready
  *                                       (plugin/auto_move.h); 0 waits for CUDA first,
