@@ -45,6 +45,7 @@ import resource
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 
@@ -142,15 +143,27 @@ def timeit(out, timeout, cmd):
     full = ["/usr/bin/time", "-f", "%M", "-o", rss_file] + cmd if gnu_time else cmd
     t0 = time.monotonic()
     p = subprocess.Popen(full, start_new_session=True)
-    timed_out = False
-    try:
-        rc = p.wait(timeout=float(timeout))
-    except subprocess.TimeoutExpired:
-        timed_out = True
-        os.killpg(p.pid, signal.SIGKILL)
-        p.wait()
-        rc = 124
+    # A blocking wait (waitpid) ends when the command does; Popen.wait with
+    # a timeout polls with sleeps of up to 50 ms, which quantised the
+    # small-input rows of tests/bench/pipeline to 50-ms steps.  The timeout
+    # is a timer that kills the process group.
+    fired = threading.Event()
+
+    def kill():
+        fired.set()
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+    timer = threading.Timer(float(timeout), kill)
+    timer.start()
+    rc = p.wait()
     wall = time.monotonic() - t0
+    timer.cancel()
+    timed_out = fired.is_set()
+    if timed_out:
+        rc = 124
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     maxrss, rss_by = ru.ru_maxrss, "getrusage"
     if gnu_time:
