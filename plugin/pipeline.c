@@ -71,6 +71,10 @@
 #define AUTO_CHUNK_BASES0 (64ull << 10)
 #define AUTO_CHUNK_BASES_MIN 1024ull
 
+/* --device auto's start rule (auto_proved_large) measures the CPU's rate
+ * over at least this many seconds of calls after the first. */
+#define AUTO_GO_MEASURE_S 0.03
+
 /* Seconds between progress line updates. */
 #define PROGRESS_PERIOD_S 0.5
 
@@ -226,8 +230,8 @@ typedef struct {
     double t0;
     /* When CUDA starts (GPUASM_AUTO_GO_MS, auto_proved_large): the CPU's
      * calls so far (seconds, bases) against the input's estimated bases. */
-    double cpu_s, go_s, est_bases, first_s;
-    uint64_t cpu_bases, first_bases;
+    double cpu_s, go_s, est_bases, first_s, last_s;
+    uint64_t cpu_bases, first_bases, last_bases;
     char why_to[sizeof ((gpuasm_err *)0)->msg + 16];   /* --stats' auto_to after a failure */
 } auto_side_t;
 
@@ -429,13 +433,18 @@ static void auto_spawn(pipe_t *p)
 static int auto_proved_large(const auto_side_t *am)
 {
     if (am->cpu_s >= am->go_s) return 1;
-    /* The rate leaves the first call out: it also builds the filters and
-     * wakes the threads (measured: a 20,000-read input predicted over
-     * 400 ms from its first call took 0.3 s in all). */
-    if (am->est_bases <= 0 || am->calls[0] < 2 || am->cpu_bases <= am->first_bases ||
-        am->cpu_s <= am->first_s)
+    /* The rate leaves the first call out (it also builds the filters and
+     * wakes the threads: a 20,000-read input predicted over 400 ms from it
+     * took 0.3 s in all), is measured over AUTO_GO_MEASURE_S at least (one
+     * slow call must not start CUDA), and is the better of the calls'
+     * average and the last call's (the calls grow, and larger calls spread
+     * the threads' hand-offs over more bases). */
+    if (am->est_bases <= 0 || am->calls[0] < 3 || am->cpu_s - am->first_s < AUTO_GO_MEASURE_S ||
+        am->cpu_bases <= am->first_bases || am->last_s <= 0)
         return 0;
-    const double rate = (double)(am->cpu_bases - am->first_bases) / (am->cpu_s - am->first_s);
+    double rate = (double)(am->cpu_bases - am->first_bases) / (am->cpu_s - am->first_s);
+    const double last = (double)am->last_bases / am->last_s;
+    if (last > rate) rate = last;
     const double left = am->est_bases > (double)am->cpu_bases ? am->est_bases - (double)am->cpu_bases : 0;
     return am->cpu_s + left / rate >= am->go_s;
 }
@@ -449,6 +458,8 @@ static void auto_cpu_call(auto_side_t *am, double dt, uint64_t bases)
     }
     am->cpu_s += dt;
     am->cpu_bases += bases;
+    am->last_s = dt;
+    am->last_bases = bases;
 }
 
 /* Has the engine to move to become ready?  Polled between CPU calls; the
