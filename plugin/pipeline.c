@@ -530,10 +530,11 @@ static int scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_se
             return rc;
         }
         const double dt = gpuasm_now_s() - t0;
-        if (!am->to) auto_cpu_call(am, dt, off[j - i]);
-        if (!am->to && !am->chunk_fixed) {
-            if (dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
-            else if (dt > 2 * AUTO_CHUNK_S && am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
+        if (!am->to) {
+            auto_cpu_call(am, dt, off[j - i]);
+            if (!am->chunk_fixed && dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
+            else if (!am->chunk_fixed && dt > 2 * AUTO_CHUNK_S &&
+                     am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
                 am->chunk_bases /= 2;
         }
         auto_count(p, am->to != NULL, seq, j - i, batch_start && i == 0);
@@ -1234,13 +1235,7 @@ static void auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, 
     if (am->to) {
         gpuasm_scan_stats m;
         gpuasm_engine_stats(am->to, &m);
-        es->kernel_s += m.kernel_s;
-        es->scan_s += m.scan_s;
-        es->cells += m.cells;
-        es->index_strands += m.index_strands;
-        es->index_declined += m.index_declined;
-        es->pieces_kept += m.pieces_kept;
-        es->pieces_dropped += m.pieces_dropped;
+        gpuasm_scan_stats_add(es, &m);
         as->to = gpuasm_engine_describe(am->to);
         if (am->calls[1]) {
             size_t l = strlen(dev);

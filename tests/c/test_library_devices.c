@@ -3,8 +3,9 @@
  *
  *   tests/c/test_library_devices DEVICE [READS]
  *
- * Makes a deterministic batch (xorshift; no input files): four targets (a
- * 34-base adapter, a 25-base primer, 2,000- and 6,000-base "genomes") and
+ * Makes a deterministic batch (tap.h's generator at its fixed seed; no
+ * input files): four targets (a 34-base adapter, a 25-base primer, 2,000-
+ * and 6,000-base "genomes") and
  * READS reads [4000] of 60-250 bases, most of them carrying a mutated copy
  * of a target piece (substitutions, insertions, deletions) on either strand,
  * some random, a few with N.  Searches it with gpuasm_align_batch() on
@@ -20,15 +21,10 @@
 #include <string.h>
 
 #include "gpuasm.h"
+#include "tap.h"
 
-static uint64_t rng = 88172645463325252ull;
-static uint32_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return (uint32_t)(rng >> 11);
-}
+/* tap.h's splitmix64, as 32 bits */
+static uint32_t next(void) { return (uint32_t)(rnd() >> 32); }
 
 static void random_dna(char *s, size_t n)
 {
