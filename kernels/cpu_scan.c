@@ -223,8 +223,8 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
-/* The targets' window index (prefilter.h) takes 4 bytes a base (4 MiB per
- * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1 GiB, 268
+/* The targets' window index (prefilter.h) takes 6 bytes a base (6 MiB per
+ * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1.5 GiB, 268
  * Mb of targets) by default (GPUASM_CPU_INDEX_MAX); past it --filter auto
  * runs without the index (and says so in the filter's description),
  * --filter index refuses the run. */
@@ -354,7 +354,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         if (r < 0) goto oom;
         p->index_s = gpuasm_now_s() - t0;
         p->has_tindex = r == 0;
-        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)5 << 18) +
+        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 6 + ((uint64_t)5 << 18) +
                                                     p->tx.n_amb * 16) / 1048576.0 : 0;
         if (p->has_tindex)
             snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
@@ -362,13 +362,13 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
                      p->index_s);
         else
             snprintf(index_desc, sizeof index_desc,
-                     "no index (%llu target bases: past the bound of %llu windows, 4 bytes each)",
+                     "no index (%llu target bases: past the bound of %llu windows, 6 bytes each)",
                      (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         if (!p->has_tindex && opt->filter == GPUASM_FILTER_INDEX) {
             gpuasm_cpu_prep_free(p);
             return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
                                   "the targets (%llu bases) are too large for the q-gram index "
-                                  "(at most %llu windows, 4 bytes each)",
+                                  "(at most %llu windows, 6 bytes each)",
                                   (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }

@@ -342,6 +342,7 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
     free(x->start);
     free(x->sub);
     free(x->pos);
+    free(x->ext4);
     free(x->amb);
     memset(x, 0, sizeof *x);
 }
@@ -438,7 +439,10 @@ static void tix_sort(tix_job *j)
         const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
         for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[lo + i] << 32 | x->pos[lo + i];
         if (n > 1) sort_u64(tmp, n);
-        for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
+        for (uint32_t i = 0; i < n; i++) {
+            x->pos[lo + i] = (uint32_t)tmp[i];
+            x->ext4[lo + i] = (uint16_t)(tmp[i] >> 48);
+        }
         /* sub: where the extension's first code reaches 1, 2, 3, 4 */
         uint32_t i = 0;
         for (uint32_t v = 1; v <= 4; v++) {
@@ -545,6 +549,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     x->start[N_KEYS] = at;
     if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
+    if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
     if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     /* Pass 2: place the windows. */
     for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
@@ -593,6 +598,17 @@ static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t 
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (ext_key(code, x->total, x->pos[mid]) < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* The first row entry in [lo, hi) whose first 4 extension codes (ext4)
+ * are >= v (the row is sorted by the whole extension key, so by them). */
+static uint32_t ext4_bound(const gpuasm_tindex *x, uint32_t lo, uint32_t hi, uint32_t v)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (x->ext4[mid] < v) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -662,9 +678,16 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             qa = c0 ? x->sub[4 * (size_t)key + c0 - 1] : qa;
             qb = x->sub[4 * (size_t)key + c0];
         }
-        if (e > 1) {   /* and with the rest: a binary search */
-            qa = ext_bound(x, targets->code, qa, qb, elo);
-            qb = ext_bound(x, targets->code, qa, qb, ehi);
+        if (e > 1) {   /* and with the rest: binary searches */
+            /* first by the first 4 extension codes (ext4, exact when
+             * e <= 4: elo and ehi then end in 16 zero bits), then by the
+             * rest on the few windows left (ext_bound reads the bases) */
+            qa = ext4_bound(x, qa, qb, (uint32_t)(elo >> 16));
+            qb = ext4_bound(x, qa, qb, (uint32_t)((ehi - 1) >> 16) + 1);
+            if (e > 4) {
+                qa = ext_bound(x, targets->code, qa, qb, elo);
+                qb = ext_bound(x, targets->code, qa, qb, ehi);
+            }
         }
         for (uint32_t q = qa; q < qb; q++) {
             const uint64_t g = x->pos[q];

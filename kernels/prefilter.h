@@ -179,8 +179,8 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
  * 2) or m / (k + 1), which is what the reference size asks for; with
  * k + 2 pieces a chance hit must also meet a hit of another piece within k
  * ("Two pieces" above).  Pieces shorter than Q (with k + 1 pieces) make
- * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 4 bytes per indexed base (4 MiB per Mb of
- * targets; both strands are served by looking up the read's reverse
+ * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 6 bytes per indexed base (6 MiB per Mb of
+ * targets: pos and ext4; both strands are served by looking up the read's reverse
  * complement, not by indexing the targets twice) plus 256 KiB of rows and
  * 1 MiB of sub-rows; 4 more bytes a base while it is built, and 8 bytes a
  * window of the widest row a thread sorts; bounded by the caller (max_pos). */
@@ -192,6 +192,12 @@ typedef struct gpuasm_tindex {
      * extension code (the base after the window: 0-3, 4 for none) is at
      * least v, v = 1..4 (a piece's next base narrows its row at once) */
     uint32_t *sub;
+    /* [n_pos] the first 4 extension codes of pos[i]'s window (ext_key's
+     * top 16 bits), beside pos: a piece's lookup narrows its row by binary
+     * search in this array (2 bytes a window, contiguous) instead of
+     * reading the targets' bases at every step (a cache miss each: most of
+     * a filtered scan's time against 20 Mb, NOTES.md) */
+    uint16_t *ext4;
     uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
     size_t n_amb;         /* runs */
     uint64_t n_pos;
