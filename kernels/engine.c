@@ -274,6 +274,8 @@ void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->index_declined += s->index_declined;
     to->pieces_kept += s->pieces_kept;
     to->pieces_dropped += s->pieces_dropped;
+    to->ends_run += s->ends_run;
+    to->ends_skipped += s->ends_skipped;
     to->index_build_s += s->index_build_s;
     to->plan_s += s->plan_s;
 }

@@ -1437,6 +1437,7 @@ out:
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
                 .index_strands = es.index_strands, .index_declined = es.index_declined,
                 .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
+                .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
                 .index_build_s = es.index_build_s, .plan_s = es.plan_s,
                 .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
