@@ -217,7 +217,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
  * that long are visited (a pattern of the SHORTER side is the shorter of
  * the two). */
 static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<uint64_t> lists[gcore::PW_RMAX + 1],
-                    uint64_t *maxw)
+                    uint64_t *maxw, double *cells)
 {
     std::vector<uint32_t> lr, lt, all_r, all_t;
     for (uint32_t r = 0; r < h.reads.n; ++r) {
@@ -233,6 +233,7 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<ui
     const std::vector<uint32_t> &ts = side == GPUASM_PATTERN_READ ? all_t : lt;
     std::vector<std::pair<uint64_t, uint64_t> > cost[gcore::PW_RMAX + 1];
     *maxw = 1;
+    *cells = 0;
     for (uint32_t r : rs)
         for (uint32_t t : ts) {
             const uint64_t pair = (uint64_t)r * h.targets.n + t;
@@ -246,6 +247,7 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<ui
                     const uint32_t R = gcore::pw_pick_r(it.w32);
                     cost[R].push_back(std::make_pair((uint64_t)gcore::pw_strips(it.w32, R) * (it.W + 31u), item));
                     *maxw = std::max<uint64_t>(*maxw, it.W);
+                    *cells += (double)it.m * it.W;
                 }
         }
     for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
@@ -259,11 +261,11 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<ui
 }
 
 /* The warp path's launches (see the header comment). */
-static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, gpuasm_err *err)
+static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, double *cells, gpuasm_err *err)
 {
     std::vector<uint64_t> lists[gcore::PW_RMAX + 1];
     uint64_t maxw = 1;
-    pw_plan(b.host, strands, lists, &maxw);
+    pw_plan(b.host, strands, lists, &maxw, cells);
     size_t total = 0;
     for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) total += lists[R].size();
     if (total == 0) return 0;
@@ -279,8 +281,12 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, gpuasm_er
     int rc = kit_grow(b, SLOT_PW_LIST, host.size() * sizeof(uint64_t), &p, err);
     if (rc < 0) return rc;
     uint64_t *d = (uint64_t *)p;
-    /* Pageable host memory: the copy is staged before the call returns. */
+    /* `host` is pageable and dies with this call, and an async copy from
+     * pageable memory may still read it after returning: wait for it (the
+     * stream holds only the kernel before it; the GPU stays busy with that
+     * while this thread waits). */
     KIT_CK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, b.stream));
+    KIT_CK(cudaStreamSynchronize(b.stream));
     const uint64_t rec_cols = maxw + 1;
     const uint64_t per_block = (uint64_t)PW_WARPS * 2 * rec_cols;
     void *rec = NULL;
@@ -316,8 +322,10 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, gpuasm_er
 
 /* The ends pass of batch b (cuda_launch.h).  Called by the backend after
  * the kernel's launcher, on the same stream and hit output. */
-extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, gpuasm_err *err)
+extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, double *cells,
+                                          gpuasm_err *err)
 {
+    *cells = 0;
     const gpuasm_cuda_batch &b = *bp;
     const uint32_t strands = (uint32_t)gpuasm_strands(&b.host.opt);
     const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
@@ -345,7 +353,7 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     k_partial_small<<<grid, PNT, 0, b.stream>>>(L, b.out);
     KIT_CK_LAUNCH("k_partial_small");
     if (maxm > SMALL_M && !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16)
-        return pw_launch_all(b, strands, err);
+        return pw_launch_all(b, strands, cells, err);
     if (maxm > SMALL_M) {
         L.big = 1;
         L.glob_words = gpuasm_partial_ws_words((uint32_t)std::min<uint64_t>(maxm, UINT32_MAX));
