@@ -23,7 +23,8 @@
  * launch per R (1..4), records (int8 per column: a strip's bottom-row
  * deltas) two per warp in global scratch, at most SCRATCH_BUDGET bytes,
  * which bounds the grid.  Hamming mode and the byte alphabet keep the
- * thread per item with global scratch (k_partial_big).
+ * thread per item with global scratch (k_partial_big), and so do patterns
+ * under GPUASM_CUDA_ENDS_WARP_MIN bases (settings.h; default: none).
  */
 #include <cuda_runtime.h>
 
@@ -45,6 +46,7 @@ enum {
     SMALL_WORDS = 6 * (SMALL_M / 64),
     SLOT_PARTIAL = 5,      /* scratch slot of the long-pattern workspace (cuda_kit.cuh) */
     SLOT_PW_LIST = 6,      /* the warp path's item lists and queue counters */
+    SLOT_PW_REC = 7,       /* the warp path's records */
     PW_WARPS = PNT / 32
 };
 const size_t SCRATCH_BUDGET = (size_t)256 << 20;
@@ -55,6 +57,7 @@ struct partial_launch {
     uint32_t strands;
     uint64_t items;        /* pairs x strands x 2 */
     int32_t big;           /* 0: patterns <= SMALL_M, 1: longer ones */
+    uint64_t warp_min;     /* big: patterns of at least this many bases are the warp path's */
     uint64_t *glob;        /* big: slot s at glob + s * glob_words */
     uint64_t glob_words;
 };
@@ -99,7 +102,7 @@ __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t i
                                              dev_out &out)
 {
     const pitem_views e = partial_views(L.v, L.strands, item);
-    if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0)) return;
+    if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
     const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
     if (b.plen) partial_emit(out, e, b);
 }
@@ -216,8 +219,8 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
  * bases), by R, each list longest first.  Only pairs whose pattern can be
  * that long are visited (a pattern of the SHORTER side is the shorter of
  * the two). */
-static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<uint64_t> lists[gcore::PW_RMAX + 1],
-                    uint64_t *maxw, double *cells)
+static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_min,
+                    std::vector<uint64_t> lists[gcore::PW_RMAX + 1], uint64_t *maxw, double *cells)
 {
     std::vector<uint32_t> lr, lt, all_r, all_t;
     for (uint32_t r = 0; r < h.reads.n; ++r) {
@@ -241,7 +244,7 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<ui
                 for (uint32_t end = 0; end < 2; ++end) {
                     const uint64_t item = ((pair * strands) + s) * 2 + end;
                     const pitem_views e = partial_views(h, strands, item);
-                    if (!e.live || e.x.p.m <= SMALL_M) continue;
+                    if (!e.live || e.x.p.m <= SMALL_M || e.x.p.m < warp_min) continue;
                     gcore::pw_item it;
                     if (!gcore::pw_setup(it, &h.opt, e.omin, e.pv, e.tv, (int)e.end)) continue;
                     const uint32_t R = gcore::pw_pick_r(it.w32);
@@ -261,11 +264,12 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, std::vector<ui
 }
 
 /* The warp path's launches (see the header comment). */
-static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, double *cells, gpuasm_err *err)
+static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t warp_min, double *cells,
+                         gpuasm_err *err)
 {
     std::vector<uint64_t> lists[gcore::PW_RMAX + 1];
     uint64_t maxw = 1;
-    pw_plan(b.host, strands, lists, &maxw, cells);
+    pw_plan(b.host, strands, warp_min, lists, &maxw, cells);
     size_t total = 0;
     for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) total += lists[R].size();
     if (total == 0) return 0;
@@ -296,7 +300,7 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, double *c
     for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R)
         need = std::max<uint64_t>(need, (lists[R].size() + PW_WARPS - 1) / PW_WARPS);
     const uint64_t blocks_max = std::min<uint64_t>(most, need);
-    if ((rc = kit_grow(b, SLOT_PARTIAL, (size_t)(blocks_max * per_block), &rec, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SLOT_PW_REC, (size_t)(blocks_max * per_block), &rec, err)) < 0) return rc;
     for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
         if (lists[R].empty()) continue;
         pw_launch L;
@@ -336,6 +340,7 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     L.strands = strands;
     L.items = npairs * strands * 2;
     L.big = 0;
+    L.warp_min = UINT64_MAX;
     L.glob = NULL;
     L.glob_words = 0;
     /* The longest pattern decides whether the long-pattern launch is needed
@@ -352,10 +357,15 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     KIT_CLEAR_ERR();
     k_partial_small<<<grid, PNT, 0, b.stream>>>(L, b.out);
     KIT_CK_LAUNCH("k_partial_small");
-    if (maxm > SMALL_M && !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16)
-        return pw_launch_all(b, strands, cells, err);
-    if (maxm > SMALL_M) {
+    /* Longer patterns: a warp per item from warp_min bases on (edit mode,
+     * nt16; GPUASM_CUDA_ENDS_WARP_MIN), a thread per item below it. */
+    const uint64_t warp_min = !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16
+                                  ? (uint64_t)gpuasm_knob(b.settings->cuda_ends_warp_min, SMALL_M + 1)
+                                  : UINT64_MAX;
+    if (maxm >= warp_min && (rc = pw_launch_all(b, strands, warp_min, cells, err)) < 0) return rc;
+    if (maxm > SMALL_M && warp_min > SMALL_M + 1) {
         L.big = 1;
+        L.warp_min = warp_min;
         L.glob_words = gpuasm_partial_ws_words((uint32_t)std::min<uint64_t>(maxm, UINT32_MAX));
         const size_t slot_bytes = (size_t)L.glob_words * sizeof(uint64_t);
         uint64_t nslot = std::max<uint64_t>(1, SCRATCH_BUDGET / slot_bytes);
