@@ -81,6 +81,10 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"ends_skipped\":%llu", (unsigned long long)s->ends_skipped);
     fprintf(fp, ",\"index_build_s\":%.6f", finite_or_0(s->index_build_s));
     fprintf(fp, ",\"plan_s\":%.6f", finite_or_0(s->plan_s));
+    fprintf(fp, ",\"ends_kernel_s\":%.6f", finite_or_0(s->ends_kernel_s));
+    fprintf(fp, ",\"ends_cells\":%.17g", finite_or_0(s->ends_cells));
+    fprintf(fp, ",\"ends_tcups\":%.6g",
+            finite_or_0(s->ends_kernel_s > 0 ? s->ends_cells / s->ends_kernel_s / 1e12 : 0));
     if (s->aut) {
         const gpuasm_auto_stats *a = s->aut;
         fputs(",\"auto_to\":", fp);

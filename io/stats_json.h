@@ -6,7 +6,8 @@
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"index_strands":N,"index_declined":N,
- *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"index_build_s":x,"plan_s":x[, auto keys],"peak_rss_kb":N
+ *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"index_build_s":x,"plan_s":x,
+ *    "ends_kernel_s":x,"ends_cells":x,"ends_tcups":x[, auto keys],"peak_rss_kb":N
  *    [, extra keys]}
  * auto keys: --device auto's move from the CPU to CUDA (plugin/auto_move.h),
  * only when it was armed: "auto_to" (the engine moved to, or why none:
@@ -31,6 +32,10 @@
  * (inside scan_s, summed over lanes), plan_s: wall seconds the CUDA lanes
  * spent planning the filters' candidate windows on host threads (inside
  * scan_s; 0 on the CPU, whose walk looks the pieces up as it verifies).
+ * ends_kernel_s: CUDA's device time of the ends pass (inside kernel_s),
+ * ends_cells: the cells of its warp path (patterns over 256 bases: m x W
+ * per (pair, strand, end), search.h's gpuasm_scan_stats), ends_tcups their
+ * ratio; 0 on the CPU.
  */
 #ifndef GPUASM_STATS_JSON_H
 #define GPUASM_STATS_JSON_H
@@ -70,6 +75,7 @@ typedef struct gpuasm_run_stats {
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;   /* gpuasm_scan_stats */
     uint64_t ends_run, ends_skipped;                                      /* gpuasm_scan_stats */
     double index_build_s, plan_s;                                         /* gpuasm_scan_stats */
+    double ends_kernel_s, ends_cells;                                     /* gpuasm_scan_stats */
     const gpuasm_auto_stats *aut;   /* NULL: no move was armed */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
     /* More keys after peak_rss_kb (the per-target report: "sample",

@@ -49,6 +49,7 @@ struct cuda_lane {
     char desc[320];
     cudaStream_t stream;
     cudaEvent_t ev0, ev1;
+    cudaEvent_t ev_ends;       /* the ends pass's start (gpuasm_scan_stats.ends_kernel_s) */
     const gpuasm_settings *settings;
     /* targets */
     const gpuasm_seqset *targets;   /* host view, kept by the caller */
@@ -114,6 +115,7 @@ void lane_close(void *self)
     if (g->h_count) (void)cudaFreeHost(g->h_count);
     if (g->ev0) (void)cudaEventDestroy(g->ev0);
     if (g->ev1) (void)cudaEventDestroy(g->ev1);
+    if (g->ev_ends) (void)cudaEventDestroy(g->ev_ends);
     if (g->stream) (void)cudaStreamDestroy(g->stream);
     (void)cudaGetLastError();
     delete g;
@@ -133,6 +135,7 @@ int lane_open_impl(cuda_lane *g, gpuasm_err *err)
     CK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     CK(cudaEventCreate(&g->ev0));
     CK(cudaEventCreate(&g->ev1));
+    CK(cudaEventCreate(&g->ev_ends));
     /* GPUASM_CUDA_MEM_LIMIT=N (settings.h): hold back all but N bytes of
      * the free device memory, so that a test runs as on a small GPU and
      * meets cudaMalloc's "out of memory" (GPUASM_ERR_NOMEM, which the
@@ -405,16 +408,27 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         } else if ((rc = kd->cuda.launch(&b, err)) < 0) {
             return rc;
         }
-        if (gpuasm_partial_on(opt) &&
-            (rc = gpuasm_partial_cuda_launch(&b, kd->mode == GPUASM_MODE_HAMMING, err)) < 0)
+        /* The ends pass, timed apart from the kernel (inside kernel_s):
+         * from ev_ends, or from ev0 when the kernel launched nothing. */
+        const int ends = gpuasm_partial_on(opt), kernel_began = began;
+        double ends_cells = 0;
+        if (ends && kernel_began) CK(cudaEventRecord(g->ev_ends, g->stream));
+        if (ends && (rc = gpuasm_partial_cuda_launch(&b, kd->mode == GPUASM_MODE_HAMMING, &ends_cells,
+                                                     err)) < 0)
             return rc;
         if (began) CK(cudaEventRecord(g->ev1, g->stream));
         CK(cudaMemcpyAsync(g->h_count, g->d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                            g->stream));
         CK(cudaStreamSynchronize(g->stream));
-        float ms = 0;
+        float ms = 0, ends_ms = 0;
         if (began) CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
+        if (ends && began) {
+            if (kernel_began) CK(cudaEventElapsedTime(&ends_ms, g->ev_ends, g->ev1));
+            else ends_ms = ms;
+        }
         st->kernel_s += 1e-3 * (double)ms;
+        st->ends_kernel_s += 1e-3 * (double)ends_ms;
+        st->ends_cells += ends_cells;
         unsigned long long nhit = *g->h_count;
         if (out->limit && nhit > out->limit) {
             /* More hits than the caller may hold (search.h): it scans fewer

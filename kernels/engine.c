@@ -278,6 +278,8 @@ void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->ends_skipped += s->ends_skipped;
     to->index_build_s += s->index_build_s;
     to->plan_s += s->plan_s;
+    to->ends_kernel_s += s->ends_kernel_s;
+    to->ends_cells += s->ends_cells;
 }
 
 int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *reads,

@@ -439,7 +439,11 @@ k_long(pair_launch L, int8_t *rec, uint32_t rec_cols, dev_out out)
     int8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
     const uint64_t total = L.off[L.np];
     const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
-    for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
+    /* Warps numbered block-fastest (warp w of block b is w x grid + b), so
+     * that a launch with fewer items than warps (20 reads of 10 kb: 240
+     * items, 1,821 blocks) spreads them one per block over every SM, not
+     * four per block over the first 60 blocks (ncu: 4.5% occupancy). */
+    for (uint64_t wbase = ((uint64_t)warp * gridDim.x + blockIdx.x) * gpw; wbase < total;
          wbase += wstride) {
         pitem p;
         group_item(L, wbase + grp, total, p);

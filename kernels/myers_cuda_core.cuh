@@ -297,27 +297,35 @@ struct witem {
     uint32_t ncols;    /* jend - j0; 0 for an empty slot */
 };
 
+/* Slot r of a lane's 16-code table from the four base masks of its word
+ * (bit i of b[x]: the word's base i holds base x): Eq of code c is the OR
+ * of the masks of c's bases, the nt16 match rule.  Also the ends pass's
+ * (partial_warp.cuh). */
+template <int R>
+HD void wc_put_masks(uint32_t *peq_w, uint32_t lane, int r, const uint32_t b[4])
+{
+    for (uint32_t c = 0; c < 16; ++c)
+        peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b[0] : 0) | ((c & 2u) ? b[1] : 0) |
+                                                 ((c & 4u) ? b[2] : 0) | ((c & 8u) ? b[3] : 0);
+}
+
 /* Slot r of a lane's 16-code table: the masks of 32-bit pattern word w
  * (valid), or 0 (an empty slot, a word past the pattern). */
 template <int R>
 HD void wc_store_word(uint32_t *peq_w, uint32_t lane, int r, const witem &it, uint32_t w, int valid)
 {
-    uint32_t b0 = 0, b1 = 0, b2 = 0, b3 = 0;
+    uint32_t b[4] = { 0, 0, 0, 0 };
     if (valid) {
         const uint32_t lo = w * 32u;
         const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
         for (uint32_t i = lo; i < hi; ++i) {
             const uint32_t c = it.pat.at(i);
             const uint32_t bit = 1u << (i - lo);
-            if (c & 1u) b0 |= bit;
-            if (c & 2u) b1 |= bit;
-            if (c & 4u) b2 |= bit;
-            if (c & 8u) b3 |= bit;
+            for (int x = 0; x < 4; ++x)
+                if (c & (1u << x)) b[x] |= bit;
         }
     }
-    for (uint32_t c = 0; c < 16; ++c)
-        peq_w[((size_t)c * R + r) * 32 + lane] = ((c & 1u) ? b0 : 0) | ((c & 2u) ? b1 : 0) |
-                                                 ((c & 4u) ? b2 : 0) | ((c & 8u) ? b3 : 0);
+    wc_put_masks<R>(peq_w, lane, r, b);
 }
 
 template <int R>

@@ -7,9 +7,24 @@
  * one thread each in a grid-stride loop; an item whose pair takes no
  * partial occurrence at that end (omin = 0, or the end not asked for)
  * costs a few instructions.  Workspace (partial.h: 6 words per 64 pattern
- * bases): patterns up to SMALL_M bases use a per-thread array; longer ones
- * (long reads as patterns) run in a second launch whose threads each own a
- * slot of global scratch, at most SCRATCH_BUDGET bytes in all.
+ * bases): patterns up to SMALL_M bases use a per-thread array.
+ *
+ * Longer patterns (long reads against genomes, issue #11), edit mode on
+ * nt16: a WARP per item (partial_warp.cuh: strips of 32 lanes x R words,
+ * the LONG path's wavefront and block step, the row walk by the lanes),
+ * the same (plen, dist) as partial.h by construction of the same matrix
+ * (tests/c/test_partial_cuda runs that per-lane code on the host against
+ * gpuasm_partial_best).  The host lists these items (only pairs whose
+ * pattern can be long are visited), sorts each R's list by cost, longest
+ * first, and the warps take items from a counter (a work queue): a 10 kb
+ * read vs a genome end is ~12,000 columns x 3 strips, and a static split
+ * of a few hundred such items over thousands of warps left most SMs idle
+ * (k_partial_big: 3 blocks, 1.22 s for 320 items on an H100).  One
+ * launch per R (1..4), records (int8 per column: a strip's bottom-row
+ * deltas) two per warp in global scratch, at most SCRATCH_BUDGET bytes,
+ * which bounds the grid.  Hamming mode and the byte alphabet keep the
+ * thread per item with global scratch (k_partial_big), and so do patterns
+ * under GPUASM_CUDA_ENDS_WARP_MIN bases (settings.h; default: none).
  */
 #include <cuda_runtime.h>
 
@@ -17,8 +32,11 @@
 
 #include <algorithm>
 
+#include <vector>
+
 #include "cuda_kit.cuh"
 #include "partial.h"
+#include "partial_warp.cuh"
 
 namespace {
 
@@ -26,7 +44,10 @@ enum {
     PNT = 128,             /* threads per block */
     SMALL_M = 256,         /* patterns with a per-thread workspace */
     SMALL_WORDS = 6 * (SMALL_M / 64),
-    SLOT_PARTIAL = 5       /* scratch slot of the long-pattern workspace (cuda_kit.cuh) */
+    SLOT_PARTIAL = 5,      /* scratch slot of the long-pattern workspace (cuda_kit.cuh) */
+    SLOT_PW_LIST = 6,      /* the warp path's item lists and queue counters */
+    SLOT_PW_REC = 7,       /* the warp path's records */
+    PW_WARPS = PNT / 32
 };
 const size_t SCRATCH_BUDGET = (size_t)256 << 20;
 
@@ -36,33 +57,54 @@ struct partial_launch {
     uint32_t strands;
     uint64_t items;        /* pairs x strands x 2 */
     int32_t big;           /* 0: patterns <= SMALL_M, 1: longer ones */
+    uint64_t warp_min;     /* big: patterns of at least this many bases are the warp path's */
     uint64_t *glob;        /* big: slot s at glob + s * glob_words */
     uint64_t glob_words;
 };
 
+/* Item `item` = ((pair x strands) + strand) x 2 + end of a batch view (host
+ * or device pointers): its sequences as searched; live = 0 when the pair
+ * takes no partial occurrence at that end. */
+struct pitem_views {
+    gcore::pair_ref x;
+    uint32_t strand, end, omin;
+    int live;
+    gpuasm_seqview pv, tv;
+};
+
+HD pitem_views partial_views(const gpuasm_batch_view &v, uint32_t strands, uint64_t item)
+{
+    pitem_views e;
+    e.end = (uint32_t)(item & 1u);
+    e.strand = (uint32_t)((item >> 1) % strands);
+    e.x = gcore::pair_at(v, (item >> 1) / strands);
+    const gpuasm_pair &p = e.x.p;
+    e.omin = p.searched ? gpuasm_pair_overlap_min(&v.opt, p.read_is_pattern, p.m) : 0u;
+    const uint32_t ends = gpuasm_partial_text_ends(&v.opt, p.read_is_pattern, e.strand);
+    e.live = e.omin && (ends & (1u << e.end));
+    e.pv.p = e.x.pat;
+    e.pv.len = (uint32_t)p.m;
+    e.pv.rc = p.read_is_pattern && e.strand;
+    e.tv.p = e.x.txt;
+    e.tv.len = (uint32_t)p.n;
+    e.tv.rc = !p.read_is_pattern && e.strand;
+    return e;
+}
+
+/* The hit of an item's best partial occurrence (search.h). */
+__device__ __forceinline__ void partial_emit(dev_out &out, const pitem_views &e, const gpuasm_partial &b)
+{
+    out.emit_kind(e.x.r, e.x.t, e.end ? 0u : e.tv.len - 1u, b.dist, e.strand,
+                  e.end ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END, b.plen);
+}
+
 __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t item, uint64_t *ws,
                                              dev_out &out)
 {
-    const uint32_t end = (uint32_t)(item & 1u);
-    const uint32_t strand = (uint32_t)((item >> 1) % L.strands);
-    const uint64_t pair = (item >> 1) / L.strands;
-    const gcore::pair_ref x = gcore::pair_at(L.v, pair);
-    if (!x.p.searched) return;
-    if ((x.p.m > SMALL_M) != (L.big != 0)) return;
-    const uint32_t omin = gpuasm_pair_overlap_min(&L.v.opt, x.p.read_is_pattern, x.p.m);
-    const uint32_t ends = gpuasm_partial_text_ends(&L.v.opt, x.p.read_is_pattern, strand);
-    if (!omin || !(ends & (1u << end))) return;
-    gpuasm_seqview pv, tv;
-    pv.p = x.pat;
-    pv.len = (uint32_t)x.p.m;
-    pv.rc = x.p.read_is_pattern && strand;
-    tv.p = x.txt;
-    tv.len = (uint32_t)x.p.n;
-    tv.rc = !x.p.read_is_pattern && strand;
-    const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, omin, &pv, &tv, (int)end, L.hamming, ws);
-    if (b.plen)
-        out.emit_kind(x.r, x.t, end ? 0u : tv.len - 1u, b.dist, strand,
-                      end ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END, b.plen);
+    const pitem_views e = partial_views(L.v, L.strands, item);
+    if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
+    const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
+    if (b.plen) partial_emit(out, e, b);
 }
 
 __global__ void __launch_bounds__(PNT) k_partial_small(partial_launch L, dev_out out)
@@ -81,12 +123,213 @@ __global__ void __launch_bounds__(PNT) k_partial_big(partial_launch L, uint64_t 
     for (uint64_t it = slot; it < L.items; it += nslot) partial_item(L, it, ws, out);
 }
 
+/* The warp path: items[0 .. n) of one R, taken from the queue *next. */
+struct pw_launch {
+    gpuasm_batch_view v;
+    uint32_t strands;
+    const uint64_t *items;
+    uint32_t n;
+    unsigned int *next;
+    int8_t *rec;          /* two records of rec_cols per warp of the grid */
+    uint64_t rec_cols;
+};
+
+template <int R>
+__global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
+{
+    __shared__ uint32_t peq_all[PW_WARPS][16 * R * 32];
+    const unsigned FULL = 0xffffffffu;
+    const uint32_t g = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    int8_t *rec_w = L.rec + ((uint64_t)blockIdx.x * PW_WARPS + warp) * 2 * L.rec_cols;
+    for (;;) {
+        uint32_t i = 0;
+        if (g == 0) i = atomicAdd(L.next, 1u);
+        i = __shfl_sync(FULL, i, 0);
+        if (i >= L.n) break;
+        const pitem_views e = partial_views(L.v, L.strands, L.items[i]);
+        gcore::pw_item it;
+        gpuasm_partial best;
+        best.plen = 0;
+        best.dist = 0;
+        /* Uniform over the warp: every lane decodes the same item. */
+        if (gcore::pw_setup(it, &L.v.opt, e.omin, e.pv, e.tv, (int)e.end)) {
+            int32_t base_d = 0, base_e = 0;
+            const uint32_t ns = gcore::pw_strips(it.w32, R);
+            for (uint32_t s = 0; s < ns; ++s) {
+                const gcore::pw_strip sp = gcore::pw_strip_of(it, R, s);
+                __syncwarp();   /* the last strip's walk (Peq reads) and records are done */
+                gcore::pw_build_peq<R>(peq_w, g, it, sp);
+                gcore::pw_lane<R> st;
+                gcore::pw_begin<R>(st);
+                __syncwarp();
+                const int8_t *rin = s ? rec_w + (uint64_t)((s - 1u) & 1u) * L.rec_cols : NULL;
+                int8_t *rout = rec_w + (uint64_t)(s & 1u) * L.rec_cols;
+                int hout = 0;
+                uint32_t cout = 0;
+                /* Lane 0's inputs are loaded one step ahead. */
+                uint32_t c0 = g == 0 ? gcore::pw_code(it, 0) : 0u;
+                int r0 = g == 0 && rin ? (int)rin[0] : 0;
+                for (uint32_t t = 0; t < sp.steps; ++t) {
+                    /* hout in {-1, 0, 1} and the column's code, to lane g+1. */
+                    const int v = __shfl_up_sync(FULL, (hout + 1) | (int)(cout << 2), 1);
+                    int hin = (v & 3) - 1;
+                    uint32_t code = (uint32_t)v >> 2;
+                    if (g == 0) {
+                        hin = r0;
+                        code = c0;
+                        const uint32_t tn = t + 1u;
+                        c0 = tn < it.W ? gcore::pw_code(it, tn) : 0u;
+                        r0 = rin && tn < it.W ? (int)rin[tn] : 0;
+                    }
+                    hout = gcore::pw_step<R>(st, peq_w, g, it, sp, t, hin, code, rout);
+                    cout = code;
+                }
+                /* The walk: the lanes' sums scanned (inclusive), then each
+                 * lane from the row above its first. */
+                int32_t ds, es;
+                gcore::pw_sums<R>(st, it, sp, g, ds, es);
+                int32_t id = ds, ie = es;
+                for (uint32_t off = 1; off < 32u; off <<= 1) {
+                    const int32_t a = __shfl_up_sync(FULL, id, off), b = __shfl_up_sync(FULL, ie, off);
+                    if (g >= off) {
+                        id += a;
+                        ie += b;
+                    }
+                }
+                gcore::pw_walk<R>(st, peq_w, g, it, sp, &L.v.opt, gcore::pw_code(it, it.W - 1u),
+                                  base_d + id - ds, base_e + ie - es, best);
+                base_d += __shfl_sync(FULL, id, 31);
+                base_e += __shfl_sync(FULL, ie, 31);
+            }
+        }
+        for (uint32_t off = 16; off; off >>= 1) {
+            gpuasm_partial o;
+            o.plen = __shfl_xor_sync(FULL, best.plen, off);
+            o.dist = __shfl_xor_sync(FULL, best.dist, off);
+            gcore::pw_merge(best, o);
+        }
+        if (g == 0 && best.plen) partial_emit(out, e, best);
+    }
+}
+
 }  /* namespace */
+
+/* The warp path's items of a batch (edit mode, nt16, patterns over SMALL_M
+ * bases), by R, each list longest first.  Only pairs whose pattern can be
+ * that long are visited (a pattern of the SHORTER side is the shorter of
+ * the two). */
+static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_min,
+                    std::vector<uint64_t> lists[gcore::PW_RMAX + 1], uint64_t *maxw, double *cells)
+{
+    std::vector<uint32_t> lr, lt, all_r, all_t;
+    for (uint32_t r = 0; r < h.reads.n; ++r) {
+        all_r.push_back(r);
+        if (h.reads.off[r + 1] - h.reads.off[r] > SMALL_M) lr.push_back(r);
+    }
+    for (uint32_t t = 0; t < h.targets.n; ++t) {
+        all_t.push_back(t);
+        if (h.targets.off[t + 1] - h.targets.off[t] > SMALL_M) lt.push_back(t);
+    }
+    const int side = h.opt.pattern_side;
+    const std::vector<uint32_t> &rs = side == GPUASM_PATTERN_TARGET ? all_r : lr;
+    const std::vector<uint32_t> &ts = side == GPUASM_PATTERN_READ ? all_t : lt;
+    std::vector<std::pair<uint64_t, uint64_t> > cost[gcore::PW_RMAX + 1];
+    *maxw = 1;
+    *cells = 0;
+    for (uint32_t r : rs)
+        for (uint32_t t : ts) {
+            const uint64_t pair = (uint64_t)r * h.targets.n + t;
+            for (uint32_t s = 0; s < strands; ++s)
+                for (uint32_t end = 0; end < 2; ++end) {
+                    const uint64_t item = ((pair * strands) + s) * 2 + end;
+                    const pitem_views e = partial_views(h, strands, item);
+                    if (!e.live || e.x.p.m <= SMALL_M || e.x.p.m < warp_min) continue;
+                    gcore::pw_item it;
+                    if (!gcore::pw_setup(it, &h.opt, e.omin, e.pv, e.tv, (int)e.end)) continue;
+                    const uint32_t R = gcore::pw_pick_r(it.w32);
+                    cost[R].push_back(std::make_pair((uint64_t)gcore::pw_strips(it.w32, R) * (it.W + 31u), item));
+                    *maxw = std::max<uint64_t>(*maxw, it.W);
+                    *cells += (double)it.m * it.W;
+                }
+        }
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
+        std::sort(cost[R].begin(), cost[R].end(),
+                  [](const std::pair<uint64_t, uint64_t> &a, const std::pair<uint64_t, uint64_t> &b) {
+                      return a.first != b.first ? a.first > b.first : a.second < b.second;
+                  });
+        lists[R].clear();
+        for (const auto &c : cost[R]) lists[R].push_back(c.second);
+    }
+}
+
+/* The warp path's launches (see the header comment). */
+static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t warp_min, double *cells,
+                         gpuasm_err *err)
+{
+    std::vector<uint64_t> lists[gcore::PW_RMAX + 1];
+    uint64_t maxw = 1;
+    pw_plan(b.host, strands, warp_min, lists, &maxw, cells);
+    size_t total = 0;
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) total += lists[R].size();
+    if (total == 0) return 0;
+    /* One upload: the counters (one per R, 8 bytes apart), then the lists. */
+    std::vector<uint64_t> host(gcore::PW_RMAX + total, 0);
+    size_t at = gcore::PW_RMAX, off[gcore::PW_RMAX + 1];
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
+        off[R] = at;
+        std::copy(lists[R].begin(), lists[R].end(), host.begin() + at);
+        at += lists[R].size();
+    }
+    void *p = NULL;
+    int rc = kit_grow(b, SLOT_PW_LIST, host.size() * sizeof(uint64_t), &p, err);
+    if (rc < 0) return rc;
+    uint64_t *d = (uint64_t *)p;
+    /* `host` is pageable and dies with this call, and an async copy from
+     * pageable memory may still read it after returning: wait for it (the
+     * stream holds only the kernel before it; the GPU stays busy with that
+     * while this thread waits). */
+    KIT_CK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, b.stream));
+    KIT_CK(cudaStreamSynchronize(b.stream));
+    const uint64_t rec_cols = maxw + 1;
+    const uint64_t per_block = (uint64_t)PW_WARPS * 2 * rec_cols;
+    void *rec = NULL;
+    uint64_t most = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
+    most = std::min<uint64_t>(most, (uint64_t)b.sm_count * KIT_GRID_PER_SM);
+    uint64_t need = 0;
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R)
+        need = std::max<uint64_t>(need, (lists[R].size() + PW_WARPS - 1) / PW_WARPS);
+    const uint64_t blocks_max = std::min<uint64_t>(most, need);
+    if ((rc = kit_grow(b, SLOT_PW_REC, (size_t)(blocks_max * per_block), &rec, err)) < 0) return rc;
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
+        if (lists[R].empty()) continue;
+        pw_launch L;
+        L.v = b.dev;
+        L.strands = strands;
+        L.items = d + off[R];
+        L.n = (uint32_t)lists[R].size();
+        L.next = (unsigned int *)(d + (R - 1));
+        L.rec = (int8_t *)rec;
+        L.rec_cols = rec_cols;
+        const unsigned blocks = (unsigned)std::min<uint64_t>(blocks_max, (L.n + PW_WARPS - 1) / PW_WARPS);
+        KIT_CLEAR_ERR();
+        switch (R) {
+        case 1: k_partial_warp<1><<<blocks, PNT, 0, b.stream>>>(L, b.out); break;
+        case 2: k_partial_warp<2><<<blocks, PNT, 0, b.stream>>>(L, b.out); break;
+        case 3: k_partial_warp<3><<<blocks, PNT, 0, b.stream>>>(L, b.out); break;
+        default: k_partial_warp<4><<<blocks, PNT, 0, b.stream>>>(L, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_partial_warp");
+    }
+    return 0;
+}
 
 /* The ends pass of batch b (cuda_launch.h).  Called by the backend after
  * the kernel's launcher, on the same stream and hit output. */
-extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, gpuasm_err *err)
+extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, double *cells,
+                                          gpuasm_err *err)
 {
+    *cells = 0;
     const gpuasm_cuda_batch &b = *bp;
     const uint32_t strands = (uint32_t)gpuasm_strands(&b.host.opt);
     const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
@@ -97,6 +340,7 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     L.strands = strands;
     L.items = npairs * strands * 2;
     L.big = 0;
+    L.warp_min = UINT64_MAX;
     L.glob = NULL;
     L.glob_words = 0;
     /* The longest pattern decides whether the long-pattern launch is needed
@@ -113,8 +357,15 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     KIT_CLEAR_ERR();
     k_partial_small<<<grid, PNT, 0, b.stream>>>(L, b.out);
     KIT_CK_LAUNCH("k_partial_small");
-    if (maxm > SMALL_M) {
+    /* Longer patterns: a warp per item from warp_min bases on (edit mode,
+     * nt16; GPUASM_CUDA_ENDS_WARP_MIN), a thread per item below it. */
+    const uint64_t warp_min = !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16
+                                  ? (uint64_t)gpuasm_knob(b.settings->cuda_ends_warp_min, SMALL_M + 1)
+                                  : UINT64_MAX;
+    if (maxm >= warp_min && (rc = pw_launch_all(b, strands, warp_min, cells, err)) < 0) return rc;
+    if (maxm > SMALL_M && warp_min > SMALL_M + 1) {
         L.big = 1;
+        L.warp_min = warp_min;
         L.glob_words = gpuasm_partial_ws_words((uint32_t)std::min<uint64_t>(maxm, UINT32_MAX));
         const size_t slot_bytes = (size_t)L.glob_words * sizeof(uint64_t);
         uint64_t nslot = std::max<uint64_t>(1, SCRATCH_BUDGET / slot_bytes);

@@ -1462,6 +1462,7 @@ out:
                 .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
                 .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
                 .index_build_s = es.index_build_s, .plan_s = es.plan_s,
+                .ends_kernel_s = es.ends_kernel_s, .ends_cells = es.ends_cells,
                 .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };

@@ -148,7 +148,8 @@ want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes"
         "records", "reads_with_hits", "batches", "batch_bases", "rounds", "max_memory", "wall_s",
         "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "index_strands", "index_declined", "pieces_kept",
-        "pieces_dropped", "ends_run", "ends_skipped", "index_build_s", "plan_s", "peak_rss_kb",
+        "pieces_dropped", "ends_run", "ends_skipped", "index_build_s", "plan_s",
+        "ends_kernel_s", "ends_cells", "ends_tcups", "peak_rss_kb",
         # the per-target report (issue #10), in every run's --stats
         "sample", "reads_without_hits", "percent_with_hits", "any_target", "targets"]
 assert list(s) == want, list(s)
@@ -168,6 +169,7 @@ assert s["batch_bases"] == 1, s
 assert s["rounds"] == s["batches"], s    # few hits: one scan round per batch
 assert s["max_memory"] == 1 << 30, s     # the default bound (issue #12)
 assert s["cells"] > 0 and s["kernel_s"] > 0 and s["kernel_tcups"] > 0, s
+assert s["ends_kernel_s"] == 0 and s["ends_cells"] == 0 and s["ends_tcups"] == 0, s   # CUDA only
 assert s["kernel_s"] == s["scan_s"], s   # the CPU has no separate kernel clock
 assert s["wall_s"] > 0 and s["reads_per_s"] > 0 and s["peak_rss_kb"] > 0, s
 PY

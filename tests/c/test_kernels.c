@@ -1592,6 +1592,112 @@ static void test_engine_long(const char *device)
     gpuasm_engine_close(e);
 }
 
+/* The ends pass for long patterns (issue #11; on CUDA partial_cuda.cu's
+ * warp path, k_partial_warp) through the engine, against partial.h's
+ * gpuasm_partial_best() (the CPU twin) called here on the pairs as
+ * make_pair() writes them out: the same partial hits (kind, plen, dist) for
+ * every (read, target, strand, end).  Reads of 300 .. 20,000 bases are the
+ * patterns (--pattern-side read, or the shorter side), e = 0.05 .. 0.25,
+ * both ends; the targets hold mutated pieces of the reads (either strand)
+ * at their ends, IUPAC codes in some, and are shorter and longer than
+ * W = m - 1 + k_{m-1}. */
+static void test_engine_long_partial(const char *device)
+{
+    static const struct { const char *name; double e; int32_t side, omin; uint32_t rlen[3], tlen[3]; int al; }
+    cases[] = {
+        { "e=0.05 read side, omin half", 0.05, GPUASM_PATTERN_READ, -1, { 300, 2600, 9000 }, { 6000, 2700, 12000 }, AL_ACGT },
+        { "e=0.1 shorter side, omin 200", 0.10, GPUASM_PATTERN_SHORTER, 200, { 1500, 5000, 11000 }, { 16000, 5300, 1700 }, AL_IUPAC },
+        { "e=0.2 read side, omin half", 0.20, GPUASM_PATTERN_READ, -1, { 20000, 700, 4097 }, { 18000, 25000, 800 }, AL_ACGT },
+        { "e=0.25 read side, omin 1", 0.25, GPUASM_PATTERN_READ, 1, { 3000, 520, 6000 }, { 3400, 7800, 5500 }, AL_N },
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        seqs reads, tg;
+        seqs_init(&reads);
+        seqs_init(&tg);
+        uint8_t *buf = xmalloc(80000), *mut = xmalloc(80000), *rcb = xmalloc(80000);
+        for (int r = 0; r < 3; r++) {
+            rnd_seq(buf, cases[c].rlen[r], cases[c].al);
+            seqs_add(&reads, buf, cases[c].rlen[r]);
+        }
+        /* Target t: random, with pieces of read t (strand t & 1) at its end
+         * (a prefix of the read) and read t+1 at its start (a suffix). */
+        for (int t = 0; t < 3; t++) {
+            uint64_t n = cases[c].tlen[t];
+            rnd_seq(buf, n, cases[c].al);
+            for (int at_start = 0; at_start < 2; at_start++) {
+                uint32_t r = (uint32_t)(t + at_start) % 3;
+                uint64_t m = reads.off[r + 1] - reads.off[r];
+                const uint8_t *rs = reads.code + reads.off[r];
+                if (t & 1) { revcomp(rs, m, rcb); rs = rcb; }
+                uint64_t p = m / 2 + below(m / 2);
+                uint64_t lf = mutate(at_start ? rs + (m - p) : rs, p, cases[c].e * 0.5, AL_ACGT, mut, NULL);
+                uint64_t l = lf > n / 2 ? n / 2 : lf;   /* a short text holds the piece's outer part */
+                if (at_start) memcpy(buf, mut + (lf - l), l);
+                else memcpy(buf + (n - l), mut, l);
+            }
+            seqs_add(&tg, buf, n);
+        }
+        gpuasm_seqset rv = view(&reads), tv = view(&tg);
+        gpuasm_search_opt opt = { -1, cases[c].e, cases[c].side, g_kernel, 0, 0, 0 };
+        opt.read_overlap_min = cases[c].omin;
+        opt.overlap_min = 150;   /* targets shorter than the read are the patterns (shorter side) */
+        opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+        /* The oracle: gpuasm_partial_best on make_pair()'s pattern and text. */
+        gpuasm_hits want = {0}, got = {0}, gotp = {0};
+        size_t longer = 0, shorter = 0;
+        for (uint32_t r = 0; r < rv.n; r++)
+            for (uint32_t t = 0; t < tv.n; t++)
+                for (uint32_t st = 0; st < 2; st++) {
+                    pair_def pd;
+                    if (!make_pair(&rv, r, &tv, t, st, &opt, rcb, &pd)) continue;
+                    const int rip = gpuasm_read_is_pattern(&opt, slen(&rv, r), slen(&tv, t));
+                    gpuasm_pair pr = gpuasm_pair_of(&opt, slen(&rv, r), slen(&tv, t));
+                    if (!pr.searched) continue;
+                    const uint32_t omin = gpuasm_pair_overlap_min(&opt, rip, pd.m);
+                    if (!omin) continue;
+                    const int32_t kmax = gpuasm_partial_k(&opt, pd.m - 1, pd.m);
+                    if (pd.m - 1 + (uint64_t)kmax > pd.n) shorter++;
+                    else longer++;
+                    gpuasm_seqview pv = { pd.p, (uint32_t)pd.m, 0 }, xv = { pd.t, (uint32_t)pd.n, 0 };
+                    uint64_t *ws = xmalloc(gpuasm_partial_ws_words((uint32_t)pd.m) * sizeof(uint64_t));
+                    for (int at_start = 0; at_start < 2; at_start++) {
+                        gpuasm_partial b = gpuasm_partial_best(&opt, omin, &pv, &xv, at_start, 0, ws);
+                        if (!b.plen) continue;
+                        gpuasm_endhit e = { r, t, at_start ? 0u : (uint32_t)(pd.n - 1), b.dist, (uint16_t)st,
+                                            (uint16_t)(at_start ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END),
+                                            b.plen };
+                        if (gpuasm_hits_push(&want, e) < 0) abort();
+                    }
+                    free(ws);
+                }
+        gpuasm_hits_sort(&want);
+        gpuasm_err err, warn;
+        gpuasm_engine *e = NULL;
+        int ok = gpuasm_engine_open(device, 2, &e, &err, &warn) == 0;
+        if (!ok) diag("open %s: %s", device, err.msg);
+        ok = ok && gpuasm_engine_set_targets(e, &tv, &err) == 0;
+        ok = ok && engine_run(e, &rv, NULL, 0, &opt, &got);
+        for (size_t i = 0; ok && i < got.n; i++)
+            if (got.hit[i].kind != GPUASM_HIT_FULL && gpuasm_hits_push(&gotp, got.hit[i]) < 0) abort();
+        gpuasm_hits_sort(&gotp);
+        char what[160];
+        snprintf(what, sizeof what, "engine long ends pass %s", cases[c].name);
+        ok = ok && same_hits(&gotp, &want, what);
+        tap(ok && want.n > 0 && shorter > 0 && longer > 0,
+            "%s on %s: %zu partial hits equal gpuasm_partial_best's (%zu pairs with a text shorter than m - 1 + k_{m-1}, %zu not)",
+            what, device, want.n, shorter, longer);
+        if (e) gpuasm_engine_close(e);
+        gpuasm_hits_free(&want);
+        gpuasm_hits_free(&got);
+        gpuasm_hits_free(&gotp);
+        free(buf);
+        free(mut);
+        free(rcb);
+        seqs_free(&reads);
+        seqs_free(&tg);
+    }
+}
+
 /* ---- (e) the byte alphabet through the engine -------------------------------- */
 
 /* Texts of random bytes with mutated copies of byte patterns, searched with
@@ -1812,6 +1918,10 @@ int main(void)
     rng = seed ^ 0x1046;
     if (is_hamming()) test_engine_long_hamming(device);
     else if (!max_m()) test_engine_long(device);
+    if (g_kernel == GPUASM_KERNEL_MYERS) {
+        rng = seed ^ 0xe4d5;
+        test_engine_long_partial(device);
+    }
     rng = seed ^ 0xb7e;
     test_engine_byte(device);
     test_pattern_limit(device);

@@ -1,0 +1,275 @@
+/* partial_warp.cuh -- the ends pass for long patterns on the GPU (issue #11):
+ * partial.h's gpuasm_partial_best() in edit mode on the nt16 alphabet,
+ * computed by a warp per item instead of one thread, as __host__ __device__
+ * per-lane code: k_partial_warp of partial_cuda.cu calls these functions
+ * between its shuffles, and tests/c/test_partial_cuda.cu runs them on the
+ * CPU lane by lane against gpuasm_partial_best() itself (the CPU twin).
+ *
+ * The same matrix as partial.h: Myers' bit vectors (Myers 1999, Hyyrö 2003
+ * blocks) of the whole pattern (reversed for the text start) over the
+ * W = min(n, m - 1 + k_{m-1}) text columns at that end, started fresh
+ * (D[i][-1] = i, D[0][j] = 0).  The D matrix is unique, so any block split
+ * of its rows gives the same values; only the split differs:
+ *
+ *   - STRIPS of 32 lanes x R 32-bit words (32 x 32 R rows) as the LONG path
+ *     (myers_long_core.cuh): lane g owns words [g R, g R + R) of the strip
+ *     and at step t computes column t - g with the WARP path's block step
+ *     (wc_words of myers_cuda_core.cuh, the 16-code Eq table [code][r][lane]
+ *     in shared memory), handing the horizontal delta of its bottom word
+ *     and the column's text code to lane g + 1 (one __shfl_up_sync).  A
+ *     strip below the first reads the delta of the row above it, per
+ *     column, from the record (int8 per column, global scratch) that the
+ *     strip above wrote.  Every strip runs all W columns.
+ *   - THE ROW WALK of partial.h at the last column, strip by strip: D[p] of
+ *     the last column W-1 and of the column before (W-2; for W = 1 the
+ *     fresh column, D[p] = p) are prefix sums of the vertical deltas (Pv:
+ *     +1, Mv: -1) of rows 1 .. p, so each lane sums its words (popcounts),
+ *     a warp scan gives the sums above the lane (plus the strips above),
+ *     and each lane walks its own rows with partial.h's rule: the
+ *     alignment must not end with P[p-1] deleted after the text's last
+ *     base, so D_p = min(D[p-1][W-2] + (P[p-1] !~ T[last]), D[p][W-2] + 1),
+ *     and a candidate p >= omin with D_p <= k_p < p is kept by
+ *     gpuasm_partial_keep().  partial.h reads D[.][W-2] as D[.][W-1] minus
+ *     the last horizontal delta; here it is the previous column's own
+ *     vertical deltas (the lane keeps that column's Pv/Mv): the same
+ *     numbers.
+ *   - THE BEST of the lanes: gpuasm_partial_keep() is the maximum under a
+ *     total order (score p - 2 D_p, then the smaller D_p, then the larger p;
+ *     no two candidates share p), so the lanes' bests combine in any order
+ *     (pw_merge) to the one partial.h keeps.
+ *
+ * No Ukkonen cut-off here, on purpose.  It would be exact: every cell on an
+ * optimal path to a kept D_p <= k_p <= kmax = k_{m-1} is <= kmax, so strips
+ * could start at the first column where the row above them is <= kmax from
+ * an over-estimate, as in myers_long_core.cuh, and the walk's D values would
+ * be exact wherever <= kmax and over-estimates elsewhere (a min of
+ * over-estimates that is <= k_p is exact).  It is left out because it saves
+ * little here: the window starts fresh (D[i][-1] = i), the rows <= kmax on
+ * unrelated text reach about 2.5 kmax (long_band_rows()), and the ends pass
+ * runs at -e 0.2 by default for reads (k_{m-1} = 0.2 m): half of a 10 kb
+ * pattern, i.e. one strip of three saved at most, for a kernel and a host
+ * harness with entry columns, bases and skipped strips to get right.  The
+ * walk would also need a D value for rows of strips never entered.
+ *
+ * Cost per item: ceil(w32 / 32R) strips x (W + 31) steps of R word steps
+ * per lane, plus the walk (32 R rows per lane per strip).  partial_cuda.cu
+ * picks R per item (pw_pick_r) and launches one kernel per R.
+ */
+#ifndef GPUASM_PARTIAL_WARP_CUH
+#define GPUASM_PARTIAL_WARP_CUH
+
+#include <stdint.h>
+
+#include "myers_cuda_core.cuh"
+#include "partial.h"
+
+namespace gcore {
+
+enum {
+    PW_LANES = 32,      /* lanes per item (a warp) */
+    PW_RMAX = 4         /* 32-bit words per lane: 1 .. 4 */
+};
+
+/* One ends-pass item: pattern pat (already oriented: reversed by the walk
+ * when at_start), text txt, the window of W columns at the text's end
+ * (at_start == 0) or start. */
+struct pw_item {
+    gpuasm_seqview pat, txt;
+    uint32_t m, n, W, omin, w32;
+    int32_t at_start;
+};
+
+/* Set up an item as gpuasm_partial_best() does (edit mode, nt16): 0 when
+ * it has no candidate at all (the same early exits), else 1. */
+HD int pw_setup(pw_item &it, const gpuasm_search_opt *o, uint32_t omin, const gpuasm_seqview &pat,
+                const gpuasm_seqview &txt, int at_start)
+{
+    it.pat = pat;
+    it.txt = txt;
+    it.m = pat.len;
+    it.n = txt.len;
+    it.omin = omin;
+    it.at_start = at_start;
+    it.w32 = (it.m + 31u) / 32u;
+    it.W = 0;
+    if (omin == 0 || omin >= it.m || it.n == 0) return 0;
+    const int32_t kmax = gpuasm_partial_k(o, it.m - 1u, it.m);
+    if (kmax < 0) return 0;
+    uint64_t wlen = (uint64_t)(it.m - 1u) + (uint64_t)kmax;
+    if (wlen > it.n) wlen = it.n;
+    it.W = (uint32_t)wlen;
+    return 1;
+}
+
+/* Text code of window column q (0 <= q < W), as partial.h reads it. */
+HD uint32_t pw_code(const pw_item &it, uint32_t q)
+{
+    return gpuasm_seqview_at(&it.txt, it.at_start ? it.W - 1u - q : it.n - it.W + q, 0) & 15u;
+}
+
+/* Strips of an item with R words per lane. */
+HD uint32_t pw_strips(uint32_t w32, uint32_t R)
+{
+    return (w32 + PW_LANES * R - 1u) / (PW_LANES * R);
+}
+
+/* Words per lane for a pattern of w32 32-bit words: one strip if R <= 4
+ * holds it, else the R of fewest lane-word steps, a step costing about
+ * 14 R + 12 operations (the block steps, the shuffle, the loop); ties go
+ * to the larger R (fewer strips, fewer walks). */
+HD uint32_t pw_pick_r(uint32_t w32)
+{
+    uint32_t best = PW_RMAX;
+    uint64_t bc = UINT64_MAX;
+    for (uint32_t R = PW_RMAX; R >= 1; --R) {
+        const uint64_t c = (uint64_t)pw_strips(w32, R) * (14u * R + 12u);
+        if (c < bc) {
+            bc = c;
+            best = R;
+        }
+    }
+    return best;
+}
+
+/* Strip s: words [w0, w0 + nw) of the pattern. */
+struct pw_strip {
+    uint32_t w0, nw, last, lanes, steps;
+};
+
+HD pw_strip pw_strip_of(const pw_item &it, uint32_t R, uint32_t s)
+{
+    pw_strip sp;
+    const uint32_t sw = PW_LANES * R;
+    sp.w0 = s * sw;
+    sp.nw = it.w32 - sp.w0 < sw ? it.w32 - sp.w0 : sw;
+    sp.last = sp.w0 + sp.nw == it.w32;
+    sp.lanes = (sp.nw + R - 1u) / R;
+    sp.steps = it.W + sp.lanes - 1u;
+    return sp;
+}
+
+/* A lane's words: Pv/Mv of the current column and of the column before
+ * the last (pp, pm: kept when the last column is computed). */
+template <int R> struct pw_lane {
+    uint32_t pv[R], mv[R], pp[R], pm[R];
+};
+
+/* Masks of the lane's words of strip sp (words past the pattern: 0). */
+template <int R>
+HD void pw_build_peq(uint32_t *peq_w, uint32_t g, const pw_item &it, const pw_strip &sp)
+{
+    for (int r = 0; r < R; ++r) {
+        const uint32_t wl = g * (uint32_t)R + (uint32_t)r;
+        uint32_t b[4] = { 0, 0, 0, 0 };
+        if (wl < sp.nw) {
+            const uint32_t lo = (sp.w0 + wl) * 32u;
+            const uint32_t hi = it.m - lo < 32u ? it.m : lo + 32u;
+            for (uint32_t i = lo; i < hi; ++i) {
+                const uint32_t c = gpuasm_seqview_at(&it.pat, i, it.at_start);
+                for (int x = 0; x < 4; ++x)
+                    if (c & (1u << x)) b[x] |= 1u << (i - lo);
+            }
+        }
+        wc_put_masks<R>(peq_w, g, r, b);
+    }
+}
+
+/* The fresh column: D[i][-1] = i (Pv all ones); it is also "the column
+ * before the last" when W = 1. */
+template <int R>
+HD void pw_begin(pw_lane<R> &L)
+{
+    for (int r = 0; r < R; ++r) {
+        L.pv[r] = L.pp[r] = ~0u;
+        L.mv[r] = L.pm[r] = 0;
+    }
+}
+
+/* Step t of lane g: column c = t - g (idle when t < g, c >= W, or the lane
+ * has no words in the strip).  hin: the delta entering the lane's top row
+ * (lane g-1's return value; for g = 0 the record of the strip above at
+ * column c, 0 in the first strip); code: column c's text code.  The bottom
+ * lane of a strip that is not the last writes its bottom row's delta to
+ * rec_out[c].  Returns the delta of the lane's bottom word (0 when idle). */
+template <int R>
+HD int pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &it,
+               const pw_strip &sp, uint32_t t, int hin, uint32_t code, int8_t *rec_out)
+{
+    const uint32_t c = t - g;                    /* wraps when t < g: idle */
+    if (t < g || c >= it.W || g >= sp.lanes) return 0;
+    if (c + 1u == it.W)
+        for (int r = 0; r < R; ++r) {
+            L.pp[r] = L.pv[r];
+            L.pm[r] = L.mv[r];
+        }
+    int hs = 0;
+    const int h = wc_words<R>(L.pv, L.mv, peq_w, g, g, code, hin, UINT32_MAX, 0u, hs);
+    if (!sp.last && g == sp.lanes - 1u) rec_out[c] = (int8_t)h;
+    return h;
+}
+
+HD int pw_popc(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
+/* Sums of the vertical deltas of the lane's rows 1 .. m-1 in the last
+ * column (dsum) and the column before (esum), after the strip's last step. */
+template <int R>
+HD void pw_sums(const pw_lane<R> &L, const pw_item &it, const pw_strip &sp, uint32_t g,
+                int32_t &dsum, int32_t &esum)
+{
+    dsum = esum = 0;
+    for (int r = 0; r < R; ++r) {
+        const uint32_t w = sp.w0 + g * (uint32_t)R + (uint32_t)r;
+        if (g >= sp.lanes || w >= sp.w0 + sp.nw || 32u * w + 1u > it.m - 1u) continue;
+        const uint32_t rows = it.m - 1u - 32u * w;   /* rows of the word that are < m */
+        const uint32_t mask = rows >= 32u ? ~0u : (1u << rows) - 1u;
+        dsum += pw_popc(L.pv[r] & mask) - pw_popc(L.mv[r] & mask);
+        esum += pw_popc(L.pp[r] & mask) - pw_popc(L.pm[r] & mask);
+    }
+}
+
+/* The lane's rows in the walk: d0 = D[a-1][W-1], e0 = D[a-1][W-2] of the
+ * row a-1 above its first row a; code: the last column's text code (Eq).
+ * Candidates go to best (gpuasm_partial_keep). */
+template <int R>
+HD void pw_walk(const pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &it,
+                const pw_strip &sp, const gpuasm_search_opt *o, uint32_t code, int32_t d0,
+                int32_t e0, gpuasm_partial &best)
+{
+    if (g >= sp.lanes) return;
+    int32_t d = d0, e = e0, e1 = e0;
+    for (int r = 0; r < R; ++r) {
+        const uint32_t w = sp.w0 + g * (uint32_t)R + (uint32_t)r;
+        if (w >= sp.w0 + sp.nw) break;
+        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + g];
+        for (uint32_t b = 0; b < 32u; ++b) {
+            const uint32_t p = 32u * w + b + 1u;
+            if (p >= it.m) return;
+            d += (int32_t)((L.pv[r] >> b) & 1u) - (int32_t)((L.mv[r] >> b) & 1u);
+            e += (int32_t)((L.pp[r] >> b) & 1u) - (int32_t)((L.pm[r] >> b) & 1u);
+            const int32_t diag = e1 + (int32_t)(((eq >> b) & 1u) ^ 1u), left = e + 1;
+            const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
+            e1 = e;
+            if (p < it.omin) continue;
+            const int32_t kp = gpuasm_partial_k(o, p, it.m);
+            if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) continue;
+            gpuasm_partial_keep(&best, p, dp);
+        }
+    }
+}
+
+/* Combine two lanes' bests (any order: see the header comment). */
+HD void pw_merge(gpuasm_partial &best, const gpuasm_partial &other)
+{
+    if (other.plen) gpuasm_partial_keep(&best, other.plen, other.dist);
+}
+
+}  /* namespace gcore */
+
+#endif

@@ -1,0 +1,239 @@
+/* test_partial_cuda.cu -- the host harness of the CUDA ends pass for long
+ * patterns (issue #11): the very per-lane code of kernels/partial_warp.cuh
+ * (what k_partial_warp of partial_cuda.cu calls between its shuffles), run
+ * on the CPU as one warp of 32 lanes in lockstep (step t of every lane, then
+ * each lane's returned delta and text code handed to the next lane:
+ * __shfl_up_sync; lane 0 reads the record of the strip above), strip after
+ * strip, then the lanes' sums scanned, the rows walked and the lanes' bests
+ * merged, against partial.h's gpuasm_partial_best() (the CPU twin): the
+ * same (plen, dist) for every item, and every R (1..4 words per lane), not
+ * only the one partial_cuda.cu picks.
+ *
+ * Cases: patterns of 300 .. 20,000 bases (random, or a mutated copy of the
+ * text's end so that long partial occurrences exist), k_p from -e 0.05 ..
+ * 0.25 or an absolute k, both ends, IUPAC codes and N in pattern and text,
+ * the pattern reverse-complemented or not, texts shorter and longer than
+ * W = m - 1 + k_{m-1}, omin from 1 to m - 1.  Built by nvcc as host code
+ * in CUDA builds (no GPU needed); output is TAP.  GPUASM_TEST_SEED varies
+ * the random cases.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <vector>
+
+#include "partial_warp.cuh"
+#include "tap.h"
+
+using namespace gcore;
+
+static uint32_t rnd32(void) { return (uint32_t)(rnd() >> 32); }
+
+static const uint8_t BASES[4] = { 1, 2, 4, 8 };
+
+/* A random base; with probability iupac/1000 an IUPAC set or N (15). */
+static uint8_t rnd_code(uint32_t iupac)
+{
+    if (iupac && rnd32() % 1000 < iupac) {
+        static const uint8_t odd[] = { 15, 15, 3, 5, 6, 9, 10, 12, 7, 11, 13, 14 };
+        return odd[rnd32() % sizeof odd];
+    }
+    return BASES[rnd32() & 3];
+}
+
+/* Append a copy of p[lo .. hi) with about rate/1000 edits (substitution,
+ * insertion, deletion in equal parts). */
+static void mutate_into(std::vector<uint8_t> &t, const std::vector<uint8_t> &p, size_t lo, size_t hi,
+                        uint32_t rate)
+{
+    for (size_t i = lo; i < hi; ++i) {
+        if (rnd32() % 1000 < rate) {
+            switch (rnd32() % 3) {
+            case 0: t.push_back(BASES[rnd32() & 3]); break;
+            case 1: t.push_back(p[i]); t.push_back(BASES[rnd32() & 3]); break;
+            default: break;
+            }
+        } else {
+            t.push_back(p[i]);
+        }
+    }
+}
+
+/* One item through the warp code with R words per lane: 32 lanes in
+ * lockstep, as k_partial_warp runs them. */
+template <int R>
+static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
+{
+    std::vector<uint32_t> peq((size_t)16 * R * 32);
+    pw_lane<R> L[PW_LANES];
+    int hprev[PW_LANES], hnew[PW_LANES];
+    uint32_t cprev[PW_LANES], cnew[PW_LANES];
+    std::vector<int8_t> rec[2];
+    rec[0].assign(it.W + 1, 0x55);
+    rec[1].assign(it.W + 1, 0x55);
+    gpuasm_partial best[PW_LANES];
+    for (uint32_t g = 0; g < PW_LANES; ++g) best[g].plen = 0, best[g].dist = 0;
+    int32_t base_d = 0, base_e = 0;
+    const uint32_t ns = pw_strips(it.w32, R);
+    for (uint32_t s = 0; s < ns; ++s) {
+        const pw_strip sp = pw_strip_of(it, R, s);
+        const int8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
+        int8_t *rout = rec[s & 1].data();
+        for (uint32_t g = 0; g < PW_LANES; ++g) {
+            pw_build_peq<R>(peq.data(), g, it, sp);
+            pw_begin<R>(L[g]);
+            hprev[g] = 0;
+            cprev[g] = 0;
+        }
+        for (uint32_t t = 0; t < sp.steps; ++t) {
+            for (uint32_t g = 0; g < PW_LANES; ++g) {
+                int hin;
+                uint32_t code;
+                if (g == 0) {
+                    hin = rin && t < it.W ? rin[t] : 0;
+                    code = t < it.W ? pw_code(it, t) : 0;
+                } else {
+                    hin = hprev[g - 1];
+                    code = cprev[g - 1];
+                }
+                hnew[g] = pw_step<R>(L[g], peq.data(), g, it, sp, t, hin, code, rout);
+                cnew[g] = code;
+            }
+            memcpy(hprev, hnew, sizeof hprev);
+            memcpy(cprev, cnew, sizeof cprev);
+        }
+        /* The walk: exclusive scan of the lanes' sums, then each lane. */
+        const uint32_t lc = pw_code(it, it.W - 1u);
+        int32_t d0 = base_d, e0 = base_e;
+        for (uint32_t g = 0; g < PW_LANES; ++g) {
+            int32_t ds, es;
+            pw_sums<R>(L[g], it, sp, g, ds, es);
+            pw_walk<R>(L[g], peq.data(), g, it, sp, o, lc, d0, e0, best[g]);
+            d0 += ds;
+            e0 += es;
+        }
+        base_d = d0;
+        base_e = e0;
+    }
+    /* Merge the lanes' bests as the warp does (a butterfly). */
+    for (uint32_t off = PW_LANES / 2; off; off >>= 1) {
+        gpuasm_partial nb[PW_LANES];
+        for (uint32_t g = 0; g < PW_LANES; ++g) {
+            nb[g] = best[g];
+            pw_merge(nb[g], best[g ^ off]);
+        }
+        memcpy(best, nb, sizeof best);
+    }
+    return best[0];
+}
+
+static gpuasm_partial run_r(uint32_t R, const pw_item &it, const gpuasm_search_opt *o)
+{
+    switch (R) {
+    case 1: return run_item<1>(it, o);
+    case 2: return run_item<2>(it, o);
+    case 3: return run_item<3>(it, o);
+    default: return run_item<4>(it, o);
+    }
+}
+
+int main(void)
+{
+    const char *seed_s = getenv("GPUASM_TEST_SEED");
+    const uint64_t seed = seed_s && *seed_s ? strtoull(seed_s, NULL, 0) : 20261124;
+    rng = seed;
+    printf("# seed %llu\n", (unsigned long long)seed);
+    static const uint32_t lens[] = { 300, 511, 1024, 2000, 4097, 10000, 20000 };
+    const size_t nlen = sizeof lens / sizeof lens[0];
+    int cases = 0, with_hit = 0;
+    for (size_t li = 0; li < nlen; ++li)
+        for (int v = 0; v < 4; ++v) {
+            const uint32_t m = lens[li] + (v ? rnd32() % 97u : 0u);
+            gpuasm_search_opt o;
+            memset(&o, 0, sizeof o);
+            o.max_diffs = -1;
+            o.error_rate = 0.05 + 0.05 * (double)(rnd32() % 5);   /* 0.05 .. 0.25 */
+            if (v == 3) {
+                o.max_diffs = (int32_t)(m / 10u);                 /* an absolute k */
+                o.error_rate = 0;
+            }
+            o.pattern_side = GPUASM_PATTERN_READ;
+            o.alphabet = GPUASM_ALPHABET_NT16;
+            const uint32_t iupac = v == 2 ? 20u : 0u;
+            std::vector<uint8_t> pat(m);
+            for (uint32_t i = 0; i < m; ++i) pat[i] = rnd_code(iupac);
+            const int32_t kmax = gpuasm_partial_k(&o, m - 1u, m);
+            const uint64_t W = (uint64_t)m - 1u + (uint64_t)(kmax > 0 ? kmax : 0);
+            /* Texts shorter than W (v odd) and longer. */
+            const uint64_t n = (v & 1) ? 50u + rnd32() % (uint32_t)W : W + 1u + rnd32() % (m + 1u);
+            for (int at_start = 0; at_start < 2; ++at_start)
+                for (int rc = 0; rc < 2; ++rc) {
+                    /* Text: random, with a mutated piece of the oriented
+                     * pattern at the end asked for (a partial occurrence). */
+                    std::vector<uint8_t> t;
+                    std::vector<uint8_t> op(m);   /* the pattern as searched */
+                    for (uint32_t i = 0; i < m; ++i)
+                        op[i] = rc ? gpuasm_nt16_comp(pat[m - 1u - i]) : pat[i];
+                    const uint32_t omin = (rnd32() & 1) ? (m + 1u) / 2u : 1u + rnd32() % (m - 1u);
+                    /* Bases of P planted: at least omin (most items have a
+                     * candidate), edits at up to 0.6 e (IUPAC aside). */
+                    const uint32_t plant = omin + (uint32_t)(rnd32() % (m - omin));
+                    const double e = o.max_diffs >= 0 ? 0.1 : o.error_rate;
+                    const uint32_t rate = 1u + rnd32() % (1u + (uint32_t)(600.0 * e));
+                    std::vector<uint8_t> piece;
+                    if (at_start) mutate_into(piece, op, m - plant, m, rate);
+                    else mutate_into(piece, op, 0, plant, rate);
+                    if (piece.size() > n) piece.resize(n);
+                    const size_t rest = n - piece.size();
+                    if (at_start) {
+                        t = piece;
+                        for (size_t i = 0; i < rest; ++i) t.push_back(rnd_code(iupac));
+                    } else {
+                        for (size_t i = 0; i < rest; ++i) t.push_back(rnd_code(iupac));
+                        t.insert(t.end(), piece.begin(), piece.end());
+                    }
+                    gpuasm_seqview pv, tv;
+                    pv.p = pat.data();
+                    pv.len = m;
+                    pv.rc = rc;
+                    tv.p = t.data();
+                    tv.len = (uint32_t)t.size();
+                    tv.rc = 0;
+                    std::vector<uint64_t> ws(gpuasm_partial_ws_words(m));
+                    const gpuasm_partial want = gpuasm_partial_best(&o, omin, &pv, &tv, at_start, 0, ws.data());
+                    pw_item it;
+                    const int live = pw_setup(it, &o, omin, pv, tv, at_start);
+                    const uint32_t w32 = (m + 31u) / 32u;
+                    const uint32_t picked = pw_pick_r(w32);
+                    int ok = 1;
+                    char got_s[200] = "";
+                    for (uint32_t R = 1; R <= PW_RMAX; ++R) {
+                        /* Every R for patterns up to 4,097 bases; the picked
+                         * one and R = 1 (most strips) beyond. */
+                        if (m > 4200 && R != picked && R != 1) continue;
+                        gpuasm_partial got;
+                        got.plen = 0;
+                        got.dist = 0;
+                        if (live) got = run_r(R, it, &o);
+                        if (got.plen != want.plen || (want.plen && got.dist != want.dist)) {
+                            ok = 0;
+                            snprintf(got_s, sizeof got_s, " R=%u got (%u, %d)", R, got.plen, got.dist);
+                        }
+                    }
+                    ++cases;
+                    with_hit += want.plen != 0;
+                    tap(ok, "m=%u n=%u %s%s e=%.2f k=%d omin=%u W=%u (%s) R %u picked: (plen, dist) "
+                        "= partial.h's (%u, %d)%s",
+                        m, tv.len, at_start ? "start" : "end", rc ? " rc" : "", o.error_rate, o.max_diffs,
+                        omin, it.W, (uint64_t)m - 1u + (uint64_t)kmax > tv.len ? "text shorter than m-1+k: W = n" : "text longer",
+                        picked, want.plen, want.dist, got_s);
+                }
+        }
+    /* The cases must exercise the rule, not only "none" (a test that
+     * cannot fail otherwise). */
+    tap(with_hit * 2 >= cases, "%d of %d items have a partial occurrence", with_hit, cases);
+    printf("1..%d\n", n_tests);
+    return n_failed ? 1 : 0;
+}
