@@ -62,9 +62,9 @@
  *     computes every word anyway).  ~14 ops per lane-word-step + ~8 per step.
  *
  * LONG patterns of any length with Ukkonen's cut-off across strips (issue
- *     #11; P1's missing cut-off, issue #14), knob cuda_long (1: m > 4096
- *     instead of SIMPLE, 2: also the WARP pairs; off by default until the
- *     GPU suite has run it): the pattern's 32-bit words cut into strips of
+ *     #11; P1's missing cut-off, issue #14), knob cuda_long (1, the
+ *     default since the GPU suite ran it (CUDA = CPU bytes, H100): m > 4096
+ *     instead of SIMPLE; 2: also the WARP pairs; 0: off): the pattern's 32-bit words cut into strips of
  *     LP lanes x R words (8x1 .. 32x4, the smallest holding 2.5k + 64
  *     rows), a group of LP lanes per (pair, strand, text segment) running
  *     the WARP wavefront strip after strip; a deeper strip starts at the
@@ -78,8 +78,8 @@
  *
  * SIMPLE the #2 kernel (one thread per item, W <= 4 64-bit words in
  *     registers, longer in global scratch), now with the local-minimum rule;
- *     everything with the cuda_simple knob, otherwise only patterns longer
- *     than 4096 (e.g. a 100,000-base pattern) unless cuda_long is set.
+ *     everything with the cuda_simple knob, otherwise patterns longer than
+ *     4096 (e.g. a 100,000-base pattern) only with cuda_long = 0.
  *
  * Few pairs (<= 4096, one chunk; P1's one pattern against one text): the
  * per-pair classes' item offsets are planned on the host and uploaded with

@@ -25,9 +25,10 @@
  *                                       warp wavefront
  *   GPUASM_CUDA_NO_WARP=B      0|1      myers: long patterns through the simple kernel
  *   GPUASM_CUDA_LONG=N         0..2     myers: the LONG path (strips with Ukkonen's cut-off,
- *                                       myers_long_core.cuh): 0 off (default), 1 for
- *                                       patterns over 4096 (instead of the simple
- *                                       kernel), 2 also for every pair of the warp path
+ *                                       myers_long_core.cuh): 0 off (the simple
+ *                                       kernel for patterns over 4096), 1 for
+ *                                       patterns over 4096 (default), 2 also for
+ *                                       every pair of the warp path
  *   GPUASM_CUDA_WARP_LANES=N   1..32    myers: most lanes per warp group (rounded down
  *                                       to a power of 2; small N gives R > 1 words/lane)
  *   GPUASM_CUDA_GROUP=N        1..64    myers: reads per read-as-pattern group

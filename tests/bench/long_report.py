@@ -225,7 +225,7 @@ def read_text(logs, name):
 
 
 def gpu_rows(logs, out, goals, n, st):
-    """The CUDA run's A/B (default routing), the CPU SAM comparison and the
+    """The CUDA run's A/B (GPUASM_CUDA_LONG=0), the CPU SAM comparison and the
     kernel rate against this run's P2 engine rate."""
     sj, cj = load(logs, "l2.gpuasm_simple.json"), load(logs, "l2.gpuasm_cpu.json")
     ss = load(logs, "l2.gpuasm_simple.stats.json") or {}
@@ -233,7 +233,7 @@ def gpu_rows(logs, out, goals, n, st):
     out.append("The table's gpuasm row is the LONG path (`GPUASM_CUDA_LONG=1`). The same reads:\n")
     out.append("| run | wall s | scan s | kernel s | kernel TCUPS | SAM vs the LONG run (@PG aside) |")
     out.append("|---|---|---|---|---|---|")
-    for name, j, x, cmpf in (("--device cuda, default routing (simple kernel for m > 4,096)", sj, ss, "l2.cmp_simple.txt"),
+    for name, j, x, cmpf in (("--device cuda, GPUASM_CUDA_LONG=0 (simple kernel for m > 4,096)", sj, ss, "l2.cmp_simple.txt"),
                              ("--device cpu", cj, cs, "l2.cmp_cpu.txt")):
         out.append("| %s | %s | %s | %s | %s | %s |" % (
             name, fmt_s(j), "%.2f" % x["scan_s"] if "scan_s" in x else "-",
@@ -260,7 +260,7 @@ def gpu_rows(logs, out, goals, n, st):
             goals.append(("L2 the ends pass alone: its cells/s >= 50% of the P2 kernel rate (same run)",
                           "%.2f vs %.2f TCUPS (%.0f%%)" % (st.get("ends_tcups", 0), p2k, 100 * r),
                           "met" if r >= 0.5 else "missed"))
-    for v, what, j in (("cpu", "--device cpu", cj), ("simple", "the default routing", sj)):
+    for v, what, j in (("cpu", "--device cpu", cj), ("simple", "the old routing (GPUASM_CUDA_LONG=0)", sj)):
         c = read_text(logs, "l2.cmp_%s.txt" % v)
         if c and not ok_run(j):
             goals.append(("L2 CUDA LONG SAM = %s SAM, byte for byte" % what,
