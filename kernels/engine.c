@@ -274,6 +274,8 @@ static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->index_declined += s->index_declined;
     to->pieces_kept += s->pieces_kept;
     to->pieces_dropped += s->pieces_dropped;
+    to->ends_kept += s->ends_kept;
+    to->ends_dropped += s->ends_dropped;
     to->index_build_s += s->index_build_s;
     to->plan_s += s->plan_s;
 }

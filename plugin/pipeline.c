@@ -1246,6 +1246,8 @@ static void auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, 
         es->index_declined += m.index_declined;
         es->pieces_kept += m.pieces_kept;
         es->pieces_dropped += m.pieces_dropped;
+        es->ends_kept += m.ends_kept;
+        es->ends_dropped += m.ends_dropped;
         es->index_build_s += m.index_build_s;
         es->plan_s += m.plan_s;
         as->to = gpuasm_engine_describe(am->to);
@@ -1449,6 +1451,7 @@ out:
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
                 .index_strands = es.index_strands, .index_declined = es.index_declined,
                 .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
+                .ends_kept = es.ends_kept, .ends_dropped = es.ends_dropped,
                 .index_build_s = es.index_build_s, .plan_s = es.plan_s,
                 .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
