@@ -273,6 +273,7 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
     cfg->lane_min = 0;
     cfg->index_max = 0;
     cfg->threads = 1;
+    cfg->ends_filter = 1;
 }
 
 static int grouped_search(const gpuasm_search_opt *opt)
@@ -358,7 +359,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
      * as patterns): wherever it applies at level 2, at level 1 (auto) for
      * enough targets to pay for its look-ups. */
     char ends_desc[64] = "";
-    if (p->lv_pieces && opt->overlap_min > 0 && opt->partial_ends) {
+    if (p->lv_pieces && cfg->ends_filter && opt->overlap_min > 0 && opt->partial_ends) {
         if (gpuasm_efilter_build(&p->ef, targets, opt) < 0) goto oom;
         p->has_efilter = p->ef.n_filtered > 0 && (p->lv_pieces >= 2 || p->ef.n_filtered >= GPUASM_EF_AUTO_MIN);
         if (p->has_efilter)
