@@ -7,7 +7,10 @@
  * one strand), then opt->kernel's twin runs the pair (twin.h) and the
  * positions it emits (every j with D <= k) are cut down to local minima.
  * Then the ends pass (partial.h) adds the pair's partial occurrences, the
- * same code the CUDA backend runs.
+ * same code the CUDA backend runs; for group B below, behind the ends
+ * filter (ends_filter.h) when the pieces filter's level allows it: only
+ * the (target, end) items its exact rules keep run partial_best(), so
+ * the hits are the same.
  *
  * The myers kernel on nt16 (the default search) walks a read's pairs in two
  * groups instead of one by one, for the SIMD lanes of myers_lanes.h:

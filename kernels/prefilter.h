@@ -78,9 +78,11 @@
  * only removes pieces that can never be intact.  At e = 0.1 against 20 Mb
  * this leaves about 6 windows a read instead of about 1,750 (NOTES.md).
  * Partial occurrences (a pattern running off a text's end, search.h) are
- * not covered by the lemma (a 3-base overlap has no intact piece of Q
- * bases): no filter touches them; the ends pass (partial.h) runs for every
- * searched pair, filtered or not, on both backends.
+ * not covered by these pieces (a 3-base overlap has no intact piece of Q
+ * bases): the ends pass (partial.h) has its own exact filter for target
+ * patterns on the CPU, ends_filter.h (exact prefixes and pieces per k_p
+ * run, with its proof), which goes with the pieces filter's level; for
+ * reads as patterns and on CUDA it runs for every searched pair.
  * Local minima: the filtered walks report the local minima of D[m][j] <= k
  * inside the end ranges only; an end j outside every range has D > k by
  * the lemma, which is what the exhaustive rule sees there too, so a range

@@ -83,6 +83,12 @@ stat() {
     run --separate-stderr scan --device cpu --verbosity 4 --filter pieces -o /dev/null "$T/e.fq" "$T/e.fa"
     assert_success
     [[ "$stderr" == *"gpuasm-scan: info: filter pieces: pieces (q 6-8) + ends ("*" targets, "* ]]
+    # GPUASM_CPU_ENDS_FILTER=0 (the benchmarks' "before"): the ends pass for every item, same bytes
+    GPUASM_CPU_ENDS_FILTER=0 scan --device cpu --no-PG --filter on --stats "$T/n.json" "$T/e.fq" "$T/e.fa" > "$T/n.sam"
+    scan --device cpu --no-PG --filter on "$T/e.fq" "$T/e.fa" > "$T/y.sam"
+    cmp "$T/n.sam" "$T/y.sam"
+    [ "$(stat "$T/n.json" ends_kept)" -eq 0 ] && [ "$(stat "$T/n.json" ends_dropped)" -eq 0 ]
+    [[ "$(stat "$T/n.json" filter_plan)" != *"ends ("* ]]
     # auto leaves it out for a handful of targets (the look-ups would not pay)
     head -n 8 "$T/e.fa" > "$T/four.fa"
     ends_equal s "$T/e.fq" "$T/four.fa" --overlap 1
