@@ -7,14 +7,11 @@
 #include "grow.h"
 #include "registry.h"
 
-/* Row of a key of q bases (1 <= q <= 8): keys of q bases from q_base(q) on. */
-static uint32_t q_base(int q)
-{
-    uint32_t b = 0;
-    for (int x = 1; x < q; x++) b += (uint32_t)1 << (2 * x);
-    return b;
-}
-#define EF_ROWS (q_base(GPUASM_EF_Q + 1))
+/* Row of a key of q bases (1 <= q <= 8): keys of q bases from q_base(q)
+ * on, q_base(q) = 4 + 16 + .. + 4^(q-1). */
+static const uint32_t QBASE[GPUASM_EF_Q + 2] = { 0, 0, 4, 20, 84, 340, 1364, 5460, 21844, 87380 };
+static inline uint32_t q_base(int q) { return QBASE[q]; }
+#define EF_ROWS (QBASE[GPUASM_EF_Q + 1])
 
 /* 2-bit base of a single-base nt16 code (A=1, C=2, G=4, T=8), -1 otherwise. */
 static const int8_t base2[16] = { -1, 0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1 };
@@ -60,6 +57,7 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
         free(f->xids[e]);
         free(f->pstart[e]);
         free(f->pent[e]);
+        free(f->ppresent[e]);
     }
     memset(f, 0, sizeof *f);
 }
@@ -136,7 +134,9 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     f->pstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
     f->xids[e] = malloc((v->nx ? v->nx : 1) * sizeof(uint32_t));
     f->pent[e] = malloc((v->np ? v->np : 1) * sizeof(gpuasm_ef_piece));
-    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e]) return -1;
+    f->ppresent[e] = calloc((size_t)rows / 64 + 1, sizeof(uint64_t));
+    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->ppresent[e]) return -1;
+    for (size_t i = 0; i < v->np; i++) f->ppresent[e][v->p[i].row / 64] |= (uint64_t)1 << (v->p[i].row % 64);
     for (size_t i = 0; i < v->nx; i++) f->xstart[e][v->x[i].row + 1]++;
     for (size_t i = 0; i < v->np; i++) f->pstart[e][v->p[i].row + 1]++;
     for (uint32_t r = 0; r < rows; r++) {
@@ -282,8 +282,10 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             if (++run < GPUASM_EF_AMIN) continue;
             for (uint32_t q = GPUASM_EF_AMIN; q <= GPUASM_EF_Q && q <= run; q++) {
                 if (!(f->p_used[e] >> q & 1)) continue;
-                const uint32_t x = j + 1 - q, d = L - x;
                 const uint32_t row = q_base((int)q) + (key & (((uint32_t)1 << (2 * q)) - 1));
+                /* most windows stop at this bit (an L1-sized table) */
+                if (!(f->ppresent[e][row / 64] >> (row % 64) & 1)) continue;
+                const uint32_t x = j + 1 - q, d = L - x;
                 for (uint32_t i = f->pstart[e][row]; i < f->pstart[e][row + 1]; i++) {
                     const gpuasm_ef_piece *pe = &f->pent[e][i];
                     if (d < pe->dlo || d > pe->dhi) continue;

@@ -78,9 +78,11 @@
 /* Longer target patterns are never filtered ("always"). */
 #define GPUASM_EF_MAX_M 4096
 /* --filter auto (level 1) builds the filter only for at least this many
- * filterable targets (below it the look-ups cost about what the few
- * partial_best() calls they could save cost; BENCHMARKS.md). */
-#define GPUASM_EF_AUTO_MIN 8
+ * filterable targets: against 4,000 illumina reads, 1 bbmap adapter took
+ * 41 -> 32 ms of scan with it (best of 3, within the noise of this shared
+ * machine), 4 adapters 202 -> 57 ms (NOTES.md); a lone short primer's
+ * look-ups may cost what its ends pass costs. */
+#define GPUASM_EF_AUTO_MIN 2
 
 /* One piece entry: target t's piece Q[s .. s + a) may be the intact one
  * when it starts d bases before the text's end, dlo <= d <= dhi. */
@@ -101,6 +103,7 @@ typedef struct gpuasm_efilter {
     uint32_t *xstart[2], *xids[2];
     uint32_t *pstart[2];
     gpuasm_ef_piece *pent[2];
+    uint64_t *ppresent[2];      /* a bit per piece row that has entries */
     uint32_t x_used[2], p_used[2];  /* bit p / q: some entry has it */
     uint32_t dmax[2];           /* the farthest text base a rule looks at */
     uint32_t n_filtered;        /* targets with rules */
