@@ -5,6 +5,7 @@
 
 #include "ends_filter.h"
 #include "grow.h"
+#include "qkey.h"
 #include "registry.h"
 
 /* Row of a key of q bases (1 <= q <= 8): keys of q bases from q_base(q)
@@ -13,26 +14,11 @@ static const uint32_t QBASE[GPUASM_EF_Q + 2] = { 0, 0, 4, 20, 84, 340, 1364, 546
 static inline uint32_t q_base(int q) { return QBASE[q]; }
 #define EF_ROWS (QBASE[GPUASM_EF_Q + 1])
 
-/* 2-bit base of a single-base nt16 code (A=1, C=2, G=4, T=8), -1 otherwise. */
-static const int8_t base2[16] = { -1, 0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1 };
-
-/* Key of s[0 .. q) (the first base highest), or -1 when one is not a
- * single base. */
-static int64_t key_of(const uint8_t *s, int q)
-{
-    uint32_t key = 0;
-    for (int i = 0; i < q; i++) {
-        const int b = base2[s[i] & 15];
-        if (b < 0) return -1;
-        key = (key << 2) | (uint32_t)b;
-    }
-    return key;
-}
 
 static int clean(const uint8_t *s, uint32_t len)
 {
     for (uint32_t i = 0; i < len; i++)
-        if (base2[s[i] & 15] < 0) return 0;
+        if (gpuasm_base2[s[i] & 15] < 0) return 0;
     return 1;
 }
 
@@ -83,7 +69,7 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
         if (c == 0) {
             /* exact: (p', Q[0 .. p')) for p' <= 8 */
             for (uint32_t x = lo; x <= hi && x <= GPUASM_EF_Q; x++) {
-                const int64_t key = key_of(q, (int)x);
+                const int64_t key = gpuasm_qkey(q, (int)x);
                 if (key < 0) goto always;
                 if (gpuasm_grow((void **)&v->x, &v->cap_x, v->nx + 1, sizeof(*v->x)) < 0) return -1;
                 v->x[v->nx].row = q_base((int)x) + (uint32_t)key;
@@ -96,7 +82,7 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
             const uint32_t a = lo > GPUASM_EF_Q + 1 ? lo : GPUASM_EF_Q + 1;
             if (!clean(q, a)) goto always;
             if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
-            v->p[v->np].row = q_base(GPUASM_EF_Q) + (uint32_t)key_of(q, GPUASM_EF_Q);
+            v->p[v->np].row = q_base(GPUASM_EF_Q) + (uint32_t)gpuasm_qkey(q, GPUASM_EF_Q);
             v->p[v->np++].e = (gpuasm_ef_piece){ t, 0, (uint16_t)a, (uint16_t)a, (uint16_t)hi };
             f->p_used[e] |= 1u << GPUASM_EF_Q;
             if (hi > f->dmax[e]) f->dmax[e] = hi;
@@ -113,7 +99,7 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
             int64_t dlo = (int64_t)lo - s - sh, dhi = (int64_t)hi - s + sh;
             if (dlo < (int64_t)a) dlo = a;   /* the piece lies inside the text */
             if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
-            v->p[v->np].row = q_base(qk) + (uint32_t)key_of(q + s, qk);
+            v->p[v->np].row = q_base(qk) + (uint32_t)gpuasm_qkey(q + s, qk);
             v->p[v->np++].e = (gpuasm_ef_piece){ t, (uint16_t)s, (uint16_t)a, (uint16_t)dlo, (uint16_t)dhi };
             f->p_used[e] |= 1u << qk;
             if ((uint64_t)dhi > f->dmax[e]) f->dmax[e] = (uint32_t)dhi;
@@ -253,13 +239,13 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
         uint8_t *tail = ws->tail;
         for (uint32_t i = 0; i < L; i++) {
             const uint8_t x = e ? text[L - 1 - i] : text[n - L + i];
-            if (base2[x & 15] < 0 && (x & 15) != 0) return -2;   /* matches several bases */
+            if (gpuasm_base2[x & 15] < 0 && (x & 15) != 0) return -2;   /* matches several bases */
             tail[i] = x;
         }
         /* exact rule: the text's last p bases against the patterns' first p */
         uint32_t key = 0;
         for (uint32_t p = 1; p <= L && p <= GPUASM_EF_Q; p++) {
-            const int b = base2[tail[L - p] & 15];
+            const int b = gpuasm_base2[tail[L - p] & 15];
             if (b < 0) break;   /* N: no longer suffix matches */
             key |= (uint32_t)b << (2 * (p - 1));
             if (!(f->x_used[e] >> p & 1)) continue;
@@ -273,7 +259,7 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
         key = 0;
         uint32_t run = 0;
         for (uint32_t j = 0; j < L; j++) {
-            const int b = base2[tail[j] & 15];
+            const int b = gpuasm_base2[tail[j] & 15];
             if (b < 0) {
                 run = 0;
                 continue;

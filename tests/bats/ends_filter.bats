@@ -18,25 +18,6 @@ setup() {
     T=$BATS_TEST_TMPDIR
 }
 
-# ends_equal NAME READS TARGETS [OPTIONS...]: every --filter value gives
-# --filter off's SAM (2 threads); the --stats of each in $T/NAME.*.json.
-ends_equal() {
-    local name=$1 reads=$2 targets=$3 f
-    shift 3
-    scan --device cpu --no-PG --filter off --stats "$T/$name.off.json" "$@" "$reads" "$targets" > "$T/$name.off.sam"
-    [ "$(grep -vc '^@' "$T/$name.off.sam")" -gt 0 ] || { echo "no hits: $name $*"; return 1; }
-    for f in auto on pieces index; do
-        scan --device cpu --no-PG -@ 2 --filter "$f" --stats "$T/$name.$f.json" "$@" "$reads" "$targets" \
-            > "$T/$name.$f.sam"
-        cmp "$T/$name.off.sam" "$T/$name.$f.sam" || { echo "differs: --filter $f $name $*"; return 1; }
-    done
-}
-
-# stat FILE KEY: a value of a --stats file.
-stat() {
-    "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
-}
-
 @test "random primers with partial occurrences at both ends: every --filter = off, the ends filter drops items" {
     "$PYTHON3" "$GPUASM_TESTS_DIR/bats/filter_data.py" ends 16 "$T"
     local o
@@ -45,12 +26,12 @@ stat() {
              "--read-overlap 3 --all" "--read-overlap full -k 1" "--partial-ends 3 --all" "--partial-ends 5" \
              "--strand forward --all" "--best -k 2"; do
         # shellcheck disable=SC2086
-        ends_equal e "$T/e.fq" "$T/e.fa" $o
-        [ "$(stat "$T/e.pieces.json" ends_dropped)" -gt 0 ] || { echo "ends filter dropped nothing: $o"; return 1; }
-        [ "$(stat "$T/e.on.json" ends_dropped)" -gt 0 ] || { echo "ends filter dropped nothing (on): $o"; return 1; }
+        filter_equal e "$T/e.fq" "$T/e.fa" $o
+        [ "$(stats_value "$T/e.pieces.json" ends_dropped)" -gt 0 ] || { echo "ends filter dropped nothing: $o"; return 1; }
+        [ "$(stats_value "$T/e.on.json" ends_dropped)" -gt 0 ] || { echo "ends filter dropped nothing (on): $o"; return 1; }
         # off and index (reads as patterns only) run no ends filter
-        [ "$(stat "$T/e.off.json" ends_kept)" -eq 0 ] && [ "$(stat "$T/e.off.json" ends_dropped)" -eq 0 ]
-        [ "$(stat "$T/e.index.json" ends_dropped)" -eq 0 ]
+        [ "$(stats_value "$T/e.off.json" ends_kept)" -eq 0 ] && [ "$(stats_value "$T/e.off.json" ends_dropped)" -eq 0 ]
+        [ "$(stats_value "$T/e.index.json" ends_dropped)" -eq 0 ]
     done
 }
 
@@ -60,26 +41,26 @@ stat() {
     for o in "--mode hamming --all" "--mode hamming -k 1" "--mode hamming -e 0.1 --overlap 1" \
              "--match-read-wildcards --all" "--match-read-wildcards -k 2" "" "-k 3 --overlap 1 --all"; do
         # shellcheck disable=SC2086
-        ends_equal h "$T/e.fq" "$T/e.fa" $o
-        [ "$(stat "$T/h.pieces.json" ends_dropped)" -gt 0 ] || { echo "ends filter dropped nothing: $o"; return 1; }
+        filter_equal h "$T/e.fq" "$T/e.fa" $o
+        [ "$(stats_value "$T/h.pieces.json" ends_dropped)" -gt 0 ] || { echo "ends filter dropped nothing: $o"; return 1; }
     done
     # wildcard reads: the strands with an IUPAC letter in a window the rules
     # read are not filtered, so more items are kept than without wildcards
-    ends_equal w "$T/e.fq" "$T/e.fa" --match-read-wildcards
-    ends_equal x "$T/e.fq" "$T/e.fa"
-    [ "$(stat "$T/w.pieces.json" ends_kept)" -gt "$(stat "$T/x.pieces.json" ends_kept)" ]
+    filter_equal w "$T/e.fq" "$T/e.fa" --match-read-wildcards
+    filter_equal x "$T/e.fq" "$T/e.fa"
+    [ "$(stats_value "$T/w.pieces.json" ends_kept)" -gt "$(stats_value "$T/x.pieces.json" ends_kept)" ]
 }
 
 @test "--overlap full and the byte-free kernels: no ends filter; --stats and --verbosity 4 name it" {
     "$PYTHON3" "$GPUASM_TESTS_DIR/bats/filter_data.py" ends 16 "$T"
-    ends_equal f "$T/e.fq" "$T/e.fa" --overlap full --all
-    [ "$(stat "$T/f.on.json" ends_kept)" -eq 0 ] && [ "$(stat "$T/f.on.json" ends_dropped)" -eq 0 ]
-    [[ "$(stat "$T/f.on.json" filter_plan)" != *"ends ("* ]]
+    filter_equal f "$T/e.fq" "$T/e.fa" --overlap full --all
+    [ "$(stats_value "$T/f.on.json" ends_kept)" -eq 0 ] && [ "$(stats_value "$T/f.on.json" ends_dropped)" -eq 0 ]
+    [[ "$(stats_value "$T/f.on.json" filter_plan)" != *"ends ("* ]]
     # the per-pair kernels (dp, scan) have no filters: same bytes, nothing counted
-    ends_equal d "$T/e.fq" "$T/e.fa" --kernel dp -k 1
-    [ "$(stat "$T/d.on.json" ends_dropped)" -eq 0 ]
+    filter_equal d "$T/e.fq" "$T/e.fa" --kernel dp -k 1
+    [ "$(stats_value "$T/d.on.json" ends_dropped)" -eq 0 ]
     scan --device cpu --stats "$T/a.json" -o /dev/null "$T/e.fq" "$T/e.fa"
-    [[ "$(stat "$T/a.json" filter_plan)" == "auto: pieces (q 6-8) + index ("*") + ends ("*" targets, "*" keys)" ]]
+    [[ "$(stats_value "$T/a.json" filter_plan)" == "auto: pieces (q 6-8) + index ("*") + ends ("*" targets, "*" keys)" ]]
     run --separate-stderr scan --device cpu --verbosity 4 --filter pieces -o /dev/null "$T/e.fq" "$T/e.fa"
     assert_success
     [[ "$stderr" == *"gpuasm-scan: info: filter pieces: pieces (q 6-8) + ends ("*" targets, "* ]]
@@ -87,13 +68,13 @@ stat() {
     GPUASM_CPU_ENDS_FILTER=0 scan --device cpu --no-PG --filter on --stats "$T/n.json" "$T/e.fq" "$T/e.fa" > "$T/n.sam"
     scan --device cpu --no-PG --filter on "$T/e.fq" "$T/e.fa" > "$T/y.sam"
     cmp "$T/n.sam" "$T/y.sam"
-    [ "$(stat "$T/n.json" ends_kept)" -eq 0 ] && [ "$(stat "$T/n.json" ends_dropped)" -eq 0 ]
-    [[ "$(stat "$T/n.json" filter_plan)" != *"ends ("* ]]
+    [ "$(stats_value "$T/n.json" ends_kept)" -eq 0 ] && [ "$(stats_value "$T/n.json" ends_dropped)" -eq 0 ]
+    [[ "$(stats_value "$T/n.json" filter_plan)" != *"ends ("* ]]
     # auto leaves it out for a single target (GPUASM_EF_AUTO_MIN)
     sed -n 3,4p "$T/e.fa" > "$T/one.fa"
-    ends_equal s "$T/e.fq" "$T/one.fa" --overlap 1
-    [[ "$(stat "$T/s.auto.json" filter_plan)" != *"ends ("* ]]
-    [[ "$(stat "$T/s.on.json" filter_plan)" == *" + ends (1 targets, "* ]]
+    filter_equal s "$T/e.fq" "$T/one.fa" --overlap 1
+    [[ "$(stats_value "$T/s.auto.json" filter_plan)" != *"ends ("* ]]
+    [[ "$(stats_value "$T/s.on.json" filter_plan)" == *" + ends (1 targets, "* ]]
 }
 
 @test "real data: the bbmap adapters vs illumina and Hm2 reads with the default --overlap 3: every --filter = off" {
@@ -101,10 +82,10 @@ stat() {
     local D=$GPUASM_SHARED_DATA
     gzip -dc "$D/reads/trimgalore/illumina_10K.reads1-4000.fastq.gz" | head -n 4000 > "$T/ill.fq"
     gzip -dc "$D/reads/measles_sequana/Hm2_GTGAAA_L005_R1_001.fastq.gz" | head -n 2000 > "$T/hm2.fq"
-    ends_equal ill "$T/ill.fq" "$D/adapters/bbmap_adapters.fa"
-    [ "$(stat "$T/ill.auto.json" ends_dropped)" -gt "$(stat "$T/ill.auto.json" ends_kept)" ]
-    ends_equal illb "$T/ill.fq" "$D/adapters/bbmap_adapters.fa" --best -e 0.2
-    ends_equal hm2 "$T/hm2.fq" "$D/adapters/bbmap_adapters.fa" --all --overlap 1
-    ends_equal hm2h "$T/hm2.fq" "$D/adapters/bbmap_adapters.fa" --mode hamming --best
-    [ "$(stat "$T/hm2h.auto.json" ends_dropped)" -gt 0 ]
+    filter_equal ill "$T/ill.fq" "$D/adapters/bbmap_adapters.fa"
+    [ "$(stats_value "$T/ill.auto.json" ends_dropped)" -gt "$(stats_value "$T/ill.auto.json" ends_kept)" ]
+    filter_equal illb "$T/ill.fq" "$D/adapters/bbmap_adapters.fa" --best -e 0.2
+    filter_equal hm2 "$T/hm2.fq" "$D/adapters/bbmap_adapters.fa" --all --overlap 1
+    filter_equal hm2h "$T/hm2.fq" "$D/adapters/bbmap_adapters.fa" --mode hamming --best
+    [ "$(stats_value "$T/hm2h.auto.json" ends_dropped)" -gt 0 ]
 }
