@@ -178,15 +178,19 @@ static void flush_hits(walk *w)
 
 /* The pair's partial occurrences at the ends of the text (search.h): at
  * most one end hit per end, at the ends in allow (bit 0: the text's end,
- * bit 1: its start; the ends filter's candidates, 3 without it).  ws grows
- * to the pattern's needs.  0 or -1. */
+ * bit 1: its start; an exact filter may rule ends out).  ws grows to the
+ * pattern's needs.  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
-                        size_t *ws_cap)
+                        size_t *ws_cap, gpuasm_scan_stats *cnt)
 {
     const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
-    const uint32_t ends = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand) & allow;
-    if (!omin || !ends) return 0;
+    const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
+    const uint32_t ends = all & allow;
+    if (!omin) return 0;
+    cnt->ends_run += (uint64_t)__builtin_popcount(ends);
+    cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
+    if (!ends) return 0;
     const size_t need = gpuasm_partial_ws_words((uint32_t)pr->m);
     if (need > *ws_cap) {
         uint64_t *p = realloc(*ws, need * sizeof(**ws));
@@ -230,8 +234,8 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
-/* The targets' window index (prefilter.h) takes 4 bytes a base (4 MiB per
- * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1 GiB, 268
+/* The targets' window index (prefilter.h) takes 6 bytes a base (6 MiB per
+ * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1.5 GiB, 268
  * Mb of targets) by default (GPUASM_CPU_INDEX_MAX); past it --filter auto
  * runs without the index (and says so in the filter's description),
  * --filter index refuses the run. */
@@ -379,7 +383,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         if (r < 0) goto oom;
         p->index_s = gpuasm_now_s() - t0;
         p->has_tindex = r == 0;
-        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)5 << 18) +
+        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 6 + ((uint64_t)5 << 18) +
                                                     p->tx.n_amb * 16) / 1048576.0 : 0;
         if (p->has_tindex)
             snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
@@ -387,13 +391,13 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
                      p->index_s);
         else
             snprintf(index_desc, sizeof index_desc,
-                     "no index (%llu target bases: past the bound of %llu windows, 4 bytes each)",
+                     "no index (%llu target bases: past the bound of %llu windows, 6 bytes each)",
                      (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         if (!p->has_tindex && opt->filter == GPUASM_FILTER_INDEX) {
             gpuasm_cpu_prep_free(p);
             return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
                                   "the targets (%llu bases) are too large for the q-gram index "
-                                  "(at most %llu windows, 4 bytes each)",
+                                  "(at most %llu windows, 6 bytes each)",
                                   (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }
@@ -443,6 +447,10 @@ typedef struct group_ws {
     uint32_t stamp;
     int32_t *k_t;                   /* k of each target as the pattern */
     uint32_t *in_a, stamp_a;        /* group A membership for the window index */
+    uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
+    uint32_t ends_L, ends_W;        /* their pieces and windows for the read length of the groups */
+    uint64_t *ebits;                /* gpuasm_end_bits() for ebits_W (0: not built) */
+    uint32_t ebits_W;
     gpuasm_end_range *ranges;       /* group A's end ranges */
     size_t cap_ranges;
     gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
@@ -454,10 +462,11 @@ typedef struct group_ws {
     uint32_t *always_b, n_always_b; /* group B's targets the filter never drops */
     size_t cap_always_b;
     /* the ends filter (ends_filter.h): marks per end, the candidates */
-    uint32_t *emark[2], estamp;
+    uint32_t *bmark[2], bstamp;
     uint32_t *ecand;
     size_t cap_ecand;
     uint32_t *ealways, n_ealways;   /* group B's targets "always" at some end */
+    uint32_t n_b_partial;           /* group B's targets that take partial occurrences (omin > 0) */
     size_t cap_ealways;
     gpuasm_ef_ws efws;
 } group_ws;
@@ -475,13 +484,15 @@ static void group_ws_free(group_ws *g)
     free(g->mark);
     free(g->k_t);
     free(g->in_a);
+    free(g->emark);
+    free(g->ebits);
     free(g->ranges);
     free(g->seeds);
     free(g->marked);
     free(g->in_b);
     free(g->always_b);
-    free(g->emark[0]);
-    free(g->emark[1]);
+    free(g->bmark[0]);
+    free(g->bmark[1]);
     free(g->ecand);
     free(g->ealways);
     gpuasm_ef_ws_free(&g->efws);
@@ -840,32 +851,31 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
 static uint32_t ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t)
 {
     const uint32_t a = prep->ef.always[t];
-    return (uint32_t)((a & 1u) || g->emark[0][t] == g->estamp) |
-           (uint32_t)(((a & 2u) || g->emark[1][t] == g->estamp) << 1);
+    return (uint32_t)((a & 1u) || g->bmark[0][t] == g->bstamp) |
+           (uint32_t)(((a & 2u) || g->bmark[1][t] == g->bstamp) << 1);
 }
 
 /* The ends filter for group B of one read strand (ends_filter.h): the
  * targets whose ends pass may find something, in target order, in
- * g->ecand; which ends each may have is in g->emark and ef.always
- * (ends_allowed()).  Returns their number, -2 when the strand cannot be
+ * g->ecand; which ends each may have is in g->bmark and ef.always
+ * (ends_allowed()).  The items of the other targets that take partial
+ * occurrences are counted as skipped here (partial_hits() counts the
+ * candidates').  Returns their number, -2 when the strand cannot be
  * filtered (every target runs), or -1 when out of memory. */
 static int64_t ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
                                const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand)
 {
     const uint32_t ends = gpuasm_partial_text_ends(opt, 0, strand);
     const uint64_t per = (uint64_t)__builtin_popcount(ends);
-    if (++g->estamp == 0) {   /* stamps wrapped: clear the marks */
-        memset(g->emark[0], 0, (size_t)targets->n * sizeof(uint32_t));
-        memset(g->emark[1], 0, (size_t)targets->n * sizeof(uint32_t));
-        g->estamp = 1;
+    if (++g->bstamp == 0) {   /* stamps wrapped: clear the marks */
+        memset(g->bmark[0], 0, (size_t)targets->n * sizeof(uint32_t));
+        memset(g->bmark[1], 0, (size_t)targets->n * sizeof(uint32_t));
+        g->bstamp = 1;
     }
-    const int64_t nm = gpuasm_efilter_mark(&prep->ef, rseq, n, ends, g->emark, g->estamp, &g->ecand,
+    const int64_t nm = gpuasm_efilter_mark(&prep->ef, rseq, n, ends, g->bmark, g->bstamp, &g->ecand,
                                            &g->cap_ecand, &g->efws);
     if (nm == -1) return -1;
-    if (nm < 0) {
-        g->cnt.ends_kept += g->n_b * per;
-        return -2;
-    }
+    if (nm < 0) return -2;
     /* the marked targets of group B, then its "always" ones, each once */
     uint32_t u = 0;
     for (int64_t i = 0; i < nm; i++) {
@@ -875,13 +885,7 @@ static int64_t ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
     if (gpuasm_grow((void **)&g->ecand, &g->cap_ecand, (size_t)u + g->n_ealways, sizeof(uint32_t)) < 0) return -1;
     for (uint32_t i = 0; i < g->n_ealways; i++) g->ecand[u++] = g->ealways[i];
     if (u > 1) qsort(g->ecand, u, sizeof(uint32_t), cmp_u32);
-    uint64_t kept = 0;
-    for (uint32_t i = 0; i < u; i++) {
-        const uint32_t t = g->ecand[i];
-        kept += (uint64_t)__builtin_popcount(ends_allowed(g, prep, t) & ends);
-    }
-    g->cnt.ends_kept += kept;
-    g->cnt.ends_dropped += g->n_b * per - kept;
+    g->cnt.ends_skipped += (uint64_t)(g->n_b_partial - u) * per;   /* every candidate takes them */
     return u;
 }
 
@@ -926,15 +930,17 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     if ((grouped || hfilt) && (prep->has_filter || efilt) &&
         !(g.in_b = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
         goto oom;
-    if (efilt && (!(g.emark[0] = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
-                  !(g.emark[1] = calloc(targets->n ? targets->n : 1, sizeof(uint32_t)))))
+    if (efilt && (!(g.bmark[0] = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+                  !(g.bmark[1] = calloc(targets->n ? targets->n : 1, sizeof(uint32_t)))))
         goto oom;
     uint64_t groups_rlen = UINT64_MAX;   /* the read length g's groups are for */
     /* k of every target as the pattern, once (the pair rule's floor(e m)
      * per pair and read was a visible share of the adapter screen). */
     if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
     if ((grouped || hfilt) && prep->has_tindex &&
-        !(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        (!(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+         !(g.emark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+         !(g.ebits = malloc(GPUASM_END_BITS_WORDS * sizeof(uint64_t)))))
         goto oom;
     for (uint32_t t = 0; t < targets->n; t++)
         g.k_t[t] = gpuasm_pair_k(opt, targets->off[t + 1] - targets->off[t]);
@@ -950,6 +956,19 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
         if (rlen != groups_rlen) {
         groups_rlen = rlen;
         g.n_a = g.n_b = 0;
+        /* the ends pass of group A through the index (prefilter.h) */
+        g.ends_L = g.ends_W = 0;
+        if (partial && g.emark && opt->alphabet == GPUASM_ALPHABET_NT16 && rlen > 1 && rlen <= UINT32_MAX) {
+            const uint32_t omin = gpuasm_pair_overlap_min(opt, 1, rlen);
+            g.ends_L = omin ? gpuasm_partial_piece_len(opt, omin, (uint32_t)rlen) : 0;
+            const int32_t kmax = gpuasm_partial_k(opt, rlen - 1, rlen);
+            g.ends_W = kmax >= 0 && rlen - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(rlen - 1 + (uint64_t)kmax) : 0;
+            if (!g.ends_W) g.ends_L = 0;
+            if (g.ends_L && g.ends_W > g.ebits_W) {   /* built for the widest W so far */
+                gpuasm_end_bits(targets, g.ends_W, g.ebits);
+                g.ebits_W = g.ends_W;
+            }
+        }
         for (uint32_t t = 0; t < targets->n; t++) {
             /* gpuasm_pair_of(opt, rlen, tlen), with k from the caches */
             const uint64_t tlen = targets->off[t + 1] - targets->off[t];
@@ -987,9 +1006,11 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                 memset(g.in_b, 0, (size_t)targets->n * sizeof(uint32_t));
                 g.stamp_b = 1;
             }
-            g.n_always_b = g.n_ealways = 0;
+            g.n_always_b = g.n_ealways = g.n_b_partial = 0;
             for (uint32_t i = 0; i < g.n_b; i++) {
                 g.in_b[g.grp_b[i]] = g.stamp_b;
+                g.n_b_partial += efilt && gpuasm_pair_overlap_min(opt, 0, targets->off[g.grp_b[i] + 1] -
+                                                                              targets->off[g.grp_b[i]]) != 0;
                 if (efilt && prep->ef.always[g.grp_b[i]]) {
                     if (gpuasm_grow((void **)&g.ealways, &g.cap_ealways, (size_t)g.n_ealways + 1,
                                     sizeof(uint32_t)) < 0)
@@ -1010,6 +1031,27 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             const uint8_t *rseq = s ? rc : read;
             w.cur.read = (uint32_t)r;
             w.cur.strand = s;
+            /* Group A's target ends that may hold a partial occurrence of
+             * this read strand (prefilter.h, "The ends pass of reads as
+             * patterns"); the others skip the ends pass's DP. */
+            int emarked = 0;
+            if (g.ends_L && g.n_a) {
+                if (++g.stamp_a == 0) {
+                    memset(g.in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+                    g.stamp_a = 1;
+                }
+                for (uint32_t i = 0; i < g.n_a; i++) {
+                    g.in_a[g.grp_a[i]] = g.stamp_a;
+                    g.emark[g.grp_a[i]] = 0;
+                }
+                const uint32_t ends = gpuasm_partial_text_ends(opt, 1, s);
+                emarked = gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g.ends_L, g.ends_W,
+                                                  ends, g.ebits, g.in_a, g.stamp_a, g.emark) == 0;
+                if (emarked && prep->tx.n_amb)
+                    for (uint32_t i = 0; i < g.n_a; i++)
+                        g.emark[g.grp_a[i]] |= (uint32_t)gpuasm_tindex_end_amb(&prep->tx, targets, g.grp_a[i],
+                                                                               g.ends_W);
+            }
             if (grouped) {
                 if (g.n_a && walk_group_a(&w, &g, cfg, prep, targets, rseq, (uint32_t)rlen, k_read) < 0)
                     goto oom;
@@ -1065,8 +1107,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                         flush_hits(&w);
                         if (run_rc < 0 || w.oom) goto oom;
                     }
-                    const uint32_t allow = by_ends ? ends_allowed(&g, prep, t) : 3u;
-                    if (partial && partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, allow, &pws, &pws_cap) < 0)
+                    const uint32_t allow = grp == 0 ? (emarked ? g.emark[t] : 3u)
+                                                    : by_ends ? ends_allowed(&g, prep, t) : 3u;
+                    if (partial &&
+                        partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, allow, &pws, &pws_cap, &g.cnt) < 0)
                         goto oom;
                 }
             }
@@ -1081,8 +1125,8 @@ done:
         counts->index_declined += g.cnt.index_declined;
         counts->pieces_kept += g.cnt.pieces_kept;
         counts->pieces_dropped += g.cnt.pieces_dropped;
-        counts->ends_kept += g.cnt.ends_kept;
-        counts->ends_dropped += g.cnt.ends_dropped;
+        counts->ends_run += g.cnt.ends_run;
+        counts->ends_skipped += g.cnt.ends_skipped;
     }
     tw->close(ws);
     group_ws_free(&g);

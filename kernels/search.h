@@ -172,11 +172,12 @@ typedef struct gpuasm_scan_stats {
      * texts were searched only in the index's candidate windows, read
      * strands that had the index but were searched whole (the cost model
      * or a read the lemma cannot cut), and target patterns that the
-     * pieces filter kept / dropped (summed over read strands); items
-     * (target pattern, read strand, end) of the ends pass that the ends
-     * filter (ends_filter.h) kept / dropped. */
+     * pieces filter kept / dropped (summed over read strands). */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
-    uint64_t ends_kept, ends_dropped;
+    /* The ends pass (partial.h; CPU backend): (pair, strand, end) items
+     * whose DP ran, and those an exact filter ruled out (prefilter.h for
+     * reads as patterns, ends_filter.h for targets as patterns). */
+    uint64_t ends_run, ends_skipped;
     /* Inside scan_s: building the targets' index (wall seconds, once per
      * target set: the first scan builds it) and, on CUDA, planning the
      * candidate windows on host threads (filter_plan.h; wall seconds of

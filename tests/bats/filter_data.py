@@ -14,15 +14,23 @@ the cases the exact filters must not lose a hit on.
                                     60-160 random bases with primers planted,
                                     mutated, either strand, some cut off at
                                     the read's start or end, N in some)
-  filter_data.py ends SEED DIR      DIR/e.fa (300 primers of 4-40 bases, some
-                                    with IUPAC codes) and DIR/e.fq (reads of
-                                    12-160 bases, most with a mutated prefix
-                                    of a primer at the 3' end and a suffix at
-                                    the 5' start, either strand, 1 to m-1
-                                    bases; N and IUPAC letters in some; some
-                                    shorter than the primers: the read is
-                                    then the pattern) -- the ends filter's
-                                    cases (kernels/ends_filter.h)
+  filter_data.py ends SEED DIR      DIR/e.fa (targets of 0.5-6 kb, some with
+                                    IUPAC codes and N near their ends) and
+                                    DIR/e.fq (reads of 40-300 bases, most
+                                    running off a target's start or end by
+                                    5-95% of their length, mutated at rates
+                                    around -e 0.05-0.1, either strand, N in
+                                    some): the ends pass of reads as patterns
+  filter_data.py primer_ends SEED DIR
+                                    DIR/pe.fa (300 primers of 4-40 bases,
+                                    some with IUPAC codes) and DIR/pe.fq
+                                    (reads of 12-160 bases, most with a
+                                    mutated prefix of a primer at the 3' end
+                                    and a suffix at the 5' start, either
+                                    strand, 1 to m-1 bases; N and IUPAC
+                                    letters in some; some shorter than the
+                                    primers: the read is then the pattern):
+                                    the ends filter of targets as patterns
 Standard library only; the same SEED gives the same bytes.
 """
 import os
@@ -65,6 +73,32 @@ def write_fq(path, recs):
             f.write("@%s\n%s\n+\n%s\n" % (name, s, "I" * len(s)))
 
 
+def read_of(rng, g, a, m, rates):
+    """m bases of target g from position a (negative, or past its end: the
+    read runs off it; random bases there), codes other than ACGT replaced,
+    mutated at a rate drawn from rates, reverse-complemented half the time."""
+    lo, hi = max(0, a), min(len(g), a + m)
+    s = g[lo:hi].upper()
+    s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
+    s = mutate(rng, s, rng.choice(rates))
+    if a < 0:
+        s = "".join(rng.choices("ACGT", k=-a)) + s
+    if a + m > len(g):
+        s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
+    if rng.random() < 0.5:
+        s = rc(s)
+    return s
+
+
+def with_ns(rng, s):
+    """s with 1-3 bases turned to N."""
+    s = list(s)
+    for _ in range(rng.randint(1, 3)):
+        if s:
+            s[rng.randrange(len(s))] = "N"
+    return "".join(s)
+
+
 def genomes(rng, d):
     tg = []
     for t in range(5):
@@ -94,22 +128,9 @@ def genomes(rng, d):
                 a = rng.choice([-rng.randint(1, m // 2), len(g) - m + rng.randint(1, m // 2)])
             else:
                 a = rng.randint(0, max(0, len(g) - m))
-            lo, hi = max(0, a), min(len(g), a + m)
-            s = g[lo:hi].upper()
-            s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
-            s = mutate(rng, s, rng.choice([0.0, 0.02, 0.05, 0.09, 0.14]))
-            if a < 0:
-                s = "".join(rng.choices("ACGT", k=-a)) + s
-            if a + m > len(g):
-                s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
-            if rng.random() < 0.5:
-                s = rc(s)
+            s = read_of(rng, g, a, m, [0.0, 0.02, 0.05, 0.09, 0.14])
         if rng.random() < 0.2:                         # N in the read
-            s = list(s)
-            for _ in range(rng.randint(1, 3)):
-                if s:
-                    s[rng.randrange(len(s))] = "N"
-            s = "".join(s)
+            s = with_ns(rng, s)
         reads.append(("r%d" % r, s))
     reads.append(("empty", ""))
     write_fa(os.path.join(d, "g.fa"), tg)
@@ -153,6 +174,32 @@ def primers(rng, d):
 
 
 def ends(rng, d):
+    tg = []
+    for t in range(6):
+        s = list(rng.choices("ACGT", k=rng.randint(500, 6000)))
+        if t % 2:                                     # codes near the ends
+            for _ in range(rng.randint(1, 3)):
+                i = rng.randrange(120)
+                s[i if rng.random() < 0.5 else len(s) - 1 - i] = rng.choice("RYKMSWBDHVN")
+        tg.append(("e%d" % t, "".join(s)))
+    reads = []
+    for r in range(400):
+        name, g = rng.choice(tg)
+        m = rng.randint(40, 300)
+        if rng.random() < 0.1:
+            s = "".join(rng.choices("ACGT", k=m))
+        else:
+            over = int(m * rng.uniform(0.05, 0.95))      # bases off the target
+            a = -over if rng.random() < 0.5 else len(g) - m + over
+            s = read_of(rng, g, a, m, [0.0, 0.02, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12])
+        if rng.random() < 0.15:                        # N in the read
+            s = with_ns(rng, s)
+        reads.append(("x%d" % r, s))
+    write_fa(os.path.join(d, "e.fa"), tg)
+    write_fq(os.path.join(d, "e.fq"), reads)
+
+
+def primer_ends(rng, d):
     pr = []
     for i in range(300):
         m = rng.randint(4, 9) if i % 10 == 0 else rng.randint(10, 40)
@@ -183,24 +230,22 @@ def ends(rng, d):
             s = s[:len(s) - len(part)] + part if end == 3 else part + s[len(part):]
         x = rng.random()
         if x < 0.15:                                   # N in the read
-            s = list(s)
-            for _ in range(rng.randint(1, 3)):
-                s[rng.randrange(len(s))] = "N"
-            s = "".join(s)
+            s = with_ns(rng, s)
         elif x < 0.25:                                 # IUPAC letters (--match-read-wildcards)
             s = list(s)
             s[rng.choice([0, len(s) - 1, rng.randrange(len(s))])] = rng.choice("RYKMSWN")
             s = "".join(s)
         reads.append(("s%d" % r, s))
-    write_fa(os.path.join(d, "e.fa"), pr)
-    write_fq(os.path.join(d, "e.fq"), reads)
+    write_fa(os.path.join(d, "pe.fa"), pr)
+    write_fq(os.path.join(d, "pe.fq"), reads)
 
 
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("genomes", "primers", "ends"):
+    gens = {"genomes": genomes, "primers": primers, "ends": ends, "primer_ends": primer_ends}
+    if len(argv) != 4 or argv[1] not in gens:
         sys.exit(__doc__)
     rng = random.Random(int(argv[2]))
-    {"genomes": genomes, "primers": primers, "ends": ends}[argv[1]](rng, argv[3])
+    gens[argv[1]](rng, argv[3])
 
 
 if __name__ == "__main__":

@@ -139,7 +139,7 @@ def main(logs, bench_md):
         out.append("")
         out.append("| device | options | filter: reads | filter: reads/s | filter: wall s | exhaustive: reads "
                    "| exhaustive: reads/s | speed-up | filter cells/s | exhaustive cells/s "
-                   "| patterns kept / dropped | ends items kept / dropped |")
+                   "| patterns kept / dropped | ends items run / skipped |")
         out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for dev, param in pr:
             x = runs.get(("primers", "gpuasm-exhaustive", dev, param))
@@ -156,7 +156,7 @@ def main(logs, bench_md):
                     "%.3g" % (s["cells"] / s["scan_s"]) if s.get("scan_s") else "-",
                     "%.3g" % (sx["cells"] / sx["scan_s"]) if sx.get("scan_s") else "-",
                     s.get("pieces_kept", "-"), s.get("pieces_dropped", "-"),
-                    s.get("ends_kept", "-"), s.get("ends_dropped", "-")))
+                    s.get("ends_run", "-"), s.get("ends_skipped", "-")))
         out.append("")
     # crossover
     cr = sorted({k[3] for k in runs if k[0] == "cross"}, key=lambda p: (int(p.split(":")[0]), float(p.split(":")[1])))
