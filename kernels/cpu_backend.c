@@ -212,6 +212,7 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);
         b->cfg.lane_min = cfg->settings->cpu_lane_min;
         b->cfg.index_max = cfg->settings->cpu_index_max;
+        b->cfg.ends_filter = (int)gpuasm_knob(cfg->settings->cpu_ends_filter, 1);
     }
     snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s, %s)", b->n_threads, b->n_threads > 1 ? "s" : "",
              gpuasm_simd_name(b->cfg.simd));

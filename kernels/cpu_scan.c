@@ -7,7 +7,10 @@
  * one strand), then opt->kernel's twin runs the pair (twin.h) and the
  * positions it emits (every j with D <= k) are cut down to local minima.
  * Then the ends pass (partial.h) adds the pair's partial occurrences, the
- * same code the CUDA backend runs.
+ * same code the CUDA backend runs; for group B below, behind the ends
+ * filter (ends_filter.h) when the pieces filter's level allows it: only
+ * the (target, end) items its exact rules keep run partial_best(), so
+ * the hits are the same.
  *
  * The myers kernel on nt16 (the default search) walks a read's pairs in two
  * groups instead of one by one, for the SIMD lanes of myers_lanes.h:
@@ -30,6 +33,7 @@
 #include "cpu_scan.h"
 #include "clock.h"
 #include "cpu_simd.h"
+#include "ends_filter.h"
 #include "grow.h"
 #include "myers_cpu.h"
 #include "myers_lanes.h"
@@ -248,6 +252,8 @@ struct gpuasm_cpu_prep {
     gpuasm_qfilter qf;      /* targets as patterns */
     int has_tindex;
     gpuasm_tindex tx;       /* reads as patterns */
+    int has_efilter;
+    gpuasm_efilter ef;      /* the ends pass of targets as patterns (ends_filter.h) */
     /* --filter (search.h) with the GPUASM_CPU_PREFILTER knob: per filter,
      * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
     int lv_pieces, lv_index;
@@ -274,6 +280,7 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
     cfg->lane_min = 0;
     cfg->index_max = 0;
     cfg->threads = 1;
+    cfg->ends_filter = 1;
 }
 
 static int grouped_search(const gpuasm_search_opt *opt)
@@ -296,6 +303,7 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
     free(prep->peq_off);
     if (prep->has_filter) gpuasm_qfilter_free(&prep->qf);
     if (prep->has_tindex) gpuasm_tindex_free(&prep->tx);
+    if (prep->has_efilter) gpuasm_efilter_free(&prep->ef);
     free(prep);
 }
 
@@ -307,6 +315,7 @@ int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targe
     return prep && prep->targets == targets && prep->n_targets == targets->n &&
            prep->opt.kernel == opt->kernel && prep->opt.alphabet == opt->alphabet &&
            prep->opt.max_diffs == opt->max_diffs && prep->opt.filter == opt->filter &&
+           prep->opt.overlap_min == opt->overlap_min && prep->opt.partial_ends == opt->partial_ends &&
            (opt->max_diffs >= 0 || prep->opt.error_rate == opt->error_rate);
 }
 
@@ -353,6 +362,19 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         if (gpuasm_qfilter_build(&p->qf, targets, opt) < 0) goto oom;
         p->has_filter = 1;
     }
+    /* The ends filter goes with the pieces filter (both index the targets
+     * as patterns): wherever it applies at level 2, at level 1 (auto) for
+     * enough targets to pay for its look-ups. */
+    char ends_desc[64] = "";
+    if (p->lv_pieces && cfg->ends_filter && opt->overlap_min > 0 && opt->partial_ends) {
+        if (gpuasm_efilter_build(&p->ef, targets, opt) < 0) goto oom;
+        p->has_efilter = p->ef.n_filtered > 0 && (p->lv_pieces >= 2 || p->ef.n_filtered >= GPUASM_EF_AUTO_MIN);
+        if (p->has_efilter)
+            snprintf(ends_desc, sizeof ends_desc, "ends (%u targets, %llu keys)", p->ef.n_filtered,
+                     (unsigned long long)p->ef.n_entries);
+        else
+            gpuasm_efilter_free(&p->ef);
+    }
     char index_desc[120] = "";
     if (p->lv_index) {
         const uint64_t max = cfg->index_max > 0 ? (uint64_t)cfg->index_max : PREP_MAX_WINDOWS;
@@ -379,9 +401,10 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
                                   (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }
-    snprintf(p->desc, sizeof p->desc, "%s: %s%s%s", name,
+    snprintf(p->desc, sizeof p->desc, "%s: %s%s%s%s%s", name,
              p->has_filter ? "pieces (q 6-8)" : "",
-             p->has_filter && index_desc[0] ? " + " : "", index_desc[0] ? index_desc : p->has_filter ? "" : "exhaustive");
+             p->has_filter && index_desc[0] ? " + " : "", index_desc[0] ? index_desc : p->has_filter ? "" : "exhaustive",
+             ends_desc[0] ? " + " : "", ends_desc);
     *out = p;
     return 0;
 oom:
@@ -438,6 +461,14 @@ typedef struct group_ws {
     uint32_t *in_b, stamp_b;        /* group B membership (== stamp_b), for the read length of the groups */
     uint32_t *always_b, n_always_b; /* group B's targets the filter never drops */
     size_t cap_always_b;
+    /* the ends filter (ends_filter.h): marks per end, the candidates */
+    uint32_t *bmark[2], bstamp;
+    uint32_t *ecand;
+    size_t cap_ecand;
+    uint32_t *ealways, n_ealways;   /* group B's targets "always" at some end */
+    uint32_t n_b_partial;           /* group B's targets that take partial occurrences (omin > 0) */
+    size_t cap_ealways;
+    gpuasm_ef_ws efws;
 } group_ws;
 
 static void group_ws_free(group_ws *g)
@@ -460,6 +491,11 @@ static void group_ws_free(group_ws *g)
     free(g->marked);
     free(g->in_b);
     free(g->always_b);
+    free(g->bmark[0]);
+    free(g->bmark[1]);
+    free(g->ecand);
+    free(g->ealways);
+    gpuasm_ef_ws_free(&g->efws);
 }
 
 /* Emit of one verified range: positions of a text window starting at ws,
@@ -810,6 +846,49 @@ static int walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
     return w->oom ? -1 : 0;
 }
 
+/* The ends a candidate of ends_candidates() may have (partial_hits' allow);
+ * valid for the stamp ends_candidates() last set). */
+static uint32_t ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t)
+{
+    const uint32_t a = prep->ef.always[t];
+    return (uint32_t)((a & 1u) || g->bmark[0][t] == g->bstamp) |
+           (uint32_t)(((a & 2u) || g->bmark[1][t] == g->bstamp) << 1);
+}
+
+/* The ends filter for group B of one read strand (ends_filter.h): the
+ * targets whose ends pass may find something, in target order, in
+ * g->ecand; which ends each may have is in g->bmark and ef.always
+ * (ends_allowed()).  The items of the other targets that take partial
+ * occurrences are counted as skipped here (partial_hits() counts the
+ * candidates').  Returns their number, -2 when the strand cannot be
+ * filtered (every target runs), or -1 when out of memory. */
+static int64_t ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                               const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand)
+{
+    const uint32_t ends = gpuasm_partial_text_ends(opt, 0, strand);
+    const uint64_t per = (uint64_t)__builtin_popcount(ends);
+    if (++g->bstamp == 0) {   /* stamps wrapped: clear the marks */
+        memset(g->bmark[0], 0, (size_t)targets->n * sizeof(uint32_t));
+        memset(g->bmark[1], 0, (size_t)targets->n * sizeof(uint32_t));
+        g->bstamp = 1;
+    }
+    const int64_t nm = gpuasm_efilter_mark(&prep->ef, rseq, n, ends, g->bmark, g->bstamp, &g->ecand,
+                                           &g->cap_ecand, &g->efws);
+    if (nm == -1) return -1;
+    if (nm < 0) return -2;
+    /* the marked targets of group B, then its "always" ones, each once */
+    uint32_t u = 0;
+    for (int64_t i = 0; i < nm; i++) {
+        const uint32_t t = g->ecand[i];
+        if (g->in_b[t] == g->stamp_b && !prep->ef.always[t]) g->ecand[u++] = t;
+    }
+    if (gpuasm_grow((void **)&g->ecand, &g->cap_ecand, (size_t)u + g->n_ealways, sizeof(uint32_t)) < 0) return -1;
+    for (uint32_t i = 0; i < g->n_ealways; i++) g->ecand[u++] = g->ealways[i];
+    if (u > 1) qsort(g->ecand, u, sizeof(uint32_t), cmp_u32);
+    g->cnt.ends_skipped += (uint64_t)(g->n_b_partial - u) * per;   /* every candidate takes them */
+    return u;
+}
+
 int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_in,
                         const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
@@ -844,9 +923,15 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
     const int strands = gpuasm_strands(opt);
     const int partial = gpuasm_partial_on(opt);
     const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
+    const int efilt = (grouped || hfilt) && partial && prep->has_efilter;
     if ((grouped || hfilt) && prep->has_filter &&
-        (!(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
-         !(g.in_b = calloc(targets->n ? targets->n : 1, sizeof(uint32_t)))))
+        !(g.mark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        goto oom;
+    if ((grouped || hfilt) && (prep->has_filter || efilt) &&
+        !(g.in_b = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        goto oom;
+    if (efilt && (!(g.bmark[0] = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+                  !(g.bmark[1] = calloc(targets->n ? targets->n : 1, sizeof(uint32_t)))))
         goto oom;
     uint64_t groups_rlen = UINT64_MAX;   /* the read length g's groups are for */
     /* k of every target as the pattern, once (the pair rule's floor(e m)
@@ -921,10 +1006,18 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                 memset(g.in_b, 0, (size_t)targets->n * sizeof(uint32_t));
                 g.stamp_b = 1;
             }
-            g.n_always_b = 0;
+            g.n_always_b = g.n_ealways = g.n_b_partial = 0;
             for (uint32_t i = 0; i < g.n_b; i++) {
                 g.in_b[g.grp_b[i]] = g.stamp_b;
-                if (!prep->qf.always[g.grp_b[i]]) continue;
+                g.n_b_partial += efilt && gpuasm_pair_overlap_min(opt, 0, targets->off[g.grp_b[i] + 1] -
+                                                                              targets->off[g.grp_b[i]]) != 0;
+                if (efilt && prep->ef.always[g.grp_b[i]]) {
+                    if (gpuasm_grow((void **)&g.ealways, &g.cap_ealways, (size_t)g.n_ealways + 1,
+                                    sizeof(uint32_t)) < 0)
+                        goto oom;
+                    g.ealways[g.n_ealways++] = g.grp_b[i];
+                }
+                if (!prep->has_filter || !prep->qf.always[g.grp_b[i]]) continue;
                 if (gpuasm_grow((void **)&g.always_b, &g.cap_always_b, (size_t)g.n_always_b + 1,
                                 sizeof(uint32_t)) < 0)
                     goto oom;
@@ -976,7 +1069,20 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                  * --read-overlap full for reads) has nothing left here. */
                 if ((grouped || hfilt) && (grp ? opt->overlap_min <= 0 : opt->read_overlap_min == 0)) continue;
                 const uint32_t *list = grp ? g.grp_b : g.grp_a;
-                const uint32_t nl = grp ? g.n_b : g.n_a;
+                uint32_t nl = grp ? g.n_b : g.n_a;
+                /* Group B behind the ends filter: only its candidates, at
+                 * their candidate ends (the grouped walks did the full
+                 * occurrences; this loop has nothing else to do for B). */
+                int by_ends = 0;
+                if (grp && efilt && nl) {
+                    const int64_t ne = ends_candidates(&g, prep, targets, opt, rseq, rlen, s);
+                    if (ne == -1) goto oom;
+                    if (ne >= 0) {
+                        list = g.ecand;
+                        nl = (uint32_t)ne;
+                        by_ends = 1;
+                    }
+                }
                 for (uint32_t i = 0; i < nl; i++) {
                     const uint32_t t = list[i];
                     const uint8_t *tgt = targets->code + targets->off[t];
@@ -1001,7 +1107,8 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                         flush_hits(&w);
                         if (run_rc < 0 || w.oom) goto oom;
                     }
-                    const uint32_t allow = grp == 0 && emarked ? g.emark[t] : 3u;
+                    const uint32_t allow = grp == 0 ? (emarked ? g.emark[t] : 3u)
+                                                    : by_ends ? ends_allowed(&g, prep, t) : 3u;
                     if (partial &&
                         partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, allow, &pws, &pws_cap, &g.cnt) < 0)
                         goto oom;

@@ -25,6 +25,7 @@ typedef struct gpuasm_cpu_cfg {
     int64_t lane_min;    /* text lanes: least text bases per lane; <= 0: the default */
     int64_t index_max;   /* the targets' index: most windows (6 bytes each); <= 0: the default */
     int threads;         /* host threads that build the targets' index (-@); <= 0: one */
+    int ends_filter;     /* the ends filter (ends_filter.h): 1 as the pieces filter's level, 0 never */
 } gpuasm_cpu_cfg;
 
 /* The defaults: the processor's SIMD level, the filter on. */

@@ -263,6 +263,7 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
         cfg.prefilter = (int)gpuasm_knob(g->settings->cpu_prefilter, 1);
         cfg.index_max = g->settings->cpu_index_max;
         cfg.threads = g->n_threads;
+        cfg.ends_filter = 0;   /* partial_cuda.cu runs every ends item (ends_filter.h) */
         int rc = gpuasm_cpu_prep_build(g->targets, opt, &cfg, &g->prep, err);
         if (rc < 0) return rc;
         st->index_build_s += gpuasm_cpu_prep_index_s(g->prep);

@@ -5,6 +5,7 @@
 
 #include "grow.h"
 #include "prefilter.h"
+#include "qkey.h"
 
 #define N_KEYS ((uint32_t)1 << (2 * GPUASM_QF_Q))
 #define KEY_MASK (N_KEYS - 1)
@@ -18,8 +19,6 @@ static uint32_t q_base(int q)
 }
 #define QF_KEYS (q_base(GPUASM_QF_Q) + N_KEYS)
 
-/* 2-bit base of a single-base nt16 code (A=1, C=2, G=4, T=8), -1 otherwise. */
-static const int8_t base2[16] = { -1, 0, 1, -1, 2, -1, -1, -1, 3, -1, -1, -1, -1, -1, -1, -1 };
 
 typedef struct { uint32_t key, t, w, a, b; } qf_pair;
 
@@ -43,20 +42,7 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f)
     memset(f, 0, sizeof *f);
 }
 
-/* The key of a q-base window of single bases starting at s[0], or -1 when
- * the window holds another code. */
-static int64_t window_key_q(const uint8_t *s, int q)
-{
-    uint32_t key = 0;
-    for (int i = 0; i < q; i++) {
-        const int b = base2[s[i] & 15];
-        if (b < 0) return -1;
-        key = (key << 2) | (uint32_t)b;
-    }
-    return key;
-}
-
-static int64_t window_key(const uint8_t *s) { return window_key_q(s, GPUASM_QF_Q); }
+static int64_t window_key(const uint8_t *s) { return gpuasm_qkey(s, GPUASM_QF_Q); }
 
 /* The GPUASM_QF_EXT bases after the window starting at buffer position g,
  * 4 bits each, the first in the top nibble: 0..3 for a single base, 4 for
@@ -68,7 +54,7 @@ static uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
 {
     uint32_t key = 0;
     for (uint64_t i = g + GPUASM_QF_Q; i < g + GPUASM_QF_Q + GPUASM_QF_EXT; i++) {
-        const int b = i < total ? base2[code[i] & 15] : -1;
+        const int b = i < total ? gpuasm_base2[code[i] & 15] : -1;
         key = key << 4 | (uint32_t)(b < 0 ? 4 : b);
     }
     return key;
@@ -149,7 +135,7 @@ int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
             const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
             int64_t key = -1;
             uint64_t x = a;
-            for (; x + (uint64_t)q <= b && key < 0; x++) key = window_key_q(p + x, q);
+            for (; x + (uint64_t)q <= b && key < 0; x++) key = gpuasm_qkey(p + x, q);
             if (key < 0) {
                 f->always[t] = 1;   /* no clean window: this target is not filtered */
                 n_pairs = first;
@@ -223,11 +209,11 @@ static int walk_windows(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n
     uint32_t qbase[GPUASM_QF_Q - GPUASM_QF_QMIN + 1];
     for (int q = GPUASM_QF_QMIN; q <= GPUASM_QF_Q; q++) qbase[q - GPUASM_QF_QMIN] = q_base(q);
     for (uint64_t j = 0; j < n; j++)
-        if (base2[text[j] & 15u] < 0 && (text[j] & 15u) != 0) return 1;   /* matches several windows */
+        if (gpuasm_base2[text[j] & 15u] < 0 && (text[j] & 15u) != 0) return 1;   /* matches several windows */
     uint32_t key = 0;
     unsigned run = 0;   /* single bases in a row ending at j */
     for (uint64_t j = 0; j < n; j++) {
-        const int b = base2[text[j] & 15u];
+        const int b = gpuasm_base2[text[j] & 15u];
         if (b < 0) {   /* code 0: N in a read matches nothing */
             run = 0;
             continue;
@@ -404,7 +390,7 @@ static void tix_windows(tix_job *j)
             t++;
             run = 0;
         }
-        const int b = base2[s[i] & 15];
+        const int b = gpuasm_base2[s[i] & 15];
         if (b < 0) {
             run = 0;
             continue;
@@ -484,7 +470,7 @@ static int tix_amb(gpuasm_tindex *x, const gpuasm_seqset *targets)
     const uint8_t *s = targets->code;
     for (uint32_t t = 0; t < targets->n; t++) {
         for (uint64_t i = targets->off[t]; i < targets->off[t + 1]; i++) {
-            if (base2[s[i] & 15] >= 0) continue;
+            if (gpuasm_base2[s[i] & 15] >= 0) continue;
             /* ambiguous: extend the last run or start one */
             if (x->n_amb && x->amb[2 * x->n_amb - 1] + 1 == i && i > targets->off[t]) {
                 x->amb[2 * x->n_amb - 1] = i;
@@ -638,7 +624,7 @@ static int piece_rows(const gpuasm_tindex *x, const gpuasm_seqset *targets, cons
      * the windows of the row whose extension starts with them. */
     uint32_t ext = 0, e = 0;
     for (; e < GPUASM_QF_EXT && w + GPUASM_QF_Q + e < b; e++) {
-        const int c = base2[p[w + GPUASM_QF_Q + e] & 15];
+        const int c = gpuasm_base2[p[w + GPUASM_QF_Q + e] & 15];
         if (c < 0) break;
         ext = ext << 4 | (uint32_t)c;
     }
@@ -710,7 +696,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
 {
     if (k < 0 || m / ((uint64_t)k + 1) < GPUASM_QF_Q) return -2;
     for (uint32_t i = 0; i < m; i++)
-        if (base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+        if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
     /* Two intact pieces (k + 2 of them) where they are long enough, else
      * one (k + 1): prefilter.h, "Two pieces". */
     int two = m / ((uint64_t)k + 2) >= GPUASM_QF_Q;
@@ -893,7 +879,7 @@ static void end_bits_of(const uint8_t *s, uint64_t lo, uint64_t hi, uint64_t *bi
     uint32_t key = 0;
     int run = 0;
     for (uint64_t i = lo; i < hi; i++) {
-        const int b = base2[s[i] & 15];
+        const int b = gpuasm_base2[s[i] & 15];
         if (b < 0) {
             run = 0;
             continue;
@@ -935,7 +921,7 @@ int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets
 {
     if (!L || L >= m) return -2;
     for (uint32_t i = 0; i < m; i++)
-        if (base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+        if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
         const uint32_t bit = 1u << at_start;

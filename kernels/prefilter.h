@@ -81,9 +81,11 @@
  * not covered by the k + 1 pieces of the whole pattern (a 3-base overlap
  * has no intact piece of Q bases).  For reads as patterns the index rules
  * target ends out with pieces of their own ("The ends pass of reads as
- * patterns" below; CPU backend); otherwise the ends pass (partial.h) runs
- * for every searched pair, filtered or not (the CUDA backend runs every
- * ends item: the same hits either way).
+ * patterns" below; CPU backend); for targets as patterns (adapters,
+ * primers) ends_filter.h does it with exact prefixes and pieces per k_p
+ * run (CPU backend, with the pieces filter's level); otherwise the ends
+ * pass (partial.h) runs for every searched pair, filtered or not (the CUDA
+ * backend runs every ends item: the same hits either way).
  * Local minima: the filtered walks report the local minima of D[m][j] <= k
  * inside the end ranges only; an end j outside every range has D > k by
  * the lemma, which is what the exhaustive rule sees there too, so a range

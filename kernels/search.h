@@ -175,7 +175,8 @@ typedef struct gpuasm_scan_stats {
      * pieces filter kept / dropped (summed over read strands). */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
     /* The ends pass (partial.h; CPU backend): (pair, strand, end) items
-     * whose DP ran, and those an exact filter ruled out (prefilter.h). */
+     * whose DP ran, and those an exact filter ruled out (prefilter.h for
+     * reads as patterns, ends_filter.h for targets as patterns). */
     uint64_t ends_run, ends_skipped;
     /* Inside scan_s: building the targets' index (wall seconds, once per
      * target set: the first scan builds it) and, on CUDA, planning the

@@ -95,6 +95,9 @@
  *                                       q-gram index (default 2^28, 1 GiB); past it
  *                                       --filter auto scans without the index and
  *                                       --filter index refuses the run
+ *   GPUASM_CPU_ENDS_FILTER=B   0|1      CPU: the ends filter (ends_filter.h) as --filter
+ *                                       says (1, default), or never (0: the ends pass
+ *                                       for every item, the benchmarks' "before" rows)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -120,7 +123,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_hamming_smem_m, cuda_ends_warp_min;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_force_global, dtw_chunk;
-    int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max;
+    int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
 } gpuasm_settings;
 
 /* Every knob unset. */

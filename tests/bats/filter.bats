@@ -15,25 +15,6 @@ setup() {
     T=$BATS_TEST_TMPDIR
 }
 
-# filter_equal NAME READS TARGETS [OPTIONS...]: every --filter value gives
-# --filter off's SAM (2 threads).  Leaves the last --stats in $T/NAME.*.json.
-filter_equal() {
-    local name=$1 reads=$2 targets=$3 f
-    shift 3
-    scan --device cpu --no-PG --filter off "$@" "$reads" "$targets" > "$T/$name.off.sam"
-    [ "$(grep -vc '^@' "$T/$name.off.sam")" -gt 0 ] || { echo "no hits: $name $*"; return 1; }
-    for f in auto on pieces index; do
-        scan --device cpu --no-PG -@ 2 --filter "$f" --stats "$T/$name.$f.json" "$@" "$reads" "$targets" \
-            > "$T/$name.$f.sam"
-        cmp "$T/$name.off.sam" "$T/$name.$f.sam" || { echo "differs: --filter $f $name $*"; return 1; }
-    done
-}
-
-# stat FILE KEY: a number of a --stats file.
-stat() {
-    "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
-}
-
 @test "random genomes (IUPAC, N runs, reads off the ends, N in reads): every --filter = off" {
     "$PYTHON3" "$GPUASM_TESTS_DIR/bats/filter_data.py" genomes 16 "$T"
     local o
@@ -41,12 +22,12 @@ stat() {
              "--read-overlap full --all" "--mode hamming --all" "--mode hamming -k 2"; do
         # shellcheck disable=SC2086
         filter_equal g "$T/g.fq" "$T/g.fa" $o
-        [ "$(stat "$T/g.index.json" index_strands)" -gt 0 ] || { echo "index not used: $o"; return 1; }
+        [ "$(stats_value "$T/g.index.json" index_strands)" -gt 0 ] || { echo "index not used: $o"; return 1; }
     done
     # e = 0.2 cuts reads into pieces shorter than the index's q: searched whole
     filter_equal g "$T/g.fq" "$T/g.fa" -e 0.2 --all
-    [ "$(stat "$T/g.index.json" index_strands)" -eq 0 ]
-    [ "$(stat "$T/g.index.json" index_declined)" -gt 0 ]
+    [ "$(stats_value "$T/g.index.json" index_strands)" -eq 0 ]
+    [ "$(stats_value "$T/g.index.json" index_declined)" -gt 0 ]
 }
 
 @test "reads running off target ends (the ends pass through the index; IUPAC near ends, N in reads): every --filter = off" {
@@ -57,7 +38,7 @@ stat() {
         # shellcheck disable=SC2086
         filter_equal e "$T/e.fq" "$T/e.fa" $o
         # the filter ruled items out, and partial occurrences were found
-        [ "$(stat "$T/e.index.json" ends_skipped)" -gt 0 ] || { echo "no ends skipped: $o"; return 1; }
+        [ "$(stats_value "$T/e.index.json" ends_skipped)" -gt 0 ] || { echo "no ends skipped: $o"; return 1; }
         grep -q 'XP:Z:target' "$T/e.off.sam" || { echo "no partial occurrence: $o"; return 1; }
     done
     # --filter off rules nothing out; pieces shorter than the index's q
@@ -66,11 +47,11 @@ stat() {
     for o in "--read-overlap 10 --all" "-e 0.12 --all"; do
         # shellcheck disable=SC2086
         filter_equal e "$T/e.fq" "$T/e.fa" $o
-        [ "$(stat "$T/e.index.json" ends_skipped)" -eq 0 ]
-        [ "$(stat "$T/e.index.json" ends_run)" -gt 0 ]
+        [ "$(stats_value "$T/e.index.json" ends_skipped)" -eq 0 ]
+        [ "$(stats_value "$T/e.index.json" ends_run)" -gt 0 ]
     done
     scan --device cpu --filter off --stats "$T/off.json" "$T/e.fq" "$T/e.fa" > /dev/null
-    [ "$(stat "$T/off.json" ends_skipped)" -eq 0 ]
+    [ "$(stats_value "$T/off.json" ends_skipped)" -eq 0 ]
 }
 
 @test "random primers (IUPAC, too short to cut, cut off at read ends, N): every --filter = off" {
@@ -80,7 +61,7 @@ stat() {
              "--mode hamming --all" "--mode hamming -k 1"; do
         # shellcheck disable=SC2086
         filter_equal p "$T/p.fq" "$T/p.fa" $o
-        [ "$(stat "$T/p.pieces.json" pieces_dropped)" -gt 0 ] || { echo "pieces filter dropped nothing: $o"; return 1; }
+        [ "$(stats_value "$T/p.pieces.json" pieces_dropped)" -gt 0 ] || { echo "pieces filter dropped nothing: $o"; return 1; }
     done
 }
 
@@ -100,13 +81,13 @@ stat() {
         "$D/genomes/phiX174_NC_001422.1.fasta" "$D/genomes/lambda_NC_001416.1.fasta" > "$T/g4.fa"
     gzip -dc "$D/reads/measles_sequana/Hm2_GTGAAA_L005_R1_001.fastq.gz" | head -n 2400 > "$T/hm2.fq"
     filter_equal hm2 "$T/hm2.fq" "$T/g4.fa" --all
-    [ "$(stat "$T/hm2.index.json" index_strands)" -gt 500 ]
+    [ "$(stats_value "$T/hm2.index.json" index_strands)" -gt 500 ]
     filter_equal hm2k "$T/hm2.fq" "$T/g4.fa" -e 0.05
     filter_equal hm2h "$T/hm2.fq" "$T/g4.fa" --mode hamming --all
     sed '/^>/ s/[[:space:]]/_/g' "$D/adapters/bbmap_adapters.fa" > "$T/ad.fa"
     gzip -dc "$D/reads/trimgalore/illumina_10K.reads1-4000.fastq.gz" | head -n 4000 > "$T/ill.fq"
     filter_equal ill "$T/ill.fq" "$T/ad.fa" --all
-    [ "$(stat "$T/ill.pieces.json" pieces_dropped)" -gt 1000 ]
+    [ "$(stats_value "$T/ill.pieces.json" pieces_dropped)" -gt 1000 ]
     gzip -dc "$D/reads/trimgalore/4_seqs_with_Ns.fastq.gz" > "$T/n.fq"
     filter_equal n "$T/n.fq" "$T/ad.fa" --all -e 0.2
 }
@@ -138,7 +119,7 @@ PY
     scan --device cpu --no-PG --filter off "$T/g.fq" "$T/g.fa" > "$T/off.sam"
     GPUASM_CPU_INDEX_MAX=1000 scan --device cpu --no-PG --stats "$T/s.json" "$T/g.fq" "$T/g.fa" > "$T/auto.sam"
     cmp "$T/off.sam" "$T/auto.sam"
-    [[ "$(stat "$T/s.json" filter_plan)" == "auto: pieces (q 6-8) + no index ("*"past the bound of 1000 windows"* ]]
+    [[ "$(stats_value "$T/s.json" filter_plan)" == "auto: pieces (q 6-8) + no index ("*"past the bound of 1000 windows"* ]]
     GPUASM_CPU_INDEX_MAX=1000 run --separate-stderr scan --device cpu --filter index "$T/g.fq" "$T/g.fa"
     assert_one_error "too large for the q-gram index"
 }

@@ -21,6 +21,16 @@ the cases the exact filters must not lose a hit on.
                                     5-95% of their length, mutated at rates
                                     around -e 0.05-0.1, either strand, N in
                                     some): the ends pass of reads as patterns
+  filter_data.py primer_ends SEED DIR
+                                    DIR/pe.fa (300 primers of 4-40 bases,
+                                    some with IUPAC codes) and DIR/pe.fq
+                                    (reads of 12-160 bases, most with a
+                                    mutated prefix of a primer at the 3' end
+                                    and a suffix at the 5' start, either
+                                    strand, 1 to m-1 bases; N and IUPAC
+                                    letters in some; some shorter than the
+                                    primers: the read is then the pattern):
+                                    the ends filter of targets as patterns
 Standard library only; the same SEED gives the same bytes.
 """
 import os
@@ -189,11 +199,53 @@ def ends(rng, d):
     write_fq(os.path.join(d, "e.fq"), reads)
 
 
+def primer_ends(rng, d):
+    pr = []
+    for i in range(300):
+        m = rng.randint(4, 9) if i % 10 == 0 else rng.randint(10, 40)
+        s = list(rng.choices("ACGT", k=m))
+        if i % 8 == 0:
+            s[rng.randrange(m)] = rng.choice("RYNSWKMBDHV")
+        pr.append(("e%d" % i, "".join(s)))
+    reads = []
+    for r in range(400):
+        s = "".join(rng.choices("ACGT", k=rng.randint(12, 160) if r % 10 else rng.randint(12, 30)))
+        for end in (3, 5):
+            if rng.random() < 0.2:
+                continue
+            p = rng.choice(pr)[1]
+            p = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in p)
+            p = mutate(rng, p, rng.choice([0.0, 0.0, 0.05, 0.1, 0.15]))
+            if len(p) < 2:
+                continue
+            flip = rng.random() < 0.5
+            if flip:
+                p = rc(p)
+            n = rng.randint(1, len(p) - 1)
+            # the 3' end gets a prefix of the primer as searched on the
+            # read's strand: a prefix of p, or (reverse strand) a prefix
+            # of rc(p), i.e. rc of a suffix of p
+            part = p[:n] if (end == 3) != flip else p[len(p) - n:]
+            part = part[:len(s)]
+            s = s[:len(s) - len(part)] + part if end == 3 else part + s[len(part):]
+        x = rng.random()
+        if x < 0.15:                                   # N in the read
+            s = with_ns(rng, s)
+        elif x < 0.25:                                 # IUPAC letters (--match-read-wildcards)
+            s = list(s)
+            s[rng.choice([0, len(s) - 1, rng.randrange(len(s))])] = rng.choice("RYKMSWN")
+            s = "".join(s)
+        reads.append(("s%d" % r, s))
+    write_fa(os.path.join(d, "pe.fa"), pr)
+    write_fq(os.path.join(d, "pe.fq"), reads)
+
+
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("genomes", "primers", "ends"):
+    gens = {"genomes": genomes, "primers": primers, "ends": ends, "primer_ends": primer_ends}
+    if len(argv) != 4 or argv[1] not in gens:
         sys.exit(__doc__)
     rng = random.Random(int(argv[2]))
-    {"genomes": genomes, "primers": primers, "ends": ends}[argv[1]](rng, argv[3])
+    gens[argv[1]](rng, argv[3])
 
 
 if __name__ == "__main__":

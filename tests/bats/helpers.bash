@@ -197,3 +197,24 @@ strip_summary() {
     stderr_lines=("${keep[@]}")
     if [ "${#keep[@]}" -gt 0 ]; then stderr=$(printf '%s\n' "${keep[@]}"); else stderr=""; fi
 }
+
+# filter_equal NAME READS TARGETS [OPTIONS...] (issue #16: filter.bats,
+# ends_filter.bats): every --filter value (auto, on, pieces, index, 2
+# threads) gives --filter off's SAM, which must have a hit; the --stats of
+# each run in $T/NAME.VALUE.json ($T: the test's temporary directory).
+filter_equal() {
+    local name=$1 reads=$2 targets=$3 f
+    shift 3
+    scan --device cpu --no-PG --filter off --stats "$T/$name.off.json" "$@" "$reads" "$targets" > "$T/$name.off.sam"
+    [ "$(grep -vc '^@' "$T/$name.off.sam")" -gt 0 ] || { echo "no hits: $name $*"; return 1; }
+    for f in auto on pieces index; do
+        scan --device cpu --no-PG -@ 2 --filter "$f" --stats "$T/$name.$f.json" "$@" "$reads" "$targets" \
+            > "$T/$name.$f.sam"
+        cmp "$T/$name.off.sam" "$T/$name.$f.sam" || { echo "differs: --filter $f $name $*"; return 1; }
+    done
+}
+
+# stats_value FILE KEY: a value of a --stats file.
+stats_value() {
+    "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
+}

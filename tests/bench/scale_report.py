@@ -70,7 +70,9 @@ def main(logs, bench_md):
     machine = meta.get("machine", "?")
     if meta.get("gpu"):
         machine += ", " + meta["gpu"]
-    out = ["## Scale workloads (issue #16): %s" % machine, ""]
+    # BENCH_SCALE_HEADING: another section (a part run alone must not
+    # replace the whole run's tables)
+    out = [os.environ.get("BENCH_SCALE_HEADING") or "## Scale workloads (issue #16): %s" % machine, ""]
     out.append("`tests/bench/scale` (commit %s, %s threads; sizes: %s). Exhaustive = "
                "`--filter off` on the first reads only, filter = `--filter auto` on all reads; "
                "per-read times from `--stats` scan_s without the index build (shown apart: once per "
@@ -131,24 +133,30 @@ def main(logs, bench_md):
         out.append("### 150-bp reads vs many primers (25 bases, -k 2)")
         out.append("")
         out.append("O=3: the default `--overlap 3` (primers running off a read's ends, cutadapt's -O 3: the "
-                   "ends pass, which no filter cuts, runs for every primer); O=full: whole occurrences only.")
+                   "ends pass, cut by the ends filter of kernels/ends_filter.h; \"ends filter off\": "
+                   "GPUASM_CPU_ENDS_FILTER=0, the ends pass for every primer, as before it); O=full: whole "
+                   "occurrences only. Wall: the whole process (reading, SAM writing included).")
         out.append("")
-        out.append("| device | options | filter: reads | filter: reads/s | exhaustive: reads | exhaustive: reads/s "
-                   "| speed-up | filter cells/s | exhaustive cells/s | patterns kept / dropped |")
-        out.append("|---|---|---|---|---|---|---|---|---|---|")
+        out.append("| device | options | filter: reads | filter: reads/s | filter: wall s | exhaustive: reads "
+                   "| exhaustive: reads/s | speed-up | filter cells/s | exhaustive cells/s "
+                   "| patterns kept / dropped | ends items run / skipped |")
+        out.append("|---|---|---|---|---|---|---|---|---|---|---|---|")
         for dev, param in pr:
-            f = runs.get(("primers", "gpuasm-filter", dev, param))
             x = runs.get(("primers", "gpuasm-exhaustive", dev, param))
-            if not f:
-                continue
-            pf, px = per_read(f), per_read(x) if x else None
-            s, sx = f["stats"], x["stats"] if x else {}
-            out.append("| %s | %s | %d | %s | %s | %s | %s | %s | %s | %s / %s |" % (
-                dev, param, f["reads"], "%.0f" % (1 / pf) if pf else "failed", x["reads"] if x else "-",
-                "%.0f" % (1 / px) if px else "-", "%.1fx" % (px / pf) if pf and px else "-",
-                "%.3g" % (s["cells"] / s["scan_s"]) if s.get("scan_s") else "-",
-                "%.3g" % (sx["cells"] / sx["scan_s"]) if sx.get("scan_s") else "-",
-                s.get("pieces_kept", "-"), s.get("pieces_dropped", "-")))
+            for tool, label in (("gpuasm-filter-noends", ", ends filter off"), ("gpuasm-filter", "")):
+                f = runs.get(("primers", tool, dev, param))
+                if not f:
+                    continue
+                pf, px = per_read(f), per_read(x) if x else None
+                s, sx = f["stats"], x["stats"] if x else {}
+                out.append("| %s | %s%s | %d | %s | %s | %s | %s | %s | %s | %s | %s / %s | %s / %s |" % (
+                    dev, param, label, f["reads"], "%.0f" % (1 / pf) if pf else "failed",
+                    "%.2f" % f["time"]["wall_s"] if f["time"].get("wall_s") else "-", x["reads"] if x else "-",
+                    "%.0f" % (1 / px) if px else "-", "%.1fx" % (px / pf) if pf and px else "-",
+                    "%.3g" % (s["cells"] / s["scan_s"]) if s.get("scan_s") else "-",
+                    "%.3g" % (sx["cells"] / sx["scan_s"]) if sx.get("scan_s") else "-",
+                    s.get("pieces_kept", "-"), s.get("pieces_dropped", "-"),
+                    s.get("ends_run", "-"), s.get("ends_skipped", "-")))
         out.append("")
     # crossover
     cr = sorted({k[3] for k in runs if k[0] == "cross"}, key=lambda p: (int(p.split(":")[0]), float(p.split(":")[1])))

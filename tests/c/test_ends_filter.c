@@ -1,0 +1,221 @@
+/* test_ends_filter.c -- the ends filter (kernels/ends_filter.h) against
+ * the ends pass itself (gpuasm_partial_best, kernels/partial.h) on seeded
+ * random cases.  Output is TAP.
+ *
+ * For each option set (edit and hamming; k = 0..3 and error rates; the
+ * minimum overlap 1, 2, 3, 5, 10), a panel of target patterns (4-48
+ * bases, some with IUPAC codes or N, some long enough to be cut into
+ * pieces) and reads (0-120 bases, N in some) with prefixes and suffixes of
+ * the patterns planted, mutated, at both ends: for every (read, target,
+ * end) that partial_best() gives an end hit, the filter must list the
+ * target at that end (or have it "always").  The counts of items kept and
+ * dropped are printed, and on every option set with pieces to cut the
+ * filter must drop some (so the check is not the trivial one of a filter
+ * that keeps everything).  Reads with wildcard codes (--match-read-
+ * wildcards) must not be filtered (-2) when such a code is in a window the
+ * rules look at, and must still be exact otherwise.
+ *
+ * GPUASM_TEST_SEED varies the cases.  Exit status 0 when all passed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ends_filter.h"
+#include "nt16.h"
+#include "partial.h"
+#include "registry.h"
+#include "search.h"
+#include "tap.h"
+
+static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+
+/* A target base: single bases, now and then an IUPAC code or N. */
+static uint8_t target_base(double iupac)
+{
+    return chance(iupac) ? (uint8_t)(1 + below(15)) : acgt[rnd() & 3];
+}
+
+/* A read base as gpuasm_read_code() leaves it: single bases, N as 0, and
+ * with wildcards on, any code. */
+static uint8_t read_base(double n_rate, int wildcards)
+{
+    if (chance(n_rate)) return wildcards ? (uint8_t)(1 + below(15)) : 0;
+    return acgt[rnd() & 3];
+}
+
+/* A read base matching pattern code c (one of its bases). */
+static uint8_t match_base(uint8_t c)
+{
+    if (!c) return acgt[rnd() & 3];
+    uint8_t b;
+    do b = acgt[rnd() & 3]; while (!(b & c));
+    return b;
+}
+
+/* out <- in with about `edits` random edits (substitution, insertion,
+ * deletion); returns the length (out has room for len + edits). */
+static uint32_t mutate(uint8_t *out, const uint8_t *in, uint32_t len, uint32_t edits, int subs_only)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (edits && chance((double)edits / (len + 1))) {
+            edits--;
+            const int kind = subs_only ? 0 : (int)below(3);
+            if (kind == 0) out[n++] = acgt[rnd() & 3];
+            else if (kind == 1) { out[n++] = acgt[rnd() & 3]; out[n++] = match_base(in[i]); }
+            /* kind 2: deleted */
+            continue;
+        }
+        out[n++] = match_base(in[i]);
+    }
+    return n;
+}
+
+typedef struct {
+    const char *name;
+    int32_t max_diffs;
+    double error_rate;
+    int32_t overlap;
+    int hamming;
+} optset;
+
+int main(void)
+{
+    rng_seed_from_env();
+    const optset sets[] = {
+        { "k=0 O=3", 0, 0, 3, 0 },       { "k=1 O=3", 1, 0, 3, 0 },       { "k=2 O=3", 2, 0, 3, 0 },
+        { "k=3 O=3", 3, 0, 3, 0 },       { "k=2 O=1", 2, 0, 1, 0 },       { "k=3 O=10", 3, 0, 10, 0 },
+        { "e=0.1 O=3", -1, 0.1, 3, 0 },  { "e=0.05 O=1", -1, 0.05, 1, 0 }, { "e=0.15 O=5", -1, 0.15, 5, 0 },
+        { "e=0.2 O=3", -1, 0.2, 3, 0 },  { "e=0.1 O=10", -1, 0.1, 10, 0 }, { "e=0.3 O=2", -1, 0.3, 2, 0 },
+        { "hamming k=2 O=3", 2, 0, 3, 1 }, { "hamming e=0.1 O=3", -1, 0.1, 3, 1 },
+        { "hamming k=0 O=1", 0, 0, 1, 1 }, { "hamming e=0.2 O=10", -1, 0.2, 10, 1 },
+    };
+    const uint32_t NT = 300, NR = 150;
+    uint64_t all_kept = 0, all_dropped = 0, all_hits = 0;
+    for (size_t si = 0; si < sizeof sets / sizeof *sets; si++) {
+        const optset *os = &sets[si];
+        gpuasm_search_opt opt;
+        memset(&opt, 0, sizeof opt);
+        opt.max_diffs = os->max_diffs;
+        opt.error_rate = os->error_rate;
+        opt.kernel = os->hamming ? GPUASM_KERNEL_HAMMING : GPUASM_KERNEL_MYERS;
+        opt.overlap_min = os->overlap;
+        opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+        for (int wildcards = 0; wildcards < 2; wildcards++) {
+            /* targets: 4..48 bases; a third with some IUPAC codes */
+            uint64_t *off = xmalloc((NT + 1) * sizeof *off);
+            uint8_t *code = xmalloc((size_t)NT * 48);
+            off[0] = 0;
+            for (uint32_t t = 0; t < NT; t++) {
+                const uint32_t m = 4 + (uint32_t)below(45);
+                const double iu = t % 3 == 0 ? 0.04 : 0;
+                for (uint32_t i = 0; i < m; i++) code[off[t] + i] = target_base(iu);
+                off[t + 1] = off[t] + m;
+            }
+            gpuasm_seqset targets = { NT, off, code };
+            gpuasm_efilter f;
+            if (gpuasm_efilter_build(&f, &targets, &opt) < 0) {
+                tap(0, "%s: build", os->name);
+                return tap_done();
+            }
+            uint32_t *mark[2] = { xmalloc(NT * sizeof(uint32_t)), xmalloc(NT * sizeof(uint32_t)) };
+            memset(mark[0], 0, NT * sizeof(uint32_t));
+            memset(mark[1], 0, NT * sizeof(uint32_t));
+            uint32_t *list = NULL;
+            size_t cap = 0;
+            gpuasm_ef_ws ws;
+            memset(&ws, 0, sizeof ws);
+            uint64_t *pws = xmalloc(gpuasm_partial_ws_words(48) * sizeof(uint64_t));
+            uint64_t kept = 0, dropped = 0, hits = 0, lost = 0, unfiltered = 0, bad_wild = 0;
+            uint8_t *read = xmalloc(400), *tmp = xmalloc(200);
+            for (uint32_t r = 0; r < NR; r++) {
+                /* a random read, then a planted prefix at its end and a
+                 * planted suffix at its start (mutated), from random targets */
+                uint32_t n = (uint32_t)below(121);
+                const double nr = r % 4 == 0 ? 0.05 : 0;
+                for (uint32_t i = 0; i < n; i++) read[i] = read_base(nr, wildcards);
+                if (n >= 8 && chance(0.8)) {
+                    const uint32_t t = (uint32_t)below(NT), m = (uint32_t)(off[t + 1] - off[t]);
+                    const uint32_t p = 1 + (uint32_t)below(m);
+                    uint32_t len = mutate(tmp, code + off[t], p, (uint32_t)below(4), os->hamming);
+                    if (len > n) len = n;
+                    memcpy(read + n - len, tmp, len);
+                }
+                if (n >= 8 && chance(0.8)) {
+                    const uint32_t t = (uint32_t)below(NT), m = (uint32_t)(off[t + 1] - off[t]);
+                    const uint32_t p = 1 + (uint32_t)below(m);
+                    uint32_t len = mutate(tmp, code + off[t] + (m - p), p, (uint32_t)below(4), os->hamming);
+                    if (len > n) len = n;
+                    memcpy(read, tmp, len);
+                }
+                if (!wildcards)
+                    for (uint32_t i = 0; i < n; i++) read[i] = gpuasm_read_code(read[i], 0);
+                const uint32_t stamp = r + 1;
+                const int64_t nm = gpuasm_efilter_mark(&f, read, n, 3u, mark, stamp, &list, &cap, &ws);
+                if (nm == -1) {
+                    tap(0, "%s: out of memory", os->name);
+                    return tap_done();
+                }
+                if (nm == -2) {
+                    unfiltered++;
+                    int wild = 0;
+                    for (uint32_t i = 0; i < n; i++) wild |= __builtin_popcount(read[i] & 15u) > 1;
+                    if (!wild) bad_wild++;   /* -2 only for a code that matches several bases */
+                }
+                /* the listed targets, each once */
+                for (int64_t i = 0; i < nm; i++)
+                    for (int64_t j = 0; j < i; j++)
+                        if (list[i] == list[j]) bad_wild++;
+                const gpuasm_seqview tv = { read, n, 0 };
+                for (uint32_t t = 0; t < NT; t++) {
+                    const uint64_t m = off[t + 1] - off[t];
+                    const int32_t k = gpuasm_pair_k(&opt, m);
+                    if (!gpuasm_pair_searched(m, k, n)) continue;
+                    const uint32_t omin = gpuasm_pair_overlap_min(&opt, 0, m);
+                    const gpuasm_seqview pv = { code + off[t], (uint32_t)m, 0 };
+                    for (int e = 0; e < 2; e++) {
+                        const gpuasm_partial b = omin ? gpuasm_partial_best(&opt, omin, &pv, &tv, e, os->hamming, pws)
+                                                      : (gpuasm_partial){ 0, 0 };
+                        const int cand = nm == -2 || (f.always[t] >> e & 1) || mark[e][t] == stamp;
+                        if (b.plen) hits++;
+                        if (cand) kept++; else dropped++;
+                        if (b.plen && !cand) {
+                            lost++;
+                            diag("%s: read %u (n %u) target %u (m %llu) end %d: plen %u dist %d dropped", os->name,
+                                 r, n, t, (unsigned long long)m, e, b.plen, b.dist);
+                        }
+                    }
+                }
+            }
+            tap(lost == 0, "%s%s: no dropped item has a partial occurrence (%llu hits; %llu items kept, "
+                "%llu dropped; %llu read strands unfiltered)", os->name, wildcards ? " wildcards" : "",
+                (unsigned long long)hits, (unsigned long long)kept, (unsigned long long)dropped,
+                (unsigned long long)unfiltered);
+            tap(bad_wild == 0, "%s%s: -2 only for wildcard codes, each target listed once", os->name,
+                wildcards ? " wildcards" : "");
+            /* the filter must do something where it can cut: pieces of 4+
+             * bases (k_p runs of the longer targets), or exact prefixes */
+            if (!wildcards) tap(dropped > 0, "%s: the filter drops items (%llu of %llu)", os->name,
+                                (unsigned long long)dropped, (unsigned long long)(kept + dropped));
+            all_kept += kept;
+            all_dropped += dropped;
+            all_hits += hits;
+            free(read);
+            free(tmp);
+            free(pws);
+            free(list);
+            free(mark[0]);
+            free(mark[1]);
+            gpuasm_ef_ws_free(&ws);
+            gpuasm_efilter_free(&f);
+            free(off);
+            free(code);
+        }
+    }
+    printf("# all: %llu partial hits, %llu items kept, %llu dropped\n", (unsigned long long)all_hits,
+           (unsigned long long)all_kept, (unsigned long long)all_dropped);
+    return tap_done();
+}
