@@ -107,3 +107,23 @@ EOF
     assert_failure 1
     assert_equal "$stderr" "tests/bench/get_dtw_peers: no mirror of asbschmidt/cuDTW under $T/no-mirror (fetch github:asbschmidt/cuDTW first)"
 }
+
+@test "cudtw_emulate: cuDTW++'s kernels, run on the host lane by lane, give dtw_full.h's distances" {
+    local inc=$GPUASM_TESTS_DIR/../.peers/src/cuDTW/src/include
+    [ -f "$inc/kernels/SHFL_FULLDTW_2047.cuh" ] ||
+        skip "no cuDTW++ sources in .peers (tests/bench/get_dtw_peers extracts them)"
+    command -v g++ >/dev/null 2>&1 || skip "no g++"
+    g++ -std=c++20 -O1 -I "$inc" -I "$B" -o "$T/emu" "$B/cudtw_emulate.cpp" -pthread
+    local a
+    for a in 127 255 511 1023 2047 "127 s" "255 s" "511 s" "1023 s"; do
+        # shellcheck disable=SC2086
+        run "$T/emu" $a
+        assert_success
+        refute_output --partial "rel nan"
+    done
+    # the subwarp kernel of n = 127 packs 8 entries in a warp: 2 warps, 16 lines
+    run "$T/emu" 127 s
+    assert_equal "${#lines[@]}" 16
+    run "$T/emu" 2046
+    assert_failure 2
+}

@@ -52,6 +52,8 @@ __constant__ value_t cQuery[max_features];
 #include "include/hpc_helpers.hpp"
 #include "include/DTW.hpp"
 
+#include "dtw_full.h"
+
 #define CK(call)                                                                        \
     do {                                                                                \
         cudaError_t e_ = (call);                                                        \
@@ -77,26 +79,6 @@ __global__ void fill(value_t *v, uint64_t n)
     for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
          i += (uint64_t)gridDim.x * blockDim.x)
         v[i] = synth_value(i);
-}
-
-// The reference: full DTW, squared differences, in double.
-static double dtw_full(const float *q, const float *s, uint64_t n)
-{
-    std::vector<double> prev(n, INFINITY), cur(n);
-    for (uint64_t i = 0; i < n; ++i) {
-        for (uint64_t j = 0; j < n; ++j) {
-            const double d = (double)q[i] - (double)s[j];
-            double best;
-            if (i == 0 && j == 0) best = 0;
-            else {
-                best = prev[j];                                   // up
-                if (j > 0) best = std::min(best, std::min(cur[j - 1], prev[j - 1]));
-            }
-            cur[j] = d * d + best;
-        }
-        std::swap(prev, cur);
-    }
-    return prev[n - 1];
 }
 
 static const char *kernel_name(uint64_t n, bool subwarp)
