@@ -77,6 +77,8 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"index_declined\":%llu", (unsigned long long)s->index_declined);
     fprintf(fp, ",\"pieces_kept\":%llu", (unsigned long long)s->pieces_kept);
     fprintf(fp, ",\"pieces_dropped\":%llu", (unsigned long long)s->pieces_dropped);
+    fprintf(fp, ",\"ends_run\":%llu", (unsigned long long)s->ends_run);
+    fprintf(fp, ",\"ends_skipped\":%llu", (unsigned long long)s->ends_skipped);
     fprintf(fp, ",\"index_build_s\":%.6f", finite_or_0(s->index_build_s));
     fprintf(fp, ",\"plan_s\":%.6f", finite_or_0(s->plan_s));
     if (s->aut) {

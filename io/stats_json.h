@@ -6,7 +6,7 @@
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"index_strands":N,"index_declined":N,
- *    "pieces_kept":N,"pieces_dropped":N,"index_build_s":x,"plan_s":x[, auto keys],"peak_rss_kb":N
+ *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"index_build_s":x,"plan_s":x[, auto keys],"peak_rss_kb":N
  *    [, extra keys]}
  * auto keys: --device auto's move from the CPU to CUDA (plugin/auto_move.h),
  * only when it was armed: "auto_to" (the engine moved to, or why none:
@@ -68,6 +68,7 @@ typedef struct gpuasm_run_stats {
     double kernel_s;           /* device time of the kernels (CPU: = scan_s), summed over lanes */
     double cells;              /* DP cells */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;   /* gpuasm_scan_stats */
+    uint64_t ends_run, ends_skipped;                                      /* gpuasm_scan_stats */
     double index_build_s, plan_s;                                         /* gpuasm_scan_stats */
     const gpuasm_auto_stats *aut;   /* NULL: no move was armed */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */

@@ -180,6 +180,8 @@ static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_scan_stat
         counts->index_declined += w[i].counts.index_declined;
         counts->pieces_kept += w[i].counts.pieces_kept;
         counts->pieces_dropped += w[i].counts.pieces_dropped;
+        counts->ends_run += w[i].counts.ends_run;
+        counts->ends_skipped += w[i].counts.ends_skipped;
     }
     free(w);
     free(tid);

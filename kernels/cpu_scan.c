@@ -173,13 +173,20 @@ static void flush_hits(walk *w)
 }
 
 /* The pair's partial occurrences at the ends of the text (search.h): at
- * most one end hit per end.  ws grows to the pattern's needs.  0 or -1. */
+ * most one end hit per end, at the ends in allow (bit 0: the text's end,
+ * bit 1: its start; an exact filter may rule ends out).  ws grows to the
+ * pattern's needs.  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
-                        const uint8_t *pattern, const uint8_t *text, uint64_t **ws, size_t *ws_cap)
+                        const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
+                        size_t *ws_cap, gpuasm_scan_stats *cnt)
 {
     const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
-    const uint32_t ends = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
-    if (!omin || !ends) return 0;
+    const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
+    const uint32_t ends = all & allow;
+    if (!omin) return 0;
+    cnt->ends_run += (uint64_t)__builtin_popcount(ends);
+    cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
+    if (!ends) return 0;
     const size_t need = gpuasm_partial_ws_words((uint32_t)pr->m);
     if (need > *ws_cap) {
         uint64_t *p = realloc(*ws, need * sizeof(**ws));
@@ -223,8 +230,8 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
-/* The targets' window index (prefilter.h) takes 4 bytes a base (4 MiB per
- * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1 GiB, 268
+/* The targets' window index (prefilter.h) takes 6 bytes a base (6 MiB per
+ * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1.5 GiB, 268
  * Mb of targets) by default (GPUASM_CPU_INDEX_MAX); past it --filter auto
  * runs without the index (and says so in the filter's description),
  * --filter index refuses the run. */
@@ -354,7 +361,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         if (r < 0) goto oom;
         p->index_s = gpuasm_now_s() - t0;
         p->has_tindex = r == 0;
-        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 4 + ((uint64_t)5 << 18) +
+        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 6 + ((uint64_t)5 << 18) +
                                                     p->tx.n_amb * 16) / 1048576.0 : 0;
         if (p->has_tindex)
             snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
@@ -362,13 +369,13 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
                      p->index_s);
         else
             snprintf(index_desc, sizeof index_desc,
-                     "no index (%llu target bases: past the bound of %llu windows, 4 bytes each)",
+                     "no index (%llu target bases: past the bound of %llu windows, 6 bytes each)",
                      (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         if (!p->has_tindex && opt->filter == GPUASM_FILTER_INDEX) {
             gpuasm_cpu_prep_free(p);
             return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
                                   "the targets (%llu bases) are too large for the q-gram index "
-                                  "(at most %llu windows, 4 bytes each)",
+                                  "(at most %llu windows, 6 bytes each)",
                                   (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }
@@ -417,6 +424,10 @@ typedef struct group_ws {
     uint32_t stamp;
     int32_t *k_t;                   /* k of each target as the pattern */
     uint32_t *in_a, stamp_a;        /* group A membership for the window index */
+    uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
+    uint32_t ends_L, ends_W;        /* their pieces and windows for the read length of the groups */
+    uint64_t *ebits;                /* gpuasm_end_bits() for ebits_W (0: not built) */
+    uint32_t ebits_W;
     gpuasm_end_range *ranges;       /* group A's end ranges */
     size_t cap_ranges;
     gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
@@ -442,6 +453,8 @@ static void group_ws_free(group_ws *g)
     free(g->mark);
     free(g->k_t);
     free(g->in_a);
+    free(g->emark);
+    free(g->ebits);
     free(g->ranges);
     free(g->seeds);
     free(g->marked);
@@ -840,7 +853,9 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
      * per pair and read was a visible share of the adapter screen). */
     if (!(g.k_t = malloc((targets->n ? targets->n : 1) * sizeof(int32_t)))) goto oom;
     if ((grouped || hfilt) && prep->has_tindex &&
-        !(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))))
+        (!(g.in_a = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+         !(g.emark = calloc(targets->n ? targets->n : 1, sizeof(uint32_t))) ||
+         !(g.ebits = malloc(GPUASM_END_BITS_WORDS * sizeof(uint64_t)))))
         goto oom;
     for (uint32_t t = 0; t < targets->n; t++)
         g.k_t[t] = gpuasm_pair_k(opt, targets->off[t + 1] - targets->off[t]);
@@ -856,6 +871,19 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
         if (rlen != groups_rlen) {
         groups_rlen = rlen;
         g.n_a = g.n_b = 0;
+        /* the ends pass of group A through the index (prefilter.h) */
+        g.ends_L = g.ends_W = 0;
+        if (partial && g.emark && opt->alphabet == GPUASM_ALPHABET_NT16 && rlen > 1 && rlen <= UINT32_MAX) {
+            const uint32_t omin = gpuasm_pair_overlap_min(opt, 1, rlen);
+            g.ends_L = omin ? gpuasm_partial_piece_len(opt, omin, (uint32_t)rlen) : 0;
+            const int32_t kmax = gpuasm_partial_k(opt, rlen - 1, rlen);
+            g.ends_W = kmax >= 0 && rlen - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(rlen - 1 + (uint64_t)kmax) : 0;
+            if (!g.ends_W) g.ends_L = 0;
+            if (g.ends_L && g.ends_W > g.ebits_W) {   /* built for the widest W so far */
+                gpuasm_end_bits(targets, g.ends_W, g.ebits);
+                g.ebits_W = g.ends_W;
+            }
+        }
         for (uint32_t t = 0; t < targets->n; t++) {
             /* gpuasm_pair_of(opt, rlen, tlen), with k from the caches */
             const uint64_t tlen = targets->off[t + 1] - targets->off[t];
@@ -910,6 +938,27 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             const uint8_t *rseq = s ? rc : read;
             w.cur.read = (uint32_t)r;
             w.cur.strand = s;
+            /* Group A's target ends that may hold a partial occurrence of
+             * this read strand (prefilter.h, "The ends pass of reads as
+             * patterns"); the others skip the ends pass's DP. */
+            int emarked = 0;
+            if (g.ends_L && g.n_a) {
+                if (++g.stamp_a == 0) {
+                    memset(g.in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+                    g.stamp_a = 1;
+                }
+                for (uint32_t i = 0; i < g.n_a; i++) {
+                    g.in_a[g.grp_a[i]] = g.stamp_a;
+                    g.emark[g.grp_a[i]] = 0;
+                }
+                const uint32_t ends = gpuasm_partial_text_ends(opt, 1, s);
+                emarked = gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g.ends_L, g.ends_W,
+                                                  ends, g.ebits, g.in_a, g.stamp_a, g.emark) == 0;
+                if (emarked && prep->tx.n_amb)
+                    for (uint32_t i = 0; i < g.n_a; i++)
+                        g.emark[g.grp_a[i]] |= (uint32_t)gpuasm_tindex_end_amb(&prep->tx, targets, g.grp_a[i],
+                                                                               g.ends_W);
+            }
             if (grouped) {
                 if (g.n_a && walk_group_a(&w, &g, cfg, prep, targets, rseq, (uint32_t)rlen, k_read) < 0)
                     goto oom;
@@ -952,7 +1001,9 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                         flush_hits(&w);
                         if (run_rc < 0 || w.oom) goto oom;
                     }
-                    if (partial && partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, &pws, &pws_cap) < 0)
+                    const uint32_t allow = grp == 0 && emarked ? g.emark[t] : 3u;
+                    if (partial &&
+                        partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, allow, &pws, &pws_cap, &g.cnt) < 0)
                         goto oom;
                 }
             }
@@ -967,6 +1018,8 @@ done:
         counts->index_declined += g.cnt.index_declined;
         counts->pieces_kept += g.cnt.pieces_kept;
         counts->pieces_dropped += g.cnt.pieces_dropped;
+        counts->ends_run += g.cnt.ends_run;
+        counts->ends_skipped += g.cnt.ends_skipped;
     }
     tw->close(ws);
     group_ws_free(&g);

@@ -23,7 +23,7 @@ typedef struct gpuasm_cpu_cfg {
     int simd;            /* enum gpuasm_simd_level (cpu_simd.h) */
     int prefilter;       /* pigeonhole filters: 0 off, 1 where they pay, 2 wherever they apply */
     int64_t lane_min;    /* text lanes: least text bases per lane; <= 0: the default */
-    int64_t index_max;   /* the targets' index: most windows (4 bytes each); <= 0: the default */
+    int64_t index_max;   /* the targets' index: most windows (6 bytes each); <= 0: the default */
     int threads;         /* host threads that build the targets' index (-@); <= 0: one */
 } gpuasm_cpu_cfg;
 

@@ -263,7 +263,7 @@ uint64_t gpuasm_engine_suggest_batch_bases(const gpuasm_engine *e)
 
 /* ---- scans ---------------------------------------------------------------- */
 
-static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
+void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
 {
     to->kernel_s += s->kernel_s;
     to->scan_s += s->scan_s;
@@ -274,6 +274,8 @@ static void stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->index_declined += s->index_declined;
     to->pieces_kept += s->pieces_kept;
     to->pieces_dropped += s->pieces_dropped;
+    to->ends_run += s->ends_run;
+    to->ends_skipped += s->ends_skipped;
     to->index_build_s += s->index_build_s;
     to->plan_s += s->plan_s;
 }
@@ -295,7 +297,7 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     s.end_hits = out->n;
     s.scans = 1;
     pthread_mutex_lock(&e->stats_lock);
-    stats_add(&l->stats, &s);
+    gpuasm_scan_stats_add(&l->stats, &s);
     pthread_mutex_unlock(&e->stats_lock);
     return 0;
 }
@@ -336,7 +338,7 @@ int gpuasm_engine_scan_signals_lane(gpuasm_engine *e, int lane, const gpuasm_sig
     s.end_hits = (uint64_t)reads->n * e->sig_targets->n;
     s.scans = 1;
     pthread_mutex_lock(&e->stats_lock);
-    stats_add(&l->stats, &s);
+    gpuasm_scan_stats_add(&l->stats, &s);
     pthread_mutex_unlock(&e->stats_lock);
     return 0;
 }
@@ -345,7 +347,7 @@ void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total)
 {
     memset(total, 0, sizeof(*total));
     pthread_mutex_lock(&e->stats_lock);
-    for (int i = 0; i < e->n_lanes; i++) stats_add(total, &e->lane[i].stats);
+    for (int i = 0; i < e->n_lanes; i++) gpuasm_scan_stats_add(total, &e->lane[i].stats);
     pthread_mutex_unlock(&e->stats_lock);
 }
 

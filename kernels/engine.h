@@ -83,6 +83,10 @@ int gpuasm_engine_scan_signals_lane(gpuasm_engine *e, int lane, const gpuasm_sig
 /* Totals over every scan so far (all lanes). */
 void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total);
 
+/* Add s into to, field by field (the totals of two engines, as --device
+ * auto's move has: plugin/pipeline.c). */
+void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s);
+
 /* Read bases per batch that every lane can take (device memory, threads). */
 uint64_t gpuasm_engine_suggest_batch_bases(const gpuasm_engine *e);
 

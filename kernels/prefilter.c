@@ -342,6 +342,7 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
     free(x->start);
     free(x->sub);
     free(x->pos);
+    free(x->ext4);
     free(x->amb);
     memset(x, 0, sizeof *x);
 }
@@ -438,7 +439,10 @@ static void tix_sort(tix_job *j)
         const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
         for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[lo + i] << 32 | x->pos[lo + i];
         if (n > 1) sort_u64(tmp, n);
-        for (uint32_t i = 0; i < n; i++) x->pos[lo + i] = (uint32_t)tmp[i];
+        for (uint32_t i = 0; i < n; i++) {
+            x->pos[lo + i] = (uint32_t)tmp[i];
+            x->ext4[lo + i] = (uint16_t)(tmp[i] >> 48);
+        }
         /* sub: where the extension's first code reaches 1, 2, 3, 4 */
         uint32_t i = 0;
         for (uint32_t v = 1; v <= 4; v++) {
@@ -545,6 +549,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     x->start[N_KEYS] = at;
     if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
+    if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
     if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     /* Pass 2: place the windows. */
     for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
@@ -597,6 +602,87 @@ static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t 
     return lo;
 }
 
+/* The first row entry in [lo, hi) whose first 4 extension codes (ext4)
+ * are >= v (the row is sorted by the whole extension key, so by them). */
+static uint32_t ext4_bound(const gpuasm_tindex *x, uint32_t lo, uint32_t hi, uint32_t v)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (x->ext4[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* A piece P[a .. b) of a pattern looked up in the index: the rows
+ * [qa, qb) of its first clean window (at w: Q single bases) and the single
+ * bases after it (e of them, at most EXT); whole: the lookup compared
+ * every base of the piece. */
+typedef struct {
+    uint32_t qa, qb;
+    uint64_t w;
+    int whole;
+} piece_rows_t;
+
+/* Look piece P[a .. b) up: 0 when it has no window of Q single bases (N
+ * in every window: such a piece is never intact, prefilter.h), else 1 with
+ * *r filled. */
+static int piece_rows(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p, uint64_t a,
+                      uint64_t b, piece_rows_t *r)
+{
+    int64_t key = -1;
+    uint64_t w = a;
+    for (; w + GPUASM_QF_Q <= b && key < 0; w++) key = window_key(p + w);
+    if (key < 0) return 0;
+    w--;                     /* the window found starts at w */
+    /* The piece's single bases after the window (at most EXT): only
+     * the windows of the row whose extension starts with them. */
+    uint32_t ext = 0, e = 0;
+    for (; e < GPUASM_QF_EXT && w + GPUASM_QF_Q + e < b; e++) {
+        const int c = base2[p[w + GPUASM_QF_Q + e] & 15];
+        if (c < 0) break;
+        ext = ext << 4 | (uint32_t)c;
+    }
+    const uint32_t shift = 4 * (GPUASM_QF_EXT - e);
+    const uint64_t elo = (uint64_t)ext << shift, ehi = ((uint64_t)ext + 1) << shift;
+    uint32_t qa = x->start[key], qb = x->start[key + 1];
+    if (e) {   /* the windows whose extension starts with the piece's next base (sub) */
+        const uint32_t c0 = ext >> (4 * (e - 1));
+        qa = c0 ? x->sub[4 * (size_t)key + c0 - 1] : qa;
+        qb = x->sub[4 * (size_t)key + c0];
+    }
+    if (e > 1) {   /* and with the rest: binary searches */
+        /* first by the first 4 extension codes (ext4, exact when
+         * e <= 4: elo and ehi then end in 16 zero bits), then by the
+         * rest on the few windows left (ext_bound reads the bases) */
+        qa = ext4_bound(x, qa, qb, (uint32_t)(elo >> 16));
+        qb = ext4_bound(x, qa, qb, (uint32_t)((ehi - 1) >> 16) + 1);
+        if (e > 4) {
+            qa = ext_bound(x, targets->code, qa, qb, elo);
+            qb = ext_bound(x, targets->code, qa, qb, ehi);
+        }
+    }
+    r->qa = qa;
+    r->qb = qb;
+    r->w = w;
+    /* the window at the piece's start and the extension to its end */
+    r->whole = w == a && w + GPUASM_QF_Q + e == b;
+    return 1;
+}
+
+/* Does the whole piece P[a .. b) occur (nt16 rule) where the index row
+ * entry at buffer position g (in target t) puts its window, inside t?  A
+ * cheap check that drops most chance window hits. */
+static int piece_there(const gpuasm_seqset *targets, uint32_t t, uint64_t g, const uint8_t *p, uint64_t a,
+                       uint64_t b, const piece_rows_t *r)
+{
+    if (g - targets->off[t] < r->w - a || g + (b - r->w) > targets->off[t + 1]) return 0;
+    if (r->whole) return 1;
+    const uint8_t *tp = targets->code + g - (r->w - a);
+    uint64_t y = a;
+    while (y < b && (p[y] & tp[y - a])) y++;
+    return y == b;
+}
+
 /* Ranges by (target, lo): lo < 2^32 (a target's length; total < 2^32). */
 static inline uint64_t range_key(const gpuasm_end_range *r) { return (uint64_t)r->target << 32 | r->lo; }
 DEFINE_SORT(sort_ranges, gpuasm_end_range, range_key)
@@ -638,47 +724,14 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
     size_t n = 0;
     for (uint64_t i = 0; i < pieces; i++) {
         const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
-        int64_t key = -1;
-        uint64_t w = a;
-        for (; w + GPUASM_QF_Q <= b && key < 0; w++) key = window_key(p + w);
-        if (key < 0) continue;   /* N in every window: this piece is never intact */
-        w--;                     /* the window found starts at w */
-        /* The piece's single bases after the window (at most EXT): only
-         * the windows of the row whose extension starts with them. */
-        uint32_t ext = 0, e = 0;
-        for (; e < GPUASM_QF_EXT && w + GPUASM_QF_Q + e < b; e++) {
-            const int c = base2[p[w + GPUASM_QF_Q + e] & 15];
-            if (c < 0) break;
-            ext = ext << 4 | (uint32_t)c;
-        }
-        const uint32_t shift = 4 * (GPUASM_QF_EXT - e);
-        const uint64_t elo = (uint64_t)ext << shift, ehi = ((uint64_t)ext + 1) << shift;
-        /* the window at the piece's start and the extension to its end:
-         * the lookup compares every base of the piece */
-        const int whole = w == a && w + GPUASM_QF_Q + e == b;
-        uint32_t qa = x->start[key], qb = x->start[key + 1];
-        if (e) {   /* the windows whose extension starts with the piece's next base (sub) */
-            const uint32_t c0 = ext >> (4 * (e - 1));
-            qa = c0 ? x->sub[4 * (size_t)key + c0 - 1] : qa;
-            qb = x->sub[4 * (size_t)key + c0];
-        }
-        if (e > 1) {   /* and with the rest: a binary search */
-            qa = ext_bound(x, targets->code, qa, qb, elo);
-            qb = ext_bound(x, targets->code, qa, qb, ehi);
-        }
-        for (uint32_t q = qa; q < qb; q++) {
+        piece_rows_t pr;
+        if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+        const uint64_t w = pr.w;
+        for (uint32_t q = pr.qa; q < pr.qb; q++) {
             const uint64_t g = x->pos[q];
             const uint32_t t = target_of(targets, g);
             if (in_group[t] != stamp) continue;
-            /* The whole piece must occur (nt16 rule), not just its window:
-             * a cheap check that drops most chance window hits. */
-            if (g - targets->off[t] < w - a || g + (b - w) > targets->off[t + 1]) continue;
-            if (!whole) {   /* the lookup compared only part of the piece */
-                const uint8_t *tp = targets->code + g - (w - a);
-                uint64_t y = a;
-                while (y < b && (p[y] & tp[y - a])) y++;
-                if (y < b) continue;
-            }
+            if (!piece_there(targets, t, g, p, a, b, &pr)) continue;
             /* The pattern's end when P[w ..] is at text position g. */
             const int64_t c = (int64_t)(g - targets->off[t]) + (int64_t)(m - w) - 1;
             if (two) {   /* a hit (target, c, piece), paired below: packed in out's memory */
@@ -808,4 +861,110 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         }
     }
     return (int64_t)u;
+}
+
+/* Does target t hold an ambiguous code (not a single base) in buffer
+ * positions [lo, hi)?  A binary search over the runs (buffer order). */
+static int amb_in(const gpuasm_tindex *x, uint64_t lo, uint64_t hi)
+{
+    size_t a = 0, b = x->n_amb;   /* the first run ending at or after lo */
+    while (a < b) {
+        const size_t mid = a + (b - a) / 2;
+        if (x->amb[2 * mid + 1] < lo) a = mid + 1; else b = mid;
+    }
+    return a < x->n_amb && x->amb[2 * a] < hi;
+}
+
+uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m)
+{
+    uint64_t L = m;
+    for (uint32_t p = omin; p < m; p++) {
+        const int32_t kp = gpuasm_partial_k(o, p, m);
+        if (kp < 0 || (int64_t)kp >= (int64_t)p) continue;   /* p is never acceptable */
+        const uint64_t l = p / ((uint64_t)kp + 1);
+        if (l < L) L = l;
+    }
+    return L >= GPUASM_QF_Q && L < m ? (uint32_t)L : 0;
+}
+
+/* Set the bit of every Q-base key of single bases in [lo, hi). */
+static void end_bits_of(const uint8_t *s, uint64_t lo, uint64_t hi, uint64_t *bits)
+{
+    uint32_t key = 0;
+    int run = 0;
+    for (uint64_t i = lo; i < hi; i++) {
+        const int b = base2[s[i] & 15];
+        if (b < 0) {
+            run = 0;
+            continue;
+        }
+        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
+        if (++run >= GPUASM_QF_Q) bits[key >> 6] |= (uint64_t)1 << (key & 63);
+    }
+}
+
+void gpuasm_end_bits(const gpuasm_seqset *targets, uint32_t W, uint64_t *bits)
+{
+    memset(bits, 0, GPUASM_END_BITS_WORDS * sizeof(uint64_t));
+    for (uint32_t t = 0; t < targets->n; t++) {
+        const uint64_t lo = targets->off[t], hi = targets->off[t + 1], w = W < hi - lo ? W : hi - lo;
+        if (2 * w >= hi - lo) {   /* the two windows overlap: the target whole */
+            end_bits_of(targets->code, lo, hi, bits);
+            continue;
+        }
+        end_bits_of(targets->code, lo, lo + w, bits);
+        end_bits_of(targets->code, hi - w, hi, bits);
+    }
+}
+
+/* May the piece P[a .. b) (b - a >= Q) occur in an end window of bits?
+ * 0 only when a window of Q single bases at its start or its end is in
+ * none (then it occurs in none: bits hold every Q-window of single bases
+ * of the end windows); a window with another code decides nothing. */
+static int end_bits_may(const uint64_t *bits, const uint8_t *p, uint64_t a, uint64_t b)
+{
+    const int64_t k1 = window_key(p + a), k2 = window_key(p + b - GPUASM_QF_Q);
+    if (k1 >= 0 && !(bits[k1 >> 6] >> (k1 & 63) & 1)) return 0;
+    if (k2 >= 0 && !(bits[k2 >> 6] >> (k2 & 63) & 1)) return 0;
+    return 1;
+}
+
+int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
+                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark)
+{
+    if (!L || L >= m) return -2;
+    for (uint32_t i = 0; i < m; i++)
+        if (base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+    for (int at_start = 0; at_start < 2; at_start++) {
+        if (!(ends & (1u << at_start))) continue;
+        const uint32_t bit = 1u << at_start;
+        /* Text end: pieces [i L, (i + 1) L) with (i + 1) L <= m - 1;
+         * text start: their mirror images [m - (i + 1) L, m - i L) with
+         * m - (i + 1) L >= 1 (prefilter.h, "Partial occurrences"). */
+        for (uint64_t i = 0; (i + 1) * (uint64_t)L <= (uint64_t)m - 1; i++) {
+            const uint64_t a = at_start ? m - (i + 1) * L : i * L, b = a + L;
+            if (bits && !end_bits_may(bits, p, a, b)) continue;   /* in no end window */
+            piece_rows_t pr;
+            if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+            for (uint32_t q = pr.qa; q < pr.qb; q++) {
+                const uint64_t g = x->pos[q];
+                const uint32_t t = target_of(targets, g);
+                if (in_group[t] != stamp || (mark[t] & bit)) continue;
+                if (!piece_there(targets, t, g, p, a, b, &pr)) continue;
+                /* the piece's bases in the target: [s, s + L) */
+                const uint64_t s = g - (pr.w - a), n = targets->off[t + 1] - targets->off[t];
+                const uint64_t w = W < n ? W : n;
+                if (at_start ? s + L <= targets->off[t] + w : s >= targets->off[t + 1] - w)
+                    mark[t] |= bit;
+            }
+        }
+    }
+    return 0;
+}
+
+int gpuasm_tindex_end_amb(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint32_t t, uint32_t W)
+{
+    const uint64_t lo = targets->off[t], hi = targets->off[t + 1], w = W < hi - lo ? W : hi - lo;
+    return (amb_in(x, hi - w, hi) ? 1 : 0) | (amb_in(x, lo, lo + w) ? 2 : 0);
 }

@@ -78,9 +78,12 @@
  * only removes pieces that can never be intact.  At e = 0.1 against 20 Mb
  * this leaves about 6 windows a read instead of about 1,750 (NOTES.md).
  * Partial occurrences (a pattern running off a text's end, search.h) are
- * not covered by the lemma (a 3-base overlap has no intact piece of Q
- * bases): no filter touches them; the ends pass (partial.h) runs for every
- * searched pair, filtered or not, on both backends.
+ * not covered by the k + 1 pieces of the whole pattern (a 3-base overlap
+ * has no intact piece of Q bases).  For reads as patterns the index rules
+ * target ends out with pieces of their own ("The ends pass of reads as
+ * patterns" below; CPU backend); otherwise the ends pass (partial.h) runs
+ * for every searched pair, filtered or not (the CUDA backend runs every
+ * ends item: the same hits either way).
  * Local minima: the filtered walks report the local minima of D[m][j] <= k
  * inside the end ranges only; an end j outside every range has D > k by
  * the lemma, which is what the exhaustive rule sees there too, so a range
@@ -179,8 +182,8 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
  * 2) or m / (k + 1), which is what the reference size asks for; with
  * k + 2 pieces a chance hit must also meet a hit of another piece within k
  * ("Two pieces" above).  Pieces shorter than Q (with k + 1 pieces) make
- * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 4 bytes per indexed base (4 MiB per Mb of
- * targets; both strands are served by looking up the read's reverse
+ * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 6 bytes per indexed base (6 MiB per Mb of
+ * targets: pos and ext4; both strands are served by looking up the read's reverse
  * complement, not by indexing the targets twice) plus 256 KiB of rows and
  * 1 MiB of sub-rows; 4 more bytes a base while it is built, and 8 bytes a
  * window of the widest row a thread sorts; bounded by the caller (max_pos). */
@@ -192,6 +195,12 @@ typedef struct gpuasm_tindex {
      * extension code (the base after the window: 0-3, 4 for none) is at
      * least v, v = 1..4 (a piece's next base narrows its row at once) */
     uint32_t *sub;
+    /* [n_pos] the first 4 extension codes of pos[i]'s window (ext_key's
+     * top 16 bits), beside pos: a piece's lookup narrows its row by binary
+     * search in this array (2 bytes a window, contiguous) instead of
+     * reading the targets' bases at every step (a cache miss each: most of
+     * a filtered scan's time against 20 Mb, NOTES.md) */
+    uint16_t *ext4;
     uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
     size_t n_amb;         /* runs */
     uint64_t n_pos;
@@ -238,5 +247,56 @@ static inline int gpuasm_tindex_pays(const gpuasm_end_range *r, int64_t nr, uint
 int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
                              uint32_t stamp, gpuasm_end_range **out, size_t *cap);
+
+
+/* ---- The ends pass of reads as patterns (issue #16) ---------------------
+ * A partial occurrence (search.h) of a read strand P (m bases) at the end
+ * of a target T aligns P[0 .. p) to T's last bases with D_p <= k_p, for p
+ * in [omin, m - 1]; it lies in T's last W = min(n, m - 1 + k_{m-1}) bases
+ * (partial.h), since p + k_p <= m - 1 + k_{m-1}.  Cut P into pieces of L
+ * bases from its start, L = min over the acceptable p of
+ * floor(p / (k_p + 1)) (gpuasm_partial_piece_len): P[0 .. p) then holds
+ * floor(p / L) >= k_p + 1 whole pieces, and its k_p operations touch at
+ * most k_p of them (the partition lemma above; the alignment's free
+ * start in T adds no operation), so one of them occurs exactly inside the
+ * alignment's text, i.e. inside T's last W bases.  The text start is the
+ * mirror image: pieces from P's end, inside T's first W bases.  A target
+ * end with no such piece hit has no partial occurrence: its ends-pass DP
+ * (partial.h) is skipped, and the one it runs for a marked end is the
+ * same, so the hits are unchanged.  As for whole occurrences: a read
+ * piece with N (code 0) in every window is never intact (left out); a
+ * read with other ambiguity codes is not filtered (-2); an ambiguous code
+ * in a target's end window makes that end a candidate whatever the pieces
+ * do (gpuasm_tindex_end_amb: the index holds single-base windows only);
+ * hamming mode is the same lemma without shifts.  L < Q: no filter. */
+
+/* L of the ends pass's pieces for reads of m bases (omin: the shortest
+ * overlap), or 0 when they would be shorter than GPUASM_QF_Q bases. */
+uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m);
+
+/* Words of a bitmap of Q-base keys (4^Q bits: 8 KiB). */
+#define GPUASM_END_BITS_WORDS (((size_t)1 << (2 * GPUASM_QF_Q)) / 64)
+
+/* bits (GPUASM_END_BITS_WORDS words): the keys of every window of Q single
+ * bases within the first and the last W bases of each target.  A piece
+ * with a window whose key is not there occurs in no end window: a check
+ * in cache before the index's lookup (a few cache misses), which most
+ * pieces fail when the targets are few (8 KiB; with many targets the bits
+ * fill up and decide nothing, which is still exact). */
+void gpuasm_end_bits(const gpuasm_seqset *targets, uint32_t W, uint64_t *bits);
+
+/* For read strand p (m bases): set bit 0 (the target's end) and bit 1
+ * (its start), among ends, of mark[t] for each target t with in_group[t]
+ * == stamp where a piece of L bases occurs exactly within the W bases of
+ * that end (the caller clears mark[] first).  bits: gpuasm_end_bits() of
+ * the targets for a W' >= W, or NULL.  0, or -2 when the read cannot be
+ * filtered (L unusable, or an ambiguity code in the read). */
+int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
+                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark);
+
+/* The ends (bit 0: end, bit 1: start) of target t whose W bases hold an
+ * ambiguous code: candidates whatever the pieces say. */
+int gpuasm_tindex_end_amb(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint32_t t, uint32_t W);
 
 #endif

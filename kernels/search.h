@@ -174,6 +174,9 @@ typedef struct gpuasm_scan_stats {
      * or a read the lemma cannot cut), and target patterns that the
      * pieces filter kept / dropped (summed over read strands). */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
+    /* The ends pass (partial.h; CPU backend): (pair, strand, end) items
+     * whose DP ran, and those an exact filter ruled out (prefilter.h). */
+    uint64_t ends_run, ends_skipped;
     /* Inside scan_s: building the targets' index (wall seconds, once per
      * target set: the first scan builds it) and, on CUDA, planning the
      * candidate windows on host threads (filter_plan.h; wall seconds of

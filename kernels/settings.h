@@ -85,7 +85,7 @@
  *   GPUASM_CPU_LANE_MIN=N      1..2^40  CPU, myers: least text bases per text lane
  *                                       (default 8 (m + k); 1 puts every read-as-
  *                                       pattern pair with k < 64 through text lanes)
- *   GPUASM_CPU_INDEX_MAX=N     1..2^32  CPU: most windows (4 bytes each) of the targets'
+ *   GPUASM_CPU_INDEX_MAX=N     1..2^32  CPU: most windows (6 bytes each) of the targets'
  *                                       q-gram index (default 2^28, 1 GiB); past it
  *                                       --filter auto scans without the index and
  *                                       --filter index refuses the run

@@ -1233,21 +1233,9 @@ static void auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, 
                                .ready_s = gpuasm_auto_move_ready_s(am->move),
                                .moved_s = am->calls[1] ? am->moved_s : -1 };
     if (am->to) {
-        /* (engine.c's stats_add does this within an engine; kernels/ is
-         * left as the GPU suite last verified it) */
         gpuasm_scan_stats m;
         gpuasm_engine_stats(am->to, &m);
-        es->kernel_s += m.kernel_s;
-        es->scan_s += m.scan_s;
-        es->cells += m.cells;
-        es->end_hits += m.end_hits;
-        es->scans += m.scans;
-        es->index_strands += m.index_strands;
-        es->index_declined += m.index_declined;
-        es->pieces_kept += m.pieces_kept;
-        es->pieces_dropped += m.pieces_dropped;
-        es->index_build_s += m.index_build_s;
-        es->plan_s += m.plan_s;
+        gpuasm_scan_stats_add(es, &m);
         as->to = gpuasm_engine_describe(am->to);
         if (am->calls[1]) {
             size_t l = strlen(dev);
@@ -1449,6 +1437,7 @@ out:
                 .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
                 .index_strands = es.index_strands, .index_declined = es.index_declined,
                 .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
+                .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
                 .index_build_s = es.index_build_s, .plan_s = es.plan_s,
                 .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,

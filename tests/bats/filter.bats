@@ -49,6 +49,30 @@ stat() {
     [ "$(stat "$T/g.index.json" index_declined)" -gt 0 ]
 }
 
+@test "reads running off target ends (the ends pass through the index; IUPAC near ends, N in reads): every --filter = off" {
+    "$PYTHON3" "$GPUASM_TESTS_DIR/bats/filter_data.py" ends 16 "$T"
+    local o
+    for o in "" "--all" "-e 0.05" "-e 0.08 --all" "-e 0.1" "-k 5 --all" "--read-overlap 30 -e 0.05 --all" \
+             "--read-overlap 120 --all" "--strand forward --all" "--mode hamming --all" "--mode hamming -k 3"; do
+        # shellcheck disable=SC2086
+        filter_equal e "$T/e.fq" "$T/e.fa" $o
+        # the filter ruled items out, and partial occurrences were found
+        [ "$(stat "$T/e.index.json" ends_skipped)" -gt 0 ] || { echo "no ends skipped: $o"; return 1; }
+        grep -q 'XP:Z:target' "$T/e.off.sam" || { echo "no partial occurrence: $o"; return 1; }
+    done
+    # --filter off rules nothing out; pieces shorter than the index's q
+    # (--read-overlap 10 at -e 0.1: 5 bases; -e 0.12: at most 6) leave
+    # every end to the DP
+    for o in "--read-overlap 10 --all" "-e 0.12 --all"; do
+        # shellcheck disable=SC2086
+        filter_equal e "$T/e.fq" "$T/e.fa" $o
+        [ "$(stat "$T/e.index.json" ends_skipped)" -eq 0 ]
+        [ "$(stat "$T/e.index.json" ends_run)" -gt 0 ]
+    done
+    scan --device cpu --filter off --stats "$T/off.json" "$T/e.fq" "$T/e.fa" > /dev/null
+    [ "$(stat "$T/off.json" ends_skipped)" -eq 0 ]
+}
+
 @test "random primers (IUPAC, too short to cut, cut off at read ends, N): every --filter = off" {
     "$PYTHON3" "$GPUASM_TESTS_DIR/bats/filter_data.py" primers 16 "$T"
     local o

@@ -14,6 +14,13 @@ the cases the exact filters must not lose a hit on.
                                     60-160 random bases with primers planted,
                                     mutated, either strand, some cut off at
                                     the read's start or end, N in some)
+  filter_data.py ends SEED DIR      DIR/e.fa (targets of 0.5-6 kb, some with
+                                    IUPAC codes and N near their ends) and
+                                    DIR/e.fq (reads of 40-300 bases, most
+                                    running off a target's start or end by
+                                    5-95% of their length, mutated at rates
+                                    around -e 0.05-0.1, either strand, N in
+                                    some): the ends pass of reads as patterns
 Standard library only; the same SEED gives the same bytes.
 """
 import os
@@ -143,11 +150,49 @@ def primers(rng, d):
     write_fq(os.path.join(d, "p.fq"), reads)
 
 
+def ends(rng, d):
+    tg = []
+    for t in range(6):
+        s = list(rng.choices("ACGT", k=rng.randint(500, 6000)))
+        if t % 2:                                     # codes near the ends
+            for _ in range(rng.randint(1, 3)):
+                i = rng.randrange(120)
+                s[i if rng.random() < 0.5 else len(s) - 1 - i] = rng.choice("RYKMSWBDHVN")
+        tg.append(("e%d" % t, "".join(s)))
+    reads = []
+    for r in range(400):
+        name, g = rng.choice(tg)
+        m = rng.randint(40, 300)
+        if rng.random() < 0.1:
+            s = "".join(rng.choices("ACGT", k=m))
+        else:
+            over = int(m * rng.uniform(0.05, 0.95))      # bases off the target
+            a = -over if rng.random() < 0.5 else len(g) - m + over
+            lo, hi = max(0, a), min(len(g), a + m)
+            s = g[lo:hi]
+            s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
+            s = mutate(rng, s, rng.choice([0.0, 0.02, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12]))
+            if a < 0:
+                s = "".join(rng.choices("ACGT", k=-a)) + s
+            if a + m > len(g):
+                s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
+            if rng.random() < 0.5:
+                s = rc(s)
+        if rng.random() < 0.15:                        # N in the read
+            s = list(s)
+            for _ in range(rng.randint(1, 3)):
+                s[rng.randrange(len(s))] = "N"
+            s = "".join(s)
+        reads.append(("x%d" % r, s))
+    write_fa(os.path.join(d, "e.fa"), tg)
+    write_fq(os.path.join(d, "e.fq"), reads)
+
+
 def main(argv):
-    if len(argv) != 4 or argv[1] not in ("genomes", "primers"):
+    if len(argv) != 4 or argv[1] not in ("genomes", "primers", "ends"):
         sys.exit(__doc__)
     rng = random.Random(int(argv[2]))
-    {"genomes": genomes, "primers": primers}[argv[1]](rng, argv[3])
+    {"genomes": genomes, "primers": primers, "ends": ends}[argv[1]](rng, argv[3])
 
 
 if __name__ == "__main__":

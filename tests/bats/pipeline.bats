@@ -148,7 +148,7 @@ want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes"
         "records", "reads_with_hits", "batches", "batch_bases", "rounds", "max_memory", "wall_s",
         "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "index_strands", "index_declined", "pieces_kept",
-        "pieces_dropped", "index_build_s", "plan_s", "peak_rss_kb",
+        "pieces_dropped", "ends_run", "ends_skipped", "index_build_s", "plan_s", "peak_rss_kb",
         # the per-target report (issue #10), in every run's --stats
         "sample", "reads_without_hits", "percent_with_hits", "any_target", "targets"]
 assert list(s) == want, list(s)
