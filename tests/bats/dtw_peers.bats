@@ -35,10 +35,10 @@ EOF
 @test "dtw_peers_report: a peer that did not build gets a row without numbers and no verdict" {
     run report <<'EOF'
 dtw_peer_skip	DTWax	not built: licence
-dtw_peer_fail	cuDTW++	build	nvcc failed (dtw-peers/build.log: error | x)
+dtw_peer_fail	cuDTW++	build	nvcc failed (dtw-peers.log: error | x)
 EOF
     assert_success
-    assert_line "| cuDTW++ (build): not measured: nvcc failed (dtw-peers/build.log: error / x) | cuda | - | - | - | - | - | - | - | - |"
+    assert_line "| cuDTW++ (build): not measured: nvcc failed (dtw-peers.log: error / x) | cuda | - | - | - | - | - | - | - | - |"
     assert_line --partial "faster than cuDTW++ on the same GPU: not decided"
     assert_line "DTWax: not built: licence."
     refute_output --partial "yes ("
