@@ -24,8 +24,10 @@
 // the device, as gpuasm-signal's kernel_s), the median of REPS timed calls
 // after a warm-up.  Data: pseudo-random values (a hash of the index,
 // uniform in [-1, 1)); a full DTW's work does not depend on them.  Check:
-// CHECK entries' distances against a double-precision CPU DTW (relative
-// error <= 1e-3 passes; the fp32 sums of ~4,000 terms differ by ~1e-6).
+// CHECK entries' distances against a double-precision CPU DTW
+// (dtw_full.h; relative error <= 1e-3 passes: fp32 sums of ~4,000 terms
+// differ by ~1e-6; tests/bench/cudtw_emulate.cpp shows on the host that
+// this reference is what the kernels compute).
 //
 //   cudtw_bench [--n N] [--subwarp] [--entries E] [--reps R] [--check K]
 // Output, TSV, one line each:
