@@ -98,7 +98,7 @@
  * per slot where there are more than 16 slots (several GPUs), so that
  * default batches keep their BATCH_BASES_MAX bases.  Each slot gets an
  * equal share: half for its batch (HOST_BYTES_PER_BASE per base), half for
- * the hits and records of its rounds (bytes_per_hit; scan_round cuts a
+ * the hits and records of its rounds (round_hit_limit; scan_round cuts a
  * batch into rounds so that they fit).  Not in the bound: the targets
  * (1 byte per base, plus a device copy), htslib's buffers and threads, the
  * program (tens of MiB), and one read whose hits alone pass its share. */
@@ -373,13 +373,35 @@ static int cut_parts(slot_t *s, int n_report)
     return 0;
 }
 
-/* Bytes one end hit may cost until its batch is written: the hit in the
- * slot and in a CPU thread's array, doubled for the arrays' growth, and
- * the SAM record it may become (--all: one per hit; struct, name, CIGAR,
- * tags, and per read base 0.5 B of SEQ, 1 B of QUAL, MD). */
-static uint64_t bytes_per_hit(uint64_t read_len)
+/* Bytes one end hit costs until its batch is written: the hit in the slot
+ * and in a CPU thread's array, doubled for the arrays' growth. */
+#define HIT_BYTES (4 * sizeof(gpuasm_endhit))
+
+/* Bytes one SAM record of a read of read_len bases may cost until written:
+ * struct, name, CIGAR, tags, and per read base 0.5 B of SEQ, 1 B of QUAL,
+ * MD. */
+static uint64_t record_bytes(uint64_t read_len) { return 160 + (5 * read_len) / 2; }
+
+/* The most end hits a round of R reads may store within budget bytes (the
+ * memory bound), records of rec bytes each.  Records come from hits, plus
+ * at most one without a hit per read (--unmatched, a pair's other mate):
+ * with --all every hit may become one, so h hits cost h (HIT_BYTES + rec)
+ * + R rec; otherwise a read has at most per_read records (one per target,
+ * --best: one), so h hits cost at most h HIT_BYTES + min(h, R per_read) rec
+ * + R rec, and long reads with many end hits (candidate ends of a 10 kb
+ * read) are not cut into rounds of a few reads, which left the GPU idle
+ * (issue #11: 85 rounds for 1,000 reads).  Never below 1,024 (a round of
+ * one read or pair is scanned without a limit anyway). */
+static uint64_t round_hit_limit(uint64_t budget, uint64_t rec, uint64_t R, int all, uint64_t per_read)
 {
-    return 4 * sizeof(gpuasm_endhit) + 160 + (5 * read_len) / 2;
+    const uint64_t lead = R * rec;   /* the records without a hit */
+    uint64_t limit = budget > lead ? (budget - lead) / (HIT_BYTES + rec) : 0;
+    if (!all) {
+        if (limit > R * per_read) limit = R * per_read;   /* those that can all be records */
+        const uint64_t recs = R * (per_read + 1) * rec;   /* every record a round can have */
+        if (budget > recs && (budget - recs) / HIT_BYTES > limit) limit = (budget - recs) / HIT_BYTES;
+    }
+    return limit < 1024 ? 1024 : limit;
 }
 
 /* Count a scan of n reads of batch seq on side k (0 the CPU, 1 the engine
@@ -572,8 +594,8 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         for (uint32_t i = 0; i < b->n; i++)
             if (b->off[i + 1] - b->off[i] > s->max_len) s->max_len = b->off[i + 1] - b->off[i];
     }
-    uint64_t limit = p->hit_bytes / bytes_per_hit(s->max_len);
-    if (limit < 1024) limit = 1024;
+    const uint64_t rec = record_bytes(s->max_len);
+    const uint64_t per_read = o->report.best ? 1 : p->t->n;
     pthread_mutex_lock(&p->lock);
     uint32_t want = p->round_hint && p->round_hint < left ? p->round_hint : left;
     pthread_mutex_unlock(&p->lock);
@@ -589,6 +611,7 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         for (uint32_t i = r0; i <= r1; i++) s->sub_off[i - r0] = b->off[i] - b->off[r0];
         gpuasm_seqset view = { r1 - r0, s->sub_off, b->code + b->off[r0] };
         gpuasm_err why;
+        const uint64_t limit = round_hit_limit(p->hit_bytes, rec, r1 - r0, o->report.all, per_read);
         s->hits.limit = alone ? 0 : (size_t)limit;
         int r = p->am.move ? scan_auto(w, s->seq, r0 == 0, &view, &s->hits, &why)
                            : gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);

@@ -63,6 +63,32 @@ def write_fq(path, recs):
             f.write("@%s\n%s\n+\n%s\n" % (name, s, "I" * len(s)))
 
 
+def read_of(rng, g, a, m, rates):
+    """m bases of target g from position a (negative, or past its end: the
+    read runs off it; random bases there), codes other than ACGT replaced,
+    mutated at a rate drawn from rates, reverse-complemented half the time."""
+    lo, hi = max(0, a), min(len(g), a + m)
+    s = g[lo:hi].upper()
+    s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
+    s = mutate(rng, s, rng.choice(rates))
+    if a < 0:
+        s = "".join(rng.choices("ACGT", k=-a)) + s
+    if a + m > len(g):
+        s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
+    if rng.random() < 0.5:
+        s = rc(s)
+    return s
+
+
+def with_ns(rng, s):
+    """s with 1-3 bases turned to N."""
+    s = list(s)
+    for _ in range(rng.randint(1, 3)):
+        if s:
+            s[rng.randrange(len(s))] = "N"
+    return "".join(s)
+
+
 def genomes(rng, d):
     tg = []
     for t in range(5):
@@ -92,22 +118,9 @@ def genomes(rng, d):
                 a = rng.choice([-rng.randint(1, m // 2), len(g) - m + rng.randint(1, m // 2)])
             else:
                 a = rng.randint(0, max(0, len(g) - m))
-            lo, hi = max(0, a), min(len(g), a + m)
-            s = g[lo:hi].upper()
-            s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
-            s = mutate(rng, s, rng.choice([0.0, 0.02, 0.05, 0.09, 0.14]))
-            if a < 0:
-                s = "".join(rng.choices("ACGT", k=-a)) + s
-            if a + m > len(g):
-                s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
-            if rng.random() < 0.5:
-                s = rc(s)
+            s = read_of(rng, g, a, m, [0.0, 0.02, 0.05, 0.09, 0.14])
         if rng.random() < 0.2:                         # N in the read
-            s = list(s)
-            for _ in range(rng.randint(1, 3)):
-                if s:
-                    s[rng.randrange(len(s))] = "N"
-            s = "".join(s)
+            s = with_ns(rng, s)
         reads.append(("r%d" % r, s))
     reads.append(("empty", ""))
     write_fa(os.path.join(d, "g.fa"), tg)
@@ -168,21 +181,9 @@ def ends(rng, d):
         else:
             over = int(m * rng.uniform(0.05, 0.95))      # bases off the target
             a = -over if rng.random() < 0.5 else len(g) - m + over
-            lo, hi = max(0, a), min(len(g), a + m)
-            s = g[lo:hi]
-            s = "".join(c if c in "ACGT" else rng.choice("ACGT") for c in s)
-            s = mutate(rng, s, rng.choice([0.0, 0.02, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12]))
-            if a < 0:
-                s = "".join(rng.choices("ACGT", k=-a)) + s
-            if a + m > len(g):
-                s = s + "".join(rng.choices("ACGT", k=a + m - len(g)))
-            if rng.random() < 0.5:
-                s = rc(s)
+            s = read_of(rng, g, a, m, [0.0, 0.02, 0.04, 0.05, 0.06, 0.08, 0.1, 0.12])
         if rng.random() < 0.15:                        # N in the read
-            s = list(s)
-            for _ in range(rng.randint(1, 3)):
-                s[rng.randrange(len(s))] = "N"
-            s = "".join(s)
+            s = with_ns(rng, s)
         reads.append(("x%d" % r, s))
     write_fa(os.path.join(d, "e.fa"), tg)
     write_fq(os.path.join(d, "e.fq"), reads)
