@@ -449,7 +449,7 @@ typedef struct group_ws {
     uint32_t *in_a, stamp_a;        /* group A membership for the window index */
     uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
     uint32_t ends_L, ends_W;        /* their pieces and windows for the read length of the groups */
-    uint64_t *ebits;                /* gpuasm_end_bits() for ebits_W (0: not built) */
+    uint64_t *ebits;                /* gpuasm_end_bits() for ebits_W, or NULL: not worth it */
     uint32_t ebits_W;
     gpuasm_end_range *ranges;       /* group A's end ranges */
     size_t cap_ranges;
@@ -964,9 +964,19 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
             const int32_t kmax = gpuasm_partial_k(opt, rlen - 1, rlen);
             g.ends_W = kmax >= 0 && rlen - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(rlen - 1 + (uint64_t)kmax) : 0;
             if (!g.ends_W) g.ends_L = 0;
-            if (g.ends_L && g.ends_W > g.ebits_W) {   /* built for the widest W so far */
-                gpuasm_end_bits(targets, g.ends_W, g.ebits);
-                g.ebits_W = g.ends_W;
+            /* Built for the widest W so far (each scan call builds its
+             * own), and only while the end windows hold few enough
+             * windows that most keys stay clear: past a quarter of the
+             * 4^Q keys the bits reject little and their build (every
+             * target's ends) would be repeated for nothing. */
+            if (g.ends_L && g.ends_W > g.ebits_W && g.ebits) {
+                if (2 * (uint64_t)targets->n * g.ends_W > GPUASM_END_BITS_WORDS * 64 / 4) {
+                    free(g.ebits);
+                    g.ebits = NULL;
+                } else {
+                    gpuasm_end_bits(targets, g.ends_W, g.ebits);
+                    g.ebits_W = g.ends_W;
+                }
             }
         }
         for (uint32_t t = 0; t < targets->n; t++) {
