@@ -149,6 +149,54 @@ static uint32_t best_rows(uint32_t m, uint32_t rmax, int *aligned)
     return R;
 }
 
+/* ---- BEST, sets: S sets of R0 rows per lane, one pass -------------------- */
+
+template <int R0, int S, int COST>
+__global__ void __launch_bounds__(32 * DTW_WARPS) k_sets(best_args a)
+{
+    const uint32_t w = blockIdx.x * DTW_WARPS + threadIdx.x / 32, lane = threadIdx.x & 31u;
+    if (w >= a.nitems) return;                     /* whole warps leave together */
+    const uint2 rt = a.items[w];
+    const best_item it = best_item_of(a.d, rt.x, rt.y);
+    const uint32_t nsteps = sets_nsteps(it, R0), from = (lane + 31u) & 31u;
+    sets_lane<R0, S> st;
+    sets_init<R0, S>(st, it, lane);
+    int4 in[S], out[S], rot[S];
+    DEV_UNROLL
+    for (int s = 0; s < S; ++s) rot[s] = make_int4(DTW_INF, DTW_INF, DTW_INF, DTW_INF);
+    for (uint32_t t = 0; t < nsteps; ++t) {
+        sets_above<S>(in, rot, lane, t, it.ntiles);
+        sets_step<R0, S, COST>(st, it, lane, t, in, out);
+        DEV_UNROLL
+        for (int s = 0; s < S; ++s) {
+            rot[s].x = __shfl_sync(0xffffffffu, out[s].x, from);
+            rot[s].y = __shfl_sync(0xffffffffu, out[s].y, from);
+            rot[s].z = __shfl_sync(0xffffffffu, out[s].z, from);
+            rot[s].w = __shfl_sync(0xffffffffu, out[s].w, from);
+        }
+    }
+    uint64_t key;
+    if (sets_key<R0, S>(st, &key)) a.keys[(size_t)rt.x * a.d.ntargets + rt.y] = key;
+}
+
+/* The instances: S = 1 .. sets_max(R0) sets of R0 = 4, 8, 16 rows (S R0
+ * <= 64 rows, S <= 8: 194 registers at R0 = 16, S = 4; 238 at 8 x 8; no
+ * spills.  R0 = 4 with S = 15, 16 spilled). */
+template <int COST, int R0, int S> static best_fn sets_kernel_s(uint32_t s)
+{
+    if (S > 1 && s < (uint32_t)S) return sets_kernel_s<COST, R0, (S > 1 ? S - 1 : 1)>(s);
+    return k_sets<R0, S, COST>;
+}
+
+template <int COST> static best_fn sets_kernel(uint32_t R0, uint32_t S)
+{
+    switch (R0) {
+    case 4: return sets_kernel_s<COST, 4, sets_max(4)>(S);
+    case 8: return sets_kernel_s<COST, 8, sets_max(8)>(S);
+    default: return sets_kernel_s<COST, 16, sets_max(16)>(S);
+    }
+}
+
 /* ---- PAPER ----------------------------------------------------------------- */
 
 /* One searched item: its blocks are [blk0, blk0 + nseg) of the chunk. */
@@ -315,7 +363,8 @@ static int host_keys(dtw_state *st, size_t n, gpuasm_err *err)
 /* ---- launches ----------------------------------------------------------------- */
 
 struct dtw_knobs {
-    uint32_t rows;             /* BEST: most rows per lane */
+    uint32_t rows;             /* BEST: most rows per lane (sets: per set) */
+    uint32_t sets;             /* BEST: most sets per lane (0: no sets path) */
     int force_global;
     uint64_t chunk;            /* 0: from the budget */
 };
@@ -325,6 +374,7 @@ static dtw_knobs dtw_knobs_of(const gpuasm_settings &s)
     dtw_knobs K;
     const int64_t r = gpuasm_knob(s.dtw_rows, DTW_R_MAX);
     K.rows = r >= 64 ? 64 : r >= 32 ? 32 : r >= 16 ? 16 : r >= 8 ? 8 : 4;
+    K.sets = (uint32_t)gpuasm_knob(s.dtw_sets, DTW_SETS_MAX);
     K.force_global = gpuasm_knob(s.dtw_force_global, 0) != 0;
     K.chunk = (uint64_t)gpuasm_knob(s.dtw_chunk, 0);
     return K;
@@ -334,16 +384,23 @@ template <int COST>
 static int run_best(const gpuasm_cuda_batch &b, const gpuasm_signal_batch &s, const dtw_knobs &K,
                     const dtw_dev &d, uint64_t *keys, gpuasm_err *err)
 {
-    /* Buckets by (R, aligned): items (read, reference) of searched pairs. */
-    enum { NB = 10 };
+    /* Buckets by (R, aligned) for the band path, then by (R0, S) for the
+     * sets path: items (read, reference) of searched pairs. */
+    enum { NBAND = 10, NSET = 3 * DTW_SETS_MAX, NB = NBAND + NSET };
     std::vector<uint2> bk[NB];
     uint32_t maxm[NB] = { 0 };
     for (uint32_t r = 0; r < s.reads.n; ++r) {
         const uint32_t m = (uint32_t)(s.reads.off[r + 1] - s.reads.off[r]);
         if (m == 0) continue;
-        int aligned;
-        const uint32_t R = best_rows(m, K.rows, &aligned);
-        const int bi = 2 * (R == 4 ? 0 : R == 8 ? 1 : R == 16 ? 2 : R == 32 ? 3 : 4) + aligned;
+        int bi;
+        uint32_t R0, S;
+        if (sets_choose(m, K.sets, K.rows, &R0, &S)) {
+            bi = NBAND + (R0 == 4 ? 0 : R0 == 8 ? 1 : 2) * DTW_SETS_MAX + (int)S - 1;
+        } else {
+            int aligned;
+            const uint32_t R = best_rows(m, K.rows, &aligned);
+            bi = 2 * (R == 4 ? 0 : R == 8 ? 1 : R == 16 ? 2 : R == 32 ? 3 : 4) + aligned;
+        }
         for (uint32_t t = 0; t < s.targets.n; ++t) {
             if (s.targets.off[t + 1] == s.targets.off[t]) continue;
             bk[bi].push_back(make_uint2(r, t));
@@ -364,12 +421,23 @@ static int run_best(const gpuasm_cuda_batch &b, const gpuasm_signal_batch &s, co
     const uint32_t ntiles_max = ((dtw_state *)*b.state)->maxn / DTW_TILE + 1;
     for (int i = 0; i < NB; ++i) {
         if (bk[i].empty()) continue;
-        const uint32_t R = 4u << (i / 2);
         best_args a;
         a.d = d;
         a.keys = keys;
         a.bnd = NULL;
         a.bnd_stride = 0;
+        a.items = (const uint2 *)p + start[i];
+        a.nitems = (uint32_t)bk[i].size();
+        if (i >= NBAND) {                          /* sets: one launch, no scratch */
+            const uint32_t R0 = 4u << ((i - NBAND) / DTW_SETS_MAX);
+            const uint32_t S = (uint32_t)(i - NBAND) % DTW_SETS_MAX + 1;
+            KIT_CLEAR_ERR();
+            sets_kernel<COST>(R0, S)<<<(a.nitems + DTW_WARPS - 1) / DTW_WARPS, 32 * DTW_WARPS, 0,
+                                      b.stream>>>(a);
+            KIT_CK_LAUNCH("dtw best kernel (sets)");
+            continue;
+        }
+        const uint32_t R = 4u << (i / 2);
         uint64_t wave = bk[i].size();
         if (best_bands(maxm[i], R) > 1) {
             a.bnd_stride = (uint64_t)ntiles_max * DTW_TILE;

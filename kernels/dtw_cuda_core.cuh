@@ -187,6 +187,102 @@ HD int4 best_band_step(best_lane<R> &s, const best_item &it, uint32_t lane, uint
 }
 
 /* ======================================================================
+ * BEST, "sets" (dtw_cuda.cu has the why): rows per lane decoupled from
+ * the divisibility of m.  Lane L holds S sets of R0 rows; set s of lane L
+ * is the virtual lane v = 32 s + L, rows [v R0, v R0 + R0), and runs the
+ * very per-lane code above (best_lane<R0>, best_band_step with lane = v,
+ * one band: last_band = 1, bnd = NULL).  R0 divides m, so row m - 1 is the
+ * bottom row of virtual lane V = m / R0 - 1 (ALIGNED) and the whole query
+ * runs in one pass of ntiles + V steps.  At step t set s of lane L takes
+ * from above what virtual lane v - 1 returned at step t - 1: lane L - 1's
+ * set s, or for L = 0 lane 31's set s - 1, so one rotate shuffle per set
+ * (__shfl_sync from lane (L + 31) & 31) serves both; virtual lane 0 gets
+ * row -1 (best_top of band 0).
+ * ====================================================================== */
+
+enum {
+    DTW_SETS_MAX = 8,          /* sets: most sets per lane (registers: dtw_cuda.cu) */
+    DTW_SETS_ROWS = 64         /* sets: most rows per lane, S R0 */
+};
+
+/* The sets of the largest instance of R0 rows (dtw_cuda.cu's kernels). */
+HD constexpr int sets_max(int R0) { return DTW_SETS_ROWS / R0 < DTW_SETS_MAX ? DTW_SETS_ROWS / R0 : DTW_SETS_MAX; }
+
+template <int R0, int S> struct sets_lane {
+    best_lane<R0> set[S];
+};
+
+/* Rows per set R0 and sets S for a query of m samples, S <= smax, R0 <=
+ * rmax and S <= sets_max(R0): the R0 in {16, 8, 4} dividing m with the
+ * fewest issued rows per step S (R0 + 2) (every lane issues all its sets,
+ * idle virtual lanes included; the 2 rows stand for a set's fixed cost:
+ * its shuffles, tile load and checks), ties to the larger R0 (fewer
+ * shuffles a cell).  0 when none fits (the band path takes the query). */
+HD int sets_choose(uint32_t m, uint32_t smax, uint32_t rmax, uint32_t *R0, uint32_t *S)
+{
+    uint64_t best_cost = 0;
+    int found = 0;
+    for (uint32_t r = 16; r >= 4; r /= 2) {
+        if (r > rmax || m == 0 || m % r) continue;
+        const uint64_t s = ((uint64_t)m / r + 31) / 32;
+        if (s > smax || s > (uint64_t)sets_max((int)r)) continue;
+        const uint64_t cost = s * (r + 2);
+        if (!found || cost < best_cost) {
+            best_cost = cost;
+            *R0 = r;
+            *S = (uint32_t)s;
+            found = 1;
+        }
+    }
+    return found;
+}
+
+/* Steps of an item: virtual lane V = m / R0 - 1 finishes the last tile. */
+HD uint32_t sets_nsteps(const best_item &it, uint32_t R0) { return it.ntiles + it.m / R0 - 1; }
+
+template <int R0, int S>
+HD void sets_init(sets_lane<R0, S> &w, const best_item &it, uint32_t lane)
+{
+    DEV_UNROLL
+    for (int s = 0; s < S; ++s) best_band_init<R0>(w.set[s], it, 0, 32u * s + lane);
+}
+
+/* The sets' inputs at step t from rot[s], what lane (lane + 31) & 31
+ * returned for set s at step t - 1 (all DTW_INF before step 0). */
+template <int S>
+HD void sets_above(int4 *in, const int4 *rot, uint32_t lane, uint32_t t, uint32_t ntiles)
+{
+    DEV_UNROLL
+    for (int s = 0; s < S; ++s)
+        in[s] = lane > 0 ? rot[s] : s > 0 ? rot[s - 1] : best_top(NULL, 0, t, ntiles);
+}
+
+/* Step t of every set of lane `lane`: out[s] for the rotate shuffle. */
+template <int R0, int S, int COST>
+HD void sets_step(sets_lane<R0, S> &w, const best_item &it, uint32_t lane, uint32_t t,
+                  const int4 *in, int4 *out)
+{
+    DEV_UNROLL
+    for (int s = 0; s < S; ++s)
+        out[s] = best_band_step<R0, COST, 1>(w.set[s], it, 32u * s + lane, t, in[s], NULL, 1);
+}
+
+/* The key of the lane holding row m - 1 (the set with hl >= 0); 0 for
+ * the other lanes. */
+template <int R0, int S>
+HD int sets_key(const sets_lane<R0, S> &w, uint64_t *key)
+{
+    int has = 0;
+    DEV_UNROLL
+    for (int s = 0; s < S; ++s)
+        if (w.set[s].hl >= 0) {
+            *key = key_of(w.set[s].best, w.set[s].bestj);
+            has = 1;
+        }
+    return has;
+}
+
+/* ======================================================================
  * PAPER: seed 001 §6-7 (the ASM's parallel algorithm, which §10 carries
  * over to the ADSM): a block sweeps anti-diagonals of the matrix, thread g
  * computing rows g+1, g+1+B, ... (1-based rows i here, as the ring has row

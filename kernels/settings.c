@@ -44,6 +44,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_DP_FORCE_GLOBAL", dp_force_global, 0, 1),
     KNOB("GPUASM_DP_PAIR_CHUNK", dp_pair_chunk, 1, (int64_t)1 << 30),
     KNOB("GPUASM_DTW_ROWS", dtw_rows, 4, 64),
+    KNOB("GPUASM_DTW_SETS", dtw_sets, 0, 8),
     KNOB("GPUASM_DTW_FORCE_GLOBAL", dtw_force_global, 0, 1),
     KNOB("GPUASM_DTW_CHUNK", dtw_chunk, 1, (int64_t)1 << 30),
     KNOB("GPUASM_CPU_SIMD", cpu_simd, 0, 3),

@@ -78,6 +78,10 @@
  *   GPUASM_DTW_ROWS=R          4..64    dtw BEST: at most R rows per lane (rounded down to
  *                                       a power of 2; small R gives queries of several
  *                                       bands of 32 R rows)
+ *   GPUASM_DTW_SETS=N          0..8     dtw BEST: at most N sets of rows per lane on the
+ *                                       sets path (dtw_cuda.cu; default 8); 0 turns it
+ *                                       off (every query through the band path);
+ *                                       GPUASM_DTW_ROWS caps the rows of a set
  *   GPUASM_DTW_FORCE_GLOBAL=B  0|1      dtw PAPER: the ring in global scratch
  *   GPUASM_DTW_CHUNK=N         1..2^30  dtw: BEST items per wave of a multi-band bucket,
  *                                       PAPER blocks per chunk (default: from a 256 MiB
@@ -122,7 +126,7 @@ typedef struct gpuasm_settings {
     int64_t auto_move, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m, cuda_ends_warp_min;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
-    int64_t dtw_rows, dtw_force_global, dtw_chunk;
+    int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
 } gpuasm_settings;
 

@@ -16,6 +16,10 @@
  *   seed 001 §8 for DTW: a query whose only zero-cost alignment spans the
  *     whole reference.  §8's fresh segments alone (the minimum over pass 1)
  *     miss it; with pass 2 the result is the twin's;
+ *   BEST "sets" (S sets of R0 rows a lane, one pass): the lanes in
+ *     lockstep with the rotate shuffle between steps, every (R0, S)
+ *     instance of dtw_cuda.cu on queries of S sets (the last partly idle),
+ *     sets_choose's routing, 2,000-sample queries and a long reference;
  *   Fig. 4 through both layouts; random pairs with both costs; long queries
  *   (4,099 and 4,100 samples) and a long reference.
  * The harness pads references to whole tiles as dtw_cuda.cu's
@@ -100,6 +104,71 @@ static uint64_t best_key(uint32_t R, int aligned, int cost, const int16_t *x, ui
 {
     return cost == GPUASM_COST_SQ ? best_any<GPUASM_COST_SQ>(R, aligned, x, m, y, n)
                                   : best_any<GPUASM_COST_ABS>(R, aligned, x, m, y, n);
+}
+
+/* ---- BEST, sets: one warp, S sets a lane, the rotate shuffle ------------------ */
+
+/* k_sets of dtw_cuda.cu lane by lane: sets_above, sets_step of every lane
+ * in lockstep, then rot[L][s] = out[(L + 31) & 31][s] (__shfl_sync from
+ * lane (L + 31) & 31), and sets_key of the lane of row m - 1. */
+template <int R0, int S, int COST>
+static uint64_t sets_warp(const int16_t *x, uint32_t m, const int16_t *y, uint32_t n)
+{
+    std::vector<int16_t> yp((n + DTW_TILE - 1) / DTW_TILE * DTW_TILE + DTW_TILE, 0);
+    memcpy(yp.data(), y, n * sizeof(int16_t));
+    best_item it;
+    it.x = x;
+    it.m = m;
+    it.y = yp.data();
+    it.n = n;
+    it.ntiles = (n + DTW_TILE - 1) / DTW_TILE;
+    std::vector<sets_lane<R0, S> > w(32);
+    int4 in[32][S], out[32][S], rot[32][S];
+    for (uint32_t L = 0; L < 32; ++L) {
+        sets_init<R0, S>(w[L], it, L);
+        for (int s = 0; s < S; ++s) rot[L][s] = make_int4(DTW_INF, DTW_INF, DTW_INF, DTW_INF);
+    }
+    const uint32_t nsteps = sets_nsteps(it, R0);
+    for (uint32_t t = 0; t < nsteps; ++t) {
+        for (uint32_t L = 0; L < 32; ++L) {
+            sets_above<S>(in[L], rot[L], L, t, it.ntiles);
+            sets_step<R0, S, COST>(w[L], it, L, t, in[L], out[L]);
+        }
+        for (uint32_t L = 0; L < 32; ++L)
+            for (int s = 0; s < S; ++s) rot[L][s] = out[(L + 31) & 31][s];
+    }
+    uint64_t key = KEY_NONE;
+    int holders = 0;
+    for (uint32_t L = 0; L < 32; ++L) holders += sets_key<R0, S>(w[L], &key);
+    return holders == 1 ? key : KEY_NONE - 1;   /* exactly one lane holds row m - 1 */
+}
+
+/* The instance (R0, S) of dtw_cuda.cu's sets_kernel(), S <= sets_max(R0). */
+template <int COST, int R0, int S>
+static uint64_t sets_s(uint32_t s, const int16_t *x, uint32_t m, const int16_t *y, uint32_t n)
+{
+    if (S > 1 && s < (uint32_t)S) return sets_s<COST, R0, (S > 1 ? S - 1 : 1)>(s, x, m, y, n);
+    return sets_warp<R0, S, COST>(x, m, y, n);
+}
+
+static uint64_t sets_key_of(uint32_t R0, uint32_t S, int cost, const int16_t *x, uint32_t m,
+                            const int16_t *y, uint32_t n)
+{
+#define S_(c) (R0 == 4 ? sets_s<c, 4, sets_max(4)>(S, x, m, y, n)        \
+               : R0 == 8 ? sets_s<c, 8, sets_max(8)>(S, x, m, y, n)     \
+                         : sets_s<c, 16, sets_max(16)>(S, x, m, y, n))
+    return cost == GPUASM_COST_SQ ? S_(GPUASM_COST_SQ) : S_(GPUASM_COST_ABS);
+#undef S_
+}
+
+/* The (R0, S) the launcher picks for m (sets_choose, default knobs); the
+ * query runs through the sets kernel. 0: not a sets query. */
+static int sets_auto(int cost, const int16_t *x, uint32_t m, const int16_t *y, uint32_t n, uint64_t *key)
+{
+    uint32_t R0, S;
+    if (!sets_choose(m, DTW_SETS_MAX, DTW_R_MAX, &R0, &S)) return 0;
+    *key = sets_key_of(R0, S, cost, x, m, y, n);
+    return 1;
 }
 
 /* ---- PAPER: blocks of B threads, phase by phase ------------------------------- */
@@ -230,6 +299,107 @@ static void test_random(void)
         "(%d differ)", n_paper, bad_paper);
 }
 
+static void test_sets_choose(void)
+{
+    struct { uint32_t m, smax, rmax, ok, R0, S; } c[] = {
+        { 2000, 8, 64, 1, 16, 4 },   /* 125 virtual lanes of 16 rows; 8 x 8 issues more */
+        { 2000, 8, 8, 1, 8, 8 },     /* GPUASM_DTW_ROWS=8 */
+        { 2000, 3, 64, 0, 0, 0 },    /* GPUASM_DTW_SETS=3: the band path */
+        { 2000, 0, 64, 0, 0, 0 },    /* GPUASM_DTW_SETS=0 */
+        { 256, 8, 64, 1, 8, 1 },     /* 32 lanes of 8 rows beat 16 of 16 */
+        { 512, 8, 64, 1, 16, 1 },
+        { 4, 8, 64, 1, 4, 1 },
+        { 1020, 8, 64, 1, 4, 8 },    /* 4 x 255 */
+        { 1028, 8, 64, 0, 0, 0 },    /* 4 x 257: 9 sets of 4 */
+        { 2001, 8, 64, 0, 0, 0 },
+        { 2048, 8, 64, 1, 16, 4 },
+        { 2064, 8, 64, 0, 0, 0 },    /* 16 x 129: 5 sets of 16 */
+    };
+    int ok = 1;
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        uint32_t R0 = 0, S = 0;
+        const int got = sets_choose(c[i].m, c[i].smax, c[i].rmax, &R0, &S);
+        if (got != (int)c[i].ok || (got && (R0 != c[i].R0 || S != c[i].S))) {
+            ok = 0;
+            diag("sets_choose(m %u, smax %u, rmax %u): %d, R0 %u, S %u", c[i].m, c[i].smax, c[i].rmax, got, R0, S);
+        }
+    }
+    /* Every m: a choice is a valid instance covering the query. */
+    for (uint32_t m = 1; m <= 2100; m++) {
+        uint32_t R0, S;
+        if (!sets_choose(m, DTW_SETS_MAX, DTW_R_MAX, &R0, &S)) continue;
+        if (m % R0 || S != (m / R0 + 31) / 32 || S < 1 || S > (uint32_t)sets_max((int)R0)) {
+            ok = 0;
+            diag("sets_choose(m %u): R0 %u, S %u", m, R0, S);
+        }
+    }
+    tap(ok, "sets_choose: R0 in {16, 8, 4} dividing m, S = ceil(m / 32 R0) within the caps, "
+        "the knobs' caps, 2,000 samples -> 4 sets of 16 rows");
+}
+
+/* Every (R0, S) instance on random queries of m = R0 k samples, k in
+ * (32 (S - 1), 32 S] (so S sets, the last one partly idle), references of
+ * any length (most not whole tiles), both costs. */
+static void test_sets_random(void)
+{
+    std::vector<int16_t> x(2048), y(1200);
+    int runs = 0, bad = 0;
+    for (uint32_t R0 = 4; R0 <= 16; R0 *= 2)
+        for (uint32_t S = 1; S <= (uint32_t)sets_max((int)R0); S++)
+            for (int rep = 0; rep < 10; rep++) {
+                const int kind = rep % 3, cost = rep % 2;
+                const uint32_t k = 32 * (S - 1) + 1 + (uint32_t)below(32), m = R0 * k;
+                const uint32_t n = rep == 5 ? 1 + (uint32_t)below(7) : 1 + (uint32_t)below(1200);
+                rnd_vals(x.data(), m, kind);
+                rnd_vals(y.data(), n, kind);
+                const uint64_t want = twin_key(x.data(), m, y.data(), n, cost);
+                const uint64_t got = sets_key_of(R0, S, cost, x.data(), m, y.data(), n);
+                runs++;
+                if (got != want && bad++ < 5)
+                    diag("sets R0 %u S %u m %u n %u cost %d: key %llx, twin %llx", R0, S, m, n, cost,
+                         (unsigned long long)got, (unsigned long long)want);
+            }
+    tap(bad == 0, "sets lanes (rotate shuffle) = CPU twin on %d runs: every (R0, S) of R0 = 4, 8, 16 "
+        "and S = 1 .. %d, both costs (%d differ)", runs, (int)DTW_SETS_MAX, bad);
+}
+
+static void test_sets_cases(void)
+{
+    /* Fig. 4's query (m = 5) is no sets query; with each of its samples
+     * repeated 4 times (m = 20, R0 = 4) it is. */
+    const int16_t X[5] = { 1, 3, 5, 3, 1 }, Y[8] = { 1, 2, 3, 4, 4, 2, 1, 2 };
+    int16_t X4[20];
+    for (int i = 0; i < 20; i++) X4[i] = X[i / 4];
+    uint64_t k5 = 0, k20 = 0;
+    const uint64_t want = twin_key(X4, 20, Y, 8, GPUASM_COST_ABS);
+    tap(!sets_auto(GPUASM_COST_ABS, X, 5, Y, 8, &k5) && sets_auto(GPUASM_COST_ABS, X4, 20, Y, 8, &k20) &&
+            k20 == want,
+        "Fig. 4: m = 5 goes to the band path; its query with samples repeated 4 times "
+        "(m = 20: one set of 4 rows) = twin (%llu)", (unsigned long long)(want >> 32));
+
+    /* 2,000 samples (the benchmark's queries: 4 sets of 16 rows) in a long
+     * reference, planted and warped; 1,024 against 200,000 (squared). */
+    std::vector<int16_t> x(2048), y(20000);
+    rnd_vals(x.data(), 2048, 0);
+    rnd_vals(y.data(), 20000, 0);
+    for (uint32_t i = 0; i < 2000; i++) y[9000 + i + i / 9] = x[i];
+    uint64_t k = 0;
+    int ok = 1;
+    for (int cost = 0; cost <= 1; cost++) {
+        const uint64_t w = twin_key(x.data(), 2000, y.data(), 19999, cost);
+        ok &= sets_auto(cost, x.data(), 2000, y.data(), 19999, &k) && k == w;
+        ok &= sets_key_of(8, 8, cost, x.data(), 2000, y.data(), 19999) == w;
+    }
+    tap(ok, "2,000-sample queries vs 19,999 samples (a warped copy planted): 4 sets of 16 and "
+        "8 of 8 rows = twin, both costs");
+    std::vector<int16_t> yl(200000);
+    rnd_vals(yl.data(), 200000, 1);
+    rnd_vals(x.data(), 1024, 1);
+    const uint64_t w = twin_key(x.data(), 1024, yl.data(), 199997, GPUASM_COST_SQ);
+    tap(sets_auto(GPUASM_COST_SQ, x.data(), 1024, yl.data(), 199997, &k) && k == w,
+        "a 1,024-sample query vs 199,997 samples (squared cost) through sets = twin");
+}
+
 static void test_seed8(void)
 {
     /* X = 0, 5, 10 (x 32 units) and Y = 0, 5 x 100, 10: DTW 0 only for the
@@ -280,5 +450,8 @@ int main(void)
     test_random();
     test_seed8();
     test_long();
+    test_sets_choose();
+    test_sets_random();
+    test_sets_cases();
     return tap_done();
 }
