@@ -12,10 +12,10 @@
  * the best cost at its smallest end, so several blocks of one pair combine
  * with a min.
  *
- * Two block programs (opt.variant); dtw_cuda_core.cuh has their per-thread
- * code and the reasoning:
+ * Two block programs (opt.variant), BEST with two paths; dtw_cuda_core.cuh
+ * has their per-thread code and the reasoning:
  *
- * BEST (default): one warp per (read, reference) item, DTW_WARPS items per
+ * BEST (default), band path: one warp per (read, reference) item, DTW_WARPS items per
  *   block ("many reads per block"), no shared memory, no __syncthreads.
  *   Lane L holds R consecutive query rows in registers (R = 4 .. 64) and
  *   at step t the tile of 4 reference columns t - L; the tile's bottom row
@@ -30,6 +30,31 @@
  *   queries of more than 32 R samples run in bands of 32 R rows, the last
  *   row of a band reaching the next through a row buffer in global scratch
  *   (one per warp of a wave; waves bounded by DTW_BND_BUDGET).
+ *
+ * BEST, sets path (default where it fits): rows per lane decoupled from
+ *   the divisibility of m.  The band path needs R | m for ALIGNED (else a
+ *   select per cell, ~25% more work), so 2,000-sample queries got R = 16
+ *   and ran as 4 bands (R = 4/8/16 measured 2.09/2.92/3.59e12 cells/s on
+ *   an H100: more rows per lane helped, but 32 and 64 do not divide
+ *   2,000).  Here lane L holds S sets of R0 rows (R0 in {4, 8, 16}
+ *   dividing m, S = ceil(m / 32 R0) <= 8): set s is the virtual lane
+ *   v = 32 s + L, rows [v R0, v R0 + R0), which at step t computes tile
+ *   t - v with the band path's per-lane code (dtw_cuda_core.cuh, "sets").
+ *   Its input from above is what virtual lane v - 1 returned at step
+ *   t - 1: lane L - 1's set s, or, for L = 0, lane 31's set s - 1, so one
+ *   rotate shuffle per set and int (__shfl_sync from lane (L + 31) & 31)
+ *   serves both.  The query runs in one pass of ceil(n / 4) + m / R0 - 1
+ *   steps: no band loop, no global row buffer, and each lane has S
+ *   independent 4 x R0 tiles per step between its shuffles (ILP; the band
+ *   path has one).  2,000 samples: R0 = 16, S = 4 (125 of the 128 virtual
+ *   lanes busy).  R0 and S: sets_choose() (fewest issued rows per step,
+ *   S (R0 + 2), ties to the larger R0); queries no instance fits (4 does
+ *   not divide m, or more than 8 sets / 64 rows a lane) take the band
+ *   path.  Registers (sm_90, nvcc 13.0, -Xptxas -v; no spills): R0 = 16:
+ *   S = 1/2/3/4 64/109/157/194; R0 = 8: S = 1/2/4/8 48/72/127/238; R0 =
+ *   4: S = 1/4/8 40/96/168 (R0 = 4 with S = 15, 16 spilled: hence S <= 8).
+ *   The query values stay int32 (packing them as int16 pairs would save
+ *   S R0 / 2 registers at an unpack per row and tile).
  *
  * PAPER (opt.variant = paper): seed 001 §6-8 for the reproduction.  A block
  *   per (item, segment): thread g computes rows g+1, g+1+B, ... of the
@@ -48,7 +73,9 @@
  *   buffer of the state), band buffers / PAPER columns into slots 4-7.
  *
  * Knobs (settings.h): dtw_rows (BEST: at most R rows per lane, so short
- * queries take the multi-band path), dtw_force_global (PAPER: the ring in
+ * queries take the multi-band path; on the sets path at most R0 rows a
+ * set), dtw_sets (BEST: at most S sets a lane; 0: no sets path, every
+ * query through the bands), dtw_force_global (PAPER: the ring in
  * global scratch), dtw_chunk (BEST items per wave of a multi-band bucket,
  * PAPER blocks per chunk).
  */
