@@ -263,6 +263,12 @@ struct pipe {
     uint64_t unscanned;        /* batches handed out whose last round is not scanned yet */
     int scanners_left;         /* scan threads still running */
     int n_report;              /* report threads */
+    /* Where the time goes (--stats' stage keys, stats_json.h): seconds each
+     * stage was busy, summed over its threads, and two instants from t0. */
+    double t0;                 /* the run's start (gpuasm_now_s) */
+    double read_busy, encode_busy, report_busy, write_busy;
+    double first_scan_at, last_scan_end_at;   /* -1 before */
+    double engine_ready_at;    /* the engine was open (CUDA: its start) */
     int failed;
     char err[1024];            /* the first error */
 };
@@ -303,9 +309,11 @@ static void *reader_main(void *arg)
         slot_t *s = fifo_pop(&p->free_q);
         pthread_mutex_unlock(&p->lock);
 
+        const double r0 = gpuasm_now_s();
         int nr = gpuasm_shard_next(&p->shard, p->rd, &s->batch, p->max_bases, msg, sizeof msg);
 
         pthread_mutex_lock(&p->lock);
+        p->read_busy += gpuasm_now_s() - r0;
         if (nr < 0) {
             fifo_push(&p->free_q, s);
             fail_locked(p, msg);
@@ -339,14 +347,24 @@ static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
 }
 
 /* Cut a scanned batch into parts for the report threads: about four per
- * thread (for balance), at least 256 reads each (to keep the queue lock
- * cold), never between two adjacent mates (a read's mate fields need the
+ * thread (for balance), each at least 256 reads or PART_MIN_BASES bases,
+ * whichever is fewer reads (to keep the queue lock cold: a part of short
+ * reads is cheap, one of long reads is not: 1,000 reads of 10 kb made 4
+ * parts of 250 reads, so their tracebacks ran on 4 of 16 threads, issue
+ * #11), never between two adjacent mates (a read's mate fields need the
  * mate's report).  0, or -1 when out of memory. */
+#define PART_MIN_READS 256
+#define PART_MIN_BASES (64ull << 10)
 static int cut_parts(slot_t *s, int n_report)
 {
     const uint32_t base = s->r0, end = s->r1, n = end - base;
     size_t want = (size_t)n_report * 4, per = want ? (n + want - 1) / want : n;
-    if (per < 256) per = 256;
+    const uint64_t bases = n ? s->batch.off[end] - s->batch.off[base] : 0;
+    /* Reads per PART_MIN_BASES at the round's mean length (at least 1). */
+    uint64_t min_per = bases ? (PART_MIN_BASES * n + bases - 1) / bases : PART_MIN_READS;
+    if (min_per > PART_MIN_READS) min_per = PART_MIN_READS;
+    if (min_per < 1) min_per = 1;
+    if (per < min_per) per = (size_t)min_per;
     size_t n_part = n ? (n + per - 1) / per : 1;
     if (n_part > s->m_part) {
         part_t *q = realloc(s->part, n_part * sizeof(*q));
@@ -586,7 +604,12 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     const uint32_t r0 = s->r1, left = b->n - r0;
     if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
         /* The codes are made here, on a scan thread, not by the reader. */
-        if (gpuasm_batch_encode(&s->batch) < 0) {
+        const double e0 = gpuasm_now_s();
+        const int erc = gpuasm_batch_encode(&s->batch);
+        pthread_mutex_lock(&p->lock);
+        p->encode_busy += gpuasm_now_s() - e0;
+        pthread_mutex_unlock(&p->lock);
+        if (erc < 0) {
             snprintf(msg, msglen, "out of memory");
             return -1;
         }
@@ -654,10 +677,12 @@ static void *scan_main(void *arg)
             break;
         }
         slot_t *s = fifo_pop(&p->scan_q);
+        if (p->first_scan_at < 0) p->first_scan_at = gpuasm_now_s() - p->t0;
         pthread_mutex_unlock(&p->lock);
 
         int r = scan_round(w, s, full, sizeof full);
         pthread_mutex_lock(&p->lock);
+        p->last_scan_end_at = gpuasm_now_s() - p->t0;
         if (r < 0) {
             fail_locked(p, full);
         } else if (cut_parts(s, p->n_report) < 0) {
@@ -772,9 +797,11 @@ static void *report_main(void *arg)
         if (p->report_q.n > 0) pthread_cond_signal(&p->cv_report);
         pthread_mutex_unlock(&p->lock);
 
+        const double q0 = gpuasm_now_s();
         int r = report_part(w, s, part, msg, sizeof msg);
 
         pthread_mutex_lock(&p->lock);
+        p->report_busy += gpuasm_now_s() - q0;
         if (r < 0) {
             fail_locked(p, msg);
         } else if (--s->parts_left == 0) {
@@ -880,6 +907,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             progress_show(pg, c->reads, c->hit_records, 0);
             continue;
         }
+        const double w0 = gpuasm_now_s();
         for (size_t k = 0; k < s->n_part; k++) {
             const gpuasm_records *pt = &s->part[k].out;
             if (write_part(w, &s->part[k], msg, sizeof msg) < 0) {
@@ -898,6 +926,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
         }
+        p->write_busy += gpuasm_now_s() - w0;   /* the writer's own field: read after the join */
         c->reads += s->r1 - s->r0;
         c->bases += s->batch.off[s->r1] - s->batch.off[s->r0];
         c->rounds++;
@@ -1297,6 +1326,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     memset(&stats_of, 0, sizeof stats_of);
     p.o = o;
     p.t = &t;
+    p.t0 = t_start;
+    p.first_scan_at = p.last_scan_end_at = -1;
 
     if (check_outputs(o, err, errlen) < 0) return -1;
     op.n_threads = o->n_threads;
@@ -1345,6 +1376,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     }
     p.eng = op.eng;
     op.eng = NULL;
+    p.engine_ready_at = gpuasm_now_s() - t_start;
     /* Falling back to the CPU is what --device auto is for: news only to
      * those who ask for more than warnings (issue #9). */
     if (op.fallback.status && says(o, HTS_LOG_INFO))
@@ -1463,6 +1495,10 @@ out:
                 .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
                 .index_build_s = es.index_build_s, .plan_s = es.plan_s,
                 .ends_kernel_s = es.ends_kernel_s, .ends_cells = es.ends_cells,
+                .stage = { .engine_ready_at = p.engine_ready_at, .first_scan_at = p.first_scan_at,
+                           .last_scan_end_at = p.last_scan_end_at, .read_s = p.read_busy,
+                           .encode_s = p.encode_busy, .report_s = p.report_busy,
+                           .write_s = p.write_busy },
                 .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
