@@ -43,7 +43,7 @@
  * when the engine was open (CUDA's start), the first batch went to a scan
  * thread, the last scan call returned (null when none); read_s: seconds the
  * reader thread spent in htslib's parsing (one thread: the serial stage);
- * encode_s: the scan threads' batch encoding (2-bit codes); report_s: the
+ * encode_s: the prep thread's batch encoding (2-bit codes); report_s: the
  * report threads' tracebacks and record building, summed over threads;
  * write_s: the writer thread's output (and screening) calls.
  */
