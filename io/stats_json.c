@@ -85,6 +85,16 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"ends_cells\":%.17g", finite_or_0(s->ends_cells));
     fprintf(fp, ",\"ends_tcups\":%.6g",
             finite_or_0(s->ends_kernel_s > 0 ? s->ends_cells / s->ends_kernel_s / 1e12 : 0));
+    const gpuasm_stage_stats *g = &s->stage;
+    const double at[3] = { g->engine_ready_at, g->first_scan_at, g->last_scan_end_at };
+    const char *at_key[3] = { "engine_ready_at", "first_scan_at", "last_scan_end_at" };
+    for (int i = 0; i < 3; i++) {
+        if (at[i] >= 0) fprintf(fp, ",\"%s\":%.6f", at_key[i], finite_or_0(at[i]));
+        else fprintf(fp, ",\"%s\":null", at_key[i]);
+    }
+    fprintf(fp, ",\"read_s\":%.6f,\"encode_s\":%.6f,\"report_s\":%.6f,\"write_s\":%.6f",
+            finite_or_0(g->read_s), finite_or_0(g->encode_s), finite_or_0(g->report_s),
+            finite_or_0(g->write_s));
     if (s->aut) {
         const gpuasm_auto_stats *a = s->aut;
         fputs(",\"auto_to\":", fp);

@@ -7,7 +7,9 @@
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"index_strands":N,"index_declined":N,
  *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"index_build_s":x,"plan_s":x,
- *    "ends_kernel_s":x,"ends_cells":x,"ends_tcups":x[, auto keys],"peak_rss_kb":N
+ *    "ends_kernel_s":x,"ends_cells":x,"ends_tcups":x,"engine_ready_at":x,"first_scan_at":x,
+ *    "last_scan_end_at":x,"read_s":x,"encode_s":x,"report_s":x,"write_s":x[, auto keys],
+ *    "peak_rss_kb":N
  *    [, extra keys]}
  * auto keys: --device auto's move from the CPU to CUDA (plugin/auto_move.h),
  * only when it was armed: "auto_to" (the engine moved to, or why none:
@@ -36,6 +38,14 @@
  * ends_cells: the cells of its warp path (patterns over 256 bases: m x W
  * per (pair, strand, end), search.h's gpuasm_scan_stats), ends_tcups their
  * ratio; 0 on the CPU.
+ * Stage keys (where the wall time goes, plugin/pipeline.c's threads):
+ * engine_ready_at, first_scan_at, last_scan_end_at: seconds from the start
+ * when the engine was open (CUDA's start), the first batch went to a scan
+ * thread, the last scan call returned (null when none); read_s: seconds the
+ * reader thread spent in htslib's parsing (one thread: the serial stage);
+ * encode_s: the prep thread's batch encoding (2-bit codes); report_s: the
+ * report threads' tracebacks and record building, summed over threads;
+ * write_s: the writer thread's output (and screening) calls.
  */
 #ifndef GPUASM_STATS_JSON_H
 #define GPUASM_STATS_JSON_H
@@ -51,6 +61,13 @@ typedef struct gpuasm_auto_stats {
     int64_t move_batch;        /* -1: no move */
     double ready_s, moved_s;   /* -1: none */
 } gpuasm_auto_stats;
+
+/* The stage keys (wall seconds; the *_at ones from the run's start, < 0
+ * for none). */
+typedef struct gpuasm_stage_stats {
+    double engine_ready_at, first_scan_at, last_scan_end_at;
+    double read_s, encode_s, report_s, write_s;
+} gpuasm_stage_stats;
 
 typedef struct gpuasm_run_stats {
     const char *program;       /* "gpuasm-scan" */
@@ -76,6 +93,7 @@ typedef struct gpuasm_run_stats {
     uint64_t ends_run, ends_skipped;                                      /* gpuasm_scan_stats */
     double index_build_s, plan_s;                                         /* gpuasm_scan_stats */
     double ends_kernel_s, ends_cells;                                     /* gpuasm_scan_stats */
+    gpuasm_stage_stats stage;  /* all zero: the keys are written as 0 */
     const gpuasm_auto_stats *aut;   /* NULL: no move was armed */
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
     /* More keys after peak_rss_kb (the per-target report: "sample",

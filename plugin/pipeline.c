@@ -1,8 +1,9 @@
-/* pipeline.c -- read -> scan -> report -> write (see pipeline.h).
+/* pipeline.c -- read -> prep -> scan -> report -> write (see pipeline.h).
  *
  * Stages and who runs them:
  *
- *   reader thread    gpuasm_reader_next() into a free slot       -> scan queue
+ *   reader thread    gpuasm_reader_next() into a free slot       -> prep queue
+ *   prep thread      gpuasm_batch_encode(): the 2-bit codes      -> scan queue
  *   scan thread x L  gpuasm_engine_scan_lane(lane i)             -> report queue
  *   report thread xR gpuasm_report_read() + SAM records per read -> done[seq % S]
  *   writer (caller)  done[next % S] in input order, sam_write1   -> free list
@@ -255,14 +256,20 @@ struct pipe {
     size_t n_slots;
 
     pthread_mutex_t lock;      /* everything below */
-    pthread_cond_t cv_free, cv_scan, cv_report, cv_done;
-    fifo_t free_q, scan_q, report_q;
+    pthread_cond_t cv_free, cv_prep, cv_scan, cv_report, cv_done;
+    fifo_t free_q, prep_q, scan_q, report_q;
     slot_t **done;             /* [n_slots] reported, by seq % n_slots */
     uint64_t n_batches;        /* batches handed out by the reader */
     int read_done;             /* the reader saw the end of the input */
     uint64_t unscanned;        /* batches handed out whose last round is not scanned yet */
     int scanners_left;         /* scan threads still running */
     int n_report;              /* report threads */
+    /* Where the time goes (--stats' stage keys, stats_json.h): seconds each
+     * stage was busy, summed over its threads, and two instants from t0. */
+    double t0;                 /* the run's start (gpuasm_now_s) */
+    double read_busy, encode_busy, report_busy, write_busy;
+    double first_scan_at, last_scan_end_at;   /* -1 before */
+    double engine_ready_at;    /* the engine was open (CUDA: its start) */
     int failed;
     char err[1024];            /* the first error */
 };
@@ -275,6 +282,7 @@ static void fail_locked(pipe_t *p, const char *msg)
         snprintf(p->err, sizeof p->err, "%s", msg);
     }
     pthread_cond_broadcast(&p->cv_free);
+    pthread_cond_broadcast(&p->cv_prep);
     pthread_cond_broadcast(&p->cv_scan);
     pthread_cond_broadcast(&p->cv_report);
     pthread_cond_broadcast(&p->cv_done);
@@ -303,9 +311,11 @@ static void *reader_main(void *arg)
         slot_t *s = fifo_pop(&p->free_q);
         pthread_mutex_unlock(&p->lock);
 
+        const double r0 = gpuasm_now_s();
         int nr = gpuasm_shard_next(&p->shard, p->rd, &s->batch, p->max_bases, msg, sizeof msg);
 
         pthread_mutex_lock(&p->lock);
+        p->read_busy += gpuasm_now_s() - r0;
         if (nr < 0) {
             fifo_push(&p->free_q, s);
             fail_locked(p, msg);
@@ -315,6 +325,7 @@ static void *reader_main(void *arg)
         if (nr == 0) {
             fifo_push(&p->free_q, s);
             p->read_done = 1;
+            pthread_cond_broadcast(&p->cv_prep);
             pthread_cond_broadcast(&p->cv_scan);
             pthread_cond_broadcast(&p->cv_done);
             pthread_mutex_unlock(&p->lock);
@@ -323,8 +334,45 @@ static void *reader_main(void *arg)
         s->seq = p->n_batches++;
         s->r0 = s->r1 = 0;   /* no round scanned yet */
         p->unscanned++;
-        fifo_push(&p->scan_q, s);
-        pthread_cond_signal(&p->cv_scan);
+        fifo_push(&p->prep_q, s);
+        pthread_cond_signal(&p->cv_prep);
+        pthread_mutex_unlock(&p->lock);
+    }
+    return NULL;
+}
+
+/* ---- prep: a batch's codes ------------------------------------------------------ */
+
+/* The batches' 2-bit codes (gpuasm_batch_encode), made between the reader
+ * and the scan threads by a thread of their own: on the one scan thread of
+ * the CPU engine the encoding was serial with each batch's parallel scan
+ * (issue #13: 0.36 s of a 2.3 s run on 16 threads, measured with --stats'
+ * encode_s), and on the reader it would lengthen the one stage that cannot
+ * run in parallel.  Batches keep their order (one thread, one queue). */
+static void *prep_main(void *arg)
+{
+    pipe_t *p = arg;
+    for (;;) {
+        pthread_mutex_lock(&p->lock);
+        while (!p->failed && p->prep_q.n == 0 && !p->read_done) pthread_cond_wait(&p->cv_prep, &p->lock);
+        if (p->failed || p->prep_q.n == 0) {
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        slot_t *s = fifo_pop(&p->prep_q);
+        pthread_mutex_unlock(&p->lock);
+
+        const double e0 = gpuasm_now_s();
+        const int rc = gpuasm_batch_encode(&s->batch);
+
+        pthread_mutex_lock(&p->lock);
+        p->encode_busy += gpuasm_now_s() - e0;
+        if (rc < 0) {
+            fail_locked(p, "out of memory");
+        } else {
+            fifo_push(&p->scan_q, s);
+            pthread_cond_signal(&p->cv_scan);
+        }
         pthread_mutex_unlock(&p->lock);
     }
     return NULL;
@@ -339,14 +387,24 @@ static int adjacent_mates(const gpuasm_batch *b, uint32_t i)
 }
 
 /* Cut a scanned batch into parts for the report threads: about four per
- * thread (for balance), at least 256 reads each (to keep the queue lock
- * cold), never between two adjacent mates (a read's mate fields need the
+ * thread (for balance), each at least 256 reads or PART_MIN_BASES bases,
+ * whichever is fewer reads (to keep the queue lock cold: a part of short
+ * reads is cheap, one of long reads is not: 1,000 reads of 10 kb made 4
+ * parts of 250 reads, so their tracebacks ran on 4 of 16 threads, issue
+ * #11), never between two adjacent mates (a read's mate fields need the
  * mate's report).  0, or -1 when out of memory. */
+#define PART_MIN_READS 256
+#define PART_MIN_BASES (64ull << 10)
 static int cut_parts(slot_t *s, int n_report)
 {
     const uint32_t base = s->r0, end = s->r1, n = end - base;
     size_t want = (size_t)n_report * 4, per = want ? (n + want - 1) / want : n;
-    if (per < 256) per = 256;
+    const uint64_t bases = n ? s->batch.off[end] - s->batch.off[base] : 0;
+    /* Reads per PART_MIN_BASES at the round's mean length (at least 1). */
+    uint64_t min_per = bases ? (PART_MIN_BASES * n + bases - 1) / bases : PART_MIN_READS;
+    if (min_per > PART_MIN_READS) min_per = PART_MIN_READS;
+    if (min_per < 1) min_per = 1;
+    if (per < min_per) per = (size_t)min_per;
     size_t n_part = n ? (n + per - 1) / per : 1;
     if (n_part > s->m_part) {
         part_t *q = realloc(s->part, n_part * sizeof(*q));
@@ -585,7 +643,7 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     const gpuasm_batch *b = &s->batch;
     const uint32_t r0 = s->r1, left = b->n - r0;
     if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
-        /* The codes are made here, on a scan thread, not by the reader. */
+        /* The codes were made by the prep thread (prep_main). */
         if (gpuasm_batch_encode(&s->batch) < 0) {
             snprintf(msg, msglen, "out of memory");
             return -1;
@@ -654,10 +712,12 @@ static void *scan_main(void *arg)
             break;
         }
         slot_t *s = fifo_pop(&p->scan_q);
+        if (p->first_scan_at < 0) p->first_scan_at = gpuasm_now_s() - p->t0;
         pthread_mutex_unlock(&p->lock);
 
         int r = scan_round(w, s, full, sizeof full);
         pthread_mutex_lock(&p->lock);
+        p->last_scan_end_at = gpuasm_now_s() - p->t0;
         if (r < 0) {
             fail_locked(p, full);
         } else if (cut_parts(s, p->n_report) < 0) {
@@ -772,9 +832,11 @@ static void *report_main(void *arg)
         if (p->report_q.n > 0) pthread_cond_signal(&p->cv_report);
         pthread_mutex_unlock(&p->lock);
 
+        const double q0 = gpuasm_now_s();
         int r = report_part(w, s, part, msg, sizeof msg);
 
         pthread_mutex_lock(&p->lock);
+        p->report_busy += gpuasm_now_s() - q0;
         if (r < 0) {
             fail_locked(p, msg);
         } else if (--s->parts_left == 0) {
@@ -880,6 +942,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             progress_show(pg, c->reads, c->hit_records, 0);
             continue;
         }
+        const double w0 = gpuasm_now_s();
         for (size_t k = 0; k < s->n_part; k++) {
             const gpuasm_records *pt = &s->part[k].out;
             if (write_part(w, &s->part[k], msg, sizeof msg) < 0) {
@@ -898,6 +961,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
         }
+        p->write_busy += gpuasm_now_s() - w0;   /* the writer's own field: read after the join */
         c->reads += s->r1 - s->r0;
         c->bases += s->batch.off[s->r1] - s->batch.off[s->r0];
         c->rounds++;
@@ -927,8 +991,8 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     p->n_report = n_report;
     p->w = w;
     p->text_out = gpuasm_writer_is_text(w);
-    pthread_t reader;
-    int reader_started = 0, ret = -1;
+    pthread_t reader, prep;
+    int reader_started = 0, prep_started = 0, ret = -1;
     worker_t *scan = calloc((size_t)lanes, sizeof(*scan));
     worker_t *rep = calloc((size_t)n_report, sizeof(*rep));
 
@@ -936,13 +1000,15 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     p->slot = calloc(p->n_slots, sizeof(*p->slot));
     p->done = calloc(p->n_slots, sizeof(*p->done));
     p->free_q.q = calloc(p->n_slots, sizeof(slot_t *));
+    p->prep_q.q = calloc(p->n_slots, sizeof(slot_t *));
     p->scan_q.q = calloc(p->n_slots, sizeof(slot_t *));
     p->report_q.q = calloc(p->n_slots, sizeof(slot_t *));
-    if (!scan || !rep || !p->slot || !p->done || !p->free_q.q || !p->scan_q.q || !p->report_q.q) {
+    if (!scan || !rep || !p->slot || !p->done || !p->free_q.q || !p->prep_q.q || !p->scan_q.q ||
+        !p->report_q.q) {
         fail(p, "out of memory");
         goto out;
     }
-    p->free_q.cap = p->scan_q.cap = p->report_q.cap = p->n_slots;
+    p->free_q.cap = p->prep_q.cap = p->scan_q.cap = p->report_q.cap = p->n_slots;
     for (size_t i = 0; i < p->n_slots; i++) {
         gpuasm_batch_init(&p->slot[i].batch, (gpuasm_alloc){ engine_alloc, engine_free, p->eng });
         fifo_push(&p->free_q, &p->slot[i]);
@@ -955,6 +1021,11 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
         goto join;
     }
     reader_started = 1;
+    if (pthread_create(&prep, NULL, prep_main, p) != 0) {
+        fail(p, "cannot start the prep thread");
+        goto join;
+    }
+    prep_started = 1;
     for (int i = 0; i < lanes; i++) {
         scan[i].p = p;
         scan[i].lane = i;
@@ -979,6 +1050,7 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     ret = write_in_order(p, w, pg, c);
 join:
     if (reader_started) pthread_join(reader, NULL);
+    if (prep_started) pthread_join(prep, NULL);
     for (int i = 0; i < lanes; i++)
         if (scan[i].started) pthread_join(scan[i].tid, NULL);
     for (int i = 0; i < n_report; i++) {
@@ -1023,6 +1095,7 @@ static void free_slots(pipe_t *p)
     free(p->slot);
     free(p->done);
     free(p->free_q.q);
+    free(p->prep_q.q);
     free(p->scan_q.q);
     free(p->report_q.q);
 }
@@ -1297,6 +1370,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     memset(&stats_of, 0, sizeof stats_of);
     p.o = o;
     p.t = &t;
+    p.t0 = t_start;
+    p.first_scan_at = p.last_scan_end_at = -1;
 
     if (check_outputs(o, err, errlen) < 0) return -1;
     op.n_threads = o->n_threads;
@@ -1345,6 +1420,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     }
     p.eng = op.eng;
     op.eng = NULL;
+    p.engine_ready_at = gpuasm_now_s() - t_start;
     /* Falling back to the CPU is what --device auto is for: news only to
      * those who ask for more than warnings (issue #9). */
     if (op.fallback.status && says(o, HTS_LOG_INFO))
@@ -1403,6 +1479,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     }
     pthread_mutex_init(&p.lock, NULL);
     pthread_cond_init(&p.cv_free, NULL);
+    pthread_cond_init(&p.cv_prep, NULL);
     pthread_cond_init(&p.cv_scan, NULL);
     pthread_cond_init(&p.cv_report, NULL);
     pthread_cond_init(&p.cv_done, NULL);
@@ -1463,6 +1540,10 @@ out:
                 .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
                 .index_build_s = es.index_build_s, .plan_s = es.plan_s,
                 .ends_kernel_s = es.ends_kernel_s, .ends_cells = es.ends_cells,
+                .stage = { .engine_ready_at = p.engine_ready_at, .first_scan_at = p.first_scan_at,
+                           .last_scan_end_at = p.last_scan_end_at, .read_s = p.read_busy,
+                           .encode_s = p.encode_busy, .report_s = p.report_busy,
+                           .write_s = p.write_busy },
                 .aut = p.am.move ? &as : NULL,
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
@@ -1502,6 +1583,7 @@ out:
     if (sync_ok) {
         pthread_mutex_destroy(&p.lock);
         pthread_cond_destroy(&p.cv_free);
+        pthread_cond_destroy(&p.cv_prep);
         pthread_cond_destroy(&p.cv_scan);
         pthread_cond_destroy(&p.cv_report);
         pthread_cond_destroy(&p.cv_done);

@@ -244,6 +244,7 @@ out:
                 .batch_bases = max_samples, .wall_s = gpuasm_now_s() - t_start,
                 .scan_s = es.scan_s, .kernel_s = es.kernel_s, .cells = es.cells,
                 .peak_rss_kb = gpuasm_peak_rss_kb(),
+                .stage = { .engine_ready_at = -1, .first_scan_at = -1, .last_scan_end_at = -1 },
                 .extra = report_keys, .extra_ctx = (const double[2]){report_s, starts_cpu_s},
             };
             errno = 0;

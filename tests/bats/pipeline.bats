@@ -149,7 +149,8 @@ want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes"
         "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "index_strands", "index_declined", "pieces_kept",
         "pieces_dropped", "ends_run", "ends_skipped", "index_build_s", "plan_s",
-        "ends_kernel_s", "ends_cells", "ends_tcups", "peak_rss_kb",
+        "ends_kernel_s", "ends_cells", "ends_tcups", "engine_ready_at", "first_scan_at",
+        "last_scan_end_at", "read_s", "encode_s", "report_s", "write_s", "peak_rss_kb",
         # the per-target report (issue #10), in every run's --stats
         "sample", "reads_without_hits", "percent_with_hits", "any_target", "targets"]
 assert list(s) == want, list(s)
@@ -171,6 +172,10 @@ assert s["max_memory"] == 1 << 30, s     # the default bound (issue #12)
 assert s["cells"] > 0 and s["kernel_s"] > 0 and s["kernel_tcups"] > 0, s
 assert s["ends_kernel_s"] == 0 and s["ends_cells"] == 0 and s["ends_tcups"] == 0, s   # CUDA only
 assert s["kernel_s"] == s["scan_s"], s   # the CPU has no separate kernel clock
+# the stage keys: instants in order within the run, busy times within it
+assert 0 <= s["engine_ready_at"] <= s["first_scan_at"] <= s["last_scan_end_at"] <= s["wall_s"], s
+for k in ("read_s", "encode_s", "report_s", "write_s"):
+    assert 0 < s[k] < s["wall_s"] * 3, (k, s)   # report_s is summed over 2 threads
 assert s["wall_s"] > 0 and s["reads_per_s"] > 0 and s["peak_rss_kb"] > 0, s
 PY
 }
