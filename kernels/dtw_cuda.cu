@@ -112,12 +112,22 @@ struct best_args {
     uint64_t *keys;            /* [nreads x ntargets] */
 };
 
+/* The warp's item: its index w (the caller returns when w >= nitems:
+ * whole warps leave together) and (read, reference). */
+__device__ uint32_t best_warp_item(const best_args &a, uint2 *rt)
+{
+    const uint32_t w = blockIdx.x * DTW_WARPS + threadIdx.x / 32;
+    if (w < a.nitems) *rt = a.items[w];
+    return w;
+}
+
 template <int R, int COST, int ALIGNED>
 __global__ void __launch_bounds__(32 * DTW_WARPS) k_best(best_args a)
 {
-    const uint32_t w = blockIdx.x * DTW_WARPS + threadIdx.x / 32, lane = threadIdx.x & 31u;
-    if (w >= a.nitems) return;                     /* whole warps leave together */
-    const uint2 rt = a.items[w];
+    const uint32_t lane = threadIdx.x & 31u;
+    uint2 rt;
+    const uint32_t w = best_warp_item(a, &rt);
+    if (w >= a.nitems) return;
     const best_item it = best_item_of(a.d, rt.x, rt.y);
     int32_t *bnd = a.bnd ? a.bnd + (size_t)w * a.bnd_stride : NULL;
     const uint32_t nb = best_bands(it.m, R), nsteps = best_nsteps(it);
@@ -181,9 +191,9 @@ static uint32_t best_rows(uint32_t m, uint32_t rmax, int *aligned)
 template <int R0, int S, int COST>
 __global__ void __launch_bounds__(32 * DTW_WARPS) k_sets(best_args a)
 {
-    const uint32_t w = blockIdx.x * DTW_WARPS + threadIdx.x / 32, lane = threadIdx.x & 31u;
-    if (w >= a.nitems) return;                     /* whole warps leave together */
-    const uint2 rt = a.items[w];
+    const uint32_t lane = threadIdx.x & 31u;
+    uint2 rt;
+    if (best_warp_item(a, &rt) >= a.nitems) return;
     const best_item it = best_item_of(a.d, rt.x, rt.y);
     const uint32_t nsteps = sets_nsteps(it, R0), from = (lane + 31u) & 31u;
     sets_lane<R0, S> st;

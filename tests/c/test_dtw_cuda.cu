@@ -49,11 +49,12 @@ static uint64_t twin_key(const int16_t *x, uint32_t m, const int16_t *y, uint32_
 
 /* ---- BEST: one warp, lanes in lockstep -------------------------------------- */
 
-template <int R, int COST, int ALIGNED>
-static uint64_t best_warp(const int16_t *x, uint32_t m, const int16_t *y, uint32_t n)
+/* An item of query x against y, y padded in yp to whole tiles plus one
+ * (upload_targets()). */
+static best_item padded_item(const int16_t *x, uint32_t m, const int16_t *y, uint32_t n,
+                             std::vector<int16_t> &yp)
 {
-    /* The reference padded to whole tiles plus one (upload_targets()). */
-    std::vector<int16_t> yp((n + DTW_TILE - 1) / DTW_TILE * DTW_TILE + DTW_TILE, 0);
+    yp.assign((n + DTW_TILE - 1) / DTW_TILE * DTW_TILE + DTW_TILE, 0);
     memcpy(yp.data(), y, n * sizeof(int16_t));
     best_item it;
     it.x = x;
@@ -61,6 +62,14 @@ static uint64_t best_warp(const int16_t *x, uint32_t m, const int16_t *y, uint32
     it.y = yp.data();
     it.n = n;
     it.ntiles = (n + DTW_TILE - 1) / DTW_TILE;
+    return it;
+}
+
+template <int R, int COST, int ALIGNED>
+static uint64_t best_warp(const int16_t *x, uint32_t m, const int16_t *y, uint32_t n)
+{
+    std::vector<int16_t> yp;
+    const best_item it = padded_item(x, m, y, n, yp);
     std::vector<int32_t> bnd((size_t)it.ntiles * DTW_TILE + DTW_TILE, 0x5a5a5a5a);
     best_lane<R> s[32];
     int4 above[32], out[32];
@@ -114,14 +123,8 @@ static uint64_t best_key(uint32_t R, int aligned, int cost, const int16_t *x, ui
 template <int R0, int S, int COST>
 static uint64_t sets_warp(const int16_t *x, uint32_t m, const int16_t *y, uint32_t n)
 {
-    std::vector<int16_t> yp((n + DTW_TILE - 1) / DTW_TILE * DTW_TILE + DTW_TILE, 0);
-    memcpy(yp.data(), y, n * sizeof(int16_t));
-    best_item it;
-    it.x = x;
-    it.m = m;
-    it.y = yp.data();
-    it.n = n;
-    it.ntiles = (n + DTW_TILE - 1) / DTW_TILE;
+    std::vector<int16_t> yp;
+    const best_item it = padded_item(x, m, y, n, yp);
     std::vector<sets_lane<R0, S> > w(32);
     int4 in[32][S], out[32][S], rot[32][S];
     for (uint32_t L = 0; L < 32; ++L) {
