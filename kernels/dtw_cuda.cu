@@ -23,8 +23,9 @@
  *   largest power of 2 up to 64 that divides m (ALIGNED: row m - 1 is the
  *   bottom row of its lane, the tile's output, so no per-cell select picks
  *   it out; 2,000 samples: R = 16, 74 registers); else the smallest R with
- *   32 R >= m (one band up to 2,048 rows) and a select per cell.  A cell is one DPX __vimin3_s32 and an add
- *   (plus the cost: sub and abs, or sub, mul, add, shift); inside a lane
+ *   32 R >= m (one band up to 2,048 rows) and a select per cell.  A cell is one DPX __vimin3_s32 and, for
+ *   the abs cost, one VABSDIFF (__sad: |x - y| plus the min; see cell() in
+ *   dtw_cuda_core.cuh), for the sq cost sub, mul, add, shift and an add; inside a lane
  *   the 4 columns of R rows form a wavefront of independent chains, so the
  *   warp issues cells back to back.  Steps: ceil(n / 4) + 31 per band;
  *   queries of more than 32 R samples run in bands of 32 R rows, the last
