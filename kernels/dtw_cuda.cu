@@ -23,8 +23,9 @@
  *   largest power of 2 up to 64 that divides m (ALIGNED: row m - 1 is the
  *   bottom row of its lane, the tile's output, so no per-cell select picks
  *   it out; 2,000 samples: R = 16, 74 registers); else the smallest R with
- *   32 R >= m (one band up to 2,048 rows) and a select per cell.  A cell is one DPX __vimin3_s32 and an add
- *   (plus the cost: sub and abs, or sub, mul, add, shift); inside a lane
+ *   32 R >= m (one band up to 2,048 rows) and a select per cell.  A cell is one DPX __vimin3_s32 and, for
+ *   the abs cost, one VABSDIFF (__sad: |x - y| plus the min; see cell() in
+ *   dtw_cuda_core.cuh), for the sq cost sub, mul, add, shift and an add; inside a lane
  *   the 4 columns of R rows form a wavefront of independent chains, so the
  *   warp issues cells back to back.  Steps: ceil(n / 4) + 31 per band;
  *   queries of more than 32 R samples run in bands of 32 R rows, the last
@@ -50,9 +51,12 @@
  *   lanes busy).  R0 and S: sets_choose() (fewest issued rows per step,
  *   S (R0 + 2), ties to the larger R0); queries no instance fits (4 does
  *   not divide m, or more than 8 sets / 64 rows a lane) take the band
- *   path.  Registers (sm_90, nvcc 13.0, -Xptxas -v; no spills): R0 = 16:
- *   S = 1/2/3/4 64/109/157/194; R0 = 8: S = 1/2/4/8 48/72/127/238; R0 =
- *   4: S = 1/4/8 40/96/168 (R0 = 4 with S = 15, 16 spilled: hence S <= 8).
+ *   path.  Registers (sm_90, nvcc 13.0, -Xptxas -v, abs/sq cost; no
+ *   spills): R0 = 16: S = 1/2/3/4 63-64/108-110/156-157/195-196; R0 = 8:
+ *   S = 1/2/4/8 46-48/70-72/127-128/238; R0 = 4: S = 1/4/8 38-40/93-96/168
+ *   (the band path's R = 16: 72-74; R0 = 4 with S = 15, 16 spilled:
+ *   hence S <= 8).  So 2,000-sample queries run at 8 warps an SM instead
+ *   of ~24, each with 4 independent tiles a step.
  *   The query values stay int32 (packing them as int16 pairs would save
  *   S R0 / 2 registers at an unpack per row and tile).
  *
@@ -217,7 +221,7 @@ __global__ void __launch_bounds__(32 * DTW_WARPS) k_sets(best_args a)
 }
 
 /* The instances: S = 1 .. sets_max(R0) sets of R0 = 4, 8, 16 rows (S R0
- * <= 64 rows, S <= 8: 194 registers at R0 = 16, S = 4; 238 at 8 x 8; no
+ * <= 64 rows, S <= 8: 196 registers at R0 = 16, S = 4; 238 at 8 x 8; no
  * spills.  R0 = 4 with S = 15, 16 spilled). */
 template <int COST, int R0, int S> static best_fn sets_kernel_s(uint32_t s)
 {
