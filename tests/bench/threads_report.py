@@ -24,10 +24,16 @@ def load(path):
 def main(logs):
     meta = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(logs, "meta.tsv")) if "\t" in l)
     runs = [l.rstrip("\n").split("\t") for l in open(os.path.join(logs, "runs.tsv")) if l.strip()]
+    simd = "?"
+    for kind, t, tj, sj in runs:
+        st = load(sj) if kind == "threads" else None
+        if st and st.get("simd"):
+            simd = st["simd"]
+            break
     out = []
-    out.append("Host: %s, %s CPUs, %s thread(s) per core; commit %s; %s reads (illumina_10K repeated) vs "
-               "the 158 bbmap adapters, whole occurrences, SAM to /dev/null; %s." % (
-                   meta.get("cpu", "?"), meta.get("cpus", "?"), meta.get("threads_per_core", "?"),
+    out.append("Host: %s, %s CPUs, %s thread(s) per core, SIMD level gpuasm picked: %s; commit %s; %s reads "
+               "(illumina_10K repeated) vs the 158 bbmap adapters, whole occurrences, SAM to /dev/null; %s." % (
+                   meta.get("cpu", "?"), meta.get("cpus", "?"), meta.get("threads_per_core", "?"), simd,
                    meta.get("commit", "?"), meta.get("reads", "?"), meta.get("date", "?")))
     out.append("")
     out.append("| -@ | wall s | speed-up | CPU use | user s | read_s | encode_s | report_s (summed) | "
