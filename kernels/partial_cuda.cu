@@ -20,9 +20,11 @@
  * read vs a genome end is ~12,000 columns x 3 strips, and a static split
  * of a few hundred such items over thousands of warps left most SMs idle
  * (k_partial_big: 3 blocks, 1.22 s for 320 items on an H100).  One
- * launch per R (1..4), records (int8 per column: a strip's bottom-row
- * deltas) two per warp in global scratch, at most SCRATCH_BUDGET bytes,
- * which bounds the grid.  Hamming mode and the byte alphabet keep the
+ * launch per R (1..4), each on a stream of its own joined back into the
+ * batch's (pw_launch_all: the widest R's few items no longer run alone),
+ * records (int8 per column: a strip's bottom-row deltas) two per warp of
+ * each launch in global scratch, at most SCRATCH_BUDGET bytes per launch,
+ * which bounds its grid.  Hamming mode and the byte alphabet keep the
  * thread per item with global scratch (k_partial_big), and so do patterns
  * under GPUASM_CUDA_ENDS_WARP_MIN bases (settings.h; default: none).
  */
