@@ -10,10 +10,8 @@
 
 /* Row of a key of q bases (1 <= q <= 8): keys of q bases from q_base(q)
  * on, q_base(q) = 4 + 16 + .. + 4^(q-1). */
-static const uint32_t QBASE[GPUASM_EF_Q + 2] = { 0, 0, 4, 20, 84, 340, 1364, 5460, 21844, 87380 };
-static inline uint32_t q_base(int q) { return QBASE[q]; }
-#define EF_ROWS (QBASE[GPUASM_EF_Q + 1])
-
+static inline uint32_t q_base(int q) { return gpuasm_qkey_base(1, q); }
+#define EF_ROWS (q_base(GPUASM_EF_Q + 1))
 
 static int clean(const uint8_t *s, uint32_t len)
 {

@@ -11,14 +11,8 @@
 #define KEY_MASK (N_KEYS - 1)
 
 /* The target filter's key space: keys of q bases from q_base(q) on. */
-static uint32_t q_base(int q)
-{
-    uint32_t b = 0;
-    for (int x = GPUASM_QF_QMIN; x < q; x++) b += (uint32_t)1 << (2 * x);
-    return b;
-}
+static uint32_t q_base(int q) { return gpuasm_qkey_base(GPUASM_QF_QMIN, q); }
 #define QF_KEYS (q_base(GPUASM_QF_Q) + N_KEYS)
-
 
 typedef struct { uint32_t key, t, w, a, b; } qf_pair;
 

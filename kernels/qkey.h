@@ -22,4 +22,12 @@ static inline int64_t gpuasm_qkey(const uint8_t *s, int q)
     return key;
 }
 
+/* Where the keys of q bases start in a table of keys of qmin .. q bases
+ * (qmin <= q <= 15), shorter ones first: 4^qmin + .. + 4^(q-1) =
+ * (4^q - 4^qmin) / 3. */
+static inline uint32_t gpuasm_qkey_base(int qmin, int q)
+{
+    return (((uint32_t)1 << (2 * q)) - ((uint32_t)1 << (2 * qmin))) / 3u;
+}
+
 #endif

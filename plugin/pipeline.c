@@ -159,7 +159,7 @@ typedef struct {
     gpuasm_batch batch;
     gpuasm_hits hits;          /* the round's hits, read indices of the batch */
     uint32_t r0, r1;           /* the round: reads [r0, r1) of the batch (see below) */
-    uint64_t max_len;          /* the batch's longest read (set by its first round) */
+    uint64_t max_len;          /* the batch's longest read (set by the prep thread) */
     uint64_t *sub_off;         /* the round's reads as a seqset of their own: offsets */
     size_t m_sub_off;
     uint64_t seq;              /* batch number, input order, from 0 */
@@ -343,8 +343,10 @@ static void *reader_main(void *arg)
 
 /* ---- prep: a batch's codes ------------------------------------------------------ */
 
-/* The batches' 2-bit codes (gpuasm_batch_encode), made between the reader
- * and the scan threads by a thread of their own: on the one scan thread of
+/* The batches' 2-bit codes (gpuasm_batch_encode) and longest read, made
+ * between the reader and the scan threads by a thread of their own, the
+ * one place every batch passes once (rounds of a hit-dense batch go back
+ * to the scan queue, already prepared): on the one scan thread of
  * the CPU engine the encoding was serial with each batch's parallel scan
  * (issue #13: 0.36 s of a 2.3 s run on 16 threads, measured with --stats'
  * encode_s), and on the reader it would lengthen the one stage that cannot
@@ -364,6 +366,10 @@ static void *prep_main(void *arg)
 
         const double e0 = gpuasm_now_s();
         const int rc = gpuasm_batch_encode(&s->batch);
+        s->max_len = 0;
+        for (uint32_t i = 0; i < s->batch.n; i++)
+            if (s->batch.off[i + 1] - s->batch.off[i] > s->max_len)
+                s->max_len = s->batch.off[i + 1] - s->batch.off[i];
 
         pthread_mutex_lock(&p->lock);
         p->encode_busy += gpuasm_now_s() - e0;
@@ -641,17 +647,7 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     pipe_t *p = w->p;
     const gpuasm_scan_opt *o = p->o;
     const gpuasm_batch *b = &s->batch;
-    const uint32_t r0 = s->r1, left = b->n - r0;
-    if (r0 == 0) {   /* once per batch, not per round: rounds may be one read */
-        /* The codes were made by the prep thread (prep_main). */
-        if (gpuasm_batch_encode(&s->batch) < 0) {
-            snprintf(msg, msglen, "out of memory");
-            return -1;
-        }
-        s->max_len = 0;
-        for (uint32_t i = 0; i < b->n; i++)
-            if (b->off[i + 1] - b->off[i] > s->max_len) s->max_len = b->off[i + 1] - b->off[i];
-    }
+    const uint32_t r0 = s->r1, left = b->n - r0;   /* codes and max_len: prep_main */
     const uint64_t rec = record_bytes(s->max_len);
     const uint64_t per_read = o->report.best ? 1 : p->t->n;
     pthread_mutex_lock(&p->lock);

@@ -40,7 +40,6 @@ def main(logs):
                "first scan at s | last scan end s |")
     out.append("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     base = None
-    maxt = 0
     for kind, t, tj, sj in runs:
         if kind != "threads":
             continue
@@ -49,7 +48,6 @@ def main(logs):
             out.append("| %s | failed | | | | | | | | |" % t)
             continue
         t = int(t)
-        maxt = max(maxt, t)
         w = tm["wall_s"]
         if t == 1:
             base = w
