@@ -6,7 +6,8 @@ JSON) and LOGS/readpass.txt; prints Markdown: one row per -@ T (wall,
 speed-up over -@ 1, CPU use = (user + sys) / (wall x T), the stage keys),
 then the host's ceiling (T independent -@ 1 processes on T equal parts:
 the single-thread wall of the whole input over the time until the last
-part ended) and the htslib read pass.  Every figure is from these logs.
+part ended), the register-only probe (LOGS/probe.tsv: cpu_probe alone and
+as T copies at once) and the htslib read pass.  Every figure is from these logs.
 """
 import json
 import os
@@ -70,6 +71,27 @@ def main(logs):
                    "%.2fx slower beside the others (all-core clock, shared caches and memory)." % (
                        len(conc), len(conc), last, mean, a, len(conc), base / last, base, last,
                        len(conc), mean / a))
+        out.append("")
+    # cpu_probe rows: when, copies, "cpu_probe", seconds, checksum bit.
+    probe = {}
+    try:
+        for l in open(os.path.join(logs, "probe.tsv")):
+            f = l.rstrip("\n").split("\t")
+            if len(f) >= 4 and f[2] == "cpu_probe":
+                probe.setdefault((f[0], int(f[1])), []).append(float(f[3]))
+    except OSError:
+        pass
+    for when in ("before", "after"):
+        one = probe.get((when, 1))
+        many = [v for (w, n), v in probe.items() if w == when and n > 1]
+        if not one or not many:
+            continue
+        many = many[0]
+        n = len(many)
+        out.append("Register-only work (tests/bench/cpu_probe, %s the runs): one copy alone %.2f s; %d copies "
+                   "at once: the last ended after %.2f s (mean %.2f s), so %d cores give %.1fx one core to "
+                   "work that shares no memory at all." % (
+                       when, one[0], n, max(many), sum(many) / n, n, n * one[0] / max(many)))
         out.append("")
     rp = []
     try:
