@@ -34,7 +34,8 @@
  * (inside scan_s, summed over lanes), plan_s: wall seconds the CUDA lanes
  * spent planning the filters' candidate windows on host threads (inside
  * scan_s; 0 on the CPU, whose walk looks the pieces up as it verifies).
- * ends_kernel_s: CUDA's device time of the ends pass (inside kernel_s),
+ * ends_kernel_s: the span of CUDA's ends pass, which runs on a stream of
+ * its own beside the search kernels (inside kernel_s, overlapping them),
  * ends_cells: the cells of its warp path (patterns over 256 bases: m x W
  * per (pair, strand, end), search.h's gpuasm_scan_stats), ends_tcups their
  * ratio; 0 on the CPU.

@@ -49,7 +49,11 @@ struct cuda_lane {
     char desc[320];
     cudaStream_t stream;
     cudaEvent_t ev0, ev1;
-    cudaEvent_t ev_ends;       /* the ends pass's start (gpuasm_scan_stats.ends_kernel_s) */
+    /* The ends pass runs on a stream of its own beside the search kernels
+     * (it needs only the batch's uploads: ev_up), joined back by ev_ends_end;
+     * ev_ends .. ev_ends_end is its span (gpuasm_scan_stats.ends_kernel_s). */
+    cudaStream_t ends_stream;
+    cudaEvent_t ev_up, ev_ends, ev_ends_end;
     const gpuasm_settings *settings;
     /* targets */
     const gpuasm_seqset *targets;   /* host view, kept by the caller */
@@ -115,7 +119,10 @@ void lane_close(void *self)
     if (g->h_count) (void)cudaFreeHost(g->h_count);
     if (g->ev0) (void)cudaEventDestroy(g->ev0);
     if (g->ev1) (void)cudaEventDestroy(g->ev1);
+    if (g->ev_up) (void)cudaEventDestroy(g->ev_up);
     if (g->ev_ends) (void)cudaEventDestroy(g->ev_ends);
+    if (g->ev_ends_end) (void)cudaEventDestroy(g->ev_ends_end);
+    if (g->ends_stream) (void)cudaStreamDestroy(g->ends_stream);
     if (g->stream) (void)cudaStreamDestroy(g->stream);
     (void)cudaGetLastError();
     delete g;
@@ -135,7 +142,10 @@ int lane_open_impl(cuda_lane *g, gpuasm_err *err)
     CK(cudaStreamCreateWithFlags(&g->stream, cudaStreamNonBlocking));
     CK(cudaEventCreate(&g->ev0));
     CK(cudaEventCreate(&g->ev1));
+    CK(cudaStreamCreateWithFlags(&g->ends_stream, cudaStreamNonBlocking));
+    CK(cudaEventCreateWithFlags(&g->ev_up, cudaEventDisableTiming));
     CK(cudaEventCreate(&g->ev_ends));
+    CK(cudaEventCreate(&g->ev_ends_end));
     /* GPUASM_CUDA_MEM_LIMIT=N (settings.h): hold back all but N bytes of
      * the free device memory, so that a test runs as on a small GPU and
      * meets cudaMalloc's "out of memory" (GPUASM_ERR_NOMEM, which the
@@ -402,6 +412,13 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         b.out.cap = cap;
         CK(cudaMemsetAsync(g->d_count, 0, sizeof(unsigned long long), g->stream));
         began = 0;
+        const int ends = gpuasm_partial_on(opt);
+        if (ends) {
+            /* The ends pass's stream starts after the uploads and the
+             * counter's reset, not after the search kernels. */
+            CK(cudaEventRecord(g->ev_up, g->stream));
+            CK(cudaStreamWaitEvent(g->ends_stream, g->ev_up, 0));
+        }
         if (planned) {
             rc = run_planned(g, reads, opt, &b, first_pass, st, err);
             first_pass = 0;
@@ -409,24 +426,30 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         } else if ((rc = kd->cuda.launch(&b, err)) < 0) {
             return rc;
         }
-        /* The ends pass, timed apart from the kernel (inside kernel_s):
-         * from ev_ends, or from ev0 when the kernel launched nothing. */
-        const int ends = gpuasm_partial_on(opt), kernel_began = began;
+        /* The ends pass on its own stream, beside the search kernels: the
+         * two share the hit buffer (atomic counter) and nothing else, and
+         * their blocks fill the SMs that the other's last items leave idle
+         * (a 10 kb read's LONG items and its genome-end items each ran at
+         * about a third of the SMs' warp slots at their ends).  Its span
+         * is timed apart (inside kernel_s, overlapping the search). */
         double ends_cells = 0;
-        if (ends && kernel_began) CK(cudaEventRecord(g->ev_ends, g->stream));
-        if (ends && (rc = gpuasm_partial_cuda_launch(&b, kd->mode == GPUASM_MODE_HAMMING, &ends_cells,
-                                                     err)) < 0)
-            return rc;
+        if (ends) {
+            gpuasm_cuda_batch eb = b;
+            eb.stream = g->ends_stream;
+            CK(cudaEventRecord(g->ev_ends, g->ends_stream));
+            if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, &ends_cells,
+                                                 err)) < 0)
+                return rc;
+            CK(cudaEventRecord(g->ev_ends_end, g->ends_stream));
+            CK(cudaStreamWaitEvent(g->stream, g->ev_ends_end, 0));
+        }
         if (began) CK(cudaEventRecord(g->ev1, g->stream));
         CK(cudaMemcpyAsync(g->h_count, g->d_count, sizeof(unsigned long long), cudaMemcpyDeviceToHost,
                            g->stream));
         CK(cudaStreamSynchronize(g->stream));
         float ms = 0, ends_ms = 0;
         if (began) CK(cudaEventElapsedTime(&ms, g->ev0, g->ev1));
-        if (ends && began) {
-            if (kernel_began) CK(cudaEventElapsedTime(&ends_ms, g->ev_ends, g->ev1));
-            else ends_ms = ms;
-        }
+        if (ends && began) CK(cudaEventElapsedTime(&ends_ms, g->ev_ends, g->ev_ends_end));
         st->kernel_s += 1e-3 * (double)ms;
         st->ends_kernel_s += 1e-3 * (double)ends_ms;
         st->ends_cells += ends_cells;

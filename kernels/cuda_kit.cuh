@@ -86,12 +86,13 @@ template <class Out> struct emitter {
 };
 
 /* Grow-only device memory owned by the lane, shared by the kernels (one
- * kernel runs per scan). */
+ * kernel runs per scan, and the ends pass beside it: partial_cuda.cu keeps
+ * to slots 9-11, which no search kernel uses). */
 struct kit_scratch {
     void *p;
     size_t cap;   /* bytes */
 };
-enum { KIT_SCRATCH_SLOTS = 8 };
+enum { KIT_SCRATCH_SLOTS = 12 };
 
 /* One batch as a launcher sees it (the C name is in registry.h). */
 struct gpuasm_cuda_batch {

@@ -71,7 +71,8 @@
  *     first column where the row above it is <= k, so on unrelated text
  *     only the first strip runs.  Between strips an int8 record per column
  *     (the bottom row's horizontal delta) in global scratch, two per group,
- *     bounded by SCRATCH_BUDGET through the grid.  Segments of at least
+ *     bounded by SCRATCH_BUDGET through the grid.  Items from a work queue,
+ *     longest first, on a grid of what the SMs hold at once.  Segments of at least
  *     2 (m + k).  Per-lane code in myers_long_core.cuh (its header comment
  *     has the exactness argument), run on the host by
  *     tests/c/test_long_cuda.
@@ -116,6 +117,7 @@
 
 #include <algorithm>
 #include <new>
+#include <utility>
 #include <vector>
 
 #include "cuda_kit.cuh"
@@ -137,7 +139,8 @@ enum {
     TP_CHUNK = 32,             /* small targets per shared-memory chunk */
     WARPS = THREADS / 32,
     /* Scratch slots (cuda_kit.cuh) of one scan. */
-    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5
+    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5,
+    SLOT_LONG_QUEUE = 8        /* LONG: the queue's counter and its item order */
 };
 /* Global scratch for long patterns: at most this much, but at least 1 slot. */
 static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
@@ -426,10 +429,21 @@ k_warp(pair_launch L, dev_out out)
 
 /* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
  * strip; the group's two records (int8 per column: the bottom row's delta
- * of the strip above and of this one) at rec + group * 2 * rec_cols. */
+ * of the strip above and of this one) at rec + group * 2 * rec_cols.
+ *
+ * Items come from a work queue: lane 0 takes the next gpw queue places
+ * (*queue, zeroed by the launcher), place q runs item order[q] (the
+ * launcher's longest-first order; order == NULL: item q).  The grid is
+ * what the SMs hold at once (launch_pair_class), so every warp slot works
+ * until the queue is empty.  Before, a fixed grid stride over 1,802 blocks
+ * ran 2.3 waves of blocks with 2 of 4 warps busy (ncu: 16.9% achieved
+ * occupancy of 37.5%), and a 10 kb read's items differ 7x in length
+ * (phiX 5.4 kb, a lambda segment 36 kb): a long item started last set the
+ * kernel's end. */
 template <int R>
 static __global__ void __launch_bounds__(THREADS)
-k_long(pair_launch L, int8_t *rec, uint32_t rec_cols, dev_out out)
+k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, int8_t *rec, uint32_t rec_cols,
+       dev_out out)
 {
     __shared__ uint32_t peq_all[WARPS][16 * R * 32];
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
@@ -438,15 +452,14 @@ k_long(pair_launch L, int8_t *rec, uint32_t rec_cols, dev_out out)
     const uint32_t grp = lane / lp, g = lane % lp;
     int8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
     const uint64_t total = L.off[L.np];
-    const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
-    /* Warps numbered block-fastest (warp w of block b is w x grid + b), so
-     * that a launch with fewer items than warps (20 reads of 10 kb: 240
-     * items, 1,821 blocks) spreads them one per block over every SM, not
-     * four per block over the first 60 blocks (ncu: 4.5% occupancy). */
-    for (uint64_t wbase = ((uint64_t)warp * gridDim.x + blockIdx.x) * gpw; wbase < total;
-         wbase += wstride) {
+    for (;;) {
+        unsigned long long q0 = 0;
+        if (lane == 0) q0 = atomicAdd(queue, (unsigned long long)gpw);
+        q0 = __shfl_sync(0xffffffffu, q0, 0);
+        if (q0 >= total) break;
+        const uint64_t q = q0 + grp;
         pitem p;
-        group_item(L, wbase + grp, total, p);
+        group_item(L, q < total && order ? (uint64_t)order[q] : q, total, p);
         emitter<dev_out> e;
         e.out = &out;
         e.r = p.r;
@@ -632,6 +645,64 @@ struct scan_ctx {
     size_t cub_cap;
 };
 
+/* LONG's work queue (k_long): one upload of the counter (zero) and, for
+ * chunks of at most LONG_ORDER_PAIRS pairs, the class's items longest
+ * first, numbered as the offsets number them (pair_items() in pair order).
+ * An item's cost is its columns x its pattern's strips (an upper bound:
+ * deeper strips start late or never), so the 36 kb lambda segments of a
+ * 10 kb read start before the 5 kb phiX items, not after them.  *items:
+ * the class's items (0 when not listed).  The host waits for the copy
+ * (the list is pageable and local), as partial_cuda.cu's lists do. */
+enum { LONG_ORDER_PAIRS = 1 << 16 };
+
+static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_t np, int cls,
+                      uint32_t R, uint32_t lp, unsigned long long **queue, const uint32_t **order,
+                      uint64_t *items, gpuasm_err *err)
+{
+    std::vector<std::pair<uint64_t, uint32_t>> cost;
+    uint64_t id = 0;
+    if (np <= LONG_ORDER_PAIRS) {
+        sp.v = b.host;
+        for (uint64_t i = 0; i < np; ++i) {
+            const gcore::pair_info pi = gcore::get_pair(sp, sp.pair0 + i);
+            if (pi.nseg == 0 || pi.cls != cls) continue;
+            const uint64_t strips = ((pi.m + 31u) / 32u + R * lp - 1u) / (R * lp);
+            for (uint64_t local = 0; local < 2 * pi.nseg; ++local, ++id) {
+                const gcore::window w = gcore::make_window(local >> 1, pi.seglen, pi.n,
+                                                           (uint64_t)pi.m + (uint64_t)pi.k);
+                cost.emplace_back((uint64_t)(w.jend - w.j0) * strips, (uint32_t)id);
+            }
+        }
+        if (id > UINT32_MAX) cost.clear();
+        std::stable_sort(cost.begin(), cost.end(),
+                         [](const std::pair<uint64_t, uint32_t> &a, const std::pair<uint64_t, uint32_t> &c) {
+                             return a.first > c.first;
+                         });
+    }
+    *items = cost.empty() ? 0 : id;
+    std::vector<uint32_t> host(2 + cost.size(), 0);   /* [0, 2): the counter */
+    for (size_t i = 0; i < cost.size(); ++i) host[2 + i] = cost[i].second;
+    void *d = NULL;
+    int rc = kit_grow(b, SLOT_LONG_QUEUE, host.size() * sizeof(uint32_t), &d, err);
+    if (rc < 0) return rc;
+    KIT_CK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, b.stream));
+    KIT_CK(cudaStreamSynchronize(b.stream));
+    *queue = (unsigned long long *)d;
+    *order = cost.empty() ? NULL : (const uint32_t *)d + 2;
+    return 0;
+}
+
+/* Blocks of k_long<R> that the SMs hold at once (the occupancy API). */
+template <int R>
+static uint64_t long_resident(const gpuasm_cuda_batch &b)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_long<R>, THREADS, 0) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    return (uint64_t)per_sm * (uint64_t)b.sm_count;
+}
+
 static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, int cls,
                              gpuasm_err *err)
 {
@@ -671,16 +742,25 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
                                            : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
         const uint64_t rec_cols = seg + mk + 2;
         const uint64_t per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * rec_cols;
-        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
-        blocks = std::min<uint64_t>(blocks, sc.grid);
-        void *rec = NULL;
-        int rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err);
+        unsigned long long *queue = NULL;
+        const uint32_t *order = NULL;
+        uint64_t items = 0;
+        int rc = long_queue(b, sp, np, cls, L.R, L.lp, &queue, &order, &items, err);
         if (rc < 0) return rc;
+        /* The grid: what the SMs hold at once (the queue feeds every warp),
+         * no more than the items need, bounded by the records' budget. */
+        const uint64_t resident = L.R == 1 ? long_resident<1>(b) : L.R == 2 ? long_resident<2>(b)
+                                                                            : long_resident<4>(b);
+        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
+        blocks = std::min<uint64_t>(blocks, resident);
+        if (items) blocks = std::min<uint64_t>(blocks, (items + WARPS * (32u / L.lp) - 1) / (WARPS * (32u / L.lp)));
+        void *rec = NULL;
+        if ((rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err)) < 0) return rc;
         KIT_CLEAR_ERR();
         switch (L.R) {
-        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
-        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
-        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
         }
         KIT_CK_LAUNCH("k_long");
     } else if (cls >= gcore::CLS_WARP_R1) {

@@ -46,9 +46,11 @@ enum {
     PNT = 128,             /* threads per block */
     SMALL_M = 256,         /* patterns with a per-thread workspace */
     SMALL_WORDS = 6 * (SMALL_M / 64),
-    SLOT_PARTIAL = 5,      /* scratch slot of the long-pattern workspace (cuda_kit.cuh) */
-    SLOT_PW_LIST = 6,      /* the warp path's item lists and queue counters */
-    SLOT_PW_REC = 7,       /* the warp path's records */
+    /* Scratch slots (cuda_kit.cuh) apart from the search kernels' (0-8):
+     * the ends pass runs beside them on a stream of its own. */
+    SLOT_PARTIAL = 9,      /* the long-pattern workspace */
+    SLOT_PW_LIST = 10,     /* the warp path's item lists and queue counters */
+    SLOT_PW_REC = 11,      /* the warp path's records */
     PW_WARPS = PNT / 32
 };
 const size_t SCRATCH_BUDGET = (size_t)256 << 20;

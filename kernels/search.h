@@ -183,9 +183,10 @@ typedef struct gpuasm_scan_stats {
      * candidate windows on host threads (filter_plan.h; wall seconds of
      * the planning, overlapped or not with the GPU's verification). */
     double index_build_s, plan_s;
-    /* Inside kernel_s, CUDA only (0 on the CPU): the device time of the ends
-     * pass (partial_cuda.cu, every launch of it, from the end of the
-     * kernel's launches), and the cells of its warp path (m x W per item:
+    /* Inside kernel_s, CUDA only (0 on the CPU): the span of the ends pass
+     * (partial_cuda.cu, every launch of it, on a stream of its own beside
+     * the search kernels: from the batch's uploads to its last kernel's
+     * end), and the cells of its warp path (m x W per item:
      * patterns over 256 bases in edit mode on nt16, partial_warp.cuh), both
      * summed over the passes of a batch (a hit-buffer overflow runs it
      * again). */

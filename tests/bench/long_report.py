@@ -199,13 +199,13 @@ def l2(logs, out, goals, m):
         out.append("gpuasm --stats: scan %.2f s (kernel %.2f s), %.3g cells, %.4f TCUPS.\n" % (
             st.get("scan_s", 0), st.get("kernel_s", 0), st.get("cells", 0), st.get("kernel_tcups", 0)))
     if st and st.get("ends_kernel_s", 0) > 0:
-        # CUDA: the ends pass timed apart (inside kernel_s), its own cells
-        # (m x W per (pair, strand, end), --stats ends_cells)
-        rest = st.get("kernel_s", 0) - st["ends_kernel_s"]
-        out.append("Of the kernel time, the ends pass (reads running off a genome's end): %.3f s for "
-                   "%.3g cells, %.2f TCUPS; the search kernel without it: %.3f s, %s TCUPS.\n" % (
-                       st["ends_kernel_s"], st.get("ends_cells", 0), st.get("ends_tcups", 0), rest,
-                       "%.2f" % (st.get("cells", 0) / rest / 1e12) if rest > 0 else "-"))
+        # CUDA: the ends pass's span (on its own stream, beside the search
+        # kernels, inside kernel_s), its own cells (m x W per (pair, strand,
+        # end), --stats ends_cells)
+        out.append("The ends pass (reads running off a genome's end) runs beside the search kernel on a "
+                   "stream of its own: its span %.3f s of the %.3f s kernel time, %.3g cells, %.2f TCUPS "
+                   "over its span.\n" % (st["ends_kernel_s"], st.get("kernel_s", 0), st.get("ends_cells", 0),
+                                         st.get("ends_tcups", 0)))
     if m.get("device", "cpu") != "cpu":
         gpu_rows(logs, out, goals, n, st)
     if ok_run(gj) and ok_run(mj) and m.get("device", "cpu") != "cpu":
@@ -257,7 +257,7 @@ def gpu_rows(logs, out, goals, n, st):
                       "met" if r >= 0.5 else "missed"))
         if st.get("ends_kernel_s", 0) > 0:
             r = st.get("ends_tcups", 0) / p2k
-            goals.append(("L2 the ends pass alone: its cells/s >= 50% of the P2 kernel rate (same run)",
+            goals.append(("L2 the ends pass: its cells/s over its span >= 50% of the P2 kernel rate (same run)",
                           "%.2f vs %.2f TCUPS (%.0f%%)" % (st.get("ends_tcups", 0), p2k, 100 * r),
                           "met" if r >= 0.5 else "missed"))
     for v, what, j in (("cpu", "--device cpu", cj), ("simple", "the old routing (GPUASM_CUDA_LONG=0)", sj)):
