@@ -160,20 +160,24 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
         if (gcore::pw_setup(it, &L.v.opt, e.omin, e.pv, e.tv, (int)e.end)) {
             int32_t base_d = 0, base_e = 0;
             const uint32_t ns = gcore::pw_strips(it.w32, R);
+            /* Strip s enters at column col0 from D = base (the cut-off:
+             * partial_warp.cuh); strips below one with no entry are skipped. */
+            uint32_t col0 = 0;
+            int32_t base = 0;
             for (uint32_t s = 0; s < ns; ++s) {
-                const gcore::pw_strip sp = gcore::pw_strip_of(it, R, s);
+                const gcore::pw_strip sp = gcore::pw_strip_of(it, R, s, col0, base);
                 __syncwarp();   /* the last strip's walk (Peq reads) and records are done */
                 gcore::pw_build_peq<R>(peq_w, g, it, sp);
                 gcore::pw_lane<R> st;
-                gcore::pw_begin<R>(st);
+                gcore::pw_begin<R>(st, it, sp);
                 __syncwarp();
                 const int8_t *rin = s ? rec_w + (uint64_t)((s - 1u) & 1u) * L.rec_cols : NULL;
                 int8_t *rout = rec_w + (uint64_t)(s & 1u) * L.rec_cols;
                 int hout = 0;
                 uint32_t cout = 0;
-                /* Lane 0's inputs are loaded one step ahead. */
-                uint32_t c0 = g == 0 ? gcore::pw_code(it, 0) : 0u;
-                int r0 = g == 0 && rin ? (int)rin[0] : 0;
+                /* Lane 0's inputs (column col0 + t) are loaded one step ahead. */
+                uint32_t c0 = g == 0 ? gcore::pw_code(it, col0) : 0u;
+                int r0 = g == 0 && rin ? (int)rin[col0] : 0;
                 for (uint32_t t = 0; t < sp.steps; ++t) {
                     /* hout in {-1, 0, 1} and the column's code, to lane g+1. */
                     const int v = __shfl_up_sync(FULL, (hout + 1) | (int)(cout << 2), 1);
@@ -182,9 +186,9 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                     if (g == 0) {
                         hin = r0;
                         code = c0;
-                        const uint32_t tn = t + 1u;
-                        c0 = tn < it.W ? gcore::pw_code(it, tn) : 0u;
-                        r0 = rin && tn < it.W ? (int)rin[tn] : 0;
+                        const uint32_t cn = col0 + t + 1u;
+                        c0 = cn < it.W ? gcore::pw_code(it, cn) : 0u;
+                        r0 = rin && cn < it.W ? (int)rin[cn] : 0;
                     }
                     hout = gcore::pw_step<R>(st, peq_w, g, it, sp, t, hin, code, rout);
                     cout = code;
@@ -205,6 +209,12 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                                   base_d + id - ds, base_e + ie - es, best);
                 base_d += __shfl_sync(FULL, id, 31);
                 base_e += __shfl_sync(FULL, ie, 31);
+                /* The next strip's entry, from the strip's bottom lane. */
+                const uint32_t first = __shfl_sync(FULL, st.first, (int)(sp.lanes - 1u));
+                const int32_t first_d = __shfl_sync(FULL, st.first_d, (int)(sp.lanes - 1u));
+                if (sp.last || first == gcore::PW_NONE) break;
+                col0 = first;
+                base = first_d;
             }
         }
         for (uint32_t off = 16; off; off >>= 1) {

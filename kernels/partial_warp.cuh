@@ -19,7 +19,25 @@
  *     and the column's text code to lane g + 1 (one __shfl_up_sync).  A
  *     strip below the first reads the delta of the row above it, per
  *     column, from the record (int8 per column, global scratch) that the
- *     strip above wrote.  Every strip runs all W columns.
+ *     strip above wrote.
+ *   - UKKONEN'S CUT-OFF across strips, as the LONG path's
+ *     (myers_long_core.cuh, whose header has the induction): with kmax =
+ *     k_{m-1}, the largest k_p (k_p never falls as p grows), strip s (rows
+ *     a .. b) is computed only from its ENTRY column c_s on, where c_0 = 0
+ *     and c_{s+1} = 1 + the first column f >= c_s - 1 with D[b][f] <= kmax
+ *     and f <= W - 2 (the bottom lane follows row b's values: pw_step);
+ *     it starts at column c_s - 1 from the over-estimate D[i] = D[a-1][c_s
+ *     - 1] + (i - a + 1) (Pv all ones).  Strips below a strip with no such
+ *     f are never entered: every path to their rows passes row b at a
+ *     column where it is > kmax, or at column W - 1, which the walk below
+ *     does not need below row b (it reads column W - 2, and column W - 1
+ *     only through row p - 1's value and row p's vertical delta).  Values
+ *     are exact where <= kmax and over-estimates elsewhere, and a kept
+ *     D_p <= k_p <= kmax is a min over an optimal path's cells, all <=
+ *     kmax, so it is exact.  On unrelated text the rows <= kmax reach
+ *     about 2.5 kmax (long_band_rows()): at -e 0.2 (the reads' default)
+ *     half of a 10 kb pattern, 3 of the 5 strips of R = 2, where every
+ *     strip used to run all W columns.
  *   - THE ROW WALK of partial.h at the last column, strip by strip: D[p] of
  *     the last column W-1 and of the column before (W-2; for W = 1 the
  *     fresh column, D[p] = p) are prefix sums of the vertical deltas (Pv:
@@ -38,22 +56,10 @@
  *     no two candidates share p), so the lanes' bests combine in any order
  *     (pw_merge) to the one partial.h keeps.
  *
- * No Ukkonen cut-off here, on purpose.  It would be exact: every cell on an
- * optimal path to a kept D_p <= k_p <= kmax = k_{m-1} is <= kmax, so strips
- * could start at the first column where the row above them is <= kmax from
- * an over-estimate, as in myers_long_core.cuh, and the walk's D values would
- * be exact wherever <= kmax and over-estimates elsewhere (a min of
- * over-estimates that is <= k_p is exact).  It is left out because it saves
- * little here: the window starts fresh (D[i][-1] = i), the rows <= kmax on
- * unrelated text reach about 2.5 kmax (long_band_rows()), and the ends pass
- * runs at -e 0.2 by default for reads (k_{m-1} = 0.2 m): half of a 10 kb
- * pattern, i.e. one strip of three saved at most, for a kernel and a host
- * harness with entry columns, bases and skipped strips to get right.  The
- * walk would also need a D value for rows of strips never entered.
- *
- * Cost per item: ceil(w32 / 32R) strips x (W + 31) steps of R word steps
- * per lane, plus the walk (32 R rows per lane per strip).  partial_cuda.cu
- * picks R per item (pw_pick_r) and launches one kernel per R.
+ * Cost per item: at most ceil(w32 / 32R) strips x (W + 31) steps of R
+ * word steps per lane, plus the walk (32 R rows per lane per strip).
+ * partial_cuda.cu picks R per item (pw_pick_r) and launches one kernel
+ * per R.
  */
 #ifndef GPUASM_PARTIAL_WARP_CUH
 #define GPUASM_PARTIAL_WARP_CUH
@@ -77,6 +83,7 @@ struct pw_item {
     gpuasm_seqview pat, txt;
     uint32_t m, n, W, omin, w32;
     int32_t at_start;
+    int32_t kmax;       /* k_{m-1}: no kept D_p is larger (the cut-off's bound) */
 };
 
 /* Set up an item as gpuasm_partial_best() does (edit mode, nt16): 0 when
@@ -95,6 +102,7 @@ HD int pw_setup(pw_item &it, const gpuasm_search_opt *o, uint32_t omin, const gp
     if (omin == 0 || omin >= it.m || it.n == 0) return 0;
     const int32_t kmax = gpuasm_partial_k(o, it.m - 1u, it.m);
     if (kmax < 0) return 0;
+    it.kmax = kmax;
     uint64_t wlen = (uint64_t)(it.m - 1u) + (uint64_t)kmax;
     if (wlen > it.n) wlen = it.n;
     it.W = (uint32_t)wlen;
@@ -131,12 +139,14 @@ HD uint32_t pw_pick_r(uint32_t w32)
     return best;
 }
 
-/* Strip s: words [w0, w0 + nw) of the pattern. */
+/* Strip s: words [w0, w0 + nw) of the pattern, entered at window column
+ * c0 (< W) from base = D[a-1][c0-1] (strip 0: c0 = 0, base = 0). */
 struct pw_strip {
-    uint32_t w0, nw, last, lanes, steps;
+    uint32_t w0, nw, last, lanes, steps, c0;
+    int32_t base;
 };
 
-HD pw_strip pw_strip_of(const pw_item &it, uint32_t R, uint32_t s)
+HD pw_strip pw_strip_of(const pw_item &it, uint32_t R, uint32_t s, uint32_t c0, int32_t base)
 {
     pw_strip sp;
     const uint32_t sw = PW_LANES * R;
@@ -144,14 +154,24 @@ HD pw_strip pw_strip_of(const pw_item &it, uint32_t R, uint32_t s)
     sp.nw = it.w32 - sp.w0 < sw ? it.w32 - sp.w0 : sw;
     sp.last = sp.w0 + sp.nw == it.w32;
     sp.lanes = (sp.nw + R - 1u) / R;
-    sp.steps = it.W + sp.lanes - 1u;
+    sp.c0 = c0;
+    sp.base = base;
+    sp.steps = it.W - c0 + sp.lanes - 1u;
     return sp;
 }
 
+enum : uint32_t { PW_NONE = 0xffffffffu };   /* no entry column for the next strip */
+
 /* A lane's words: Pv/Mv of the current column and of the column before
- * the last (pp, pm: kept when the last column is computed). */
+ * the last (pp, pm: kept when the last column is computed).  The bottom
+ * lane of a strip that is not the last also follows its bottom row b:
+ * score = D[b][c], and the next strip's entry (first: column, PW_NONE
+ * while none; first_d = D[b][first - 1]). */
 template <int R> struct pw_lane {
     uint32_t pv[R], mv[R], pp[R], pm[R];
+    int32_t score;
+    uint32_t first;
+    int32_t first_d;
 };
 
 /* Masks of the lane's words of strip sp (words past the pattern: 0). */
@@ -174,28 +194,38 @@ HD void pw_build_peq(uint32_t *peq_w, uint32_t g, const pw_item &it, const pw_st
     }
 }
 
-/* The fresh column: D[i][-1] = i (Pv all ones); it is also "the column
- * before the last" when W = 1. */
+/* The strip's first column c0 - 1: D[i] = base + (i - a + 1) (Pv all
+ * ones; strip 0: the fresh column D[i][-1] = i); it is also "the column
+ * before the last" when c0 = W - 1.  The bottom row's D there may already
+ * let the next strip in at c0. */
 template <int R>
-HD void pw_begin(pw_lane<R> &L)
+HD void pw_begin(pw_lane<R> &L, const pw_item &it, const pw_strip &sp)
 {
     for (int r = 0; r < R; ++r) {
         L.pv[r] = L.pp[r] = ~0u;
         L.mv[r] = L.pm[r] = 0;
     }
+    L.score = sp.base + (int32_t)(32u * sp.nw);   /* rows a .. b: 32 nw of them (not the last strip) */
+    L.first = PW_NONE;
+    L.first_d = 0;
+    if (!sp.last && L.score <= it.kmax) {
+        L.first = sp.c0;
+        L.first_d = L.score;
+    }
 }
 
-/* Step t of lane g: column c = t - g (idle when t < g, c >= W, or the lane
- * has no words in the strip).  hin: the delta entering the lane's top row
- * (lane g-1's return value; for g = 0 the record of the strip above at
+/* Step t of lane g: column c = c0 + t - g (idle when t < g, c >= W, or the
+ * lane has no words in the strip).  hin: the delta entering the lane's top
+ * row (lane g-1's return value; for g = 0 the record of the strip above at
  * column c, 0 in the first strip); code: column c's text code.  The bottom
  * lane of a strip that is not the last writes its bottom row's delta to
- * rec_out[c].  Returns the delta of the lane's bottom word (0 when idle). */
+ * rec_out[c] and follows that row (the next strip's entry).  Returns the
+ * delta of the lane's bottom word (0 when idle). */
 template <int R>
 HD int pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &it,
                const pw_strip &sp, uint32_t t, int hin, uint32_t code, int8_t *rec_out)
 {
-    const uint32_t c = t - g;                    /* wraps when t < g: idle */
+    const uint32_t c = sp.c0 + t - g;            /* wraps when t < g: idle */
     if (t < g || c >= it.W || g >= sp.lanes) return 0;
     if (c + 1u == it.W)
         for (int r = 0; r < R; ++r) {
@@ -204,7 +234,14 @@ HD int pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &
         }
     int hs = 0;
     const int h = wc_words<R>(L.pv, L.mv, peq_w, g, g, code, hin, UINT32_MAX, 0u, hs);
-    if (!sp.last && g == sp.lanes - 1u) rec_out[c] = (int8_t)h;
+    if (!sp.last && g == sp.lanes - 1u) {
+        rec_out[c] = (int8_t)h;
+        L.score += h;
+        if (L.first == PW_NONE && L.score <= it.kmax && c + 1u < it.W) {
+            L.first = c + 1u;
+            L.first_d = L.score;
+        }
+    }
     return h;
 }
 

@@ -4,14 +4,16 @@
  * on the CPU as one warp of 32 lanes in lockstep (step t of every lane, then
  * each lane's returned delta and text code handed to the next lane:
  * __shfl_up_sync; lane 0 reads the record of the strip above), strip after
- * strip, then the lanes' sums scanned, the rows walked and the lanes' bests
- * merged, against partial.h's gpuasm_partial_best() (the CPU twin): the
+ * strip (entered at the cut-off's column, or skipped), then the lanes' sums
+ * scanned, the rows walked and the lanes' bests merged, against partial.h's gpuasm_partial_best() (the CPU twin): the
  * same (plen, dist) for every item, and every R (1..4 words per lane), not
  * only the one partial_cuda.cu picks.
  *
  * Cases: patterns of 300 .. 20,000 bases (random, or a mutated copy of the
  * text's end so that long partial occurrences exist), k_p from -e 0.05 ..
- * 0.25 or an absolute k, both ends, IUPAC codes and N in pattern and text,
+ * 0.25 or an absolute k (m / 10, and 0 and 3 with exact or nearly exact
+ * pieces: the cut-off's entry column exactly where the path crosses into a
+ * strip), both ends, IUPAC codes and N in pattern and text,
  * the pattern reverse-complemented or not, texts shorter and longer than
  * W = m - 1 + k_{m-1}, omin from 1 to m - 1.  Built by nvcc as host code
  * in CUDA builds (no GPU needed); output is TAP.  GPUASM_TEST_SEED varies
@@ -61,8 +63,13 @@ static void mutate_into(std::vector<uint8_t> &t, const std::vector<uint8_t> &p, 
     }
 }
 
+/* Runs that skipped the strips below one (the cut-off), and strips entered
+ * after column 0: the cases must exercise both. */
+static long runs_skipping, runs_late_entry;
+
 /* One item through the warp code with R words per lane: 32 lanes in
- * lockstep, as k_partial_warp runs them. */
+ * lockstep, as k_partial_warp runs them, strips entered and skipped by
+ * the cut-off (partial_warp.cuh). */
 template <int R>
 static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
 {
@@ -77,13 +84,15 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
     for (uint32_t g = 0; g < PW_LANES; ++g) best[g].plen = 0, best[g].dist = 0;
     int32_t base_d = 0, base_e = 0;
     const uint32_t ns = pw_strips(it.w32, R);
+    uint32_t col0 = 0;
+    int32_t base = 0;
     for (uint32_t s = 0; s < ns; ++s) {
-        const pw_strip sp = pw_strip_of(it, R, s);
+        const pw_strip sp = pw_strip_of(it, R, s, col0, base);
         const int8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
         int8_t *rout = rec[s & 1].data();
         for (uint32_t g = 0; g < PW_LANES; ++g) {
             pw_build_peq<R>(peq.data(), g, it, sp);
-            pw_begin<R>(L[g]);
+            pw_begin<R>(L[g], it, sp);
             hprev[g] = 0;
             cprev[g] = 0;
         }
@@ -92,8 +101,9 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
                 int hin;
                 uint32_t code;
                 if (g == 0) {
-                    hin = rin && t < it.W ? rin[t] : 0;
-                    code = t < it.W ? pw_code(it, t) : 0;
+                    const uint32_t c = col0 + t;
+                    hin = rin && c < it.W ? rin[c] : 0;
+                    code = c < it.W ? pw_code(it, c) : 0;
                 } else {
                     hin = hprev[g - 1];
                     code = cprev[g - 1];
@@ -116,6 +126,16 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
         }
         base_d = d0;
         base_e = e0;
+        /* The next strip's entry, from the strip's bottom lane (the cut-off). */
+        const pw_lane<R> &bot = L[sp.lanes - 1u];
+        if (sp.last) break;
+        if (bot.first == PW_NONE) {
+            ++runs_skipping;
+            break;
+        }
+        runs_late_entry += bot.first > 0;
+        col0 = bot.first;
+        base = bot.first_d;
     }
     /* Merge the lanes' bests as the warp does (a butterfly). */
     for (uint32_t off = PW_LANES / 2; off; off >>= 1) {
@@ -149,14 +169,18 @@ int main(void)
     const size_t nlen = sizeof lens / sizeof lens[0];
     int cases = 0, with_hit = 0;
     for (size_t li = 0; li < nlen; ++li)
-        for (int v = 0; v < 4; ++v) {
+        for (int v = 0; v < 6; ++v) {
             const uint32_t m = lens[li] + (v ? rnd32() % 97u : 0u);
             gpuasm_search_opt o;
             memset(&o, 0, sizeof o);
             o.max_diffs = -1;
             o.error_rate = 0.05 + 0.05 * (double)(rnd32() % 5);   /* 0.05 .. 0.25 */
-            if (v == 3) {
-                o.max_diffs = (int32_t)(m / 10u);                 /* an absolute k */
+            if (v >= 3) {
+                /* An absolute k; v 4 and 5: k_{m-1} = 0 and 2 with exact or
+                 * nearly exact planted pieces, where the cut-off's entry
+                 * column is the very column an optimal path crosses the
+                 * strip's top (a strip entered one column late misses it). */
+                o.max_diffs = v == 3 ? (int32_t)(m / 10u) : v == 4 ? 0 : 3;
                 o.error_rate = 0;
             }
             o.pattern_side = GPUASM_PATTERN_READ;
@@ -181,7 +205,8 @@ int main(void)
                      * candidate), edits at up to 0.6 e (IUPAC aside). */
                     const uint32_t plant = omin + (uint32_t)(rnd32() % (m - omin));
                     const double e = o.max_diffs >= 0 ? 0.1 : o.error_rate;
-                    const uint32_t rate = 1u + rnd32() % (1u + (uint32_t)(600.0 * e));
+                    const uint32_t rate = v == 4 ? 0u : v == 5 ? rnd32() % 2u
+                                                                : 1u + rnd32() % (1u + (uint32_t)(600.0 * e));
                     std::vector<uint8_t> piece;
                     if (at_start) mutate_into(piece, op, m - plant, m, rate);
                     else mutate_into(piece, op, 0, plant, rate);
@@ -234,6 +259,9 @@ int main(void)
     /* The cases must exercise the rule, not only "none" (a test that
      * cannot fail otherwise). */
     tap(with_hit * 2 >= cases, "%d of %d items have a partial occurrence", with_hit, cases);
+    tap(runs_skipping > 0 && runs_late_entry > 0,
+        "the cut-off skipped the strips below one in %ld runs and entered a strip after column 0 in %ld",
+        runs_skipping, runs_late_entry);
     printf("1..%d\n", n_tests);
     return n_failed ? 1 : 0;
 }
