@@ -646,14 +646,18 @@ struct scan_ctx {
 };
 
 /* LONG's work queue (k_long): one upload of the counter (zero) and, for
- * chunks of at most LONG_ORDER_PAIRS pairs, the class's items longest
- * first, numbered as the offsets number them (pair_items() in pair order).
+ * chunks of at most LONG_ORDER_PAIRS pairs and LONG_ORDER_ITEMS items
+ * (knob cuda_long_order_items; the list's host memory stays under 16 MiB,
+ * and with more items than that the order matters little: they outnumber
+ * the warps), the class's items
+ * longest first, numbered as the offsets number them (pair_items() in pair
+ * order).
  * An item's cost is its columns x its pattern's strips (an upper bound:
  * deeper strips start late or never), so the 36 kb lambda segments of a
  * 10 kb read start before the 5 kb phiX items, not after them.  *items:
  * the class's items (0 when not listed).  The host waits for the copy
  * (the list is pageable and local), as partial_cuda.cu's lists do. */
-enum { LONG_ORDER_PAIRS = 1 << 16 };
+enum { LONG_ORDER_PAIRS = 1 << 16, LONG_ORDER_ITEMS = 1 << 20 };
 
 static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_t np, int cls,
                       uint32_t R, uint32_t lp, unsigned long long **queue, const uint32_t **order,
@@ -661,8 +665,13 @@ static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_
 {
     std::vector<std::pair<uint64_t, uint32_t>> cost;
     uint64_t id = 0;
-    if (np <= LONG_ORDER_PAIRS) {
-        sp.v = b.host;
+    sp.v = b.host;
+    const uint64_t most = (uint64_t)gpuasm_knob(b.settings->cuda_long_order_items, LONG_ORDER_ITEMS);
+    uint64_t listed = 0;
+    for (uint64_t i = 0; np <= LONG_ORDER_PAIRS && i < np && listed <= most; ++i)
+        listed += gcore::pair_items(sp, sp.pair0 + i, cls);
+    if (np <= LONG_ORDER_PAIRS && listed <= most && listed > 0) {
+        cost.reserve(listed);
         for (uint64_t i = 0; i < np; ++i) {
             const gcore::pair_info pi = gcore::get_pair(sp, sp.pair0 + i);
             if (pi.nseg == 0 || pi.cls != cls) continue;
@@ -673,7 +682,6 @@ static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_
                 cost.emplace_back((uint64_t)(w.jend - w.j0) * strips, (uint32_t)id);
             }
         }
-        if (id > UINT32_MAX) cost.clear();
         std::stable_sort(cost.begin(), cost.end(),
                          [](const std::pair<uint64_t, uint32_t> &a, const std::pair<uint64_t, uint32_t> &c) {
                              return a.first > c.first;

@@ -68,6 +68,10 @@
  *                                       per item (partial_warp.cuh) [257: every pattern
  *                                       over 256 bases]; those of 257 .. N-1 bases a
  *                                       thread per item (A/B runs, tests)
+ *   GPUASM_CUDA_LONG_ORDER_ITEMS=N 0..2^40 myers LONG path: a launch with at most N items
+ *                                       hands them to its work queue longest first
+ *                                       [1,048,576]; 0: in item order (the GPU suite's
+ *                                       long-noorder run)
  *   GPUASM_CUDA_HAMMING_SMEM_M=N 0..2^31 hamming: longest pattern of the shared-memory
  *                                       layouts (0: everything through THREAD)
  *   GPUASM_DP_ROWS=H           1..8     dp BEST: at least H rows per thread (1, 2, 4, 8)
@@ -124,7 +128,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
     int64_t auto_move, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
-    int64_t cuda_hamming_smem_m, cuda_ends_warp_min;
+    int64_t cuda_hamming_smem_m, cuda_ends_warp_min, cuda_long_order_items;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;

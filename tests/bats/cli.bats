@@ -190,6 +190,10 @@ bad_value() {
     strip_summary
     assert_one_error
     assert_equal "$stderr" "gpuasm-scan: GPUASM_DTW_SETS='9': expected an integer from 0 to 8"
+    GPUASM_CUDA_LONG_ORDER_ITEMS=-1 run --separate-stderr scan --device cpu "$READS" "$TARGETS"
+    strip_summary
+    assert_one_error
+    assert_equal "$stderr" "gpuasm-scan: GPUASM_CUDA_LONG_ORDER_ITEMS='-1': expected an integer from 0 to 1099511627776"
     # a knob within its range changes nothing on the CPU
     run --separate-stderr scan --device cpu --no-PG "$READS" "$TARGETS"
     strip_summary
