@@ -1,6 +1,8 @@
 /* partial_cuda.cu -- the ends pass on the GPU: the partial occurrences of
- * search.h ("Partial occurrences") for every kernel, after its launcher
- * (cuda_backend.cu runs both).  The per-item code is partial.h's, the very
+ * search.h ("Partial occurrences") for every kernel, launched after its
+ * launcher on a stream of the lane's own, so that it runs beside the
+ * search kernels (cuda_backend.cu runs both; b.stream below is that
+ * stream).  The per-item code is partial.h's, the very
  * code the CPU pair walk runs, so both backends give the same hits.
  *
  * Work item: (pair, strand, end of the text), items = pairs x strands x 2,
@@ -11,8 +13,9 @@
  *
  * Longer patterns (long reads against genomes, issue #11), edit mode on
  * nt16: a WARP per item (partial_warp.cuh: strips of 32 lanes x R words,
- * the LONG path's wavefront and block step, the row walk by the lanes),
- * the same (plen, dist) as partial.h by construction of the same matrix
+ * the LONG path's wavefront, block step and cut-off across strips, the row
+ * walk by the lanes), the same (plen, dist) as partial.h by construction
+ * of the same matrix
  * (tests/c/test_partial_cuda runs that per-lane code on the host against
  * gpuasm_partial_best).  The host lists these items (only pairs whose
  * pattern can be long are visited), sorts each R's list by cost, longest
