@@ -667,26 +667,27 @@ static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_
     uint64_t id = 0;
     sp.v = b.host;
     const uint64_t most = (uint64_t)gpuasm_knob(b.settings->cuda_long_order_items, LONG_ORDER_ITEMS);
-    uint64_t listed = 0;
-    for (uint64_t i = 0; np <= LONG_ORDER_PAIRS && i < np && listed <= most; ++i)
-        listed += gcore::pair_items(sp, sp.pair0 + i, cls);
-    if (np <= LONG_ORDER_PAIRS && listed <= most && listed > 0) {
-        cost.reserve(listed);
-        for (uint64_t i = 0; i < np; ++i) {
-            const gcore::pair_info pi = gcore::get_pair(sp, sp.pair0 + i);
-            if (pi.nseg == 0 || pi.cls != cls) continue;
-            const uint64_t strips = ((pi.m + 31u) / 32u + R * lp - 1u) / (R * lp);
-            for (uint64_t local = 0; local < 2 * pi.nseg; ++local, ++id) {
-                const gcore::window w = gcore::make_window(local >> 1, pi.seglen, pi.n,
-                                                           (uint64_t)pi.m + (uint64_t)pi.k);
-                cost.emplace_back((uint64_t)(w.jend - w.j0) * strips, (uint32_t)id);
-            }
+    /* One pass over the pairs; a list that would pass `most` is dropped
+     * before it does (so it never holds more than `most` entries). */
+    for (uint64_t i = 0; np <= LONG_ORDER_PAIRS && i < np; ++i) {
+        const gcore::pair_info pi = gcore::get_pair(sp, sp.pair0 + i);
+        if (pi.nseg == 0 || pi.cls != cls) continue;
+        if (id + 2 * pi.nseg > most) {
+            cost.clear();
+            break;
         }
+        const uint64_t strips = ((pi.m + 31u) / 32u + R * lp - 1u) / (R * lp);
+        for (uint64_t local = 0; local < 2 * pi.nseg; ++local, ++id) {
+            const gcore::window w = gcore::make_window(local >> 1, pi.seglen, pi.n,
+                                                       (uint64_t)pi.m + (uint64_t)pi.k);
+            cost.emplace_back((uint64_t)(w.jend - w.j0) * strips, (uint32_t)id);
+        }
+    }
+    if (!cost.empty())
         std::stable_sort(cost.begin(), cost.end(),
                          [](const std::pair<uint64_t, uint32_t> &a, const std::pair<uint64_t, uint32_t> &c) {
                              return a.first > c.first;
                          });
-    }
     *items = cost.empty() ? 0 : id;
     std::vector<uint32_t> host(2 + cost.size(), 0);   /* [0, 2): the counter */
     for (size_t i = 0; i < cost.size(); ++i) host[2 + i] = cost[i].second;

@@ -254,6 +254,16 @@ static void rnd_vals(int16_t *v, uint32_t n, int kind)
              : kind == 1 ? (int16_t)(64 * ((int)below(5) - 2)) : (int16_t)(below(4) ? 0 : 64);
 }
 
+/* A long reference: yl = 200,000 samples of kind 1, then x[0, m) of kind
+ * 1; the twin's squared-cost key of x[0, m) against yl[0, n). */
+static uint64_t long_reference(std::vector<int16_t> &yl, int16_t *x, uint32_t m, uint32_t n)
+{
+    yl.assign(200000, 0);
+    rnd_vals(yl.data(), 200000, 1);
+    rnd_vals(x, m, 1);
+    return twin_key(x, m, yl.data(), n, GPUASM_COST_SQ);
+}
+
 static void test_fig4(void)
 {
     const int16_t X[5] = { 1, 3, 5, 3, 1 }, Y[8] = { 1, 2, 3, 4, 4, 2, 1, 2 };
@@ -395,10 +405,8 @@ static void test_sets_cases(void)
     }
     tap(ok, "2,000-sample queries vs 19,999 samples (a warped copy planted): 4 sets of 16 and "
         "8 of 8 rows = twin, both costs");
-    std::vector<int16_t> yl(200000);
-    rnd_vals(yl.data(), 200000, 1);
-    rnd_vals(x.data(), 1024, 1);
-    const uint64_t w = twin_key(x.data(), 1024, yl.data(), 199997, GPUASM_COST_SQ);
+    std::vector<int16_t> yl;
+    const uint64_t w = long_reference(yl, x.data(), 1024, 199997);
     tap(sets_auto(GPUASM_COST_SQ, x.data(), 1024, yl.data(), 199997, &k) && k == w,
         "a 1,024-sample query vs 199,997 samples (squared cost) through sets = twin");
 }
@@ -437,10 +445,8 @@ static void test_long(void)
     }
     tap(ok, "long queries (4,099, 4,100 samples: 3 bands of 2,048 rows, 33 of 128) vs 20,000 samples: "
         "BEST and PAPER = twin");
-    std::vector<int16_t> yl(200000);
-    rnd_vals(yl.data(), 200000, 1);
-    rnd_vals(x.data(), 150, 1);
-    const uint64_t want = twin_key(x.data(), 150, yl.data(), 200000, GPUASM_COST_SQ);
+    std::vector<int16_t> yl;
+    const uint64_t want = long_reference(yl, x.data(), 150, 200000);
     tap(best_key(8, 0, GPUASM_COST_SQ, x.data(), 150, yl.data(), 200000) == want &&
             paper_key(GPUASM_COST_SQ, x.data(), 150, yl.data(), 200000, 160, 0).key == want,
         "a 150-sample query vs a 200,000-sample reference (squared cost): BEST and PAPER = twin");
