@@ -411,11 +411,11 @@ k_warp(pair_launch L, dev_out out)
         e.r = p.r;
         e.t = p.t;
         e.s = p.strand;
-        int hout = 0;
+        uint32_t hout = 0;
         /* The text code of the next step is loaded one step ahead. */
         uint32_t code = (g == 0 && p.it.ncols) ? p.it.txt.at(p.it.win.j0) : 0u;
         for (uint32_t t = 0; t < steps; ++t) {
-            int hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
+            uint32_t hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
             if (g == 0) hin = 0;
             const uint32_t cn = t + 1u - g;      /* column of step t+1 */
             const uint32_t next = (t + 1u >= g && cn < p.it.ncols) ? p.it.txt.at(p.it.win.j0 + cn) : 0u;
@@ -427,8 +427,41 @@ k_warp(pair_launch L, dev_out out)
     }
 }
 
+/* One strip pass of k_long: `steps` wavefront steps of the group's lanes.
+ * Lane 0's inputs (long_in0: the column's code and the carry from the
+ * strip above) come from registers the group loads a block of lp columns
+ * ahead, one column a lane: loaded one step ahead by lane 0 alone, the
+ * record's load (L2: the strip above wrote it) sat on the wavefront's
+ * critical path.  LEAN: long_step_lean (a strip that is not the last, in
+ * every group of the warp), else long_step. */
+template <int R, bool LEAN>
+static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
+                                                 uint32_t g, uint32_t lp, const gcore::witem &it,
+                                                 const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
+                                                 uint8_t *rout, emitter<dev_out> &e)
+{
+    const uint32_t tm = lp - 1u;
+    uint32_t cur = sp.steps ? gcore::long_in0(it, rin, sp.c0 + g) : 0u;
+    uint32_t nxt = sp.steps ? gcore::long_in0(it, rin, sp.c0 + lp + g) : 0u;
+    uint32_t out = 0;
+    for (uint32_t t = 0; t < steps; ++t) {
+        const uint32_t tl = t & tm;
+        if (tl == 0 && t) {
+            cur = nxt;
+            nxt = sp.steps ? gcore::long_in0(it, rin, sp.c0 + t + lp + g) : 0u;
+        }
+        uint32_t in = __shfl_up_sync(0xffffffffu, out, 1, (int)lp);
+        const uint32_t in0 = __shfl_sync(0xffffffffu, cur, (int)tl, (int)lp);
+        if (g == 0) in = in0;
+        if (LEAN)
+            out = gcore::long_step_lean<R>(st, peq_w, lane, g, it, sp, t, in, rout);
+        else
+            out = gcore::long_step<R>(st, peq_w, lane, g, it, sp, t, in, rout, e);
+    }
+}
+
 /* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
- * strip; the group's two records (int8 per column: the bottom row's delta
+ * strip; the group's two records (a byte per column: the bottom row's io
  * of the strip above and of this one) at rec + group * 2 * rec_cols.
  *
  * Items come from a work queue: lane 0 takes the next gpw queue places
@@ -442,7 +475,7 @@ k_warp(pair_launch L, dev_out out)
  * kernel's end. */
 template <int R>
 static __global__ void __launch_bounds__(THREADS)
-k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, int8_t *rec, uint32_t rec_cols,
+k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t *rec, uint32_t rec_cols,
        dev_out out)
 {
     __shared__ uint32_t peq_all[WARPS][16 * R * 32];
@@ -450,7 +483,7 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, int8_t *
     uint32_t *peq_w = peq_all[warp];
     const uint32_t lp = L.lp, gpw = 32u / lp;
     const uint32_t grp = lane / lp, g = lane % lp;
-    int8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
+    uint8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
     const uint64_t total = L.off[L.np];
     for (;;) {
         unsigned long long q0 = 0;
@@ -484,26 +517,28 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, int8_t *
             gcore::llane<R> st;
             gcore::long_begin<R>(st, p.it, sp);
             __syncwarp();
-            const int8_t *rin = s ? rec_g + (uint64_t)((s - 1u) & 1u) * rec_cols : NULL;
-            int8_t *rout = rec_g + (uint64_t)(s & 1u) * rec_cols;
-            int hout = 0;
-            /* The text code of the next step is loaded one step ahead. */
-            uint32_t code = (g == 0 && sp.steps) ? p.it.txt.at(p.it.win.j0 + sp.c0) : 0u;
-            for (uint32_t t = 0; t < steps; ++t) {
-                int hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
-                if (g == 0) hin = gcore::long_hin0(p.it, sp, rin, t);
-                const uint32_t cn = sp.c0 + t + 1u - g;      /* column of step t+1 */
-                const uint32_t next = (sp.steps && t + 1u >= g && cn < p.it.ncols) ? p.it.txt.at(p.it.win.j0 + cn) : 0u;
-                hout = gcore::long_step<R>(st, peq_w, lane, g, p.it, sp, t, hin, code, rout, e);
-                code = next;
+            const uint8_t *rin = s ? rec_g + (uint64_t)((s - 1u) & 1u) * rec_cols : NULL;
+            uint8_t *rout = rec_g + (uint64_t)(s & 1u) * rec_cols;
+            /* LEAN passes (no group of the warp in its last strip) keep no
+             * score per step: the entry comes from the record after. */
+            const bool lean = __all_sync(0xffffffffu, !sp.steps || !sp.last);
+            uint32_t first;
+            int32_t first_d;
+            if (lean) {
+                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e);
+                __syncwarp();   /* the record, written by the bottom lanes */
+                gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
+                                        live && sp.steps, g, grp, lp, first, first_d);
+            } else {
+                long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e);
+                gcore::long_finish<R>(st, g, p.it, sp, e);
+                /* The next strip's entry, from the lane holding this strip's
+                 * bottom row; the record it reads was written by this warp
+                 * (ordered by the __syncwarp above the next pass). */
+                const uint32_t gb = live ? (sp.nw - 1u) / R : 0u;
+                first = __shfl_sync(0xffffffffu, st.first, (int)gb, (int)lp);
+                first_d = __shfl_sync(0xffffffffu, st.first_d, (int)gb, (int)lp);
             }
-            gcore::long_finish<R>(st, g, p.it, sp, e);
-            /* The next strip's entry, from the lane holding this strip's
-             * bottom row; the record it reads was written by this warp
-             * (ordered by the __syncwarp above the next pass). */
-            const uint32_t gb = live ? (sp.nw - 1u) / R : 0u;
-            const uint32_t first = __shfl_sync(0xffffffffu, st.first, (int)gb, (int)lp);
-            const int32_t first_d = __shfl_sync(0xffffffffu, st.first_d, (int)gb, (int)lp);
             if (live && (sp.last || first == UINT32_MAX)) live = false;
             c0 = first;
             base = first_d;
@@ -767,9 +802,9 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         if ((rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err)) < 0) return rc;
         KIT_CLEAR_ERR();
         switch (L.R) {
-        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
-        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
-        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (int8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out); break;
+        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out); break;
         }
         KIT_CK_LAUNCH("k_long");
     } else if (cls >= gcore::CLS_WARP_R1) {

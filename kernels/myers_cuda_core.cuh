@@ -260,25 +260,52 @@ HD void tp_run(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t 
  * peq_w layout (one warp's region): [code 0..15][word r][warp lane].
  * ====================================================================== */
 
-/* The R words of lane g for text code `code`: Hyyrö's block step down the
- * words (hin into the first), hbit hl at word wl (the last row of the
- * pattern or strip) and the top bit elsewhere; hs: the delta of word
- * (wl mod R) of the lane (row wl's selected bit in the lane holding wl).  Returns the delta of
- * the lane's last word. */
+/* What a lane hands to lane g + 1 at each step (the wavefront's "io"):
+ * bits 0-1 the horizontal delta leaving the lane's last word (bit 0: +1,
+ * bit 1: -1, neither: 0), bits 2-5 the column's text code.  Carried as
+ * two bits rather than an int so that the block step below takes them as
+ * its carries without compares or selects (sm_90 SASS: the int form cost
+ * about 23 instructions a word, this one 13). */
+HD uint32_t io_pack(uint32_t h2, uint32_t code) { return (h2 & 3u) | (code << 2); }
+HD uint32_t io_code(uint32_t io) { return (io >> 2) & 15u; }
+HD int io_delta(uint32_t io) { return (int)(io & 1u) - (int)((io >> 1) & 1u); }
+
+/* The R words of lane g for text code `code`: Hyyrö's block step
+ * (block_step() above) down the words, with the carry h2 (io's bits 0-1:
+ * the delta entering the first word's top row) as two bits.  sph / smh:
+ * Ph and Mh of the lane's word rs (before the shift), from which the
+ * caller reads the delta of any row of that word (bit b: +1 when Ph's bit
+ * b is set, -1 when Mh's is).  Returns the carry (h2) leaving the lane's
+ * last word (bit 31 of its Ph / Mh). */
 template <int R>
-HD int wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane, uint32_t g,
-                uint32_t code, int hin, uint32_t wl, uint32_t hl, int &hs)
+HD uint32_t wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane, uint32_t code,
+                     uint32_t h2, uint32_t rs, uint32_t &sph, uint32_t &smh)
 {
-    const uint32_t rl = wl % (uint32_t)R;
-    int h = hin;
+    uint32_t hp = h2 & 1u, hn = (h2 >> 1) & 1u;
     DEV_UNROLL
     for (int r = 0; r < R; ++r) {
-        const uint32_t w = g * (uint32_t)R + (uint32_t)r;
         const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
-        h = block_step<uint32_t>(pv[r], mv[r], eq, h, w == wl ? hl : 0x80000000u);
-        if ((uint32_t)r == rl) hs = h;
+        const uint32_t p0 = pv[r], m0 = mv[r];
+        const uint32_t xv = eq | m0, eqh = eq | hn;
+        const uint32_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
+        const uint32_t ph = m0 | ~(xh | p0), mh = p0 & xh;
+        if ((uint32_t)r == rs) {
+            sph = ph;
+            smh = mh;
+        }
+        const uint32_t phs = (ph << 1) | hp, mhs = (mh << 1) | hn;
+        pv[r] = mhs | ~(xv | phs);
+        mv[r] = phs & xv;
+        hp = ph >> 31;
+        hn = mh >> 31;
     }
-    return h;
+    return hp | (hn << 1);
+}
+
+/* The delta of the row at bit hl of a word whose Ph / Mh are ph / mh. */
+HD int wc_delta(uint32_t ph, uint32_t mh, uint32_t hl)
+{
+    return (int)((ph & hl) != 0) - (int)((mh & hl) != 0);
 }
 
 template <int R> struct wlane {
@@ -349,21 +376,21 @@ HD void wc_init(wlane<R> &L, const witem &it)
 }
 
 /* Step t of lane g: column c = t - g when 0 <= c < ncols (code = text code
- * of position j0 + c); hin from lane g-1 (0 for g = 0).  Returns the delta
- * of the lane's top word (0 when idle).  The lane holding row m-1 keeps the
- * score and reports local minima. */
+ * of position j0 + c); h2in: lane g-1's carry (io bits 0-1; 0 for g = 0).
+ * Returns the carry of the lane's last word (0 when idle).  The lane
+ * holding row m-1 keeps the score and reports local minima. */
 template <int R, class Emit>
-HD int wc_step(wlane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g,
-               const witem &it, uint32_t t, int hin, uint32_t code, Emit &emit)
+HD uint32_t wc_step(wlane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g,
+                    const witem &it, uint32_t t, uint32_t h2in, uint32_t code, Emit &emit)
 {
     const uint32_t c = t - g;                 /* wraps when t < g: idle */
     if (t < g || c >= it.ncols) return 0;
     const uint32_t wl = it.w32 - 1u;          /* word of row m-1 */
     const uint32_t glast = wl / (uint32_t)R;
-    int hs = 0;
-    const int h = wc_words<R>(L.pv, L.mv, peq_w, lane, g, code, hin, wl, 1u << ((it.m - 1u) & 31u), hs);
+    uint32_t sph = 0, smh = 0;
+    const uint32_t h = wc_words<R>(L.pv, L.mv, peq_w, lane, code, h2in, wl % (uint32_t)R, sph, smh);
     if (g == glast) {
-        L.score += hs;
+        L.score += wc_delta(sph, smh, 1u << ((it.m - 1u) & 31u));
         lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);
     }
     return h;

@@ -9,9 +9,11 @@
  * one work item (pair, strand, text segment: cuda_device.cuh) strip by
  * strip.  Within a strip the lanes run the warp path's wavefront (lane g
  * owns words [gR, gR + R) of the strip and computes column t - g at step t,
- * handing the horizontal delta of its bottom word to lane g + 1).  Between
- * strips a RECORD in global scratch carries, per column, the horizontal
- * delta of the strip's bottom row (one int8 per column).
+ * handing the horizontal delta of its bottom word and the column's text
+ * code to lane g + 1 as one "io" value, myers_cuda_core.cuh).  Between
+ * strips a RECORD in global scratch carries, per column, the io of the
+ * strip's bottom row (one byte per column: its delta and the code), which
+ * is lane 0's input in the strip below.
  *
  * Ukkonen's cut-off across strips (Ukkonen 1985; Hyyrö 2003 §4 and edlib's
  * "last block", myers_cpu.c's run_blocks()), at strip granularity: strip s
@@ -107,12 +109,14 @@ HD uint32_t long_bottom_row(const witem &it, const lstrip &sp)
     return b < it.m ? b : it.m;
 }
 
-/* hin of lane 0 at step t: the record of the strip above (rec_in, NULL in
- * strip 0, whose row above is row 0: delta 0). */
-HD int long_hin0(const witem &it, const lstrip &sp, const int8_t *rec_in, uint32_t t)
+/* Lane 0's input (io: myers_cuda_core.cuh) at window column c: the code
+ * of text position j0 + c, and the carry of the strip above's bottom row
+ * there from its record (rec_in, NULL in strip 0, whose row above is row
+ * 0: delta 0), which holds the whole io byte; 0 past the window. */
+HD uint32_t long_in0(const witem &it, const uint8_t *rec_in, uint32_t c)
 {
-    const uint32_t c = sp.c0 + t;
-    return rec_in && c < it.ncols ? (int)rec_in[c] : 0;
+    if (c >= it.ncols) return 0;
+    return rec_in ? (uint32_t)rec_in[c] : io_pack(0, it.txt.at(it.win.j0 + c));
 }
 
 /* Start of a pass: every word at "one more per row" from the row above
@@ -137,36 +141,141 @@ HD void long_begin(llane<R> &L, const witem &it, const lstrip &sp)
 }
 
 /* Step t of lane g in pass sp: column c = c0 + t - g (idle outside
- * [c0, ncols) or past the strip's words).  hin: lane g-1's return value, or
- * for g = 0 the record of the strip above at column c (0 in strip 0).  The
- * bottom lane of a non-last strip writes its delta to rec_out[c]; in the
- * last strip it reports local minima of D[m][.].  Returns the delta of the
- * lane's bottom word (0 when idle). */
+ * [c0, ncols) or past the strip's words).  in: lane g-1's return value,
+ * or for g = 0 long_in0() of column c (io: the carry into the lane's top
+ * row and the column's code).  The bottom lane of a non-last strip writes
+ * its bottom row's io to rec_out[c]; in the last strip it reports local
+ * minima of D[m][.].  Returns the io of the lane's last word and column c
+ * (0 when idle). */
 template <int R, class Emit>
-HD int long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it,
-                 const lstrip &sp, uint32_t t, int hin, uint32_t code, int8_t *rec_out, Emit &emit)
+HD uint32_t long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it,
+                      const lstrip &sp, uint32_t t, uint32_t in, uint8_t *rec_out, Emit &emit)
 {
     const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
     if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
     const uint32_t wb = sp.nw - 1u;              /* strip-relative word of the bottom row */
     const uint32_t gb = wb / (uint32_t)R;
-    const uint32_t hl = sp.last ? 1u << ((it.m - 1u) & 31u) : 0x80000000u;
-    int hs = 0;
-    const int h = wc_words<R>(L.pv, L.mv, peq_w, lane, g, code, hin, wb, hl, hs);
+    const uint32_t code = io_code(in);
+    uint32_t sph = 0, smh = 0;
+    const uint32_t h = wc_words<R>(L.pv, L.mv, peq_w, lane, code, in, wb % (uint32_t)R, sph, smh);
     if (g == gb) {
-        L.score += hs;
         if (sp.last) {
+            L.score += wc_delta(sph, smh, 1u << ((it.m - 1u) & 31u));
             lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);
         } else {
-            rec_out[c] = (int8_t)hs;
+            const uint32_t hb = (sph >> 31) | ((smh >> 31) << 1);
+            rec_out[c] = (uint8_t)io_pack(hb, code);
+            L.score += io_delta(hb);
             if (L.first == UINT32_MAX && L.score <= it.k && c + 1u < it.ncols) {
                 L.first = c + 1u;
                 L.first_d = L.score;
             }
         }
     }
-    return h;
+    return io_pack(h, code);
 }
+
+/* The LEAN step of a strip that is not the last (k_long runs it when no
+ * group of the warp is in its last strip): the same words as long_step(),
+ * but the bottom lane only stores its io in the record.  A non-last strip
+ * holds 32 lp R rows, so its bottom row is bit 31 of the bottom lane's
+ * last word, the lane's own carry out: no selects, and no score kept per
+ * step (ncu, sm_90 SASS: the selects and the bottom lane's score and
+ * entry test were about a fifth of the step); the next strip's entry
+ * comes from the record afterwards (strip_entry_seq / strip_entry_warp). */
+template <int R>
+HD uint32_t long_step_lean(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it,
+                           const lstrip &sp, uint32_t t, uint32_t in, uint8_t *rec_out)
+{
+    const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
+    if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
+    const uint32_t code = io_code(in);
+    uint32_t sph, smh;
+    const uint32_t out = io_pack(wc_words<R>(L.pv, L.mv, peq_w, lane, code, in, R - 1u, sph, smh), code);
+    if (g == (sp.nw - 1u) / (uint32_t)R) rec_out[c] = (uint8_t)out;
+    return out;
+}
+
+/* The entry of the strip below a strip that is not the last, from the
+ * strip's record (rec: the io of its bottom row b at columns [c0, ncols)):
+ * with d0 = D[b][c0 - 1] (the pass's over-estimate, base + the strip's
+ * rows), the next strip enters at c0 if d0 <= kmax, else at c + 1 for
+ * the first column c in [c0, ncols - 1) with D[b][c] <= kmax (first_d =
+ * D[b][c]); first = UINT32_MAX when there is none.  The same rule as the
+ * bottom lane's running test in long_step() / long_begin().  Sequential:
+ * the host harnesses' twin of strip_entry_warp. */
+HD void strip_entry_seq(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0, int32_t kmax,
+                        uint32_t &first, int32_t &first_d)
+{
+    first = UINT32_MAX;
+    first_d = 0;
+    if (d0 <= kmax) {
+        first = c0;
+        first_d = d0;
+        return;
+    }
+    int32_t d = d0;
+    for (uint32_t c = c0; c + 1u < ncols; ++c) {
+        d += io_delta(rec[c]);
+        if (d <= kmax) {
+            first = c + 1u;
+            first_d = d;
+            return;
+        }
+    }
+}
+
+/* D[b][c0 - 1] of pass sp: base + the strip's rows a .. b. */
+HD int32_t long_entry_d0(const witem &it, const lstrip &sp)
+{
+    return sp.base + (int32_t)(long_bottom_row(it, sp) - 32u * sp.w0);
+}
+
+#ifdef __CUDACC__
+/* strip_entry_seq() by a group of lp lanes (lane g; lp | 32, the group's
+ * lanes [grp lp, grp lp + lp) of the warp), lp columns at a time: each lane
+ * reads one column's delta, a scan within the group gives D[b][.], a
+ * ballot the first column <= kmax.  Every lane of the warp must call it
+ * (groups that need no entry pass active = 0).  The record was written by
+ * this warp: the caller's __syncwarp() orders it.  Returns the entry in
+ * every lane of the group. */
+__device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0,
+                                                 int32_t kmax, int active, uint32_t g, uint32_t grp,
+                                                 uint32_t lp, uint32_t &first, int32_t &first_d)
+{
+    first = UINT32_MAX;
+    first_d = 0;
+    bool done = !active;
+    if (!done && d0 <= kmax) {
+        first = c0;
+        first_d = d0;
+        done = true;
+    }
+    const uint32_t hi = ncols ? ncols - 1u : 0u;      /* candidate columns: c + 1 < ncols */
+    uint32_t iters = (!done && hi > c0) ? (hi - c0 + lp - 1u) / lp : 0u;
+    iters = __reduce_max_sync(0xffffffffu, iters);
+    const uint32_t gmask = lp == 32u ? 0xffffffffu : (1u << lp) - 1u;
+    int32_t run = d0;
+    for (uint32_t i = 0; i < iters; ++i) {
+        const uint32_t c = c0 + i * lp + g;
+        int32_t d = (!done && c < hi) ? io_delta(rec[c]) : 0;
+        for (uint32_t off = 1; off < lp; off <<= 1) {
+            const int32_t v = __shfl_up_sync(0xffffffffu, d, off, (int)lp);
+            if (g >= off) d += v;
+        }
+        const int32_t dc = run + d;
+        const uint32_t ok = (uint32_t)(__ballot_sync(0xffffffffu, !done && c < hi && dc <= kmax) >> (grp * lp)) & gmask;
+        const int src = ok ? __ffs((int)ok) - 1 : 0;
+        const int32_t dsrc = __shfl_sync(0xffffffffu, dc, src, (int)lp);
+        if (!done && ok) {
+            first = c0 + i * lp + (uint32_t)src + 1u;
+            first_d = dsrc;
+            done = true;
+        }
+        run += __shfl_sync(0xffffffffu, d, (int)lp - 1, (int)lp);
+    }
+}
+#endif
 
 /* After the last step of the last strip: the virtual column n. */
 template <int R, class Emit>

@@ -25,7 +25,7 @@
  * (k_partial_big: 3 blocks, 1.22 s for 320 items on an H100).  One
  * launch per R (1..4), each on a stream of its own joined back into the
  * batch's (pw_launch_all: the widest R's few items no longer run alone),
- * records (int8 per column: a strip's bottom-row deltas) two per warp of
+ * records (a byte per column: a strip's bottom-row io) two per warp of
  * each launch in global scratch, at most SCRATCH_BUDGET bytes per launch,
  * which bounds its grid.  Hamming mode and the byte alphabet keep the
  * thread per item with global scratch (k_partial_big), and so do patterns
@@ -41,6 +41,7 @@
 
 #include "cuda_kit.cuh"
 #include "partial.h"
+#include "myers_long_core.cuh"
 #include "partial_warp.cuh"
 
 namespace {
@@ -137,7 +138,7 @@ struct pw_launch {
     const uint64_t *items;
     uint32_t n;
     unsigned int *next;
-    int8_t *rec;          /* two records of rec_cols per warp of the grid */
+    uint8_t *rec;         /* two records of rec_cols per warp of the grid */
     uint64_t rec_cols;
 };
 
@@ -148,7 +149,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
     const unsigned FULL = 0xffffffffu;
     const uint32_t g = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     uint32_t *peq_w = peq_all[warp];
-    int8_t *rec_w = L.rec + ((uint64_t)blockIdx.x * PW_WARPS + warp) * 2 * L.rec_cols;
+    uint8_t *rec_w = L.rec + ((uint64_t)blockIdx.x * PW_WARPS + warp) * 2 * L.rec_cols;
     for (;;) {
         uint32_t i = 0;
         if (g == 0) i = atomicAdd(L.next, 1u);
@@ -174,27 +175,25 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                 gcore::pw_lane<R> st;
                 gcore::pw_begin<R>(st, it, sp);
                 __syncwarp();
-                const int8_t *rin = s ? rec_w + (uint64_t)((s - 1u) & 1u) * L.rec_cols : NULL;
-                int8_t *rout = rec_w + (uint64_t)(s & 1u) * L.rec_cols;
-                int hout = 0;
-                uint32_t cout = 0;
-                /* Lane 0's inputs (column col0 + t) are loaded one step ahead. */
-                uint32_t c0 = g == 0 ? gcore::pw_code(it, col0) : 0u;
-                int r0 = g == 0 && rin ? (int)rin[col0] : 0;
+                const uint8_t *rin = s ? rec_w + (uint64_t)((s - 1u) & 1u) * L.rec_cols : NULL;
+                uint8_t *rout = rec_w + (uint64_t)(s & 1u) * L.rec_cols;
+                /* Lane 0's inputs (pw_in0: the column's code and the carry
+                 * from the strip above) come from registers the warp loads
+                 * 32 columns ahead, one column a lane (myers_cuda.cu's
+                 * k_long does the same). */
+                uint32_t cur = gcore::pw_in0(it, rin, col0 + g);
+                uint32_t nxt = gcore::pw_in0(it, rin, col0 + 32u + g);
+                uint32_t out = 0;
                 for (uint32_t t = 0; t < sp.steps; ++t) {
-                    /* hout in {-1, 0, 1} and the column's code, to lane g+1. */
-                    const int v = __shfl_up_sync(FULL, (hout + 1) | (int)(cout << 2), 1);
-                    int hin = (v & 3) - 1;
-                    uint32_t code = (uint32_t)v >> 2;
-                    if (g == 0) {
-                        hin = r0;
-                        code = c0;
-                        const uint32_t cn = col0 + t + 1u;
-                        c0 = cn < it.W ? gcore::pw_code(it, cn) : 0u;
-                        r0 = rin && cn < it.W ? (int)rin[cn] : 0;
+                    const uint32_t tl = t & 31u;
+                    if (tl == 0 && t) {
+                        cur = nxt;
+                        nxt = gcore::pw_in0(it, rin, col0 + t + 32u + g);
                     }
-                    hout = gcore::pw_step<R>(st, peq_w, g, it, sp, t, hin, code, rout);
-                    cout = code;
+                    uint32_t in = __shfl_up_sync(FULL, out, 1);
+                    const uint32_t in0 = __shfl_sync(FULL, cur, (int)tl);
+                    if (g == 0) in = in0;
+                    out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, in, rout);
                 }
                 /* The walk: the lanes' sums scanned (inclusive), then each
                  * lane from the row above its first. */
@@ -212,10 +211,15 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                                   base_d + id - ds, base_e + ie - es, best);
                 base_d += __shfl_sync(FULL, id, 31);
                 base_e += __shfl_sync(FULL, ie, 31);
-                /* The next strip's entry, from the strip's bottom lane. */
-                const uint32_t first = __shfl_sync(FULL, st.first, (int)(sp.lanes - 1u));
-                const int32_t first_d = __shfl_sync(FULL, st.first_d, (int)(sp.lanes - 1u));
-                if (sp.last || first == gcore::PW_NONE) break;
+                /* The next strip's entry, from the strip's record (its bottom
+                 * row's deltas, written by the bottom lane). */
+                if (sp.last) break;
+                __syncwarp();
+                uint32_t first;
+                int32_t first_d;
+                gcore::strip_entry_warp(rout, col0, it.W, gcore::pw_entry_d0(sp), it.kmax, 1, g, 0, 32u, first,
+                                        first_d);
+                if (first == gcore::PW_NONE) break;
                 col0 = first;
                 base = first_d;
             }
@@ -351,7 +355,7 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
         L.items = d + off[R];
         L.n = (uint32_t)lists[R].size();
         L.next = (unsigned int *)(d + (R - 1));
-        L.rec = (int8_t *)rec + rec_at[R];
+        L.rec = (uint8_t *)rec + rec_at[R];
         L.rec_cols = rec_cols;
         const unsigned nb = (unsigned)blocks[R];
         KIT_CLEAR_ERR();

@@ -16,16 +16,18 @@
  *     and at step t computes column t - g with the WARP path's block step
  *     (wc_words of myers_cuda_core.cuh, the 16-code Eq table [code][r][lane]
  *     in shared memory), handing the horizontal delta of its bottom word
- *     and the column's text code to lane g + 1 (one __shfl_up_sync).  A
- *     strip below the first reads the delta of the row above it, per
- *     column, from the record (int8 per column, global scratch) that the
- *     strip above wrote.
+ *     and the column's text code to lane g + 1 (one io value, one
+ *     __shfl_up_sync).  A strip below the first reads its lane 0's io
+ *     (the delta of the row above it and the code), per column, from the
+ *     record (a byte per column, global scratch) that the strip above
+ *     wrote.
  *   - UKKONEN'S CUT-OFF across strips, as the LONG path's
  *     (myers_long_core.cuh, whose header has the induction): with kmax =
  *     k_{m-1}, the largest k_p (k_p never falls as p grows), strip s (rows
  *     a .. b) is computed only from its ENTRY column c_s on, where c_0 = 0
  *     and c_{s+1} = 1 + the first column f >= c_s - 1 with D[b][f] <= kmax
- *     and f <= W - 2 (the bottom lane follows row b's values: pw_step);
+ *     and f <= W - 2 (found after the pass from row b's deltas in the
+ *     strip's record: strip_entry_warp, pw_entry_d0);
  *     it starts at column c_s - 1 from the over-estimate D[i] = D[a-1][c_s
  *     - 1] + (i - a + 1) (Pv all ones).  Strips below a strip with no such
  *     f are never entered: every path to their rows passes row b at a
@@ -163,15 +165,9 @@ HD pw_strip pw_strip_of(const pw_item &it, uint32_t R, uint32_t s, uint32_t c0, 
 enum : uint32_t { PW_NONE = 0xffffffffu };   /* no entry column for the next strip */
 
 /* A lane's words: Pv/Mv of the current column and of the column before
- * the last (pp, pm: kept when the last column is computed).  The bottom
- * lane of a strip that is not the last also follows its bottom row b:
- * score = D[b][c], and the next strip's entry (first: column, PW_NONE
- * while none; first_d = D[b][first - 1]). */
+ * the last (pp, pm: kept when the last column is computed). */
 template <int R> struct pw_lane {
     uint32_t pv[R], mv[R], pp[R], pm[R];
-    int32_t score;
-    uint32_t first;
-    int32_t first_d;
 };
 
 /* Masks of the lane's words of strip sp (words past the pattern: 0). */
@@ -196,34 +192,44 @@ HD void pw_build_peq(uint32_t *peq_w, uint32_t g, const pw_item &it, const pw_st
 
 /* The strip's first column c0 - 1: D[i] = base + (i - a + 1) (Pv all
  * ones; strip 0: the fresh column D[i][-1] = i); it is also "the column
- * before the last" when c0 = W - 1.  The bottom row's D there may already
- * let the next strip in at c0. */
+ * before the last" when c0 = W - 1. */
 template <int R>
 HD void pw_begin(pw_lane<R> &L, const pw_item &it, const pw_strip &sp)
 {
+    (void)it;
+    (void)sp;
     for (int r = 0; r < R; ++r) {
         L.pv[r] = L.pp[r] = ~0u;
         L.mv[r] = L.pm[r] = 0;
     }
-    L.score = sp.base + (int32_t)(32u * sp.nw);   /* rows a .. b: 32 nw of them (not the last strip) */
-    L.first = PW_NONE;
-    L.first_d = 0;
-    if (!sp.last && L.score <= it.kmax) {
-        L.first = sp.c0;
-        L.first_d = L.score;
-    }
+}
+
+/* D[b][c0 - 1] of a strip that is not the last (rows a .. b, 32 nw of
+ * them): the over-estimate base + 32 nw the pass starts from, from which
+ * the next strip's entry follows (strip_entry_seq / strip_entry_warp of
+ * myers_long_core.cuh, with kmax, on the strip's record). */
+HD int32_t pw_entry_d0(const pw_strip &sp) { return sp.base + (int32_t)(32u * sp.nw); }
+
+/* Lane 0's input (io: myers_cuda_core.cuh) at window column c: the
+ * column's code and the carry of the strip above's bottom row from its
+ * record (rec_in, NULL in the first strip: row 0, delta 0), which holds
+ * the whole io byte; 0 past the window. */
+HD uint32_t pw_in0(const pw_item &it, const uint8_t *rec_in, uint32_t c)
+{
+    if (c >= it.W) return 0;
+    return rec_in ? (uint32_t)rec_in[c] : io_pack(0, pw_code(it, c));
 }
 
 /* Step t of lane g: column c = c0 + t - g (idle when t < g, c >= W, or the
- * lane has no words in the strip).  hin: the delta entering the lane's top
- * row (lane g-1's return value; for g = 0 the record of the strip above at
- * column c, 0 in the first strip); code: column c's text code.  The bottom
- * lane of a strip that is not the last writes its bottom row's delta to
- * rec_out[c] and follows that row (the next strip's entry).  Returns the
- * delta of the lane's bottom word (0 when idle). */
+ * lane has no words in the strip).  in: the io entering the lane's top
+ * row (lane g-1's return value; for g = 0 pw_in0() of column c): the
+ * carry and column c's text code.  The bottom lane of a strip that is not
+ * the last writes its bottom row's io to rec_out[c] (the next strip's
+ * input and, after the pass, its entry: pw_entry_d0).  Returns the io of
+ * the lane's bottom word (0 when idle). */
 template <int R>
-HD int pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &it,
-               const pw_strip &sp, uint32_t t, int hin, uint32_t code, int8_t *rec_out)
+HD uint32_t pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &it,
+                    const pw_strip &sp, uint32_t t, uint32_t in, uint8_t *rec_out)
 {
     const uint32_t c = sp.c0 + t - g;            /* wraps when t < g: idle */
     if (t < g || c >= it.W || g >= sp.lanes) return 0;
@@ -232,17 +238,11 @@ HD int pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &
             L.pp[r] = L.pv[r];
             L.pm[r] = L.mv[r];
         }
-    int hs = 0;
-    const int h = wc_words<R>(L.pv, L.mv, peq_w, g, g, code, hin, UINT32_MAX, 0u, hs);
-    if (!sp.last && g == sp.lanes - 1u) {
-        rec_out[c] = (int8_t)h;
-        L.score += h;
-        if (L.first == PW_NONE && L.score <= it.kmax && c + 1u < it.W) {
-            L.first = c + 1u;
-            L.first_d = L.score;
-        }
-    }
-    return h;
+    const uint32_t code = io_code(in);
+    uint32_t sph, smh;
+    const uint32_t out = io_pack(wc_words<R>(L.pv, L.mv, peq_w, g, code, in, R - 1u, sph, smh), code);
+    if (!sp.last && g == sp.lanes - 1u) rec_out[c] = (uint8_t)out;
+    return out;
 }
 
 HD int pw_popc(uint32_t x)

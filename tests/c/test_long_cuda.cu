@@ -112,8 +112,8 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
 {
     std::vector<uint32_t> peq((size_t)16 * R * 32);
     std::vector<llane<R> > L(lp);
-    std::vector<int> hprev(lp), hnew(lp);
-    std::vector<int8_t> rec[2];
+    std::vector<uint32_t> hprev(lp), hnew(lp);
+    std::vector<uint8_t> rec[2];
     rec[0].assign(it.ncols + 1, 0x55);
     rec[1].assign(it.ncols + 1, 0x55);
     std::vector<hit> buf(it.ncols + 1);
@@ -130,28 +130,41 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
         ++st.passes;
         if (s == 0) st.strip0_cols += it.ncols - sp.c0;
         else st.deep_cols += it.ncols - sp.c0;
-        const int8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
-        int8_t *rout = rec[s & 1].data();
+        const uint8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
+        uint8_t *rout = rec[s & 1].data();
         for (uint32_t g = 0; g < lp; ++g) {
             long_build_peq<R>(peq.data(), g, g, it, sp);
             long_begin<R>(L[g], it, sp);
             hprev[g] = 0;
         }
+        /* k_long runs a strip that is not the last LEAN (long_step_lean,
+         * the entry from the record) when no group of the warp is in its
+         * last strip, else with long_step: every other item here takes
+         * each way, so both agree with the naive DP. */
+        const bool lean = !sp.last && (st.items & 1u);
         for (uint32_t t = 0; t < sp.steps; ++t) {
             for (uint32_t g = 0; g < lp; ++g) {
-                const int hin = g == 0 ? long_hin0(it, sp, rin, t) : hprev[g - 1];
-                const uint32_t c = sp.c0 + t - g;
-                const uint32_t code = (t >= g && c < it.ncols) ? it.txt.at(it.win.j0 + c) : 0u;
-                hnew[g] = long_step<R>(L[g], peq.data(), g, g, it, sp, t, hin, code, rout, e);
+                const uint32_t in = g == 0 ? long_in0(it, rin, sp.c0 + t) : hprev[g - 1];
+                hnew[g] = lean ? long_step_lean<R>(L[g], peq.data(), g, g, it, sp, t, in, rout)
+                               : long_step<R>(L[g], peq.data(), g, g, it, sp, t, in, rout, e);
             }
             hprev = hnew;
         }
-        for (uint32_t g = 0; g < lp; ++g) long_finish<R>(L[g], g, it, sp, e);
+        if (!lean)
+            for (uint32_t g = 0; g < lp; ++g) long_finish<R>(L[g], g, it, sp, e);
         if (sp.last) break;
-        const llane<R> &B = L[(sp.nw - 1u) / R];
-        if (B.first == UINT32_MAX) break;   /* no row of the strip below can be <= k */
-        c0 = B.first;
-        base = B.first_d;
+        uint32_t first;
+        int32_t first_d;
+        if (lean) {
+            strip_entry_seq(rout, sp.c0, it.ncols, long_entry_d0(it, sp), it.k, first, first_d);
+        } else {
+            const llane<R> &B = L[(sp.nw - 1u) / R];
+            first = B.first;
+            first_d = B.first_d;
+        }
+        if (first == UINT32_MAX) break;   /* no row of the strip below can be <= k */
+        c0 = first;
+        base = first_d;
     }
     if (e.n > e.cap) {
         fprintf(stderr, "more hits than text positions\n");

@@ -26,6 +26,7 @@
 
 #include <vector>
 
+#include "myers_long_core.cuh"
 #include "partial_warp.cuh"
 #include "tap.h"
 
@@ -75,9 +76,8 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
 {
     std::vector<uint32_t> peq((size_t)16 * R * 32);
     pw_lane<R> L[PW_LANES];
-    int hprev[PW_LANES], hnew[PW_LANES];
-    uint32_t cprev[PW_LANES], cnew[PW_LANES];
-    std::vector<int8_t> rec[2];
+    uint32_t hprev[PW_LANES], hnew[PW_LANES];
+    std::vector<uint8_t> rec[2];
     rec[0].assign(it.W + 1, 0x55);
     rec[1].assign(it.W + 1, 0x55);
     gpuasm_partial best[PW_LANES];
@@ -88,31 +88,19 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
     int32_t base = 0;
     for (uint32_t s = 0; s < ns; ++s) {
         const pw_strip sp = pw_strip_of(it, R, s, col0, base);
-        const int8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
-        int8_t *rout = rec[s & 1].data();
+        const uint8_t *rin = s ? rec[(s - 1) & 1].data() : NULL;
+        uint8_t *rout = rec[s & 1].data();
         for (uint32_t g = 0; g < PW_LANES; ++g) {
             pw_build_peq<R>(peq.data(), g, it, sp);
             pw_begin<R>(L[g], it, sp);
             hprev[g] = 0;
-            cprev[g] = 0;
         }
         for (uint32_t t = 0; t < sp.steps; ++t) {
             for (uint32_t g = 0; g < PW_LANES; ++g) {
-                int hin;
-                uint32_t code;
-                if (g == 0) {
-                    const uint32_t c = col0 + t;
-                    hin = rin && c < it.W ? rin[c] : 0;
-                    code = c < it.W ? pw_code(it, c) : 0;
-                } else {
-                    hin = hprev[g - 1];
-                    code = cprev[g - 1];
-                }
-                hnew[g] = pw_step<R>(L[g], peq.data(), g, it, sp, t, hin, code, rout);
-                cnew[g] = code;
+                const uint32_t in = g == 0 ? pw_in0(it, rin, col0 + t) : hprev[g - 1];
+                hnew[g] = pw_step<R>(L[g], peq.data(), g, it, sp, t, in, rout);
             }
             memcpy(hprev, hnew, sizeof hprev);
-            memcpy(cprev, cnew, sizeof cprev);
         }
         /* The walk: exclusive scan of the lanes' sums, then each lane. */
         const uint32_t lc = pw_code(it, it.W - 1u);
@@ -126,16 +114,18 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
         }
         base_d = d0;
         base_e = e0;
-        /* The next strip's entry, from the strip's bottom lane (the cut-off). */
-        const pw_lane<R> &bot = L[sp.lanes - 1u];
+        /* The next strip's entry, from the strip's record (the cut-off). */
         if (sp.last) break;
-        if (bot.first == PW_NONE) {
+        uint32_t first;
+        int32_t first_d;
+        strip_entry_seq(rout, col0, it.W, pw_entry_d0(sp), it.kmax, first, first_d);
+        if (first == PW_NONE) {
             ++runs_skipping;
             break;
         }
-        runs_late_entry += bot.first > 0;
-        col0 = bot.first;
-        base = bot.first_d;
+        runs_late_entry += first > 0;
+        col0 = first;
+        base = first_d;
     }
     /* Merge the lanes' bests as the warp does (a butterfly). */
     for (uint32_t off = PW_LANES / 2; off; off >>= 1) {
