@@ -528,7 +528,7 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
                 long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e);
                 __syncwarp();   /* the record, written by the bottom lanes */
                 gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
-                                        live && sp.steps, g, grp, lp, first, first_d);
+                                        gcore::STRIP_NO_SLOPE, live && sp.steps, g, grp, lp, first, first_d);
             } else {
                 long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e);
                 gcore::long_finish<R>(st, g, p.it, sp, e);

@@ -199,17 +199,26 @@ HD uint32_t long_step_lean(llane<R> &L, const uint32_t *peq_w, uint32_t lane, ui
 /* The entry of the strip below a strip that is not the last, from the
  * strip's record (rec: the io of its bottom row b at columns [c0, ncols)):
  * with d0 = D[b][c0 - 1] (the pass's over-estimate, base + the strip's
- * rows), the next strip enters at c0 if d0 <= kmax, else at c + 1 for
- * the first column c in [c0, ncols - 1) with D[b][c] <= kmax (first_d =
- * D[b][c]); first = UINT32_MAX when there is none.  The same rule as the
- * bottom lane's running test in long_step() / long_begin().  Sequential:
- * the host harnesses' twin of strip_entry_warp. */
-HD void strip_entry_seq(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0, int32_t kmax,
+ * rows), the next strip enters at c0 if d0 <= thr(c0 - 1), else at c + 1
+ * for the first column c in [c0, ncols - 1) with D[b][c] <= thr(c)
+ * (first_d = D[b][c]); first = UINT32_MAX when there is none.  thr(c) =
+ * min(kmax, c + slope): the LONG path passes slope = STRIP_NO_SLOPE (the
+ * bottom lane's running test of long_step() / long_begin(), kmax alone);
+ * the ends pass its tighter bound (pw_entry_slope, partial_warp.cuh).
+ * Sequential: the host harnesses' twin of strip_entry_warp. */
+enum : int64_t { STRIP_NO_SLOPE = (int64_t)1 << 40 };
+
+HD bool strip_entry_ok(int32_t d, int64_t c, int32_t kmax, int64_t slope)
+{
+    return d <= kmax && (int64_t)d <= c + slope;
+}
+
+HD void strip_entry_seq(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0, int32_t kmax, int64_t slope,
                         uint32_t &first, int32_t &first_d)
 {
     first = UINT32_MAX;
     first_d = 0;
-    if (d0 <= kmax) {
+    if (strip_entry_ok(d0, (int64_t)c0 - 1, kmax, slope)) {
         first = c0;
         first_d = d0;
         return;
@@ -217,7 +226,7 @@ HD void strip_entry_seq(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t
     int32_t d = d0;
     for (uint32_t c = c0; c + 1u < ncols; ++c) {
         d += io_delta(rec[c]);
-        if (d <= kmax) {
+        if (strip_entry_ok(d, c, kmax, slope)) {
             first = c + 1u;
             first_d = d;
             return;
@@ -240,13 +249,13 @@ HD int32_t long_entry_d0(const witem &it, const lstrip &sp)
  * this warp: the caller's __syncwarp() orders it.  Returns the entry in
  * every lane of the group. */
 __device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0,
-                                                 int32_t kmax, int active, uint32_t g, uint32_t grp,
+                                                 int32_t kmax, int64_t slope, int active, uint32_t g, uint32_t grp,
                                                  uint32_t lp, uint32_t &first, int32_t &first_d)
 {
     first = UINT32_MAX;
     first_d = 0;
     bool done = !active;
-    if (!done && d0 <= kmax) {
+    if (!done && strip_entry_ok(d0, (int64_t)c0 - 1, kmax, slope)) {
         first = c0;
         first_d = d0;
         done = true;
@@ -264,7 +273,7 @@ __device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0
             if (g >= off) d += v;
         }
         const int32_t dc = run + d;
-        const uint32_t ok = (uint32_t)(__ballot_sync(0xffffffffu, !done && c < hi && dc <= kmax) >> (grp * lp)) & gmask;
+        const uint32_t ok = (uint32_t)(__ballot_sync(0xffffffffu, !done && c < hi && strip_entry_ok(dc, c, kmax, slope)) >> (grp * lp)) & gmask;
         const int src = ok ? __ffs((int)ok) - 1 : 0;
         const int32_t dsrc = __shfl_sync(0xffffffffu, dc, src, (int)lp);
         if (!done && ok) {

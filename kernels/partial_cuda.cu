@@ -217,8 +217,8 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                 __syncwarp();
                 uint32_t first;
                 int32_t first_d;
-                gcore::strip_entry_warp(rout, col0, it.W, gcore::pw_entry_d0(sp), it.kmax, 1, g, 0, 32u, first,
-                                        first_d);
+                gcore::strip_entry_warp(rout, col0, it.W, gcore::pw_entry_d0(sp), it.kmax,
+                                        gcore::pw_entry_slope(it, sp), 1, g, 0, 32u, first, first_d);
                 if (first == gcore::PW_NONE) break;
                 col0 = first;
                 base = first_d;

@@ -40,6 +40,18 @@
  *     about 2.5 kmax (long_band_rows()): at -e 0.2 (the reads' default)
  *     half of a 10 kb pattern, 3 of the 5 strips of R = 2, where every
  *     strip used to run all W columns.
+ *   - TIGHTER ENTRY: the test on row b is D[b][f] <= min(kmax, f + kmax +
+ *     m - W - b) (f + 1 - b when W = m - 1 + kmax), not kmax alone.  A
+ *     kept candidate p (b < p <= m - 1) ends at column W - 1 (partial.h's
+ *     rule: a diagonal or horizontal last step into (p, W - 1)), and its
+ *     optimal path leaves row b from some cell (b, f); the rest of the
+ *     path moves W - 1 - f columns and p - b rows, so it costs at least
+ *     (W - 1 - f) - (p - b) >= W - f - m + b, and D[b][f] + that <= D_p
+ *     <= k_p <= kmax.  Every useful crossing of row b is at a column the
+ *     test accepts, so entering at the first such column keeps the
+ *     induction above.  On unrelated text, where D[b][.] is about 0.4 b,
+ *     strips 1 and 2 of R = 2 enter some 2,800 and 3,600 columns later
+ *     (of W = 12,000 for a 10 kb read at -e 0.2).
  *   - THE ROW WALK of partial.h at the last column, strip by strip: D[p] of
  *     the last column W-1 and of the column before (W-2; for W = 1 the
  *     fresh column, D[p] = p) are prefix sums of the vertical deltas (Pv:
@@ -209,6 +221,15 @@ HD void pw_begin(pw_lane<R> &L, const pw_item &it, const pw_strip &sp)
  * the next strip's entry follows (strip_entry_seq / strip_entry_warp of
  * myers_long_core.cuh, with kmax, on the strip's record). */
 HD int32_t pw_entry_d0(const pw_strip &sp) { return sp.base + (int32_t)(32u * sp.nw); }
+
+/* The slope of the ends pass's entry bound (the header's "TIGHTER
+ * ENTRY"): a cell D[b][f] of the strip's bottom row b on the optimal path
+ * of a kept candidate has D[b][f] <= f + kmax + m - W - b. */
+HD int64_t pw_entry_slope(const pw_item &it, const pw_strip &sp)
+{
+    const int64_t b = 32 * (int64_t)(sp.w0 + sp.nw);
+    return (int64_t)it.kmax + (int64_t)it.m - (int64_t)it.W - b;
+}
 
 /* Lane 0's input (io: myers_cuda_core.cuh) at window column c: the
  * column's code and the carry of the strip above's bottom row from its

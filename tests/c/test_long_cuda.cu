@@ -156,7 +156,7 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
         uint32_t first;
         int32_t first_d;
         if (lean) {
-            strip_entry_seq(rout, sp.c0, it.ncols, long_entry_d0(it, sp), it.k, first, first_d);
+            strip_entry_seq(rout, sp.c0, it.ncols, long_entry_d0(it, sp), it.k, STRIP_NO_SLOPE, first, first_d);
         } else {
             const llane<R> &B = L[(sp.nw - 1u) / R];
             first = B.first;

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "myers_long_core.cuh"
@@ -118,7 +119,7 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
         if (sp.last) break;
         uint32_t first;
         int32_t first_d;
-        strip_entry_seq(rout, col0, it.W, pw_entry_d0(sp), it.kmax, first, first_d);
+        strip_entry_seq(rout, col0, it.W, pw_entry_d0(sp), it.kmax, pw_entry_slope(it, sp), first, first_d);
         if (first == PW_NONE) {
             ++runs_skipping;
             break;
@@ -245,6 +246,63 @@ int main(void)
                         omin, it.W, (uint64_t)m - 1u + (uint64_t)kmax > tv.len ? "text shorter than m-1+k: W = n" : "text longer",
                         picked, want.plen, want.dist, got_s);
                 }
+        }
+    /* The tighter entry bound (partial_warp.cuh, "TIGHTER ENTRY") where it
+     * is attained: the text's end (start) is P[0 .. m-1) (its reverse's
+     * suffix) with kmax random bases inserted between pattern rows b/2 and
+     * b, b the bottom row of the first strip of R words a lane.  The best
+     * partial is p = m - 1 with kmax insertions, and its path leaves row b
+     * at column f = b - 1 + kmax with D[b][f] = kmax = f + kmax + m - W -
+     * b: a bound one tighter enters the second strip past it. */
+    for (uint32_t R = 1; R <= PW_RMAX; ++R)
+        for (int at_start = 0; at_start < 2; ++at_start) {
+            const uint32_t b = 32u * 32u * R, m = b + 300u + rnd32() % 700u;
+            gpuasm_search_opt o;
+            memset(&o, 0, sizeof o);
+            o.max_diffs = -1;
+            o.error_rate = 0.02;
+            o.pattern_side = GPUASM_PATTERN_READ;
+            o.alphabet = GPUASM_ALPHABET_NT16;
+            const int32_t kmax = gpuasm_partial_k(&o, m - 1u, m);
+            std::vector<uint8_t> pat(m);
+            for (uint32_t i = 0; i < m; ++i) pat[i] = rnd_code(0);
+            /* The pattern as the walk reads it (reversed at the start). */
+            std::vector<uint8_t> op(m);
+            for (uint32_t i = 0; i < m; ++i) op[i] = at_start ? pat[m - 1u - i] : pat[i];
+            std::vector<uint32_t> at((size_t)kmax);
+            for (auto &x : at) x = b / 2u + rnd32() % (b / 2u);
+            std::sort(at.begin(), at.end());
+            std::vector<uint8_t> piece;
+            size_t next = 0;
+            for (uint32_t i = 0; i + 1u < m; ++i) {
+                while (next < at.size() && at[next] == i) {
+                    piece.push_back(rnd_code(0));
+                    ++next;
+                }
+                piece.push_back(op[i]);
+            }
+            std::vector<uint8_t> t;
+            for (uint32_t i = 0; i < 200u; ++i) t.push_back(rnd_code(0));
+            t.insert(t.end(), piece.begin(), piece.end());
+            if (at_start) std::reverse(t.begin(), t.end());
+            gpuasm_seqview pv, tv;
+            pv.p = pat.data();
+            pv.len = m;
+            pv.rc = 0;
+            tv.p = t.data();
+            tv.len = (uint32_t)t.size();
+            tv.rc = 0;
+            const uint32_t omin = m / 2u;
+            std::vector<uint64_t> ws(gpuasm_partial_ws_words(m));
+            const gpuasm_partial want = gpuasm_partial_best(&o, omin, &pv, &tv, at_start, 0, ws.data());
+            pw_item it;
+            gpuasm_partial got;
+            got.plen = 0;
+            got.dist = 0;
+            if (pw_setup(it, &o, omin, pv, tv, at_start)) got = run_r(R, it, &o);
+            tap(want.plen == m - 1u && want.dist == kmax && got.plen == want.plen && got.dist == want.dist,
+                "tight entry, R=%u %s m=%u kmax=%d: partial.h (%u, %d), expected (%u, %d), warp (%u, %d)", R,
+                at_start ? "start" : "end", m, kmax, want.plen, want.dist, m - 1u, kmax, got.plen, got.dist);
         }
     /* The cases must exercise the rule, not only "none" (a test that
      * cannot fail otherwise). */
