@@ -39,6 +39,14 @@
  * k = 0.1 m that is about a third of the pattern; at m = 1024, k = 102 a
  * strip of 16 lanes x 1 word (two items per warp) instead of 32 words.
  *
+ * Two kinds of pass: a strip that is not the last runs LEAN
+ * (long_step_lean: the bottom lane only stores its io; the next strip's
+ * entry is found after the pass from the record, strip_entry_warp), the
+ * last strip (and every strip of a warp where some group is in its last)
+ * runs long_step, whose bottom lane keeps the score.  Both give the same
+ * entry (strip_entry_seq is the bottom lane's running test over the
+ * record).
+ *
  * Host and device: the functions below take one lane's state; the caller
  * runs step t of every lane of the group, then hands each lane's return
  * value to the next (a __shfl_up_sync on the device, an array on the host).
