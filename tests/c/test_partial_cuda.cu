@@ -140,6 +140,18 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
     return best[0];
 }
 
+/* Options of the cases: reads as patterns, nt16, error rate e. */
+static gpuasm_search_opt read_opt(double e)
+{
+    gpuasm_search_opt o;
+    memset(&o, 0, sizeof o);
+    o.max_diffs = -1;
+    o.error_rate = e;
+    o.pattern_side = GPUASM_PATTERN_READ;
+    o.alphabet = GPUASM_ALPHABET_NT16;
+    return o;
+}
+
 static gpuasm_partial run_r(uint32_t R, const pw_item &it, const gpuasm_search_opt *o)
 {
     switch (R) {
@@ -162,10 +174,7 @@ int main(void)
     for (size_t li = 0; li < nlen; ++li)
         for (int v = 0; v < 6; ++v) {
             const uint32_t m = lens[li] + (v ? rnd32() % 97u : 0u);
-            gpuasm_search_opt o;
-            memset(&o, 0, sizeof o);
-            o.max_diffs = -1;
-            o.error_rate = 0.05 + 0.05 * (double)(rnd32() % 5);   /* 0.05 .. 0.25 */
+            gpuasm_search_opt o = read_opt(0.05 + 0.05 * (double)(rnd32() % 5));   /* e 0.05 .. 0.25 */
             if (v >= 3) {
                 /* An absolute k; v 4 and 5: k_{m-1} = 0 and 2 with exact or
                  * nearly exact planted pieces, where the cut-off's entry
@@ -174,8 +183,6 @@ int main(void)
                 o.max_diffs = v == 3 ? (int32_t)(m / 10u) : v == 4 ? 0 : 3;
                 o.error_rate = 0;
             }
-            o.pattern_side = GPUASM_PATTERN_READ;
-            o.alphabet = GPUASM_ALPHABET_NT16;
             const uint32_t iupac = v == 2 ? 20u : 0u;
             std::vector<uint8_t> pat(m);
             for (uint32_t i = 0; i < m; ++i) pat[i] = rnd_code(iupac);
@@ -257,12 +264,7 @@ int main(void)
     for (uint32_t R = 1; R <= PW_RMAX; ++R)
         for (int at_start = 0; at_start < 2; ++at_start) {
             const uint32_t b = 32u * 32u * R, m = b + 300u + rnd32() % 700u;
-            gpuasm_search_opt o;
-            memset(&o, 0, sizeof o);
-            o.max_diffs = -1;
-            o.error_rate = 0.02;
-            o.pattern_side = GPUASM_PATTERN_READ;
-            o.alphabet = GPUASM_ALPHABET_NT16;
+            const gpuasm_search_opt o = read_opt(0.02);
             const int32_t kmax = gpuasm_partial_k(&o, m - 1u, m);
             std::vector<uint8_t> pat(m);
             for (uint32_t i = 0; i < m; ++i) pat[i] = rnd_code(0);
