@@ -427,32 +427,20 @@ k_warp(pair_launch L, dev_out out)
     }
 }
 
-/* One strip pass of k_long: `steps` wavefront steps of the group's lanes.
- * Lane 0's inputs (long_in0: the column's code and the carry from the
- * strip above) come from registers the group loads a block of lp columns
- * ahead, one column a lane: loaded one step ahead by lane 0 alone, the
- * record's load (L2: the strip above wrote it) sat on the wavefront's
- * critical path.  LEAN: long_step_lean (a strip that is not the last, in
- * every group of the warp), else long_step. */
+/* One strip pass of k_long: `steps` wavefront steps of the group's lanes,
+ * lane 0 fed by wavefront_in (myers_long_core.cuh).  LEAN: long_step_lean
+ * (a strip that is not the last, in every group of the warp), else
+ * long_step. */
 template <int R, bool LEAN>
 static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
                                                  uint32_t g, uint32_t lp, const gcore::witem &it,
                                                  const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
                                                  uint8_t *rout, emitter<dev_out> &e)
 {
-    const uint32_t tm = lp - 1u;
-    uint32_t cur = sp.steps ? gcore::long_in0(it, rin, sp.c0 + g) : 0u;
-    uint32_t nxt = sp.steps ? gcore::long_in0(it, rin, sp.c0 + lp + g) : 0u;
-    uint32_t out = 0;
+    const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(it, rin, sp.c0 + x) : 0u; };
+    uint32_t cur = load(g), nxt = load(lp + g), out = 0;
     for (uint32_t t = 0; t < steps; ++t) {
-        const uint32_t tl = t & tm;
-        if (tl == 0 && t) {
-            cur = nxt;
-            nxt = sp.steps ? gcore::long_in0(it, rin, sp.c0 + t + lp + g) : 0u;
-        }
-        uint32_t in = __shfl_up_sync(0xffffffffu, out, 1, (int)lp);
-        const uint32_t in0 = __shfl_sync(0xffffffffu, cur, (int)tl, (int)lp);
-        if (g == 0) in = in0;
+        const uint32_t in = gcore::wavefront_in(cur, nxt, t, g, lp, out, load);
         if (LEAN)
             out = gcore::long_step_lean<R>(st, peq_w, lane, g, it, sp, t, in, rout);
         else

@@ -22,25 +22,36 @@ namespace gcore {
 
 /* ---- the Myers block step ------------------------------------------------
  * Hyyrö's block step (edlib's calculateBlock), identical to block_step() of
- * myers_cpu.c for T = uint64_t; T = uint32_t gives 32-row blocks.  hin,
- * the return value in {-1, 0, +1}: horizontal delta of the row above the
- * block and of the row selected by hbit. */
+ * myers_cpu.c for T = uint64_t; T = uint32_t gives 32-row blocks.
+ * block_step_bits: the carry as two bits (hp / hn in bit 0: the delta +1 /
+ * -1 entering the block's top row), updated to the delta leaving its last
+ * row; ph / mh: the block's Ph / Mh before the shift, from which any row's
+ * delta can be read.  The wavefronts (wc_words) chain it with no compares
+ * or selects between words. */
+template <class T>
+HD void block_step_bits(T &pv_io, T &mv_io, T eq, T &hp, T &hn, T &ph, T &mh)
+{
+    const T pv = pv_io, mv = mv_io;
+    const T xv = eq | mv, eqh = eq | hn;
+    const T xh = (((eqh & pv) + pv) ^ pv) | eqh;
+    ph = mv | ~(xh | pv);
+    mh = pv & xh;
+    const T phs = (ph << 1) | hp, mhs = (mh << 1) | hn;
+    pv_io = mhs | ~(xv | phs);
+    mv_io = phs & xv;
+    hp = ph >> (sizeof(T) * 8 - 1);
+    hn = mh >> (sizeof(T) * 8 - 1);
+}
+
+/* The same step with the carry as an int: hin, the return value in {-1,
+ * 0, +1}: horizontal delta of the row above the block and of the row
+ * selected by hbit. */
 template <class T>
 HD int block_step(T &pv_io, T &mv_io, T eq, int hin, T hbit)
 {
-    const T pv = pv_io, mv = mv_io;
-    const T hneg = (T)(hin < 0), hpos = (T)(hin > 0);
-    const T xv = eq | mv;
-    eq |= hneg;
-    const T xh = (((eq & pv) + pv) ^ pv) | eq;
-    T ph = mv | ~(xh | pv);
-    T mh = pv & xh;
-    const int hout = (int)((ph & hbit) != 0) - (int)((mh & hbit) != 0);
-    ph = (ph << 1) | hpos;
-    mh = (mh << 1) | hneg;
-    pv_io = mh | ~(xv | ph);
-    mv_io = ph & xv;
-    return hout;
+    T hp = (T)(hin > 0), hn = (T)(hin < 0), ph, mh;
+    block_step_bits<T>(pv_io, mv_io, eq, hp, hn, ph, mh);
+    return (int)((ph & hbit) != 0) - (int)((mh & hbit) != 0);
 }
 
 /* One column of single-word Myers (Myers 1999, Fig. 3; seed 003 §2.2):
@@ -263,15 +274,15 @@ HD void tp_run(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t 
 /* What a lane hands to lane g + 1 at each step (the wavefront's "io"):
  * bits 0-1 the horizontal delta leaving the lane's last word (bit 0: +1,
  * bit 1: -1, neither: 0), bits 2-5 the column's text code.  Carried as
- * two bits rather than an int so that the block step below takes them as
- * its carries without compares or selects (sm_90 SASS: the int form cost
- * about 23 instructions a word, this one 13). */
+ * two bits rather than an int so that block_step_bits takes them as its
+ * carries without compares or selects (sm_90 SASS: an int carry between
+ * the words cost about 23 instructions a word, the bits 13). */
 HD uint32_t io_pack(uint32_t h2, uint32_t code) { return (h2 & 3u) | (code << 2); }
 HD uint32_t io_code(uint32_t io) { return (io >> 2) & 15u; }
 HD int io_delta(uint32_t io) { return (int)(io & 1u) - (int)((io >> 1) & 1u); }
 
 /* The R words of lane g for text code `code`: Hyyrö's block step
- * (block_step() above) down the words, with the carry h2 (io's bits 0-1:
+ * (block_step_bits() above) down the words, with the carry h2 (io's bits 0-1:
  * the delta entering the first word's top row) as two bits.  sph / smh:
  * Ph and Mh of the lane's word rs (before the shift), from which the
  * caller reads the delta of any row of that word (bit b: +1 when Ph's bit
@@ -285,19 +296,12 @@ HD uint32_t wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t
     DEV_UNROLL
     for (int r = 0; r < R; ++r) {
         const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
-        const uint32_t p0 = pv[r], m0 = mv[r];
-        const uint32_t xv = eq | m0, eqh = eq | hn;
-        const uint32_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
-        const uint32_t ph = m0 | ~(xh | p0), mh = p0 & xh;
+        uint32_t ph, mh;
+        block_step_bits<uint32_t>(pv[r], mv[r], eq, hp, hn, ph, mh);
         if ((uint32_t)r == rs) {
             sph = ph;
             smh = mh;
         }
-        const uint32_t phs = (ph << 1) | hp, mhs = (mh << 1) | hn;
-        pv[r] = mhs | ~(xv | phs);
-        mv[r] = phs & xv;
-        hp = ph >> 31;
-        hn = mh >> 31;
     }
     return hp | (hn << 1);
 }

@@ -249,6 +249,28 @@ HD int32_t long_entry_d0(const witem &it, const lstrip &sp)
 }
 
 #ifdef __CUDACC__
+/* The io entering lane g of a group of lp lanes (lp | 32) at wavefront step
+ * t: lane g-1's io of step t-1 (out), and for lane 0 the input of the
+ * pass's column t, from registers the group fills a block of lp columns
+ * ahead, one column a lane (cur: this block, nxt: the next; load(x): the
+ * input of the pass's column x, 0 past its end; start with cur = load(g),
+ * nxt = load(lp + g)).  Lane 0 loading its own input one step ahead put
+ * the record's load (L2: the strip above wrote it) on the wavefront's
+ * critical path.  k_long and k_partial_warp. */
+template <class Load>
+__device__ __forceinline__ uint32_t wavefront_in(uint32_t &cur, uint32_t &nxt, uint32_t t, uint32_t g, uint32_t lp,
+                                                 uint32_t out, const Load &load)
+{
+    const uint32_t tl = t & (lp - 1u);
+    if (tl == 0 && t) {
+        cur = nxt;
+        nxt = load(t + lp + g);
+    }
+    const uint32_t in = __shfl_up_sync(0xffffffffu, out, 1, (int)lp);
+    const uint32_t in0 = __shfl_sync(0xffffffffu, cur, (int)tl, (int)lp);
+    return g == 0 ? in0 : in;
+}
+
 /* strip_entry_seq() by a group of lp lanes (lane g; lp | 32, the group's
  * lanes [grp lp, grp lp + lp) of the warp), lp columns at a time: each lane
  * reads one column's delta, a scan within the group gives D[b][.], a

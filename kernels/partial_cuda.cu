@@ -173,28 +173,16 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                 __syncwarp();   /* the last strip's walk (Peq reads) and records are done */
                 gcore::pw_build_peq<R>(peq_w, g, it, sp);
                 gcore::pw_lane<R> st;
-                gcore::pw_begin<R>(st, it, sp);
+                gcore::pw_begin<R>(st);
                 __syncwarp();
                 const uint8_t *rin = s ? rec_w + (uint64_t)((s - 1u) & 1u) * L.rec_cols : NULL;
                 uint8_t *rout = rec_w + (uint64_t)(s & 1u) * L.rec_cols;
-                /* Lane 0's inputs (pw_in0: the column's code and the carry
-                 * from the strip above) come from registers the warp loads
-                 * 32 columns ahead, one column a lane (myers_cuda.cu's
-                 * k_long does the same). */
-                uint32_t cur = gcore::pw_in0(it, rin, col0 + g);
-                uint32_t nxt = gcore::pw_in0(it, rin, col0 + 32u + g);
-                uint32_t out = 0;
-                for (uint32_t t = 0; t < sp.steps; ++t) {
-                    const uint32_t tl = t & 31u;
-                    if (tl == 0 && t) {
-                        cur = nxt;
-                        nxt = gcore::pw_in0(it, rin, col0 + t + 32u + g);
-                    }
-                    uint32_t in = __shfl_up_sync(FULL, out, 1);
-                    const uint32_t in0 = __shfl_sync(FULL, cur, (int)tl);
-                    if (g == 0) in = in0;
-                    out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, in, rout);
-                }
+                /* Lane 0's inputs (pw_in0) a block ahead: wavefront_in. */
+                const auto load = [&](uint32_t x) { return gcore::pw_in0(it, rin, col0 + x); };
+                uint32_t cur = load(g), nxt = load(32u + g), out = 0;
+                for (uint32_t t = 0; t < sp.steps; ++t)
+                    out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, gcore::wavefront_in(cur, nxt, t, g, 32u, out, load),
+                                            rout);
                 /* The walk: the lanes' sums scanned (inclusive), then each
                  * lane from the row above its first. */
                 int32_t ds, es;

@@ -206,10 +206,8 @@ HD void pw_build_peq(uint32_t *peq_w, uint32_t g, const pw_item &it, const pw_st
  * ones; strip 0: the fresh column D[i][-1] = i); it is also "the column
  * before the last" when c0 = W - 1. */
 template <int R>
-HD void pw_begin(pw_lane<R> &L, const pw_item &it, const pw_strip &sp)
+HD void pw_begin(pw_lane<R> &L)
 {
-    (void)it;
-    (void)sp;
     for (int r = 0; r < R; ++r) {
         L.pv[r] = L.pp[r] = ~0u;
         L.mv[r] = L.pm[r] = 0;

@@ -93,7 +93,7 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
         uint8_t *rout = rec[s & 1].data();
         for (uint32_t g = 0; g < PW_LANES; ++g) {
             pw_build_peq<R>(peq.data(), g, it, sp);
-            pw_begin<R>(L[g], it, sp);
+            pw_begin<R>(L[g]);
             hprev[g] = 0;
         }
         for (uint32_t t = 0; t < sp.steps; ++t) {
