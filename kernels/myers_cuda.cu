@@ -781,8 +781,15 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         if (rc < 0) return rc;
         /* The grid: what the SMs hold at once (the queue feeds every warp),
          * no more than the items need, bounded by the records' budget. */
-        const uint64_t resident = L.R == 1 ? long_resident<1>(b) : L.R == 2 ? long_resident<2>(b)
-                                                                            : long_resident<4>(b);
+        uint64_t resident = 1;
+        switch (L.R) {
+        case 1: resident = long_resident<1>(b); break;
+        case 2: resident = long_resident<2>(b); break;
+        case 3: resident = long_resident<3>(b); break;
+        case 4: resident = long_resident<4>(b); break;
+        case 5: resident = long_resident<5>(b); break;
+        default: resident = long_resident<6>(b); break;
+        }
         uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
         blocks = std::min<uint64_t>(blocks, resident);
         if (items) blocks = std::min<uint64_t>(blocks, (items + WARPS * (32u / L.lp) - 1) / (WARPS * (32u / L.lp)));
@@ -790,9 +797,14 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         if ((rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err)) < 0) return rc;
         KIT_CLEAR_ERR();
         switch (L.R) {
-        case 1: k_long<1><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out); break;
-        case 2: k_long<2><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out); break;
-        default: k_long<4><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out); break;
+#define LONG_LAUNCH(R_) k_long<R_><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out)
+        case 1: LONG_LAUNCH(1); break;
+        case 2: LONG_LAUNCH(2); break;
+        case 3: LONG_LAUNCH(3); break;
+        case 4: LONG_LAUNCH(4); break;
+        case 5: LONG_LAUNCH(5); break;
+        default: LONG_LAUNCH(6); break;
+#undef LONG_LAUNCH
         }
         KIT_CK_LAUNCH("k_long");
     } else if (cls >= gcore::CLS_WARP_R1) {

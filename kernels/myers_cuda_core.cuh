@@ -486,9 +486,9 @@ enum {
     CLS_REG1 = 1,        /* simple, W = 1..4 registers: 1..4 */
     CLS_WARP_R1 = 5,     /* warp R = 1, LP = 1, 2, 4, 8, 16, 32: 5..10 */
     CLS_WARP_R2 = 11,    /* warp R = 2, 3, 4 with LP = 32: 11..13 */
-    CLS_LONG = 14,       /* LONG (myers_long_core.cuh), shapes 0..4: 14..18 */
-    LONG_SHAPES = 5,
-    NCLS = 19,
+    CLS_LONG = 14,       /* LONG (myers_long_core.cuh), shapes 0..7: 14..21 */
+    LONG_SHAPES = 8,
+    NCLS = 22,
     ROUTE_NONE = -1, ROUTE_RP = -2, ROUTE_TP = -3
 };
 
@@ -521,12 +521,17 @@ HD uint32_t long_band_rows(uint32_t m, int32_t k)
     return want < m ? (uint32_t)want : m;
 }
 
-/* Shape of a LONG class: lanes per group LP and words per lane R. */
+/* Shape of a LONG class: lanes per group LP and words per lane R:
+ * (8, 1), (16, 1), (32, 1), then 32 lanes of R = 2 .. 6 words (strips of
+ * 2,048 .. 6,144 rows).  A strip's rows all run at every column it is
+ * entered, so the strip that holds long_band_rows() most tightly is the
+ * cheapest: a 10 kb read at -e 0.2 (band 5,064 rows) took two strips of
+ * R = 4 (8,192 rows on unrelated text, where rows to ~4,100 are <= k)
+ * when R = 4 was the widest, and takes one strip of R = 5 (5,120). */
 HD void long_shape(int idx, uint32_t *R, uint32_t *lp)
 {
-    /* (8, 1), (16, 1), (32, 1), (32, 2), (32, 4) */
     *lp = idx == 0 ? 8u : idx == 1 ? 16u : 32u;
-    *R = idx <= 2 ? 1u : idx == 3 ? 2u : 4u;
+    *R = idx <= 2 ? 1u : (uint32_t)idx - 1u;
 }
 
 /* Shape index of a pattern of m bases with threshold k: the smallest strip

@@ -199,7 +199,10 @@ static void run_long(const std::vector<uint8_t> &p, const std::vector<uint8_t> &
         switch (R) {
         case 1: run_item<1>(it, lp, out, st); break;
         case 2: run_item<2>(it, lp, out, st); break;
-        default: run_item<4>(it, lp, out, st); break;
+        case 3: run_item<3>(it, lp, out, st); break;
+        case 4: run_item<4>(it, lp, out, st); break;
+        case 5: run_item<5>(it, lp, out, st); break;
+        default: run_item<6>(it, lp, out, st); break;
         }
     }
 }
@@ -293,14 +296,15 @@ static void check_case(const char *what, uint32_t m, int32_t k, size_t n, int co
 }
 
 /* Unrelated random text: how many columns deeper strips ran (the cut-off's
- * saving), for the routed shape.  Printed as a diagnostic. */
-static void band_report(uint32_t m, int32_t k, size_t n)
+ * saving), for shape `shape` (-1: the routed one).  Printed as a
+ * diagnostic. */
+static void band_report(uint32_t m, int32_t k, size_t n, int shape = -1)
 {
     const std::vector<uint8_t> p = make_pattern(m, 0, 0);
     const std::vector<uint8_t> t = make_text(p, n, 0, 0, 0, 0);
     std::vector<hit> got;
     pass_stats st = { 0, 0, 0, 0 };
-    const int shape = long_shape_of(m, k);
+    if (shape < 0) shape = long_shape_of(m, k);
     uint32_t R, lp;
     long_shape(shape, &R, &lp);
     run_long(p, t, k, shape, 4096, 0, got, st);
@@ -350,5 +354,9 @@ int main(void)
     }
     band_report(1024, 102, 100000);
     band_report(10000, 1000, 60000);
+    /* tests/bench/long's reads at -e 0.2: the routed strip of R = 5 and
+     * R = 4's two strips, the widest before. */
+    band_report(10000, 2000, 60000);
+    band_report(10000, 2000, 60000, 5);
     return tap_done();
 }
