@@ -437,7 +437,8 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
             gpuasm_cuda_batch eb = b;
             eb.stream = g->ends_stream;
             CK(cudaEventRecord(g->ev_ends, g->ends_stream));
-            if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, &ends_cells,
+            const int long_ends = !planned && (kd->caps & GPUASM_CAP_LONG_ENDS);
+            if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, &ends_cells,
                                                  err)) < 0)
                 return rc;
             CK(cudaEventRecord(g->ev_ends_end, g->ends_stream));

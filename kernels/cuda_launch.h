@@ -25,9 +25,12 @@ void gpuasm_dtw_cuda_free_state(void *state);
 
 /* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
  * it after the kernel's launcher when gpuasm_partial_on(); hamming: the
- * mode of the kernel (mismatches only); *cells: set to the cells of its
- * warp path (gpuasm_scan_stats.ends_cells). */
-int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, double *cells, gpuasm_err *err);
+ * mode of the kernel (mismatches only); long_ends: the launcher was the
+ * myers kernel's (GPUASM_CAP_LONG_ENDS), whose LONG path took the text
+ * ends that gcore::long_end_omin() names, so the pass leaves those;
+ * *cells: set to the cells of its warp path (gpuasm_scan_stats.ends_cells). */
+int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends, double *cells,
+                               gpuasm_err *err);
 
 /* The filters' candidate windows (filter_plan.h) on the GPU, instead of the
  * myers launcher when the backend planned the batch: d_win[c] holds n[c]

@@ -273,6 +273,7 @@ struct pair_launch {
 
 struct pitem {
     uint32_t r, t, strand;
+    int32_t rip;               /* the read is the pattern */
     gcore::witem it;
 };
 
@@ -284,6 +285,7 @@ HD pitem pair_item(const pair_launch &L, uint64_t w)
     gcore::item_views(pi, w - L.off[slot], &p.strand, &p.it.pat, &p.it.txt, &p.it.win);
     p.r = pi.r;
     p.t = pi.t;
+    p.rip = pi.rip;
     p.it.m = pi.m;
     p.it.n = pi.n;
     p.it.k = pi.k;
@@ -301,6 +303,7 @@ HD void group_item(const pair_launch &L, uint64_t item, uint64_t total, pitem &p
     p.it.n = 0;
     p.it.w32 = 1;
     p.r = p.t = p.strand = 0;
+    p.rip = 0;
     if (item < total) p = pair_item(L, item);
 }
 
@@ -430,21 +433,35 @@ k_warp(pair_launch L, dev_out out)
 /* One strip pass of k_long: `steps` wavefront steps of the group's lanes,
  * lane 0 fed by wavefront_in (myers_long_core.cuh).  LEAN: long_step_lean
  * (a strip that is not the last, in every group of the warp), else
- * long_step. */
-template <int R, bool LEAN>
+ * long_step.  col != NULL: the group's item takes its text-end partial,
+ * and each lane stores its words at column ncols - 2 (long_dump); the
+ * steps before any lane of the warp gets there run without the test. */
+template <int R, bool LEAN, class Dump>
 static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
                                                  uint32_t g, uint32_t lp, const gcore::witem &it,
                                                  const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
-                                                 uint8_t *rout, emitter<dev_out> &e)
+                                                 uint8_t *rout, emitter<dev_out> &e, bool dump_on, const Dump &dump)
 {
     const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(it, rin, sp.c0 + x) : 0u; };
     uint32_t cur = load(g), nxt = load(lp + g), out = 0;
-    for (uint32_t t = 0; t < steps; ++t) {
+    uint32_t td = UINT32_MAX;
+    if (dump_on && sp.steps) {
+        td = gcore::long_dump_step(it, sp, g);
+        if (td == UINT32_MAX) dump();   /* entered at ncols - 1 */
+    }
+    const auto step = [&](uint32_t t) {
         const uint32_t in = gcore::wavefront_in(cur, nxt, t, g, lp, out, load);
         if (LEAN)
             out = gcore::long_step_lean<R>(st, peq_w, lane, g, it, sp, t, in, rout);
         else
             out = gcore::long_step<R>(st, peq_w, lane, g, it, sp, t, in, rout, e);
+    };
+    const uint32_t split = min(steps, __reduce_min_sync(0xffffffffu, td));
+    uint32_t t = 0;
+    for (; t < split; ++t) step(t);
+    for (; t < steps; ++t) {
+        step(t);
+        if (t == td) dump();
     }
 }
 
@@ -464,14 +481,17 @@ static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint
 template <int R>
 static __global__ void __launch_bounds__(THREADS)
 k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t *rec, uint32_t rec_cols,
-       dev_out out)
+       uint32_t *col, uint32_t cs, dev_out out)
 {
     __shared__ uint32_t peq_all[WARPS][16 * R * 32];
     const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
     uint32_t *peq_w = peq_all[warp];
     const uint32_t lp = L.lp, gpw = 32u / lp;
     const uint32_t grp = lane / lp, g = lane % lp;
-    uint8_t *rec_g = rec + (((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp) * 2 * (uint64_t)rec_cols;
+    const uint64_t group = ((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp;
+    uint8_t *rec_g = rec + group * 2 * (uint64_t)rec_cols;
+    /* The group's column n - 2 (text-end partials; col == NULL: none). */
+    uint32_t *col_g = col ? col + group * 2 * (uint64_t)cs : NULL;
     const uint64_t total = L.off[L.np];
     for (;;) {
         unsigned long long q0 = 0;
@@ -487,6 +507,11 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
         e.t = p.t;
         e.s = p.strand;
         bool live = p.it.ncols != 0;
+        /* The text-end partial: the segment that ends the text. */
+        const uint32_t eomin = col_g && live && p.it.win.s1 == p.it.n
+                                   ? gcore::long_end_omin(L.sp.kn, L.sp.v.opt, p.rip, p.it.m, p.it.k, p.it.n, p.strand)
+                                   : 0u;
+        uint32_t wend = 0;     /* words of the strips entered */
         uint32_t c0 = 0;
         int32_t base = 0;
         for (uint32_t s = 0;; ++s) {
@@ -500,6 +525,7 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             }
             const uint32_t steps = __reduce_max_sync(0xffffffffu, sp.steps);
             if (steps == 0) break;
+            if (live && sp.steps) wend = sp.w0 + sp.nw;
             __syncwarp();   /* the previous pass's Peq reads and record writes are done */
             gcore::long_build_peq<R>(peq_w, lane, g, p.it, sp);
             gcore::llane<R> st;
@@ -510,15 +536,22 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             /* LEAN passes (no group of the warp in its last strip) keep no
              * score per step: the entry comes from the record after. */
             const bool lean = __all_sync(0xffffffffu, !sp.steps || !sp.last);
+            /* The column store, its address made where it runs (once a
+             * pass): kept live through the pass, it cost 9-16 registers. */
+            const auto dump = [&]() {
+                const uint64_t gi = ((uint64_t)blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32u / L.lp) +
+                                    (threadIdx.x & 31u) / L.lp;
+                gcore::long_dump<R>(st, g, sp, col + gi * 2 * (uint64_t)cs, cs);
+            };
             uint32_t first;
             int32_t first_d;
             if (lean) {
-                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e);
+                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump);
                 __syncwarp();   /* the record, written by the bottom lanes */
                 gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
                                         gcore::STRIP_NO_SLOPE, live && sp.steps, g, grp, lp, first, first_d);
             } else {
-                long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e);
+                long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump);
                 gcore::long_finish<R>(st, g, p.it, sp, e);
                 /* The next strip's entry, from the lane holding this strip's
                  * bottom row; the record it reads was written by this warp
@@ -530,6 +563,34 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             if (live && (sp.last || first == UINT32_MAX)) live = false;
             c0 = first;
             base = first_d;
+        }
+        /* The text-end partial (myers_long_core.cuh): lane g of the group
+         * walks a run of the stored words, from D of the row above it (a
+         * scan of the runs' sums). */
+        if (__any_sync(0xffffffffu, eomin != 0)) {
+            __syncwarp();   /* the stored column */
+            const uint32_t per = (wend + lp - 1u) / lp;
+            const uint32_t w0 = eomin ? min(wend, g * per) : 0u, w1 = eomin ? min(wend, w0 + per) : 0u;
+            const int32_t sum = gcore::long_end_sum(col_g, cs, w0, w1, p.it.m);
+            int32_t inc = sum;
+            for (uint32_t off = 1; off < lp; off <<= 1) {
+                const int32_t v = __shfl_up_sync(0xffffffffu, inc, off, (int)lp);
+                if (g >= off) inc += v;
+            }
+            gpuasm_partial best;
+            best.plen = 0;
+            best.dist = 0;
+            if (eomin)
+                gcore::long_end_rows(col_g, cs, w0, w1, inc - sum, p.it.pat, p.it.m, eomin,
+                                     p.it.txt.at(p.it.n - 1u), L.sp.v.opt, best);
+            for (uint32_t off = lp / 2u; off; off >>= 1) {
+                gpuasm_partial o;
+                o.plen = __shfl_xor_sync(0xffffffffu, best.plen, off, (int)lp);
+                o.dist = __shfl_xor_sync(0xffffffffu, best.dist, off, (int)lp);
+                if (o.plen) gpuasm_partial_keep(&best, o.plen, o.dist);
+            }
+            if (eomin && g == 0 && best.plen)
+                out.emit_kind(p.r, p.t, p.it.n - 1u, best.dist, p.strand, GPUASM_HIT_TEXT_END, best.plen);
         }
         __syncwarp();
     }
@@ -774,6 +835,13 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
                                            : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
         const uint64_t rec_cols = seg + mk + 2;
         const uint64_t per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * rec_cols;
+        /* Text-end partials (long_end_omin): each group's column n - 2,
+         * two words (Pv, Mv) per 32 rows of the longest pattern, after the
+         * records. */
+        const gpuasm_search_opt &o = b.host.opt;
+        const bool ends = sp.kn.long_ends && o.alphabet == GPUASM_ALPHABET_NT16 && gpuasm_partial_on(&o);
+        const uint64_t cs = ends ? (maxm + 31u) / 32u : 0u;
+        const uint64_t col_per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * cs * sizeof(uint32_t);
         unsigned long long *queue = NULL;
         const uint32_t *order = NULL;
         uint64_t items = 0;
@@ -790,14 +858,16 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         case 5: resident = long_resident<5>(b); break;
         default: resident = long_resident<6>(b); break;
         }
-        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
+        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / (per_block + col_per_block));
         blocks = std::min<uint64_t>(blocks, resident);
         if (items) blocks = std::min<uint64_t>(blocks, (items + WARPS * (32u / L.lp) - 1) / (WARPS * (32u / L.lp)));
         void *rec = NULL;
-        if ((rc = kit_grow(b, SLOT_LONG, (size_t)(blocks * per_block), &rec, err)) < 0) return rc;
+        const uint64_t rec_bytes = (blocks * per_block + 15u) & ~(uint64_t)15u;
+        if ((rc = kit_grow(b, SLOT_LONG, (size_t)(rec_bytes + blocks * col_per_block), &rec, err)) < 0) return rc;
+        uint32_t *col = ends ? (uint32_t *)((uint8_t *)rec + rec_bytes) : NULL;
         KIT_CLEAR_ERR();
         switch (L.R) {
-#define LONG_LAUNCH(R_) k_long<R_><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, b.out)
+#define LONG_LAUNCH(R_) k_long<R_><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, col, (uint32_t)cs, b.out)
         case 1: LONG_LAUNCH(1); break;
         case 2: LONG_LAUNCH(2); break;
         case 3: LONG_LAUNCH(3); break;

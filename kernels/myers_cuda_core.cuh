@@ -306,6 +306,16 @@ HD uint32_t wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t
     return hp | (hn << 1);
 }
 
+/* Set bits of x. */
+HD int popc32(uint32_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __popc(x);
+#else
+    return __builtin_popcount(x);
+#endif
+}
+
 /* The delta of the row at bit hl of a word whose Ph / Mh are ph / mh. */
 HD int wc_delta(uint32_t ph, uint32_t mh, uint32_t hl)
 {
@@ -500,6 +510,9 @@ struct route_knobs {
     int32_t warp_lanes;   /* most lanes per warp group: 1..32 (power of 2) */
     int32_t long_mode;    /* LONG path: 0 off, 1 for m > 4096, 2 also for the
                              warp path's pairs */
+    int32_t long_rmax;    /* LONG path: widest strip, words per lane (1..6) */
+    int32_t long_ends;    /* LONG path: takes its pairs' text-end partials
+                             (long_end_omin(), myers_long_core.cuh) */
 };
 
 HD int lanes_class(uint32_t lp)
@@ -535,16 +548,20 @@ HD void long_shape(int idx, uint32_t *R, uint32_t *lp)
 }
 
 /* Shape index of a pattern of m bases with threshold k: the smallest strip
- * of 32 LP R rows that holds long_band_rows(), else the largest. */
-HD int long_shape_of(uint32_t m, int32_t k)
+ * of 32 LP R rows that holds long_band_rows(), else the largest, among
+ * the shapes of at most rmax words per lane. */
+HD int long_shape_of(uint32_t m, int32_t k, uint32_t rmax = 6)
 {
     const uint32_t rows = long_band_rows(m, k);
+    int last = 0;
     for (int i = 0; i < LONG_SHAPES; ++i) {
         uint32_t R, lp;
         long_shape(i, &R, &lp);
+        if (R > rmax) break;
+        last = i;
         if (32u * R * lp >= rows) return i;
     }
-    return LONG_SHAPES - 1;
+    return last;
 }
 
 /* Route of a pair with pattern length m, threshold k (gpuasm_pair_searched() already true).
@@ -559,7 +576,7 @@ HD int route(const route_knobs &kn, int rip, uint32_t m, int32_t k)
         if (!rip && m <= TP_MAX_M) return ROUTE_TP;
     }
     if (kn.long_mode == 2 || (kn.long_mode == 1 && m > WARP_MAX_M))
-        return CLS_LONG + long_shape_of(m, k);
+        return CLS_LONG + long_shape_of(m, k, (uint32_t)kn.long_rmax);
     if (!kn.no_warp && m <= WARP_MAX_M) {
         const uint32_t w32 = (m + 31u) / 32u;
         const uint32_t maxl = (uint32_t)kn.warp_lanes;

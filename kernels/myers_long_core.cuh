@@ -47,6 +47,31 @@
  * entry (strip_entry_seq is the bottom lane's running test over the
  * record).
  *
+ * THE TEXT-END PARTIAL (search.h "Partial occurrences", partial.h; issue
+ * #9's ends pass) of a pair the LONG path searches comes from the search's
+ * own DP instead of a second pass over the text's last W = m - 1 + k_{m-1}
+ * columns (that pass was about half of the ends pass's work on 10 kb
+ * reads).  partial.h's rule needs only column n - 2 of the DP and the
+ * text's last base: D_p = min(D[p-1][n-2] + (P[p-1] !~ T[n-1]),
+ * D[p][n-2] + 1) for p in [omin, m - 1], kept when D_p <= k_p.  The item
+ * whose segment ends the text (win.s1 == n) holds column n - 2 in its
+ * report range [s0 - 1, s1) (s0 <= n - 1), where the segment argument
+ * (cuda_device.cuh) holds for every row p, since a prefix alignment with
+ * <= k differences covers at most p + k <= m + k text bases: each cell is
+ * the whole text's D where <= k.  The cut-off keeps every cell <= k exact
+ * and leaves the others over-estimates, and the rows of strips never
+ * entered are > k at every column (above).  k_p <= k_{m-1} <= k, so a
+ * D_p <= k_p is a min of two terms one of which is a cell <= k, exact;
+ * over-estimates only raise the other term or a D_p > k_p: the same kept
+ * candidates, hence the same best (gpuasm_partial_keep's order), as
+ * gpuasm_partial_best() over its window, which is exact for the same cells.
+ * Each pass of such an item stores its lanes' words at column n - 2
+ * (long_dump; a strip entered at column n - 1 stores its starting column
+ * n - 2, Pv all ones), and after its last strip the group walks the rows
+ * of the strips entered (long_end_sum, a scan, long_end_rows).  The ends
+ * pass leaves these (pair, strand) ends to the search: the two agree
+ * through long_end_omin().
+ *
  * Host and device: the functions below take one lane's state; the caller
  * runs step t of every lane of the group, then hands each lane's return
  * value to the next (a __shfl_up_sync on the device, an array on the host).
@@ -57,6 +82,7 @@
 #include <stdint.h>
 
 #include "myers_cuda_core.cuh"
+#include "partial.h"
 
 namespace gcore {
 
@@ -315,6 +341,82 @@ __device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0
     }
 }
 #endif
+
+/* ---- The text-end partial from the search (the header's last part) ---- */
+
+/* omin of pair (read_is_pattern rip, pattern m, threshold k, text n) on
+ * strand s when the LONG path takes its text-end partial, else 0: the
+ * pair is routed to it (kn), takes partial occurrences at the end of its
+ * searched text (bit 0 of gpuasm_partial_text_ends), in edit mode on the
+ * nt16 alphabet (the myers kernel's LONG path; the caller says the kernel
+ * is that).  k_long and the ends pass (partial_cuda.cu) both ask this. */
+HD uint32_t long_end_omin(const route_knobs &kn, const gpuasm_search_opt &o, int rip, uint32_t m, int32_t k,
+                          uint32_t n, uint32_t strand)
+{
+    if (!kn.long_ends || o.alphabet != GPUASM_ALPHABET_NT16 || !gpuasm_partial_on(&o) || n == 0) return 0;
+    if (!gpuasm_pair_searched(m, k, n) || route(kn, rip, m, k) < CLS_LONG) return 0;
+    if (!(gpuasm_partial_text_ends(&o, rip, strand) & 1u)) return 0;
+    return gpuasm_pair_overlap_min(&o, rip, m);
+}
+
+/* Store lane g's words of pass sp (Pv at col[w], Mv at col[cs + w], w the
+ * pattern's 32-bit word). */
+template <int R>
+HD void long_dump(const llane<R> &L, uint32_t g, const lstrip &sp, uint32_t *col, uint32_t cs)
+{
+    for (int r = 0; r < R; ++r) {
+        const uint32_t wl = g * (uint32_t)R + (uint32_t)r;
+        if (wl >= sp.nw) break;
+        col[sp.w0 + wl] = L.pv[r];
+        col[cs + sp.w0 + wl] = L.mv[r];
+    }
+}
+
+/* The step at which lane g of pass sp computes column ncols - 2 (after
+ * which long_dump() stores it), or UINT32_MAX when the pass starts there
+ * (c0 = ncols - 1: long_dump() right after long_begin()). */
+HD uint32_t long_dump_step(const witem &it, const lstrip &sp, uint32_t g)
+{
+    return sp.c0 + 2u <= it.ncols ? it.ncols - 2u - sp.c0 + g : UINT32_MAX;
+}
+
+/* Rows 1 .. min(32 w1, m - 1) of words [w0, w1) of the stored column:
+ * the sum of their vertical deltas (D of the last row minus D of row
+ * 32 w0). */
+HD int32_t long_end_sum(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t w1, uint32_t m)
+{
+    int32_t sum = 0;
+    for (uint32_t w = w0; w < w1 && 32u * w + 1u <= m - 1u; ++w) {
+        const uint32_t rows = m - 1u - 32u * w;
+        const uint32_t mask = rows >= 32u ? ~0u : (1u << rows) - 1u;
+        sum += popc32(col[w] & mask) - popc32(col[cs + w] & mask);
+    }
+    return sum;
+}
+
+/* partial.h's rule on the rows of words [w0, w1) (rows 32 w0 + 1 ..; at
+ * most m - 1): e0 = D[32 w0][n-2] (0 for row 0), tc the text's last code,
+ * pat the pattern as searched; candidates p >= omin go to best. */
+HD void long_end_rows(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t w1, int32_t e0, const seqv &pat,
+                      uint32_t m, uint32_t omin, uint32_t tc, const gpuasm_search_opt &o, gpuasm_partial &best)
+{
+    int32_t e = e0, e1 = e0;
+    for (uint32_t w = w0; w < w1; ++w) {
+        const uint32_t pv = col[w], mv = col[cs + w];
+        for (uint32_t b = 0; b < 32u; ++b) {
+            const uint32_t p = 32u * w + b + 1u;
+            if (p >= m) return;
+            e += (int32_t)((pv >> b) & 1u) - (int32_t)((mv >> b) & 1u);
+            const int32_t diag = e1 + ((pat.at(p - 1u) & tc) ? 0 : 1), left = e + 1;
+            const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
+            e1 = e;
+            if (p < omin) continue;
+            const int32_t kp = gpuasm_partial_k(&o, p, m);
+            if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) continue;
+            gpuasm_partial_keep(&best, p, dp);
+        }
+    }
+}
 
 /* After the last step of the last strip: the virtual column n. */
 template <int R, class Emit>

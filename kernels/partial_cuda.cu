@@ -42,6 +42,7 @@
 #include "cuda_kit.cuh"
 #include "partial.h"
 #include "myers_long_core.cuh"
+#include "myers_plan.h"
 #include "partial_warp.cuh"
 
 namespace {
@@ -68,11 +69,15 @@ struct partial_launch {
     uint64_t warp_min;     /* big: patterns of at least this many bases are the warp path's */
     uint64_t *glob;        /* big: slot s at glob + s * glob_words */
     uint64_t glob_words;
+    int32_t long_ends;     /* the search took the text ends long_end_omin(kn, ...) names */
+    gcore::route_knobs kn;
 };
 
 /* Item `item` = ((pair x strands) + strand) x 2 + end of a batch view (host
  * or device pointers): its sequences as searched; live = 0 when the pair
- * takes no partial occurrence at that end. */
+ * takes no partial occurrence at that end, or when kn != NULL and the
+ * search kernel's LONG path took it (the text end of the pairs
+ * gcore::long_end_omin() names: myers_long_core.cuh). */
 struct pitem_views {
     gcore::pair_ref x;
     uint32_t strand, end, omin;
@@ -80,7 +85,8 @@ struct pitem_views {
     gpuasm_seqview pv, tv;
 };
 
-HD pitem_views partial_views(const gpuasm_batch_view &v, uint32_t strands, uint64_t item)
+HD pitem_views partial_views(const gpuasm_batch_view &v, uint32_t strands, uint64_t item,
+                             const gcore::route_knobs *kn)
 {
     pitem_views e;
     e.end = (uint32_t)(item & 1u);
@@ -90,6 +96,9 @@ HD pitem_views partial_views(const gpuasm_batch_view &v, uint32_t strands, uint6
     e.omin = p.searched ? gpuasm_pair_overlap_min(&v.opt, p.read_is_pattern, p.m) : 0u;
     const uint32_t ends = gpuasm_partial_text_ends(&v.opt, p.read_is_pattern, e.strand);
     e.live = e.omin && (ends & (1u << e.end));
+    if (e.live && kn && e.end == 0 &&
+        gcore::long_end_omin(*kn, v.opt, p.read_is_pattern, (uint32_t)p.m, p.k, (uint32_t)p.n, e.strand))
+        e.live = 0;
     e.pv.p = e.x.pat;
     e.pv.len = (uint32_t)p.m;
     e.pv.rc = p.read_is_pattern && e.strand;
@@ -109,7 +118,7 @@ __device__ __forceinline__ void partial_emit(dev_out &out, const pitem_views &e,
 __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t item, uint64_t *ws,
                                              dev_out &out)
 {
-    const pitem_views e = partial_views(L.v, L.strands, item);
+    const pitem_views e = partial_views(L.v, L.strands, item, L.long_ends ? &L.kn : NULL);
     if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
     const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
     if (b.plen) partial_emit(out, e, b);
@@ -155,7 +164,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
         if (g == 0) i = atomicAdd(L.next, 1u);
         i = __shfl_sync(FULL, i, 0);
         if (i >= L.n) break;
-        const pitem_views e = partial_views(L.v, L.strands, L.items[i]);
+        const pitem_views e = partial_views(L.v, L.strands, L.items[i], NULL);   /* listed by pw_plan */
         gcore::pw_item it;
         gpuasm_partial best;
         best.plen = 0;
@@ -228,7 +237,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
  * bases), by R, each list longest first.  Only pairs whose pattern can be
  * that long are visited (a pattern of the SHORTER side is the shorter of
  * the two). */
-static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_min,
+static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_min, const gcore::route_knobs *kn,
                     std::vector<uint64_t> lists[gcore::PW_RMAX + 1], uint64_t *maxw, double *cells)
 {
     std::vector<uint32_t> lr, lt, all_r, all_t;
@@ -252,7 +261,7 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_
             for (uint32_t s = 0; s < strands; ++s)
                 for (uint32_t end = 0; end < 2; ++end) {
                     const uint64_t item = ((pair * strands) + s) * 2 + end;
-                    const pitem_views e = partial_views(h, strands, item);
+                    const pitem_views e = partial_views(h, strands, item, kn);
                     if (!e.live || e.x.p.m <= SMALL_M || e.x.p.m < warp_min) continue;
                     gcore::pw_item it;
                     if (!gcore::pw_setup(it, &h.opt, e.omin, e.pv, e.tv, (int)e.end)) continue;
@@ -273,12 +282,12 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_
 }
 
 /* The warp path's launches (see the header comment). */
-static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t warp_min, double *cells,
-                         gpuasm_err *err)
+static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t warp_min,
+                         const gcore::route_knobs *kn, double *cells, gpuasm_err *err)
 {
     std::vector<uint64_t> lists[gcore::PW_RMAX + 1];
     uint64_t maxw = 1;
-    pw_plan(b.host, strands, warp_min, lists, &maxw, cells);
+    pw_plan(b.host, strands, warp_min, kn, lists, &maxw, cells);
     size_t total = 0;
     for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) total += lists[R].size();
     if (total == 0) return 0;
@@ -370,7 +379,7 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
 
 /* The ends pass of batch b (cuda_launch.h).  Called by the backend after
  * the kernel's launcher, on the same stream and hit output. */
-extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, double *cells,
+extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, int long_ends, double *cells,
                                           gpuasm_err *err)
 {
     *cells = 0;
@@ -387,6 +396,11 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     L.warp_min = UINT64_MAX;
     L.glob = NULL;
     L.glob_words = 0;
+    /* The myers kernel's LONG path took the text ends of its pairs (the
+     * same knobs as its launcher: myers_plan.h). */
+    L.long_ends = long_ends && !hamming;
+    L.kn = myers::knobs_of(*b.settings).kn;
+    const gcore::route_knobs *kn = L.long_ends ? &L.kn : NULL;
     /* The longest pattern decides whether the long-pattern launch is needed
      * and sizes its slots (a bound: the longest sequence of either set). */
     uint64_t maxm = 0;
@@ -406,7 +420,7 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     const uint64_t warp_min = !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16
                                   ? (uint64_t)gpuasm_knob(b.settings->cuda_ends_warp_min, SMALL_M + 1)
                                   : UINT64_MAX;
-    if (maxm >= warp_min && (rc = pw_launch_all(b, strands, warp_min, cells, err)) < 0) return rc;
+    if (maxm >= warp_min && (rc = pw_launch_all(b, strands, warp_min, kn, cells, err)) < 0) return rc;
     if (maxm > SMALL_M && warp_min > SMALL_M + 1) {
         L.big = 1;
         L.warp_min = warp_min;

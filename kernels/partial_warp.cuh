@@ -264,15 +264,6 @@ HD uint32_t pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_i
     return out;
 }
 
-HD int pw_popc(uint32_t x)
-{
-#ifdef __CUDA_ARCH__
-    return __popc(x);
-#else
-    return __builtin_popcount(x);
-#endif
-}
-
 /* Sums of the vertical deltas of the lane's rows 1 .. m-1 in the last
  * column (dsum) and the column before (esum), after the strip's last step. */
 template <int R>
@@ -285,8 +276,8 @@ HD void pw_sums(const pw_lane<R> &L, const pw_item &it, const pw_strip &sp, uint
         if (g >= sp.lanes || w >= sp.w0 + sp.nw || 32u * w + 1u > it.m - 1u) continue;
         const uint32_t rows = it.m - 1u - 32u * w;   /* rows of the word that are < m */
         const uint32_t mask = rows >= 32u ? ~0u : (1u << rows) - 1u;
-        dsum += pw_popc(L.pv[r] & mask) - pw_popc(L.mv[r] & mask);
-        esum += pw_popc(L.pp[r] & mask) - pw_popc(L.pm[r] & mask);
+        dsum += popc32(L.pv[r] & mask) - popc32(L.mv[r] & mask);
+        esum += popc32(L.pp[r] & mask) - popc32(L.pm[r] & mask);
     }
 }
 

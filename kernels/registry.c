@@ -40,7 +40,7 @@ static const gpuasm_kernel_desc table[GPUASM_N_KERNELS] = {
         .name = "myers", .mode = GPUASM_MODE_EDIT,
         .summary = "bit-parallel Myers 1999",
         .source = "seed 003; Myers 1999; Hyyro 2001 blocks",
-        .max_pattern = { 0, 64 }, .caps = GPUASM_CAP_DEFAULT,
+        .max_pattern = { 0, 64 }, .caps = GPUASM_CAP_DEFAULT | GPUASM_CAP_LONG_ENDS,
         .twin = &gpuasm_twin_myers,
         .cuda = CUDA_KERNEL(gpuasm_myers_cuda_launch, gpuasm_myers_cuda_free_state),
     },

@@ -47,7 +47,10 @@ enum {
     GPUASM_CAP_DEFAULT  = 1u << 0, /* the default kernel of its mode */
     GPUASM_CAP_PAPER    = 1u << 1, /* has the seed paper's layout (GPUASM_VARIANT_PAPER) */
     GPUASM_CAP_THREAD   = 1u << 2, /* has a thread-per-position layout (GPUASM_VARIANT_THREAD) */
-    GPUASM_CAP_SEGMENTS = 1u << 3  /* honours gpuasm_search_opt.segments (seed 000's D) */
+    GPUASM_CAP_SEGMENTS = 1u << 3, /* honours gpuasm_search_opt.segments (seed 000's D) */
+    GPUASM_CAP_LONG_ENDS = 1u << 4 /* its CUDA launcher takes the text-end partials of the
+                                      pairs gcore::long_end_omin() names (myers_long_core.cuh),
+                                      which the ends pass then leaves alone */
 };
 
 typedef struct gpuasm_twin gpuasm_twin;             /* twin.h */

@@ -40,6 +40,8 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_HAMMING_SMEM_M", cuda_hamming_smem_m, 0, (int64_t)1 << 31),
     KNOB("GPUASM_CUDA_ENDS_WARP_MIN", cuda_ends_warp_min, 257, (int64_t)1 << 32),
     KNOB("GPUASM_CUDA_LONG_ORDER_ITEMS", cuda_long_order_items, 0, (int64_t)1 << 40),
+    KNOB("GPUASM_CUDA_LONG_RMAX", cuda_long_rmax, 1, 6),
+    KNOB("GPUASM_CUDA_LONG_ENDS", cuda_long_ends, 0, 1),
     KNOB("GPUASM_DP_ROWS", dp_rows, 1, 8),
     KNOB("GPUASM_DP_THREADS", dp_threads, 1, 1024),
     KNOB("GPUASM_DP_FORCE_GLOBAL", dp_force_global, 0, 1),

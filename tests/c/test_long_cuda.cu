@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "myers_long_core.cuh"
@@ -106,10 +107,52 @@ struct pass_stats {
     uint64_t items, passes, deep_cols, strip0_cols;
 };
 
+/* The text-end partial of a run (myers_long_core.cuh: k_long takes it from
+ * column n - 2 of the item whose segment ends the text): the options and
+ * omin it is asked with, what the lanes found, and how often a strip was
+ * entered at column n - 1 (its stored column n - 2 is the start column). */
+struct end_check {
+    const gpuasm_search_opt *o;
+    uint32_t omin;
+    gpuasm_partial got;
+    int done;
+    uint64_t begin_dumps;
+};
+
+/* k_long's walk of the stored column, by a group of lp lanes: lane g takes
+ * a run of the words of the strips entered, starting from the sum of the
+ * runs above it (the kernel's scan), and the lanes' bests are merged. */
+static gpuasm_partial end_walk(const std::vector<uint32_t> &col, uint32_t cs, uint32_t wend, uint32_t lp,
+                               const witem &it, const end_check &ec)
+{
+    const uint32_t per = (wend + lp - 1u) / lp;
+    int32_t above = 0;
+    gpuasm_partial best;
+    best.plen = 0;
+    best.dist = 0;
+    for (uint32_t g = 0; g < lp; ++g) {
+        const uint32_t w0 = std::min(wend, g * per), w1 = std::min(wend, w0 + per);
+        gpuasm_partial mine;
+        mine.plen = 0;
+        mine.dist = 0;
+        long_end_rows(col.data(), cs, w0, w1, above, it.pat, it.m, ec.omin, it.txt.at(it.n - 1u), *ec.o, mine);
+        above += long_end_sum(col.data(), cs, w0, w1, it.m);
+        if (mine.plen) gpuasm_partial_keep(&best, mine.plen, mine.dist);
+    }
+    return best;
+}
+
 /* One work item through the LONG path: a group of lp lanes in lockstep. */
 template <int R>
-static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_stats &st)
+static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_stats &st, end_check *ec)
 {
+    /* The text-end partial: the segment that ends the text stores its
+     * column n - 2 (poisoned first: a word never stored shows). */
+    const bool ends = ec && it.ncols && it.win.s1 == it.n;
+    const uint32_t cs = it.w32;
+    std::vector<uint32_t> col(ends ? 2 * (size_t)cs : 0, 0xa5a5a5a5u);
+    std::vector<uint32_t> td(lp);
+    uint32_t wend = 0;
     std::vector<uint32_t> peq((size_t)16 * R * 32);
     std::vector<llane<R> > L(lp);
     std::vector<uint32_t> hprev(lp), hnew(lp);
@@ -136,7 +179,13 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
             long_build_peq<R>(peq.data(), g, g, it, sp);
             long_begin<R>(L[g], it, sp);
             hprev[g] = 0;
+            td[g] = ends ? long_dump_step(it, sp, g) : UINT32_MAX;
+            if (ends && td[g] == UINT32_MAX) {
+                long_dump<R>(L[g], g, sp, col.data(), cs);
+                if (g == 0) ec->begin_dumps++;
+            }
         }
+        wend = sp.w0 + sp.nw;
         /* k_long runs a strip that is not the last LEAN (long_step_lean,
          * the entry from the record) when no group of the warp is in its
          * last strip, else with long_step: every other item here takes
@@ -147,6 +196,7 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
                 const uint32_t in = g == 0 ? long_in0(it, rin, sp.c0 + t) : hprev[g - 1];
                 hnew[g] = lean ? long_step_lean<R>(L[g], peq.data(), g, g, it, sp, t, in, rout)
                                : long_step<R>(L[g], peq.data(), g, g, it, sp, t, in, rout, e);
+                if (t == td[g]) long_dump<R>(L[g], g, sp, col.data(), cs);
             }
             hprev = hnew;
         }
@@ -166,6 +216,10 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
         c0 = first;
         base = first_d;
     }
+    if (ends) {
+        ec->got = end_walk(col, cs, wend, lp, it, *ec);
+        ec->done++;
+    }
     if (e.n > e.cap) {
         fprintf(stderr, "more hits than text positions\n");
         exit(2);
@@ -176,7 +230,7 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
 /* Every segment of the text (seglen columns, overlap m + k) and both text
  * strands: the hits of each strand, in order. */
 static void run_long(const std::vector<uint8_t> &p, const std::vector<uint8_t> &t, int32_t k, int shape,
-                     uint32_t seglen, int rc, std::vector<hit> &out, pass_stats &st)
+                     uint32_t seglen, int rc, std::vector<hit> &out, pass_stats &st, end_check *ec = NULL)
 {
     uint32_t R, lp;
     long_shape(shape, &R, &lp);
@@ -197,12 +251,12 @@ static void run_long(const std::vector<uint8_t> &p, const std::vector<uint8_t> &
         it.win = make_window(s, seg, it.n, (uint64_t)it.m + (uint64_t)k);
         it.ncols = it.win.jend - it.win.j0;
         switch (R) {
-        case 1: run_item<1>(it, lp, out, st); break;
-        case 2: run_item<2>(it, lp, out, st); break;
-        case 3: run_item<3>(it, lp, out, st); break;
-        case 4: run_item<4>(it, lp, out, st); break;
-        case 5: run_item<5>(it, lp, out, st); break;
-        default: run_item<6>(it, lp, out, st); break;
+        case 1: run_item<1>(it, lp, out, st, ec); break;
+        case 2: run_item<2>(it, lp, out, st, ec); break;
+        case 3: run_item<3>(it, lp, out, st, ec); break;
+        case 4: run_item<4>(it, lp, out, st, ec); break;
+        case 5: run_item<5>(it, lp, out, st, ec); break;
+        default: run_item<6>(it, lp, out, st, ec); break;
         }
     }
 }
@@ -257,11 +311,46 @@ static std::vector<uint8_t> make_pattern(uint32_t m, int repetitive, uint32_t iu
 }
 
 /* One case: every listed shape and both strands against the oracle. */
-static void check_case(const char *what, uint32_t m, int32_t k, size_t n, int copies, uint32_t rate,
-                       int repetitive, uint32_t iupac, uint32_t seglen, bool all_shapes)
+/* Options of a text-end partial check: k_p from the item's k, as an
+ * absolute k (floor(k p / m)) or as a rate (floor(k / m x p), whose
+ * k_{m-1} may fall one short of k), and omin; v picks the variant. */
+static gpuasm_search_opt end_opt(uint32_t m, int32_t k, uint32_t v, uint32_t *omin)
 {
-    const std::vector<uint8_t> p = make_pattern(m, repetitive, iupac);
-    const std::vector<uint8_t> t = make_text(p, n, copies, rate, repetitive, iupac);
+    gpuasm_search_opt o;
+    memset(&o, 0, sizeof o);
+    o.alphabet = GPUASM_ALPHABET_NT16;
+    o.pattern_side = GPUASM_PATTERN_READ;
+    o.max_diffs = v & 1u ? -1 : k;
+    o.error_rate = v & 1u ? (double)k / (double)m : 0.0;
+    const uint32_t om[3] = { (m + 1u) / 2u, 1u + m / 50u, m - 1u };
+    *omin = std::max<uint32_t>(1u, std::min<uint32_t>(m - 1u, om[(v >> 1) % 3u]));
+    return o;
+}
+
+/* Totals of the text-end checks (printed, and tested to be non-trivial). */
+static uint64_t end_runs, end_found, end_begin_dumps;
+
+/* One run's text-end partial against partial.h's gpuasm_partial_best() on
+ * the same pattern and text strand. */
+static bool end_same(const std::vector<uint8_t> &p, const std::vector<uint8_t> &t, int rc, const end_check &ec,
+                     gpuasm_partial *want)
+{
+    const gpuasm_seqview pv = { p.data(), (uint32_t)p.size(), 0 }, tv = { t.data(), (uint32_t)t.size(), rc };
+    std::vector<uint64_t> ws(gpuasm_partial_ws_words((uint32_t)p.size()));
+    *want = gpuasm_partial_best(ec.o, ec.omin, &pv, &tv, 0, 0, ws.data());
+    end_runs++;
+    end_found += want->plen != 0;
+    end_begin_dumps += ec.begin_dumps;
+    return ec.done == 1 && ec.got.plen == want->plen && (want->plen == 0 || ec.got.dist == want->dist);
+}
+
+/* One case on pattern p and text t: every listed shape and both strands
+ * against the oracles (the naive DP's end hits; partial.h's text-end
+ * partial). */
+static void check_on(const char *what, const std::vector<uint8_t> &p, const std::vector<uint8_t> &t, int32_t k,
+                     uint32_t seglen, bool all_shapes)
+{
+    const uint32_t m = (uint32_t)p.size();
     const std::vector<uint8_t> trc = revcomp(t);
     const std::vector<hit> want0 = naive_hits(p, t, k), want1 = naive_hits(p, trc, k);
     int shapes[LONG_SHAPES + 1];
@@ -276,7 +365,12 @@ static void check_case(const char *what, uint32_t m, int32_t k, size_t n, int co
         for (int rc = 0; rc < 2; ++rc) {
             std::vector<hit> got;
             pass_stats st = { 0, 0, 0, 0 };
-            run_long(p, t, k, shapes[i], seglen, rc, got, st);
+            end_check ec;
+            const gpuasm_search_opt o = end_opt(m, k, rnd32(), &ec.omin);
+            ec.o = &o;
+            ec.done = 0;
+            ec.begin_dumps = 0;
+            run_long(p, t, k, shapes[i], seglen, rc, got, st, &ec);
             const std::vector<hit> &want = rc ? want1 : want0;
             const bool ok = same_hits(got, want);
             tap(ok, "%s m=%u k=%d n=%zu strand %d, %ux%u strip%s: %zu hits, %llu passes of %llu items",
@@ -291,8 +385,38 @@ static void check_case(const char *what, uint32_t m, int32_t k, size_t n, int co
                         break;
                     }
             }
+            gpuasm_partial wp;
+            const bool eok = end_same(p, t, rc, ec, &wp);
+            tap(eok, "%s m=%u k=%d strand %d, %ux%u: text-end partial (omin %u, %s) = partial.h's (%u, %d)",
+                what, m, k, rc, lp, R, ec.omin, o.max_diffs >= 0 ? "absolute k" : "rate", wp.plen, wp.dist);
+            if (!eok) diag("got (%u, %d) from %d walks", ec.got.plen, ec.got.dist, ec.done);
         }
     }
+}
+
+static void check_case(const char *what, uint32_t m, int32_t k, size_t n, int copies, uint32_t rate,
+                       int repetitive, uint32_t iupac, uint32_t seglen, bool all_shapes)
+{
+    const std::vector<uint8_t> p = make_pattern(m, repetitive, iupac);
+    check_on(what, p, make_text(p, n, copies, rate, repetitive, iupac), k, seglen, all_shapes);
+}
+
+/* A pattern hanging over both ends of the text: a mutated prefix of l3
+ * bases at the text's end (strand 0's text end) and the reverse complement
+ * of a mutated prefix of l5 bases at its start (strand 1's text end),
+ * around `mid` unrelated bases. */
+static void check_overhang(uint32_t m, int32_t k, uint32_t l3, uint32_t l5, size_t mid, uint32_t rate,
+                           bool all_shapes)
+{
+    const std::vector<uint8_t> p = make_pattern(m, 0, 0);
+    std::vector<uint8_t> head, t;
+    mutate_into(head, std::vector<uint8_t>(p.begin(), p.begin() + l5), rate);
+    t = revcomp(head);
+    for (size_t i = 0; i < mid; ++i) t.push_back(BASES[rnd32() & 3]);
+    mutate_into(t, std::vector<uint8_t>(p.begin(), p.begin() + l3), rate);
+    char what[64];
+    snprintf(what, sizeof what, "overhang %u/%u", l3, l5);
+    check_on(what, p, t, k, 4096, all_shapes);
 }
 
 /* Unrelated random text: how many columns deeper strips ran (the cut-off's
@@ -352,6 +476,28 @@ int main(void)
             check_case("IUPAC and N", m, (int32_t)(m / 10), 2 * (size_t)m + 3000, 2, 50, 0, 80, 4096, false);
         }
     }
+    /* Text-end partials: prefixes of the pattern over the text's ends,
+     * around strip edges of the routed shape (R = 5: 5,120 rows; R = 4:
+     * 4,096) and of the rows the cut-off enters, with 0 and 5% edits.  At
+     * k = 0 an exact prefix of b + 1 bases (b a strip's bottom row) enters
+     * the strip below at the text's last column (the stored column n - 2
+     * is then the strip's start column), one of b + 2 at column n - 2 (its
+     * first column is the one stored). */
+    end_runs = end_found = 0;
+    check_overhang(2000, 0, 1025, 513, 3000, 0, true);
+    check_overhang(2000, 0, 1026, 514, 3000, 0, true);    /* entered at n - 2 */
+    check_overhang(10000, 0, 5121, 6145, 6000, 0, true);
+    check_overhang(1024, 102, 700, 300, 3000, 50, true);
+    check_overhang(1024, 0, 1023, 512, 2000, 0, false);
+    const uint32_t ls[] = { 600, 4090, 4097, 5119, 5121, 6000, 9999 };
+    for (size_t i = 0; i < sizeof ls / sizeof ls[0]; ++i)
+        check_overhang(10000, 2000, ls[i], ls[(i + 3) % 7], 12000, i & 1 ? 50 : 10, false);
+    check_overhang(10000, 1000, 4097, 3073, 11000, 30, false);
+    check_overhang(5000, 0, 4999, 2500, 6000, 0, false);
+    tap(end_found >= end_runs / 2 && end_begin_dumps > 0,
+        "overhangs: %llu of %llu runs have a text-end partial, %llu strips entered at the last column",
+        (unsigned long long)end_found, (unsigned long long)end_runs, (unsigned long long)end_begin_dumps);
+
     band_report(1024, 102, 100000);
     band_report(10000, 1000, 60000);
     /* tests/bench/long's reads at -e 0.2: the routed strip of R = 5 and
