@@ -140,7 +140,8 @@ enum {
     WARPS = THREADS / 32,
     /* Scratch slots (cuda_kit.cuh) of one scan. */
     SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5,
-    SLOT_LONG_QUEUE = 8        /* LONG: the queue's counter and its item order */
+    SLOT_LONG_OFF = 6,         /* LONG: item offsets counted on the device, one run per class */
+    SLOT_LONG_QUEUE = 8        /* LONG: the queues' counters and their item orders */
 };
 /* Global scratch for long patterns: at most this much, but at least 1 slot. */
 static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
@@ -467,12 +468,13 @@ static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint
 
 /* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
  * strip; the group's two records (a byte per column: the bottom row's io
- * of the strip above and of this one) at rec + group * 2 * rec_cols.
+ * of the strip above and of this one) at rec + group * 2 * rec_cols, and
+ * for text-end partials its column n - 2 at col + group * 2 * cs.
  *
  * Items come from a work queue: lane 0 takes the next gpw queue places
  * (*queue, zeroed by the launcher), place q runs item order[q] (the
  * launcher's longest-first order; order == NULL: item q).  The grid is
- * what the SMs hold at once (launch_pair_class), so every warp slot works
+ * what the SMs hold at once (launch_long), so every warp slot works
  * until the queue is empty.  Before, a fixed grid stride over 1,802 blocks
  * ran 2.3 waves of blocks with 2 of 4 warps busy (ncu: 16.9% achieved
  * occupancy of 37.5%), and a 10 kb read's items differ 7x in length
@@ -739,13 +741,11 @@ struct scan_ctx {
  * An item's cost is its columns x its pattern's strips (an upper bound:
  * deeper strips start late or never), so the 36 kb lambda segments of a
  * 10 kb read start before the 5 kb phiX items, not after them.  *items:
- * the class's items (0 when not listed).  The host waits for the copy
- * (the list is pageable and local), as partial_cuda.cu's lists do. */
+ * the class's items (0 when not listed). */
 enum { LONG_ORDER_PAIRS = 1 << 16, LONG_ORDER_ITEMS = 1 << 20 };
 
-static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_t np, int cls,
-                      uint32_t R, uint32_t lp, unsigned long long **queue, const uint32_t **order,
-                      uint64_t *items, gpuasm_err *err)
+static void long_list(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_t np, int cls, uint32_t R,
+                      uint32_t lp, std::vector<uint32_t> &order, uint64_t *items)
 {
     std::vector<std::pair<uint64_t, uint32_t>> cost;
     uint64_t id = 0;
@@ -773,16 +773,8 @@ static int long_queue(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_
                              return a.first > c.first;
                          });
     *items = cost.empty() ? 0 : id;
-    std::vector<uint32_t> host(2 + cost.size(), 0);   /* [0, 2): the counter */
-    for (size_t i = 0; i < cost.size(); ++i) host[2 + i] = cost[i].second;
-    void *d = NULL;
-    int rc = kit_grow(b, SLOT_LONG_QUEUE, host.size() * sizeof(uint32_t), &d, err);
-    if (rc < 0) return rc;
-    KIT_CK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, b.stream));
-    KIT_CK(cudaStreamSynchronize(b.stream));
-    *queue = (unsigned long long *)d;
-    *order = cost.empty() ? NULL : (const uint32_t *)d + 2;
-    return 0;
+    order.resize(cost.size());
+    for (size_t i = 0; i < cost.size(); ++i) order[i] = cost[i].second;
 }
 
 /* Blocks of k_long<R> that the SMs hold at once (the occupancy API). */
@@ -794,6 +786,159 @@ static uint64_t long_resident(const gpuasm_cuda_batch &b)
         per_sm < 1)
         per_sm = 1;
     return (uint64_t)per_sm * (uint64_t)b.sm_count;
+}
+
+static uint64_t long_resident_of(uint32_t R, const gpuasm_cuda_batch &b)
+{
+    switch (R) {
+    case 1: return long_resident<1>(b);
+    case 2: return long_resident<2>(b);
+    case 3: return long_resident<3>(b);
+    case 4: return long_resident<4>(b);
+    case 5: return long_resident<5>(b);
+    default: return long_resident<6>(b);
+    }
+}
+
+/* One LONG class of a chunk: its launch, item order, grid and places in
+ * the shared scratch (queue words, record and column bytes). */
+struct long_class {
+    pair_launch L;
+    std::vector<uint32_t> order;
+    uint64_t items, blocks, q_at, rec_at, col_at;
+};
+
+/* The LONG classes of a chunk, launched at once: the first on the batch's
+ * stream, the others on side streams forked after the uploads and joined
+ * back.  Patterns of similar length fall into neighbouring classes (a
+ * 10 kb read at -e 0.2 takes R = 5 up to m = 10,100 and R = 6 above), and
+ * one after the other each class's last items ran alone on an idle GPU
+ * (ncu: k_long<5> at 4.8% achieved occupancy on 142 blocks, 20.9 ms,
+ * before its sibling started); at once, the next class's blocks take the
+ * SMs the first one's tail leaves.  Records: two per group, as long as
+ * the longest window of the chunk (segment + m + k + 1, get_pair()), and
+ * the text-end partials' column n - 2 (long_end_omin: two words per 32
+ * rows of the longest pattern) per group, bounded by the budget through
+ * the grids; no per-item allocation.  Offsets the host did not plan are
+ * counted here, one buffer per class. */
+static int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, const std::vector<int> &classes,
+                       gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *sc.b;
+    const size_t nc = classes.size();
+    if (nc == 0) return 0;
+    uint64_t maxr = 1;
+    for (uint32_t r = 0; r < b.host.reads.n; ++r)
+        maxr = std::max<uint64_t>(maxr, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+    const uint64_t maxt = std::max<uint64_t>(sc.S->ti.maxlen, 1);
+    const int32_t side = b.host.opt.pattern_side;   /* the longest pattern */
+    const uint64_t maxm = side == GPUASM_PATTERN_READ ? maxr
+                        : side == GPUASM_PATTERN_TARGET ? maxt : std::min(maxr, maxt);
+    const uint64_t mk = maxm + (uint64_t)std::max<int32_t>(gpuasm_pair_k(&b.host.opt, maxm), 0);
+    const uint64_t seg = sc.K.seg_long ? std::max<uint64_t>(sc.K.seg_long, mk)
+                                       : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
+    const uint64_t rec_cols = seg + mk + 2;
+    const gpuasm_search_opt &o = b.host.opt;
+    const bool ends = sp.kn.long_ends && o.alphabet == GPUASM_ALPHABET_NT16 && gpuasm_partial_on(&o);
+    const uint64_t cs = ends ? (maxm + 31u) / 32u : 0u;
+
+    std::vector<long_class> C(nc);
+    size_t counted = 0;
+    for (size_t i = 0; i < nc; ++i) counted += sc.dp.pair_off[classes[i]] == NULL;
+    void *offp = NULL;
+    int rc = 0;
+    if (counted && (rc = kit_grow(b, SLOT_LONG_OFF, counted * (size_t)(np + 1) * sizeof(uint64_t), &offp, err)) < 0)
+        return rc;
+    uint64_t qwords = 0, bytes = 0;
+    for (size_t i = 0, ci = 0; i < nc; ++i) {
+        long_class &c = C[i];
+        const int cls = classes[i];
+        const uint64_t *off = sc.dp.pair_off[cls];
+        if (!off) {
+            uint64_t *d_off = (uint64_t *)offp + ci++ * (np + 1);
+            const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
+            KIT_CLEAR_ERR();
+            k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
+            KIT_CK_LAUNCH("k_count_pairs");
+            size_t cub_bytes = sc.cub_cap;
+            KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, d_off, (int)(np + 1), b.stream));
+            off = d_off;
+        }
+        c.L.sp = sp;
+        c.L.off = off;
+        c.L.np = np;
+        c.L.cls = cls;
+        gcore::long_shape(cls - gcore::CLS_LONG, &c.L.R, &c.L.lp);
+        long_list(b, sp, np, cls, c.L.R, c.L.lp, c.order, &c.items);
+        const uint64_t groups = (uint64_t)WARPS * (32u / c.L.lp);
+        const uint64_t per_block = groups * 2 * rec_cols, col_per_block = groups * 2 * cs * sizeof(uint32_t);
+        /* The grid: what the SMs hold at once (the queue feeds every
+         * warp), no more than the items need, within the class's share of
+         * the budget. */
+        c.blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / nc / (per_block + col_per_block));
+        c.blocks = std::min<uint64_t>(c.blocks, long_resident_of(c.L.R, b));
+        if (c.items) c.blocks = std::min<uint64_t>(c.blocks, (c.items + groups - 1) / groups);
+        c.q_at = qwords;                      /* 2 words of counter, then the order */
+        qwords += 2 + c.order.size() + (c.order.size() & 1u);
+        c.rec_at = bytes;
+        bytes += (c.blocks * per_block + 15u) & ~(uint64_t)15u;
+        c.col_at = bytes;
+        bytes += c.blocks * col_per_block;
+    }
+    /* One upload of the counters (zero) and the lists; the host waits for
+     * it (the list is pageable and local, as partial_cuda.cu's are). */
+    std::vector<uint32_t> host(qwords, 0);
+    for (size_t i = 0; i < nc; ++i)
+        std::copy(C[i].order.begin(), C[i].order.end(), host.begin() + (ptrdiff_t)(C[i].q_at + 2));
+    void *dq = NULL, *rec = NULL;
+    if ((rc = kit_grow(b, SLOT_LONG_QUEUE, host.size() * sizeof(uint32_t), &dq, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SLOT_LONG, (size_t)std::max<uint64_t>(bytes, 1), &rec, err)) < 0) return rc;
+    KIT_CK(cudaMemcpyAsync(dq, host.data(), host.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, b.stream));
+    KIT_CK(cudaStreamSynchronize(b.stream));
+    cudaEvent_t ready = NULL;
+    std::vector<cudaStream_t> sides(nc, (cudaStream_t)0);
+    std::vector<cudaEvent_t> done(nc, (cudaEvent_t)0);
+    if (nc > 1) {
+        KIT_CK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
+        KIT_CK(cudaEventRecord(ready, b.stream));
+    }
+    for (size_t i = 0; i < nc; ++i) {
+        long_class &c = C[i];
+        cudaStream_t st = b.stream;
+        if (i > 0) {
+            KIT_CK(cudaStreamCreateWithFlags(&sides[i], cudaStreamNonBlocking));
+            KIT_CK(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
+            KIT_CK(cudaStreamWaitEvent(sides[i], ready, 0));
+            st = sides[i];
+        }
+        unsigned long long *queue = (unsigned long long *)((uint32_t *)dq + c.q_at);
+        const uint32_t *order = c.order.empty() ? NULL : (const uint32_t *)dq + c.q_at + 2;
+        uint8_t *r8 = (uint8_t *)rec + c.rec_at;
+        uint32_t *col = ends ? (uint32_t *)((uint8_t *)rec + c.col_at) : NULL;
+        const unsigned nb = (unsigned)c.blocks;
+        KIT_CLEAR_ERR();
+        switch (c.L.R) {
+#define LONG_LAUNCH(R_) k_long<R_><<<nb, THREADS, 0, st>>>(c.L, order, queue, r8, (uint32_t)rec_cols, col, (uint32_t)cs, b.out)
+        case 1: LONG_LAUNCH(1); break;
+        case 2: LONG_LAUNCH(2); break;
+        case 3: LONG_LAUNCH(3); break;
+        case 4: LONG_LAUNCH(4); break;
+        case 5: LONG_LAUNCH(5); break;
+        default: LONG_LAUNCH(6); break;
+#undef LONG_LAUNCH
+        }
+        KIT_CK_LAUNCH("k_long");
+        if (i > 0) KIT_CK(cudaEventRecord(done[i], st));
+    }
+    /* The batch's stream goes on once every side stream ended; CUDA
+     * releases the streams and events when their work is done. */
+    for (size_t i = 1; i < nc; ++i) {
+        KIT_CK(cudaStreamWaitEvent(b.stream, done[i], 0));
+        KIT_CK(cudaEventDestroy(done[i]));
+        KIT_CK(cudaStreamDestroy(sides[i]));
+    }
+    if (ready) KIT_CK(cudaEventDestroy(ready));
+    return 0;
 }
 
 static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, int cls,
@@ -818,66 +963,7 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
     L.R = 1;
     L.lp = 32;
     KIT_CLEAR_ERR();
-    if (cls >= gcore::CLS_LONG) {
-        gcore::long_shape(cls - gcore::CLS_LONG, &L.R, &L.lp);
-        /* Records: two per group, as long as the longest window of the
-         * chunk (segment + m + k + 1, get_pair()), bounded by the budget
-         * through the grid; no per-item allocation. */
-        uint64_t maxr = 1;
-        for (uint32_t r = 0; r < b.host.reads.n; ++r)
-            maxr = std::max<uint64_t>(maxr, b.host.reads.off[r + 1] - b.host.reads.off[r]);
-        const uint64_t maxt = std::max<uint64_t>(sc.S->ti.maxlen, 1);
-        const int32_t side = b.host.opt.pattern_side;   /* the longest pattern */
-        const uint64_t maxm = side == GPUASM_PATTERN_READ ? maxr
-                            : side == GPUASM_PATTERN_TARGET ? maxt : std::min(maxr, maxt);
-        const uint64_t mk = maxm + (uint64_t)std::max<int32_t>(gpuasm_pair_k(&b.host.opt, maxm), 0);
-        const uint64_t seg = sc.K.seg_long ? std::max<uint64_t>(sc.K.seg_long, mk)
-                                           : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
-        const uint64_t rec_cols = seg + mk + 2;
-        const uint64_t per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * rec_cols;
-        /* Text-end partials (long_end_omin): each group's column n - 2,
-         * two words (Pv, Mv) per 32 rows of the longest pattern, after the
-         * records. */
-        const gpuasm_search_opt &o = b.host.opt;
-        const bool ends = sp.kn.long_ends && o.alphabet == GPUASM_ALPHABET_NT16 && gpuasm_partial_on(&o);
-        const uint64_t cs = ends ? (maxm + 31u) / 32u : 0u;
-        const uint64_t col_per_block = (uint64_t)WARPS * (32u / L.lp) * 2 * cs * sizeof(uint32_t);
-        unsigned long long *queue = NULL;
-        const uint32_t *order = NULL;
-        uint64_t items = 0;
-        int rc = long_queue(b, sp, np, cls, L.R, L.lp, &queue, &order, &items, err);
-        if (rc < 0) return rc;
-        /* The grid: what the SMs hold at once (the queue feeds every warp),
-         * no more than the items need, bounded by the records' budget. */
-        uint64_t resident = 1;
-        switch (L.R) {
-        case 1: resident = long_resident<1>(b); break;
-        case 2: resident = long_resident<2>(b); break;
-        case 3: resident = long_resident<3>(b); break;
-        case 4: resident = long_resident<4>(b); break;
-        case 5: resident = long_resident<5>(b); break;
-        default: resident = long_resident<6>(b); break;
-        }
-        uint64_t blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / (per_block + col_per_block));
-        blocks = std::min<uint64_t>(blocks, resident);
-        if (items) blocks = std::min<uint64_t>(blocks, (items + WARPS * (32u / L.lp) - 1) / (WARPS * (32u / L.lp)));
-        void *rec = NULL;
-        const uint64_t rec_bytes = (blocks * per_block + 15u) & ~(uint64_t)15u;
-        if ((rc = kit_grow(b, SLOT_LONG, (size_t)(rec_bytes + blocks * col_per_block), &rec, err)) < 0) return rc;
-        uint32_t *col = ends ? (uint32_t *)((uint8_t *)rec + rec_bytes) : NULL;
-        KIT_CLEAR_ERR();
-        switch (L.R) {
-#define LONG_LAUNCH(R_) k_long<R_><<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, order, queue, (uint8_t *)rec, (uint32_t)rec_cols, col, (uint32_t)cs, b.out)
-        case 1: LONG_LAUNCH(1); break;
-        case 2: LONG_LAUNCH(2); break;
-        case 3: LONG_LAUNCH(3); break;
-        case 4: LONG_LAUNCH(4); break;
-        case 5: LONG_LAUNCH(5); break;
-        default: LONG_LAUNCH(6); break;
-#undef LONG_LAUNCH
-        }
-        KIT_CK_LAUNCH("k_long");
-    } else if (cls >= gcore::CLS_WARP_R1) {
+    if (cls >= gcore::CLS_WARP_R1) {
         gcore::warp_shape(cls, &L.R, &L.lp);
         switch (L.R) {
         case 1: k_warp<1><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
@@ -1019,11 +1105,18 @@ static int launch_all(const scan_ctx &sc, gpuasm_err *err)
     for (uint64_t p0 = 0; p0 < sc.npairs; p0 += sc.chunk) {
         const uint64_t np = std::min<uint64_t>(sc.npairs - p0, sc.chunk);
         sp.pair0 = p0;
-        for (int c = 0; c < gcore::NCLS; ++c)
-            if (hp.cls_possible[c]) {
-                const int rc = launch_pair_class(sc, sp, np, c, err);
-                if (rc < 0) return rc;
+        std::vector<int> longs;
+        for (int c = 0; c < gcore::NCLS; ++c) {
+            if (!hp.cls_possible[c]) continue;
+            if (c >= gcore::CLS_LONG) {
+                longs.push_back(c);
+                continue;
             }
+            const int rc = launch_pair_class(sc, sp, np, c, err);
+            if (rc < 0) return rc;
+        }
+        const int rc = launch_long(sc, sp, np, longs, err);
+        if (rc < 0) return rc;
     }
     return 0;
 }
