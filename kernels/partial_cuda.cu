@@ -171,7 +171,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
         best.dist = 0;
         /* Uniform over the warp: every lane decodes the same item. */
         if (gcore::pw_setup(it, &L.v.opt, e.omin, e.pv, e.tv, (int)e.end)) {
-            int32_t base_d = 0, base_e = 0;
+            int32_t base_e = 0;   /* D[a-1][W-2] above the strip */
             const uint32_t ns = gcore::pw_strips(it.w32, R);
             /* Strip s enters at column col0 from D = base (the cut-off:
              * partial_warp.cuh); strips below one with no entry are skipped. */
@@ -194,19 +194,14 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                                             rout);
                 /* The walk: the lanes' sums scanned (inclusive), then each
                  * lane from the row above its first. */
-                int32_t ds, es;
-                gcore::pw_sums<R>(st, it, sp, g, ds, es);
-                int32_t id = ds, ie = es;
+                const int32_t es = gcore::pw_sum<R>(st, it, sp, g);
+                int32_t ie = es;
                 for (uint32_t off = 1; off < 32u; off <<= 1) {
-                    const int32_t a = __shfl_up_sync(FULL, id, off), b = __shfl_up_sync(FULL, ie, off);
-                    if (g >= off) {
-                        id += a;
-                        ie += b;
-                    }
+                    const int32_t b = __shfl_up_sync(FULL, ie, off);
+                    if (g >= off) ie += b;
                 }
                 gcore::pw_walk<R>(st, peq_w, g, it, sp, &L.v.opt, gcore::pw_code(it, it.W - 1u),
-                                  base_d + id - ds, base_e + ie - es, best);
-                base_d += __shfl_sync(FULL, id, 31);
+                                  base_e + ie - es, best);
                 base_e += __shfl_sync(FULL, ie, 31);
                 /* The next strip's entry, from the strip's record (its bottom
                  * row's deltas, written by the bottom lane). */
@@ -265,7 +260,7 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_
                     if (!e.live || e.x.p.m <= SMALL_M || e.x.p.m < warp_min) continue;
                     gcore::pw_item it;
                     if (!gcore::pw_setup(it, &h.opt, e.omin, e.pv, e.tv, (int)e.end)) continue;
-                    const uint32_t R = gcore::pw_pick_r(it.w32);
+                    const uint32_t R = gcore::pw_pick_r(it.m, it.kmax);
                     cost[R].push_back(std::make_pair((uint64_t)gcore::pw_strips(it.w32, R) * (it.W + 31u), item));
                     *maxw = std::max<uint64_t>(*maxw, it.W);
                     *cells += (double)it.m * it.W;
@@ -360,7 +355,9 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
         case 1: k_partial_warp<1><<<nb, PNT, 0, st>>>(L, b.out); break;
         case 2: k_partial_warp<2><<<nb, PNT, 0, st>>>(L, b.out); break;
         case 3: k_partial_warp<3><<<nb, PNT, 0, st>>>(L, b.out); break;
-        default: k_partial_warp<4><<<nb, PNT, 0, st>>>(L, b.out); break;
+        case 4: k_partial_warp<4><<<nb, PNT, 0, st>>>(L, b.out); break;
+        case 5: k_partial_warp<5><<<nb, PNT, 0, st>>>(L, b.out); break;
+        default: k_partial_warp<6><<<nb, PNT, 0, st>>>(L, b.out); break;
         }
         KIT_CK_LAUNCH("k_partial_warp");
         if (side[R]) KIT_CK(cudaEventRecord(done[R], side[R]));

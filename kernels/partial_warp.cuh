@@ -31,9 +31,8 @@
  *     it starts at column c_s - 1 from the over-estimate D[i] = D[a-1][c_s
  *     - 1] + (i - a + 1) (Pv all ones).  Strips below a strip with no such
  *     f are never entered: every path to their rows passes row b at a
- *     column where it is > kmax, or at column W - 1, which the walk below
- *     does not need below row b (it reads column W - 2, and column W - 1
- *     only through row p - 1's value and row p's vertical delta).  Values
+ *     column where it is > kmax, or at column W - 1, which the walk does
+ *     not read (it reads column W - 2 only: THE ROW WALK below).  Values
  *     are exact where <= kmax and over-estimates elsewhere, and a kept
  *     D_p <= k_p <= kmax is a min over an optimal path's cells, all <=
  *     kmax, so it is exact.  On unrelated text the rows <= kmax reach
@@ -52,28 +51,30 @@
  *     induction above.  On unrelated text, where D[b][.] is about 0.4 b,
  *     strips 1 and 2 of R = 2 enter some 2,800 and 3,600 columns later
  *     (of W = 12,000 for a 10 kb read at -e 0.2).
- *   - THE ROW WALK of partial.h at the last column, strip by strip: D[p] of
- *     the last column W-1 and of the column before (W-2; for W = 1 the
- *     fresh column, D[p] = p) are prefix sums of the vertical deltas (Pv:
- *     +1, Mv: -1) of rows 1 .. p, so each lane sums its words (popcounts),
- *     a warp scan gives the sums above the lane (plus the strips above),
- *     and each lane walks its own rows with partial.h's rule: the
+ *   - THE ROW WALK of partial.h at the last column, strip by strip:
+ *     partial.h's rule needs only the column before the last, W-2: the
  *     alignment must not end with P[p-1] deleted after the text's last
- *     base, so D_p = min(D[p-1][W-2] + (P[p-1] !~ T[last]), D[p][W-2] + 1),
- *     and a candidate p >= omin with D_p <= k_p < p is kept by
- *     gpuasm_partial_keep().  partial.h reads D[.][W-2] as D[.][W-1] minus
- *     the last horizontal delta; here it is the previous column's own
- *     vertical deltas (the lane keeps that column's Pv/Mv): the same
- *     numbers.
+ *     base, so D_p = min(D[p-1][W-2] + (P[p-1] !~ T[last]), D[p][W-2] + 1)
+ *     (partial.h reads D[.][W-2] as D[.][W-1] minus the last horizontal
+ *     delta: the same numbers).  So a strip runs columns c0 .. W-2 only
+ *     (for W = 1, or a strip entered at W - 1, its column W-2 is its
+ *     start column: the fresh column D[p] = p, or base + one per row), and
+ *     D[p][W-2] is a prefix sum of the vertical deltas (Pv: +1, Mv: -1) of
+ *     rows 1 .. p: each lane sums its words (popcounts), a warp scan gives
+ *     the sums above the lane (plus the strips above), and each lane walks
+ *     its own rows; a candidate p >= omin with D_p <= k_p < p is kept by
+ *     gpuasm_partial_keep().  Column W-1 is never computed (it was, with
+ *     a copy of the lane's words at W-2 kept in 2R more registers).
  *   - THE BEST of the lanes: gpuasm_partial_keep() is the maximum under a
  *     total order (score p - 2 D_p, then the smaller D_p, then the larger p;
  *     no two candidates share p), so the lanes' bests combine in any order
  *     (pw_merge) to the one partial.h keeps.
  *
- * Cost per item: at most ceil(w32 / 32R) strips x (W + 31) steps of R
+ * Cost per item: at most ceil(w32 / 32R) strips x (W + 30) steps of R
  * word steps per lane, plus the walk (32 R rows per lane per strip).
- * partial_cuda.cu picks R per item (pw_pick_r) and launches one kernel
- * per R.
+ * partial_cuda.cu picks R per item (pw_pick_r: the strip that holds the
+ * rows that can be <= kmax, as the LONG path's shapes) and launches one
+ * kernel per R.
  */
 #ifndef GPUASM_PARTIAL_WARP_CUH
 #define GPUASM_PARTIAL_WARP_CUH
@@ -87,7 +88,7 @@ namespace gcore {
 
 enum {
     PW_LANES = 32,      /* lanes per item (a warp) */
-    PW_RMAX = 4         /* 32-bit words per lane: 1 .. 4 */
+    PW_RMAX = 6         /* 32-bit words per lane: 1 .. 6 */
 };
 
 /* One ends-pass item: pattern pat (already oriented: reversed by the walk
@@ -135,22 +136,22 @@ HD uint32_t pw_strips(uint32_t w32, uint32_t R)
     return (w32 + PW_LANES * R - 1u) / (PW_LANES * R);
 }
 
-/* Words per lane for a pattern of w32 32-bit words: one strip if R <= 4
- * holds it, else the R of fewest lane-word steps, a step costing about
- * 14 R + 12 operations (the block steps, the shuffle, the loop); ties go
- * to the larger R (fewer strips, fewer walks). */
-HD uint32_t pw_pick_r(uint32_t w32)
+/* Words per lane for a pattern of m bases with kmax = k_{m-1}: the
+ * smallest R whose strip (32 x 32 R rows) holds the rows that can be <=
+ * kmax on unrelated text (long_band_rows(), the LONG path's rule), else
+ * R = PW_RMAX.  The first strip runs every column and a deeper one only
+ * from its entry on, so the strip that holds the band most tightly does
+ * the fewest word steps: a 10 kb read at -e 0.2 (kmax 1,999, band 5,061
+ * rows) took five strips of R = 2, entered at columns 0, ~2,900 and
+ * ~5,700 of W = 12,000 on unrelated text (27,400 steps of 2 words), and
+ * takes one of R = 5 (12,000 steps of 5 words, a step's fixed cost
+ * shared by 5). */
+HD uint32_t pw_pick_r(uint32_t m, int32_t kmax)
 {
-    uint32_t best = PW_RMAX;
-    uint64_t bc = UINT64_MAX;
-    for (uint32_t R = PW_RMAX; R >= 1; --R) {
-        const uint64_t c = (uint64_t)pw_strips(w32, R) * (14u * R + 12u);
-        if (c < bc) {
-            bc = c;
-            best = R;
-        }
-    }
-    return best;
+    const uint32_t rows = long_band_rows(m, kmax);
+    for (uint32_t R = 1; R < PW_RMAX; ++R)
+        if (32u * PW_LANES * R >= rows) return R;
+    return PW_RMAX;
 }
 
 /* Strip s: words [w0, w0 + nw) of the pattern, entered at window column
@@ -170,16 +171,17 @@ HD pw_strip pw_strip_of(const pw_item &it, uint32_t R, uint32_t s, uint32_t c0, 
     sp.lanes = (sp.nw + R - 1u) / R;
     sp.c0 = c0;
     sp.base = base;
-    sp.steps = it.W - c0 + sp.lanes - 1u;
+    /* Columns c0 .. W-2 (the row walk's column; none when c0 = W - 1). */
+    sp.steps = c0 + 1u < it.W ? it.W - 1u - c0 + sp.lanes - 1u : 0u;
     return sp;
 }
 
 enum : uint32_t { PW_NONE = 0xffffffffu };   /* no entry column for the next strip */
 
-/* A lane's words: Pv/Mv of the current column and of the column before
- * the last (pp, pm: kept when the last column is computed). */
+/* A lane's words: Pv/Mv of the current column (after the pass: column
+ * W-2). */
 template <int R> struct pw_lane {
-    uint32_t pv[R], mv[R], pp[R], pm[R];
+    uint32_t pv[R], mv[R];
 };
 
 /* Masks of the lane's words of strip sp (words past the pattern: 0). */
@@ -203,14 +205,14 @@ HD void pw_build_peq(uint32_t *peq_w, uint32_t g, const pw_item &it, const pw_st
 }
 
 /* The strip's first column c0 - 1: D[i] = base + (i - a + 1) (Pv all
- * ones; strip 0: the fresh column D[i][-1] = i); it is also "the column
- * before the last" when c0 = W - 1. */
+ * ones; strip 0: the fresh column D[i][-1] = i); it is also column W-2
+ * when c0 = W - 1. */
 template <int R>
 HD void pw_begin(pw_lane<R> &L)
 {
     for (int r = 0; r < R; ++r) {
-        L.pv[r] = L.pp[r] = ~0u;
-        L.mv[r] = L.pm[r] = 0;
+        L.pv[r] = ~0u;
+        L.mv[r] = 0;
     }
 }
 
@@ -239,8 +241,8 @@ HD uint32_t pw_in0(const pw_item &it, const uint8_t *rec_in, uint32_t c)
     return rec_in ? (uint32_t)rec_in[c] : io_pack(0, pw_code(it, c));
 }
 
-/* Step t of lane g: column c = c0 + t - g (idle when t < g, c >= W, or the
- * lane has no words in the strip).  in: the io entering the lane's top
+/* Step t of lane g: column c = c0 + t - g (idle when t < g, c >= W - 1, or
+ * the lane has no words in the strip).  in: the io entering the lane's top
  * row (lane g-1's return value; for g = 0 pw_in0() of column c): the
  * carry and column c's text code.  The bottom lane of a strip that is not
  * the last writes its bottom row's io to rec_out[c] (the next strip's
@@ -251,12 +253,7 @@ HD uint32_t pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_i
                     const pw_strip &sp, uint32_t t, uint32_t in, uint8_t *rec_out)
 {
     const uint32_t c = sp.c0 + t - g;            /* wraps when t < g: idle */
-    if (t < g || c >= it.W || g >= sp.lanes) return 0;
-    if (c + 1u == it.W)
-        for (int r = 0; r < R; ++r) {
-            L.pp[r] = L.pv[r];
-            L.pm[r] = L.mv[r];
-        }
+    if (t < g || c + 1u >= it.W || g >= sp.lanes) return 0;
     const uint32_t code = io_code(in);
     uint32_t sph, smh;
     const uint32_t out = io_pack(wc_words<R>(L.pv, L.mv, peq_w, g, code, in, R - 1u, sph, smh), code);
@@ -264,33 +261,32 @@ HD uint32_t pw_step(pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_i
     return out;
 }
 
-/* Sums of the vertical deltas of the lane's rows 1 .. m-1 in the last
- * column (dsum) and the column before (esum), after the strip's last step. */
+/* The sum of the vertical deltas of the lane's rows (those < m) in column
+ * W-2, after the strip's last step. */
 template <int R>
-HD void pw_sums(const pw_lane<R> &L, const pw_item &it, const pw_strip &sp, uint32_t g,
-                int32_t &dsum, int32_t &esum)
+HD int32_t pw_sum(const pw_lane<R> &L, const pw_item &it, const pw_strip &sp, uint32_t g)
 {
-    dsum = esum = 0;
+    int32_t esum = 0;
     for (int r = 0; r < R; ++r) {
         const uint32_t w = sp.w0 + g * (uint32_t)R + (uint32_t)r;
         if (g >= sp.lanes || w >= sp.w0 + sp.nw || 32u * w + 1u > it.m - 1u) continue;
         const uint32_t rows = it.m - 1u - 32u * w;   /* rows of the word that are < m */
         const uint32_t mask = rows >= 32u ? ~0u : (1u << rows) - 1u;
-        dsum += popc32(L.pv[r] & mask) - popc32(L.mv[r] & mask);
-        esum += popc32(L.pp[r] & mask) - popc32(L.pm[r] & mask);
+        esum += popc32(L.pv[r] & mask) - popc32(L.mv[r] & mask);
     }
+    return esum;
 }
 
-/* The lane's rows in the walk: d0 = D[a-1][W-1], e0 = D[a-1][W-2] of the
- * row a-1 above its first row a; code: the last column's text code (Eq).
- * Candidates go to best (gpuasm_partial_keep). */
+/* The lane's rows in the walk: e0 = D[a-1][W-2] of the row a-1 above its
+ * first row a; code: the last column's text code (Eq).  Candidates go to
+ * best (gpuasm_partial_keep). */
 template <int R>
 HD void pw_walk(const pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw_item &it,
-                const pw_strip &sp, const gpuasm_search_opt *o, uint32_t code, int32_t d0,
-                int32_t e0, gpuasm_partial &best)
+                const pw_strip &sp, const gpuasm_search_opt *o, uint32_t code, int32_t e0,
+                gpuasm_partial &best)
 {
     if (g >= sp.lanes) return;
-    int32_t d = d0, e = e0, e1 = e0;
+    int32_t e = e0, e1 = e0;
     for (int r = 0; r < R; ++r) {
         const uint32_t w = sp.w0 + g * (uint32_t)R + (uint32_t)r;
         if (w >= sp.w0 + sp.nw) break;
@@ -298,8 +294,7 @@ HD void pw_walk(const pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw
         for (uint32_t b = 0; b < 32u; ++b) {
             const uint32_t p = 32u * w + b + 1u;
             if (p >= it.m) return;
-            d += (int32_t)((L.pv[r] >> b) & 1u) - (int32_t)((L.mv[r] >> b) & 1u);
-            e += (int32_t)((L.pp[r] >> b) & 1u) - (int32_t)((L.pm[r] >> b) & 1u);
+            e += (int32_t)((L.pv[r] >> b) & 1u) - (int32_t)((L.mv[r] >> b) & 1u);
             const int32_t diag = e1 + (int32_t)(((eq >> b) & 1u) ^ 1u), left = e + 1;
             const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
             e1 = e;

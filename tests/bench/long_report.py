@@ -145,10 +145,15 @@ def l2(logs, out, goals, m):
     gj, ej, mj = load(logs, "l2.gpuasm.json"), load(logs, "l2.edlib.json"), load(logs, "l2.minimap2.json")
     found = {"gpuasm": set(), "minimap2": set(), "edlib": set()}
     best = {}
+    partial = set()   # (read, genome) pairs with a partial occurrence (XP tag) at a genome end
     for q, flag, r, pos, cig, tags in sam_records(os.path.join(logs, "l2.gpuasm.sam")):
         reads.add(q)
         t = truth(q, targets)
-        if not flag & 256 or (q, r) not in best:
+        if "XP" in tags:
+            # a read running off a genome's end (issue #9): edlib's HW mode
+            # does not search these, so they are counted apart
+            partial.add((q, r))
+        elif not flag & 256 or (q, r) not in best:
             best[(q, r)] = int(tags["NM"])
         if t and r == t[0] and pos - 1 < t[1] + t[2] and t[1] < pos - 1 + ref_len(cig):
             found["gpuasm"].add(q)
@@ -183,9 +188,10 @@ def l2(logs, out, goals, m):
     if epairs:
         same = sum(1 for k, d in epairs.items() if best.get(k) == d)
         extra = sum(1 for k in best if k not in epairs)
-        agree = "%d of %d edlib pairs, same distance; %d pairs edlib lacks" % (same, len(epairs), extra)
-        goals.append(("L2 gpuasm's (read, genome) distances equal edlib's",
-                      "%d of %d, %d extra" % (same, len(epairs), extra),
+        agree = ("%d of %d edlib pairs, same distance; %d full hits edlib lacks; %d pairs with a partial "
+                 "occurrence at a genome end (not searched by edlib)" % (same, len(epairs), extra, len(partial)))
+        goals.append(("L2 gpuasm's (read, genome) distances equal edlib's (full hits)",
+                      "%d of %d, %d extra (%d partial occurrences apart)" % (same, len(epairs), extra, len(partial)),
                       "met" if same == len(epairs) and extra == 0 else "missed"))
     for tool, j in (("gpuasm-scan --device %s" % m.get("device", "?"), gj), ("edlib HW", ej),
                     ("minimap2 -x map-ont", mj)):

@@ -83,7 +83,7 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
     rec[1].assign(it.W + 1, 0x55);
     gpuasm_partial best[PW_LANES];
     for (uint32_t g = 0; g < PW_LANES; ++g) best[g].plen = 0, best[g].dist = 0;
-    int32_t base_d = 0, base_e = 0;
+    int32_t base_e = 0;
     const uint32_t ns = pw_strips(it.w32, R);
     uint32_t col0 = 0;
     int32_t base = 0;
@@ -105,15 +105,11 @@ static gpuasm_partial run_item(const pw_item &it, const gpuasm_search_opt *o)
         }
         /* The walk: exclusive scan of the lanes' sums, then each lane. */
         const uint32_t lc = pw_code(it, it.W - 1u);
-        int32_t d0 = base_d, e0 = base_e;
+        int32_t e0 = base_e;
         for (uint32_t g = 0; g < PW_LANES; ++g) {
-            int32_t ds, es;
-            pw_sums<R>(L[g], it, sp, g, ds, es);
-            pw_walk<R>(L[g], peq.data(), g, it, sp, o, lc, d0, e0, best[g]);
-            d0 += ds;
-            e0 += es;
+            pw_walk<R>(L[g], peq.data(), g, it, sp, o, lc, e0, best[g]);
+            e0 += pw_sum<R>(L[g], it, sp, g);
         }
-        base_d = d0;
         base_e = e0;
         /* The next strip's entry, from the strip's record (the cut-off). */
         if (sp.last) break;
@@ -158,7 +154,9 @@ static gpuasm_partial run_r(uint32_t R, const pw_item &it, const gpuasm_search_o
     case 1: return run_item<1>(it, o);
     case 2: return run_item<2>(it, o);
     case 3: return run_item<3>(it, o);
-    default: return run_item<4>(it, o);
+    case 4: return run_item<4>(it, o);
+    case 5: return run_item<5>(it, o);
+    default: return run_item<6>(it, o);
     }
 }
 
@@ -228,8 +226,7 @@ int main(void)
                     const gpuasm_partial want = gpuasm_partial_best(&o, omin, &pv, &tv, at_start, 0, ws.data());
                     pw_item it;
                     const int live = pw_setup(it, &o, omin, pv, tv, at_start);
-                    const uint32_t w32 = (m + 31u) / 32u;
-                    const uint32_t picked = pw_pick_r(w32);
+                    const uint32_t picked = pw_pick_r(m, kmax);
                     int ok = 1;
                     char got_s[200] = "";
                     for (uint32_t R = 1; R <= PW_RMAX; ++R) {
