@@ -438,10 +438,11 @@ k_warp(pair_launch L, dev_out out)
  * and each lane stores its words at column ncols - 2 (long_dump); the
  * steps before any lane of the warp gets there run without the test. */
 template <int R, bool LEAN, class Dump>
-static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
-                                                 uint32_t g, uint32_t lp, const gcore::witem &it,
-                                                 const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
-                                                 uint8_t *rout, emitter<dev_out> &e, bool dump_on, const Dump &dump)
+static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
+                                                     uint32_t g, uint32_t lp, const gcore::witem &it,
+                                                     const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
+                                                     uint8_t *rout, emitter<dev_out> &e, bool dump_on,
+                                                     const Dump &dump, bool may_leave)
 {
     const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(it, rin, sp.c0 + x) : 0u; };
     uint32_t cur = load(g), nxt = load(lp + g), out = 0;
@@ -459,11 +460,27 @@ static __device__ __forceinline__ void long_pass(gcore::llane<R> &st, const uint
     };
     const uint32_t split = min(steps, __reduce_min_sync(0xffffffffu, td));
     uint32_t t = 0;
-    for (; t < split; ++t) step(t);
+    bool prev = false;
+    for (; t < split; ++t) {
+        step(t);
+        /* The last strip leaves (myers_long_core.cuh, long_lane_out) where
+         * every lane is out at two consecutive steps, tested at the steps
+         * 32 j - 1 and 32 j once all lanes run; never after a lane stored
+         * its column n - 2 (t < split). */
+        if (!LEAN && may_leave) {
+            const uint32_t tl = t & 31u;
+            if ((tl == 31u || (tl == 0u && t)) && t >= lp && sp.c0 + t < it.ncols) {
+                const bool out = __all_sync(0xffffffffu, gcore::long_lane_out<R>(st, g, it, sp));
+                if (tl == 31u) prev = out;
+                else if (prev && out) return t;
+            }
+        }
+    }
     for (; t < steps; ++t) {
         step(t);
         if (t == td) dump();
     }
+    return UINT32_MAX;
 }
 
 /* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
@@ -527,11 +544,10 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             }
             const uint32_t steps = __reduce_max_sync(0xffffffffu, sp.steps);
             if (steps == 0) break;
-            if (live && sp.steps) wend = sp.w0 + sp.nw;
             __syncwarp();   /* the previous pass's Peq reads and record writes are done */
             gcore::long_build_peq<R>(peq_w, lane, g, p.it, sp);
             gcore::llane<R> st;
-            gcore::long_begin<R>(st, p.it, sp);
+            gcore::long_begin<R>(st, g, p.it, sp);
             __syncwarp();
             const uint8_t *rin = s ? rec_g + (uint64_t)((s - 1u) & 1u) * rec_cols : NULL;
             uint8_t *rout = rec_g + (uint64_t)(s & 1u) * rec_cols;
@@ -547,13 +563,31 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             };
             uint32_t first;
             int32_t first_d;
+            uint32_t left = UINT32_MAX;
             if (lean) {
-                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump);
+                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump, false);
                 __syncwarp();   /* the record, written by the bottom lanes */
                 gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
                                         gcore::STRIP_NO_SLOPE, live && sp.steps, g, grp, lp, first, first_d);
             } else {
-                long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump);
+                /* The last strip below the first may leave (lp = 32: one
+                 * group, so the test is the warp's). */
+                const bool may_leave = lp == 32u && live && s > 0 && sp.last;
+                left = long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump,
+                                           may_leave);
+                if (left != UINT32_MAX) {
+                    /* Entered again at 1 + the first f >= c with D[b][f]
+                     * <= k, c = c0 + left (lane 0's column, D[b][c] its top). */
+                    const int32_t dc = __shfl_sync(0xffffffffu, st.top, 0);
+                    gcore::strip_entry_warp(rin, sp.c0 + left + 1u, p.it.ncols, dc, p.it.k, gcore::STRIP_NO_SLOPE,
+                                            1, g, grp, lp, first, first_d);
+                    if (first != UINT32_MAX) {
+                        c0 = first;
+                        base = first_d;
+                        --s;   /* the same strip again */
+                        continue;
+                    }
+                }
                 gcore::long_finish<R>(st, g, p.it, sp, e);
                 /* The next strip's entry, from the lane holding this strip's
                  * bottom row; the record it reads was written by this warp
@@ -562,6 +596,9 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
                 first = __shfl_sync(0xffffffffu, st.first, (int)gb, (int)lp);
                 first_d = __shfl_sync(0xffffffffu, st.first_d, (int)gb, (int)lp);
             }
+            /* The strips whose rows the text-end partial walks: entered and
+             * in at column n - 2 (a pass that left stored nothing). */
+            if (live && sp.steps && left == UINT32_MAX) wend = sp.w0 + sp.nw;
             if (live && (sp.last || first == UINT32_MAX)) live = false;
             c0 = first;
             base = first_d;

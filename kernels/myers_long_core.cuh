@@ -119,6 +119,7 @@ HD lstrip long_strip(const witem &it, uint32_t R, uint32_t lp, uint32_t s, uint3
  * reported), else the entry of the next strip (first, first_d). */
 template <int R> struct llane {
     uint32_t pv[R], mv[R];
+    int32_t top;        /* D of the row above the lane's first row, at its column */
     int32_t score;
     uint32_t first;     /* next strip: entry column (UINT32_MAX: none yet) */
     int32_t first_d;    /* D[b][first - 1] */
@@ -157,12 +158,13 @@ HD uint32_t long_in0(const witem &it, const uint8_t *rec_in, uint32_t c)
  * (D[a-1][c0-1] = base); the bottom lane's score is D[b][c0-1], which may
  * already enter the next strip. */
 template <int R>
-HD void long_begin(llane<R> &L, const witem &it, const lstrip &sp)
+HD void long_begin(llane<R> &L, uint32_t g, const witem &it, const lstrip &sp)
 {
     for (int r = 0; r < R; ++r) {
         L.pv[r] = ~0u;
         L.mv[r] = 0;
     }
+    L.top = sp.base + (int32_t)(32u * (uint32_t)R * g);
     const uint32_t a = 32u * sp.w0 + 1u;
     L.score = sp.base + (int32_t)(long_bottom_row(it, sp) - a + 1u);
     L.first = UINT32_MAX;
@@ -187,6 +189,7 @@ HD uint32_t long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_
 {
     const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
     if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
+    L.top += io_delta(in);                       /* the carry into the lane's first row */
     const uint32_t wb = sp.nw - 1u;              /* strip-relative word of the bottom row */
     const uint32_t gb = wb / (uint32_t)R;
     const uint32_t code = io_code(in);
@@ -207,6 +210,33 @@ HD uint32_t long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_
         }
     }
     return io_pack(h, code);
+}
+
+/* THE LAST STRIP LEAVES (k_long, a strip below the first that is the
+ * pattern's last): lane g's rows at its column are all > k when its lower
+ * bound top - popc(Mv) is (D[i] = top + the deltas of the rows above i,
+ * each >= -1; computed values are exact where the true ones are <= k, so
+ * a computed value > k is a true one > k).  When every lane's rows are >
+ * k at two consecutive steps t - 1 and t (lane g at columns c - g - 1 and
+ * c - g, c = c0 + t), no path of cells <= k crosses into the columns
+ * right of that staircase: a path into them passes a staircase cell of
+ * step t, or steps diagonally from the bottom row of lane g at column
+ * c - g - 1 (step t - 1's staircase) into lane g + 1.  Only the row above
+ * the strip (row b, the record) leads back in, so the strip stops and is
+ * entered again as at first: at 1 + the first column f >= c with
+ * D[b][f] <= k (D[b][c] is lane 0's top), from D[b][f] + one per row.
+ * Its rows are > k in between, which is all the local-minimum rule and
+ * the text-end partial need (a strip out at column n - 2 stores nothing
+ * and its rows are left out of the walk).  A 10 kb read's second strip
+ * entered at its hit ran to the end of the 36,000-column window, the
+ * longest items of a launch; now it runs while the hit's band does. */
+template <int R>
+HD bool long_lane_out(const llane<R> &L, uint32_t g, const witem &it, const lstrip &sp)
+{
+    if (g * (uint32_t)R >= sp.nw) return true;
+    int32_t low = L.top;
+    for (int r = 0; r < R; ++r) low -= popc32(L.mv[r]);
+    return low > it.k;
 }
 
 /* The LEAN step of a strip that is not the last (k_long runs it when no

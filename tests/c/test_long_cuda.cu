@@ -104,7 +104,7 @@ static std::vector<hit> naive_hits(const std::vector<uint8_t> &p, const std::vec
 
 /* Statistics of the strip passes of one run. */
 struct pass_stats {
-    uint64_t items, passes, deep_cols, strip0_cols;
+    uint64_t items, passes, deep_cols, strip0_cols, leaves, reentries;
 };
 
 /* The text-end partial of a run (myers_long_core.cuh: k_long takes it from
@@ -177,7 +177,7 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
         uint8_t *rout = rec[s & 1].data();
         for (uint32_t g = 0; g < lp; ++g) {
             long_build_peq<R>(peq.data(), g, g, it, sp);
-            long_begin<R>(L[g], it, sp);
+            long_begin<R>(L[g], g, it, sp);
             hprev[g] = 0;
             td[g] = ends ? long_dump_step(it, sp, g) : UINT32_MAX;
             if (ends && td[g] == UINT32_MAX) {
@@ -185,12 +185,18 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
                 if (g == 0) ec->begin_dumps++;
             }
         }
-        wend = sp.w0 + sp.nw;
         /* k_long runs a strip that is not the last LEAN (long_step_lean,
          * the entry from the record) when no group of the warp is in its
          * last strip, else with long_step: every other item here takes
          * each way, so both agree with the naive DP. */
         const bool lean = !sp.last && (st.items & 1u);
+        /* The last strip below the first leaves where every lane is out
+         * at the steps 32 j - 1 and 32 j, before any lane stored column
+         * n - 2 (k_long's long_pass with lp = 32). */
+        const bool may_leave = !lean && lp == 32u && s > 0 && sp.last;
+        uint32_t split = sp.steps, left = UINT32_MAX;
+        for (uint32_t g = 0; g < lp; ++g) split = std::min(split, td[g]);
+        bool prev = false;
         for (uint32_t t = 0; t < sp.steps; ++t) {
             for (uint32_t g = 0; g < lp; ++g) {
                 const uint32_t in = g == 0 ? long_in0(it, rin, sp.c0 + t) : hprev[g - 1];
@@ -199,6 +205,33 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
                 if (t == td[g]) long_dump<R>(L[g], g, sp, col.data(), cs);
             }
             hprev = hnew;
+            const uint32_t tl = t & 31u;
+            if (may_leave && t < split && (tl == 31u || (tl == 0u && t)) && t >= lp && sp.c0 + t < it.ncols) {
+                bool out = true;
+                for (uint32_t g = 0; g < lp; ++g) out = out && long_lane_out<R>(L[g], g, it, sp);
+                if (tl == 31u) {
+                    prev = out;
+                } else if (prev && out) {
+                    left = t;
+                    break;
+                }
+            }
+        }
+        if (left != UINT32_MAX) {
+            /* Entered again from the row above's record (k_long). */
+            ++st.leaves;
+            uint32_t first;
+            int32_t first_d;
+            strip_entry_seq(rin, sp.c0 + left + 1u, it.ncols, L[0].top, it.k, STRIP_NO_SLOPE, first, first_d);
+            if (first != UINT32_MAX) {
+                ++st.reentries;
+                c0 = first;
+                base = first_d;
+                --s;
+                continue;
+            }
+        } else {
+            wend = sp.w0 + sp.nw;   /* in at column n - 2 */
         }
         if (!lean)
             for (uint32_t g = 0; g < lp; ++g) long_finish<R>(L[g], g, it, sp, e);
@@ -327,8 +360,9 @@ static gpuasm_search_opt end_opt(uint32_t m, int32_t k, uint32_t v, uint32_t *om
     return o;
 }
 
-/* Totals of the text-end checks (printed, and tested to be non-trivial). */
-static uint64_t end_runs, end_found, end_begin_dumps;
+/* Totals of the text-end checks and of the last strip's leaves (printed,
+ * and tested to be non-trivial). */
+static uint64_t end_runs, end_found, end_begin_dumps, all_leaves, all_reentries;
 
 /* One run's text-end partial against partial.h's gpuasm_partial_best() on
  * the same pattern and text strand. */
@@ -364,18 +398,21 @@ static void check_on(const char *what, const std::vector<uint8_t> &p, const std:
         long_shape(shapes[i], &R, &lp);
         for (int rc = 0; rc < 2; ++rc) {
             std::vector<hit> got;
-            pass_stats st = { 0, 0, 0, 0 };
+            pass_stats st = { 0, 0, 0, 0, 0, 0 };
             end_check ec;
             const gpuasm_search_opt o = end_opt(m, k, rnd32(), &ec.omin);
             ec.o = &o;
             ec.done = 0;
             ec.begin_dumps = 0;
             run_long(p, t, k, shapes[i], seglen, rc, got, st, &ec);
+            all_leaves += st.leaves;
+            all_reentries += st.reentries;
             const std::vector<hit> &want = rc ? want1 : want0;
             const bool ok = same_hits(got, want);
-            tap(ok, "%s m=%u k=%d n=%zu strand %d, %ux%u strip%s: %zu hits, %llu passes of %llu items",
+            tap(ok, "%s m=%u k=%d n=%zu strand %d, %ux%u strip%s: %zu hits, %llu passes of %llu items, "
+                    "%llu leaves",
                    what, m, k, t.size(), rc, lp, R, i == 0 ? " (routed)" : "", want.size(),
-                   (unsigned long long)st.passes, (unsigned long long)st.items);
+                   (unsigned long long)st.passes, (unsigned long long)st.items, (unsigned long long)st.leaves);
             if (!ok) {
                 diag("got %zu hits, want %zu", got.size(), want.size());
                 for (size_t x = 0; x < got.size() && x < want.size(); ++x)
@@ -427,7 +464,7 @@ static void band_report(uint32_t m, int32_t k, size_t n, int shape = -1)
     const std::vector<uint8_t> p = make_pattern(m, 0, 0);
     const std::vector<uint8_t> t = make_text(p, n, 0, 0, 0, 0);
     std::vector<hit> got;
-    pass_stats st = { 0, 0, 0, 0 };
+    pass_stats st = { 0, 0, 0, 0, 0, 0 };
     if (shape < 0) shape = long_shape_of(m, k);
     uint32_t R, lp;
     long_shape(shape, &R, &lp);
@@ -497,6 +534,25 @@ int main(void)
     tap(end_found >= end_runs / 2 && end_begin_dumps > 0,
         "overhangs: %llu of %llu runs have a text-end partial, %llu strips entered at the last column",
         (unsigned long long)end_found, (unsigned long long)end_runs, (unsigned long long)end_begin_dumps);
+
+    /* Two copies far apart in one segment: the last strip, entered at the
+     * first, leaves after it and is entered again at the second. */
+    for (int i = 0; i < 5; ++i) {
+        /* i = 3, 4: k = 0 and 2 with exact copies, where entering one
+         * column late loses the hit */
+        const uint32_t m = i == 0 ? 5000u : i == 1 ? 10000u : i == 2 ? 6000u : 3000u;
+        const int32_t k = i == 1 ? 2000 : i == 3 ? 0 : i == 4 ? 2 : (int32_t)(m / 10u);
+        const std::vector<uint8_t> p = make_pattern(m, 0, i == 2 ? 20u : 0u);
+        std::vector<uint8_t> t;
+        for (uint32_t j = 0; j < 3000u; ++j) t.push_back(BASES[rnd32() & 3]);
+        mutate_into(t, p, i >= 3 ? 0 : 40);
+        for (uint32_t j = 0; j < 2u * m; ++j) t.push_back(BASES[rnd32() & 3]);
+        mutate_into(t, p, i >= 3 ? 0 : 60);
+        for (uint32_t j = 0; j < 2000u; ++j) t.push_back(BASES[rnd32() & 3]);
+        check_on("two copies, one segment", p, t, k, 1u << 20, i == 0 || i >= 3);
+    }
+    tap(all_leaves > 0 && all_reentries > 0, "the last strip left %llu times and was entered again %llu times",
+        (unsigned long long)all_leaves, (unsigned long long)all_reentries);
 
     band_report(1024, 102, 100000);
     band_report(10000, 1000, 60000);
