@@ -65,14 +65,18 @@
  *     #11; P1's missing cut-off, issue #14), knob cuda_long (1, the
  *     default since the GPU suite ran it (CUDA = CPU bytes, H100): m > 4096
  *     instead of SIMPLE; 2: also the WARP pairs; 0: off): the pattern's 32-bit words cut into strips of
- *     LP lanes x R words (8x1 .. 32x4, the smallest holding 2.5k + 64
+ *     LP lanes x R words (8x1 .. 32x6, the smallest holding 2.5k + 64
  *     rows), a group of LP lanes per (pair, strand, text segment) running
  *     the WARP wavefront strip after strip; a deeper strip starts at the
  *     first column where the row above it is <= k, so on unrelated text
- *     only the first strip runs.  Between strips an int8 record per column
+ *     only the first strip runs, and the last strip leaves where all its
+ *     rows are > k and is entered again from the row above.  Between strips
+ *     an int8 record per column
  *     (the bottom row's horizontal delta) in global scratch, two per group,
  *     bounded by SCRATCH_BUDGET through the grid.  Items from a work queue,
- *     longest first, on a grid of what the SMs hold at once.  Segments of at least
+ *     longest first, on a grid of what the SMs hold at once, the classes
+ *     (shapes) of a chunk launched at once (launch_long).  The text-end
+ *     partials of its pairs come from column n - 2.  Segments of at least
  *     2 (m + k).  Per-lane code in myers_long_core.cuh (its header comment
  *     has the exactness argument), run on the host by
  *     tests/c/test_long_cuda.

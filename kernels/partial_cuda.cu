@@ -23,7 +23,7 @@
  * read vs a genome end is ~12,000 columns x 3 strips, and a static split
  * of a few hundred such items over thousands of warps left most SMs idle
  * (k_partial_big: 3 blocks, 1.22 s for 320 items on an H100).  One
- * launch per R (1..4), each on a stream of its own joined back into the
+ * launch per R (1..6), each on a stream of its own joined back into the
  * batch's (pw_launch_all: the widest R's few items no longer run alone),
  * records (a byte per column: a strip's bottom-row io) two per warp of
  * each launch in global scratch, at most SCRATCH_BUDGET bytes per launch,

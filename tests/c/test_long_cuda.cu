@@ -11,7 +11,7 @@
  * 0.15 m, random and repetitive texts holding mutated copies of the
  * pattern (substitutions and indels), IUPAC and N codes in pattern and
  * text, both strands of the text, every strip shape (LP x R =
- * 8x1 .. 32x4), the shape the router picks and a one-word strip (most
+ * 8x1 .. 32x6), the shape the router picks and a one-word strip (most
  * strip passes); short patterns (100, 1024) through the same code.  Also
  * how often deeper strips are entered on unrelated text (the reason for
  * long_band_rows(): printed, not a pass/fail).  Built by nvcc as host code
