@@ -196,6 +196,57 @@ static inline int kit_begin_kernels(const gpuasm_cuda_batch &b, gpuasm_err *err)
     return 0;
 }
 
+/* Launches at once beside one another (the LONG path's shapes, the ends
+ * pass's widths): launch i of n runs on kit_fork_stream(f, i), launch 0 on
+ * the main stream, the others on side streams that start after the work
+ * queued on main so far; kit_fork_join() makes main wait for all of them.
+ * CUDA releases the streams and events once their work is done. */
+enum { KIT_FORK_MAX = 8 };
+struct kit_fork {
+    cudaStream_t main;
+    cudaEvent_t ready;
+    cudaStream_t side[KIT_FORK_MAX];
+    cudaEvent_t done[KIT_FORK_MAX];
+    size_t n;
+};
+
+static inline int kit_fork_open(kit_fork &f, cudaStream_t main, size_t n, gpuasm_err *err)
+{
+    f.main = main;
+    f.ready = NULL;
+    f.n = n < KIT_FORK_MAX ? n : KIT_FORK_MAX;
+    for (size_t i = 0; i < KIT_FORK_MAX; ++i) {
+        f.side[i] = main;
+        f.done[i] = NULL;
+    }
+    if (f.n < 2) return 0;
+    KIT_CK(cudaEventCreateWithFlags(&f.ready, cudaEventDisableTiming));
+    KIT_CK(cudaEventRecord(f.ready, main));
+    for (size_t i = 1; i < f.n; ++i) {
+        KIT_CK(cudaStreamCreateWithFlags(&f.side[i], cudaStreamNonBlocking));
+        KIT_CK(cudaEventCreateWithFlags(&f.done[i], cudaEventDisableTiming));
+        KIT_CK(cudaStreamWaitEvent(f.side[i], f.ready, 0));
+    }
+    return 0;
+}
+
+/* The stream of launch i (beyond KIT_FORK_MAX - 1: main). */
+static inline cudaStream_t kit_fork_stream(const kit_fork &f, size_t i) { return i < f.n ? f.side[i] : f.main; }
+
+static inline int kit_fork_join(kit_fork &f, gpuasm_err *err)
+{
+    for (size_t i = 1; i < f.n; ++i) {
+        KIT_CK(cudaEventRecord(f.done[i], f.side[i]));
+        KIT_CK(cudaStreamWaitEvent(f.main, f.done[i], 0));
+        KIT_CK(cudaEventDestroy(f.done[i]));
+        KIT_CK(cudaStreamDestroy(f.side[i]));
+    }
+    if (f.ready) KIT_CK(cudaEventDestroy(f.ready));
+    f.n = 0;
+    f.ready = NULL;
+    return 0;
+}
+
 /* Blocks per SM for grid-stride kernels that do not ask the occupancy API. */
 enum { KIT_GRID_PER_SM = 16 };
 

@@ -829,6 +829,24 @@ static uint64_t long_resident(const gpuasm_cuda_batch &b)
     return (uint64_t)per_sm * (uint64_t)b.sm_count;
 }
 
+/* Item offsets of class cls in a chunk of np pairs: the host's plan, else
+ * counted and scanned on the batch's stream into d_off ([np + 1]). */
+static int class_offsets(const scan_ctx &sc, const gcore::pair_params &sp, uint64_t np, int cls, uint64_t *d_off,
+                         const uint64_t **off, gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *sc.b;
+    *off = sc.dp.pair_off[cls];
+    if (*off) return 0;
+    const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
+    KIT_CLEAR_ERR();
+    k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
+    KIT_CK_LAUNCH("k_count_pairs");
+    size_t cub_bytes = sc.cub_cap;
+    KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, d_off, (int)(np + 1), b.stream));
+    *off = d_off;
+    return 0;
+}
+
 static uint64_t long_resident_of(uint32_t R, const gpuasm_cuda_batch &b)
 {
     switch (R) {
@@ -849,9 +867,9 @@ struct long_class {
     uint64_t items, blocks, q_at, rec_at, col_at;
 };
 
-/* The LONG classes of a chunk, launched at once: the first on the batch's
- * stream, the others on side streams forked after the uploads and joined
- * back.  Patterns of similar length fall into neighbouring classes (a
+/* The LONG classes of a chunk, launched at once (kit_fork: the first on
+ * the batch's stream, the others on side streams forked after the uploads
+ * and joined back).  Patterns of similar length fall into neighbouring classes (a
  * 10 kb read at -e 0.2 takes R = 5 up to m = 10,100 and R = 6 above), and
  * one after the other each class's last items ran alone on an idle GPU
  * (ncu: k_long<5> at 4.8% achieved occupancy on 142 blocks, 20.9 ms,
@@ -894,17 +912,9 @@ static int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
     for (size_t i = 0, ci = 0; i < nc; ++i) {
         long_class &c = C[i];
         const int cls = classes[i];
-        const uint64_t *off = sc.dp.pair_off[cls];
-        if (!off) {
-            uint64_t *d_off = (uint64_t *)offp + ci++ * (np + 1);
-            const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
-            KIT_CLEAR_ERR();
-            k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
-            KIT_CK_LAUNCH("k_count_pairs");
-            size_t cub_bytes = sc.cub_cap;
-            KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, d_off, (int)(np + 1), b.stream));
-            off = d_off;
-        }
+        const uint64_t *off = NULL;
+        uint64_t *d_off = sc.dp.pair_off[cls] ? NULL : (uint64_t *)offp + ci++ * (np + 1);
+        if ((rc = class_offsets(sc, sp, np, cls, d_off, &off, err)) < 0) return rc;
         c.L.sp = sp;
         c.L.off = off;
         c.L.np = np;
@@ -936,22 +946,11 @@ static int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
     if ((rc = kit_grow(b, SLOT_LONG, (size_t)std::max<uint64_t>(bytes, 1), &rec, err)) < 0) return rc;
     KIT_CK(cudaMemcpyAsync(dq, host.data(), host.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, b.stream));
     KIT_CK(cudaStreamSynchronize(b.stream));
-    cudaEvent_t ready = NULL;
-    std::vector<cudaStream_t> sides(nc, (cudaStream_t)0);
-    std::vector<cudaEvent_t> done(nc, (cudaEvent_t)0);
-    if (nc > 1) {
-        KIT_CK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-        KIT_CK(cudaEventRecord(ready, b.stream));
-    }
+    kit_fork f;
+    if ((rc = kit_fork_open(f, b.stream, nc, err)) < 0) return rc;
     for (size_t i = 0; i < nc; ++i) {
         long_class &c = C[i];
-        cudaStream_t st = b.stream;
-        if (i > 0) {
-            KIT_CK(cudaStreamCreateWithFlags(&sides[i], cudaStreamNonBlocking));
-            KIT_CK(cudaEventCreateWithFlags(&done[i], cudaEventDisableTiming));
-            KIT_CK(cudaStreamWaitEvent(sides[i], ready, 0));
-            st = sides[i];
-        }
+        const cudaStream_t st = kit_fork_stream(f, i);
         unsigned long long *queue = (unsigned long long *)((uint32_t *)dq + c.q_at);
         const uint32_t *order = c.order.empty() ? NULL : (const uint32_t *)dq + c.q_at + 2;
         uint8_t *r8 = (uint8_t *)rec + c.rec_at;
@@ -969,16 +968,8 @@ static int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
 #undef LONG_LAUNCH
         }
         KIT_CK_LAUNCH("k_long");
-        if (i > 0) KIT_CK(cudaEventRecord(done[i], st));
     }
-    /* The batch's stream goes on once every side stream ended; CUDA
-     * releases the streams and events when their work is done. */
-    for (size_t i = 1; i < nc; ++i) {
-        KIT_CK(cudaStreamWaitEvent(b.stream, done[i], 0));
-        KIT_CK(cudaEventDestroy(done[i]));
-        KIT_CK(cudaStreamDestroy(sides[i]));
-    }
-    if (ready) KIT_CK(cudaEventDestroy(ready));
+    if ((rc = kit_fork_join(f, err)) < 0) return rc;
     return 0;
 }
 
@@ -986,16 +977,9 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
                              gpuasm_err *err)
 {
     const gpuasm_cuda_batch &b = *sc.b;
-    const uint64_t *off = sc.dp.pair_off[cls];
-    if (!off) {
-        const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
-        KIT_CLEAR_ERR();
-        k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
-        KIT_CK_LAUNCH("k_count_pairs");
-        size_t cub_bytes = sc.cub_cap;
-        KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, sc.d_off, (int)(np + 1), b.stream));
-        off = sc.d_off;
-    }
+    const uint64_t *off = NULL;
+    int rc = class_offsets(sc, sp, np, cls, sc.d_off, &off, err);
+    if (rc < 0) return rc;
     pair_launch L;
     L.sp = sp;
     L.off = off;
@@ -1034,7 +1018,7 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
         if (nslot > most) nslot = most;
         if (nslot < 1) nslot = 1;
         void *scratch = NULL;
-        int rc = kit_grow(b, SLOT_GLOB, (size_t)(nslot * slot_bytes), &scratch, err);
+        rc = kit_grow(b, SLOT_GLOB, (size_t)(nslot * slot_bytes), &scratch, err);
         if (rc < 0) return rc;
         const uint64_t blocks = (nslot + THREADS - 1) / THREADS;
         KIT_CLEAR_ERR();

@@ -437,13 +437,8 @@ HD void long_end_rows(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t w1
             const uint32_t p = 32u * w + b + 1u;
             if (p >= m) return;
             e += (int32_t)((pv >> b) & 1u) - (int32_t)((mv >> b) & 1u);
-            const int32_t diag = e1 + ((pat.at(p - 1u) & tc) ? 0 : 1), left = e + 1;
-            const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
+            gpuasm_partial_row(&o, p, m, omin, e1, e, !(pat.at(p - 1u) & tc), &best);
             e1 = e;
-            if (p < omin) continue;
-            const int32_t kp = gpuasm_partial_k(&o, p, m);
-            if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) continue;
-            gpuasm_partial_keep(&best, p, dp);
         }
     }
 }

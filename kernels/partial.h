@@ -71,6 +71,22 @@ GPUASM_HD void gpuasm_partial_keep(gpuasm_partial *best, uint32_t p, int32_t d)
     }
 }
 
+/* Text-end candidate p (partial.h's rule, the one every walk applies):
+ * e1 = D[p-1][n-2], e = D[p][n-2], mismatch: P[p-1] !~ T[n-1].  The
+ * alignment must not end with P[p-1] deleted after the text's last base,
+ * so D_p = min(e1 + mismatch, e + 1); p >= omin with k_p < p and D_p <= k_p
+ * is kept. */
+GPUASM_HD void gpuasm_partial_row(const gpuasm_search_opt *o, uint32_t p, uint32_t m, uint32_t omin, int32_t e1,
+                                  int32_t e, int mismatch, gpuasm_partial *best)
+{
+    const int32_t diag = e1 + (mismatch ? 1 : 0), left = e + 1;
+    const int32_t dp = diag < left ? diag : left;
+    if (p < omin) return;
+    const int32_t kp = gpuasm_partial_k(o, p, m);
+    if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) return;
+    gpuasm_partial_keep(best, p, dp);
+}
+
 /* Does pattern base code pc match text code tc (nt16 sets / bytes)? */
 GPUASM_HD int gpuasm_partial_match(int byte, uint8_t pc, uint8_t tc)
 {
@@ -190,13 +206,8 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
         const uint32_t w = (p - 1u) / 64u, b = (p - 1u) % 64u;
         d += (int32_t)((pv[w] >> b) & 1u) - (int32_t)((mv[w] >> b) & 1u);
         const int32_t e = d - ((int32_t)((lph[w] >> b) & 1u) - (int32_t)((lmh[w] >> b) & 1u));
-        const int32_t diag = e1 + (int32_t)(((leq[w] >> b) & 1u) ^ 1u), left = e + 1;
-        const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
+        gpuasm_partial_row(o, p, m, omin, e1, e, !((leq[w] >> b) & 1u), &best);
         e1 = e;
-        if (p < omin) continue;
-        const int32_t kp = gpuasm_partial_k(o, p, m);
-        if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) continue;
-        gpuasm_partial_keep(&best, p, dp);
     }
     return best;
 }

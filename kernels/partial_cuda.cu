@@ -325,22 +325,14 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
         widths++;
     }
     if ((rc = kit_grow(b, SLOT_PW_REC, (size_t)rec_bytes, &rec, err)) < 0) return rc;
-    cudaStream_t side[gcore::PW_RMAX + 1] = { 0 };
-    cudaEvent_t ready = NULL, done[gcore::PW_RMAX + 1] = { 0 };
-    if (widths > 1) KIT_CK(cudaEventCreateWithFlags(&ready, cudaEventDisableTiming));
-    if (ready) KIT_CK(cudaEventRecord(ready, b.stream));
-    int first = 1;
+    /* Widest first: launch 0 runs on b.stream, the others beside it
+     * (kit_fork). */
+    kit_fork f;
+    if ((rc = kit_fork_open(f, b.stream, (size_t)widths, err)) < 0) return rc;
+    size_t launch = 0;
     for (uint32_t R = gcore::PW_RMAX; R >= 1; --R) {
         if (lists[R].empty()) continue;
-        cudaStream_t st = b.stream;
-        if (ready && !first) {
-            /* A side stream after the uploads, its end joined below. */
-            KIT_CK(cudaStreamCreateWithFlags(&side[R], cudaStreamNonBlocking));
-            KIT_CK(cudaEventCreateWithFlags(&done[R], cudaEventDisableTiming));
-            KIT_CK(cudaStreamWaitEvent(side[R], ready, 0));
-            st = side[R];
-        }
-        first = 0;
+        const cudaStream_t st = kit_fork_stream(f, launch++);
         pw_launch L;
         L.v = b.dev;
         L.strands = strands;
@@ -360,17 +352,8 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
         default: k_partial_warp<6><<<nb, PNT, 0, st>>>(L, b.out); break;
         }
         KIT_CK_LAUNCH("k_partial_warp");
-        if (side[R]) KIT_CK(cudaEventRecord(done[R], side[R]));
     }
-    /* b.stream goes on once every side stream ended; the streams and events
-     * are released by CUDA when their work is done. */
-    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
-        if (!side[R]) continue;
-        KIT_CK(cudaStreamWaitEvent(b.stream, done[R], 0));
-        KIT_CK(cudaEventDestroy(done[R]));
-        KIT_CK(cudaStreamDestroy(side[R]));
-    }
-    if (ready) KIT_CK(cudaEventDestroy(ready));
+    if ((rc = kit_fork_join(f, err)) < 0) return rc;
     return 0;
 }
 

@@ -295,13 +295,8 @@ HD void pw_walk(const pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw
             const uint32_t p = 32u * w + b + 1u;
             if (p >= it.m) return;
             e += (int32_t)((L.pv[r] >> b) & 1u) - (int32_t)((L.mv[r] >> b) & 1u);
-            const int32_t diag = e1 + (int32_t)(((eq >> b) & 1u) ^ 1u), left = e + 1;
-            const int32_t dp = diag < left ? diag : left;   /* no trailing pattern deletion */
+            gpuasm_partial_row(o, p, it.m, it.omin, e1, e, !((eq >> b) & 1u), &best);
             e1 = e;
-            if (p < it.omin) continue;
-            const int32_t kp = gpuasm_partial_k(o, p, it.m);
-            if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) continue;
-            gpuasm_partial_keep(&best, p, dp);
         }
     }
 }
