@@ -435,25 +435,24 @@ k_warp(pair_launch L, dev_out out)
     }
 }
 
-/* One strip pass of k_long: `steps` wavefront steps of the group's lanes
- * (skewed by word, myers_long_core.cuh), lane 0 fed by wavefront_in.
- * LEAN: long_step_lean (a strip that is not the last, in every group of
- * the warp), else long_step.  col != NULL: the group's item takes its
- * text-end partial, and each word is stored at column ncols - 2
- * (long_dump_due); the steps before any word of the warp gets there run
- * without the test. */
-template <int R, bool LEAN, class Dump, class DumpDue>
+/* One strip pass of k_long: `steps` wavefront steps of the group's lanes,
+ * lane 0 fed by wavefront_in (myers_long_core.cuh).  LEAN: long_step_lean
+ * (a strip that is not the last, in every group of the warp), else
+ * long_step.  col != NULL: the group's item takes its text-end partial,
+ * and each lane stores its words at column ncols - 2 (long_dump); the
+ * steps before any lane of the warp gets there run without the test. */
+template <int R, bool LEAN, class Dump>
 static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
                                                      uint32_t g, uint32_t lp, const gcore::witem &it,
                                                      const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
                                                      uint8_t *rout, emitter<dev_out> &e, bool dump_on,
-                                                     const Dump &dump, const DumpDue &dump_due, bool may_leave)
+                                                     const Dump &dump, bool may_leave)
 {
     const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(it, rin, sp.c0 + x) : 0u; };
     uint32_t cur = load(g), nxt = load(lp + g), out = 0;
     uint32_t td = UINT32_MAX;
     if (dump_on && sp.steps) {
-        td = gcore::long_dump_step(it, sp, g, (uint32_t)R);
+        td = gcore::long_dump_step(it, sp, g);
         if (td == UINT32_MAX) dump();   /* entered at ncols - 1 */
     }
     const auto step = [&](uint32_t t) {
@@ -469,12 +468,12 @@ static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const 
     for (; t < split; ++t) {
         step(t);
         /* The last strip leaves (myers_long_core.cuh, long_lane_out) where
-         * every word is out at two consecutive steps, tested at the steps
-         * 32 j - 1 and 32 j once all words run; never after a word stored
+         * every lane is out at two consecutive steps, tested at the steps
+         * 32 j - 1 and 32 j once all lanes run; never after a lane stored
          * its column n - 2 (t < split). */
         if (!LEAN && may_leave) {
             const uint32_t tl = t & 31u;
-            if ((tl == 31u || (tl == 0u && t)) && t >= lp * (uint32_t)R && sp.c0 + t < it.ncols) {
+            if ((tl == 31u || (tl == 0u && t)) && t >= lp && sp.c0 + t < it.ncols) {
                 const bool out = __all_sync(0xffffffffu, gcore::long_lane_out<R>(st, g, it, sp));
                 if (tl == 31u) prev = out;
                 else if (prev && out) return t;
@@ -483,7 +482,7 @@ static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const 
     }
     for (; t < steps; ++t) {
         step(t);
-        if (td != UINT32_MAX) dump_due(t, td);
+        if (t == td) dump();
     }
     return UINT32_MAX;
 }
@@ -566,17 +565,11 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
                                     (threadIdx.x & 31u) / L.lp;
                 gcore::long_dump<R>(st, g, sp, col + gi * 2 * (uint64_t)cs, cs);
             };
-            const auto dump_due = [&](uint32_t t, uint32_t td) {
-                const uint64_t gi = ((uint64_t)blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32u / L.lp) +
-                                    (threadIdx.x & 31u) / L.lp;
-                gcore::long_dump_due<R>(st, g, sp, col + gi * 2 * (uint64_t)cs, cs, t, td);
-            };
             uint32_t first;
             int32_t first_d;
             uint32_t left = UINT32_MAX;
             if (lean) {
-                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump, dump_due,
-                                   false);
+                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump, false);
                 __syncwarp();   /* the record, written by the bottom lanes */
                 gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
                                         gcore::STRIP_NO_SLOPE, live && sp.steps, g, grp, lp, first, first_d);
@@ -585,11 +578,11 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
                  * group, so the test is the warp's). */
                 const bool may_leave = lp == 32u && live && s > 0 && sp.last;
                 left = long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump,
-                                           dump_due, may_leave);
+                                           may_leave);
                 if (left != UINT32_MAX) {
                     /* Entered again at 1 + the first f >= c with D[b][f]
                      * <= k, c = c0 + left (lane 0's column, D[b][c] its top). */
-                    const int32_t dc = __shfl_sync(0xffffffffu, st.top[0], 0);
+                    const int32_t dc = __shfl_sync(0xffffffffu, st.top, 0);
                     gcore::strip_entry_warp(rin, sp.c0 + left + 1u, p.it.ncols, dc, p.it.k, gcore::STRIP_NO_SLOPE,
                                             1, g, grp, lp, first, first_d);
                     if (first != UINT32_MAX) {

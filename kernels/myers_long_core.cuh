@@ -7,27 +7,13 @@
  * The pattern's 32-bit words (Myers 1999 with Hyyrö 2003 blocks) are cut
  * into STRIPS of LP lanes x R words (32 LP R rows); a group of LP lanes runs
  * one work item (pair, strand, text segment: cuda_device.cuh) strip by
- * strip.  Within a strip lane g owns words [gR, gR + R) of the strip, and
- * the schedule is SKEWED by word: at step t, strip word w = gR + r
- * computes column c0 + t - w, from its own state and the output of word
- * w - 1 at step t - 1 (the horizontal delta leaving its bottom row and the
- * column's text code, one "io" value, myers_cuda_core.cuh), which for
- * r = 0 is lane g - 1's last word (a shuffle) and for g = r = 0 the
- * pass's input of column c0 + t.  So the R block steps of a lane in one
- * step are independent of each other: the warp path's schedule (lane g at
- * column t - g, its R words one after the other down the lane) chained R
- * block steps per step, and k_long stalled on that chain ("fixed latency
- * execution dependency", achieved occupancy 5-18% with about one item per
- * warp slot); skewed, the chain of a step is one block step and the
- * shuffle.  A word that has not started yet (t < w) takes io 0 (delta 0,
- * code 0, which matches no pattern base: Peq 0), under which its state,
- * the column D[i] = D[a-1][c0-1] + (i - a + 1) it starts from, stays as it
- * is and hands io 0 on: so no word needs a test to start (the pass's first
- * outputs are 0).  Words past the window's end compute what they are given
- * and nothing they compute is used.  Between strips a RECORD in global
- * scratch carries, per column, the io of the strip's bottom row (one byte
- * per column: its delta and the code), which is lane 0's input in the
- * strip below.
+ * strip.  Within a strip the lanes run the warp path's wavefront (lane g
+ * owns words [gR, gR + R) of the strip and computes column t - g at step t,
+ * handing the horizontal delta of its bottom word and the column's text
+ * code to lane g + 1 as one "io" value, myers_cuda_core.cuh).  Between
+ * strips a RECORD in global scratch carries, per column, the io of the
+ * strip's bottom row (one byte per column: its delta and the code), which
+ * is lane 0's input in the strip below.
  *
  * Ukkonen's cut-off across strips (Ukkonen 1985; Hyyrö 2003 §4 and edlib's
  * "last block", myers_cpu.c's run_blocks()), at strip granularity: strip s
@@ -44,8 +30,7 @@
  * D[m][j] is exact where <= k and > k before the last strip's entry, which
  * is all the local-minimum rule (cuda_device.cuh) needs.
  *
- * A strip other than the last never leaves once entered (no drop; the
- * last one may: THE LAST STRIP LEAVES below): inside a warp the lanes run
+ * A strip never leaves once entered (no drop): inside a warp the lanes run
  * in lockstep, so only whole strips that are skipped save time, and the
  * drop of a strip would need the state of the strip below it, which runs
  * later.  The first strip is sized to hold the rows that can be <= k on
@@ -110,7 +95,7 @@ struct lstrip {
     uint32_t c0;        /* entry column (0-based in the window) */
     int32_t base;       /* D[a-1][c0-1]: the row above the strip, column c0-1 */
     int32_t last;       /* the strip holds row m (the pattern's last) */
-    uint32_t steps;     /* wavefront steps: (ncols - c0) + words - 1 (the skew) */
+    uint32_t steps;     /* wavefront steps: (ncols - c0) + lanes used - 1 */
 };
 
 /* Strip s of item it, entered at column c0 with base (strip 0: c0 = 0,
@@ -124,7 +109,8 @@ HD lstrip long_strip(const witem &it, uint32_t R, uint32_t lp, uint32_t s, uint3
     sp.c0 = c0;
     sp.base = base;
     sp.last = sp.w0 + sp.nw == it.w32;
-    sp.steps = it.ncols > c0 ? it.ncols - c0 + sp.nw - 1u : 0u;
+    const uint32_t lanes = (sp.nw + R - 1u) / R;
+    sp.steps = it.ncols > c0 ? it.ncols - c0 + lanes - 1u : 0u;
     return sp;
 }
 
@@ -133,12 +119,7 @@ HD lstrip long_strip(const witem &it, uint32_t R, uint32_t lp, uint32_t s, uint3
  * reported), else the entry of the next strip (first, first_d). */
 template <int R> struct llane {
     uint32_t pv[R], mv[R];
-    /* word r's output of its last step (its carry out as two bits, its
-     * column's code): word r + 1's input at the next step */
-    uint32_t hp[R], hn[R], code[R];
-    /* D of the row above word r at word r's column (full passes only:
-     * long_lane_out; top[0] of lane 0 is D[a-1][c0 + t]) */
-    int32_t top[R];
+    int32_t top;        /* D of the row above the lane's first row, at its column */
     int32_t score;
     uint32_t first;     /* next strip: entry column (UINT32_MAX: none yet) */
     int32_t first_d;    /* D[b][first - 1] */
@@ -182,9 +163,8 @@ HD void long_begin(llane<R> &L, uint32_t g, const witem &it, const lstrip &sp)
     for (int r = 0; r < R; ++r) {
         L.pv[r] = ~0u;
         L.mv[r] = 0;
-        L.hp[r] = L.hn[r] = L.code[r] = 0;   /* io 0: the words below not started */
-        L.top[r] = sp.base + (int32_t)(32u * (g * (uint32_t)R + (uint32_t)r));
     }
+    L.top = sp.base + (int32_t)(32u * (uint32_t)R * g);
     const uint32_t a = 32u * sp.w0 + 1u;
     L.score = sp.base + (int32_t)(long_bottom_row(it, sp) - a + 1u);
     L.first = UINT32_MAX;
@@ -196,68 +176,32 @@ HD void long_begin(llane<R> &L, uint32_t g, const witem &it, const lstrip &sp)
     lm_init(L.lm);
 }
 
-/* The R words of lane g at one step of the skewed schedule (the header):
- * word r takes word r - 1's output of the previous step (L.hp / hn /
- * code[r - 1]), word 0 the io `in`; the words run from the last to the
- * first, so that each reads its input before the word above replaces it,
- * and none waits for another.  TOPS: each word's top follows the carry
- * into it (long_lane_out).  sph / smh: Ph and Mh of word rs (before the
- * shift; rs >= R: none).  Returns the io of the lane's last word. */
-template <int R, bool TOPS>
-HD uint32_t skew_words(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t in, uint32_t rs, uint32_t &sph,
-                       uint32_t &smh)
-{
-    DEV_UNROLL
-    for (int i = 0; i < R; ++i) {
-        const int r = R - 1 - i;
-        uint32_t hp, hn, code;
-        if (r == 0) {
-            hp = in & 1u;
-            hn = (in >> 1) & 1u;
-            code = io_code(in);
-        } else {
-            hp = L.hp[r - 1];
-            hn = L.hn[r - 1];
-            code = L.code[r - 1];
-        }
-        if (TOPS) L.top[r] += (int32_t)hp - (int32_t)hn;
-        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
-        uint32_t ph, mh;
-        block_step_bits<uint32_t>(L.pv[r], L.mv[r], eq, hp, hn, ph, mh);
-        L.hp[r] = hp;
-        L.hn[r] = hn;
-        L.code[r] = code;
-        if ((uint32_t)r == rs) {
-            sph = ph;
-            smh = mh;
-        }
-    }
-    return io_pack(L.hp[R - 1] | (L.hn[R - 1] << 1), L.code[R - 1]);
-}
-
-/* Step t of lane g in pass sp: word w = gR + r at column c0 + t - w (the
- * skew).  in: lane g-1's return value of step t - 1, or for g = 0
- * long_in0() of column c0 + t (io: the carry into the lane's top row and
- * the column's code).  The bottom word (the strip's last, wb) at its
- * column c in [c0, ncols): in a non-last strip it writes its bottom row's
- * io to rec_out[c]; in the last strip it reports local minima of D[m][.].
- * Returns the io of the lane's last word (0 for a lane past the strip). */
+/* Step t of lane g in pass sp: column c = c0 + t - g (idle outside
+ * [c0, ncols) or past the strip's words).  in: lane g-1's return value,
+ * or for g = 0 long_in0() of column c (io: the carry into the lane's top
+ * row and the column's code).  The bottom lane of a non-last strip writes
+ * its bottom row's io to rec_out[c]; in the last strip it reports local
+ * minima of D[m][.].  Returns the io of the lane's last word and column c
+ * (0 when idle). */
 template <int R, class Emit>
 HD uint32_t long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it,
                       const lstrip &sp, uint32_t t, uint32_t in, uint8_t *rec_out, Emit &emit)
 {
-    if (g * (uint32_t)R >= sp.nw) return 0;
+    const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
+    if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
+    L.top += io_delta(in);                       /* the carry into the lane's first row */
     const uint32_t wb = sp.nw - 1u;              /* strip-relative word of the bottom row */
+    const uint32_t gb = wb / (uint32_t)R;
+    const uint32_t code = io_code(in);
     uint32_t sph = 0, smh = 0;
-    const uint32_t out = skew_words<R, true>(L, peq_w, lane, in, wb % (uint32_t)R, sph, smh);
-    const uint32_t c = sp.c0 + t - wb;          /* the bottom word's column; wraps when t < wb */
-    if (g == wb / (uint32_t)R && t >= wb && c < it.ncols) {
+    const uint32_t h = wc_words<R>(L.pv, L.mv, peq_w, lane, code, in, wb % (uint32_t)R, sph, smh);
+    if (g == gb) {
         if (sp.last) {
             L.score += wc_delta(sph, smh, 1u << ((it.m - 1u) & 31u));
             lm_push(L.lm, L.score, it.win.j0 + c, it.k, it.win.s0, it.win.s1, emit);
         } else {
             const uint32_t hb = (sph >> 31) | ((smh >> 31) << 1);
-            rec_out[c] = (uint8_t)io_pack(hb, L.code[R - 1]);   /* a full strip: wb % R = R - 1 */
+            rec_out[c] = (uint8_t)io_pack(hb, code);
             L.score += io_delta(hb);
             if (L.first == UINT32_MAX && L.score <= it.k && c + 1u < it.ncols) {
                 L.first = c + 1u;
@@ -265,25 +209,23 @@ HD uint32_t long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_
             }
         }
     }
-    return out;
+    return io_pack(h, code);
 }
 
 /* THE LAST STRIP LEAVES (k_long, a strip below the first that is the
- * pattern's last): the rows of word w at its column are all > k when
- * their lower bound top - popc(Mv) is (D[i] = top + the deltas of the
- * rows above i, each >= -1; computed values are exact where the true ones
- * are <= k, so a computed value > k is a true one > k).  When
- * every word's rows are > k at two consecutive steps t - 1 and t (word w
- * at columns c - w - 1 and c - w, c = c0 + t), no path of cells <= k
- * crosses into the columns right of that staircase: a path into them
- * passes a staircase cell of step t, or steps down from the bottom row of
- * word w - 1 at column c - w + 1 (step t's staircase) or diagonally from
- * it at column c - w (step t - 1's) into word w.  Only the row above the
- * strip (row b, the record) leads back in, so the strip stops and is
+ * pattern's last): lane g's rows at its column are all > k when its lower
+ * bound top - popc(Mv) is (D[i] = top + the deltas of the rows above i,
+ * each >= -1; computed values are exact where the true ones are <= k, so
+ * a computed value > k is a true one > k).  When every lane's rows are >
+ * k at two consecutive steps t - 1 and t (lane g at columns c - g - 1 and
+ * c - g, c = c0 + t), no path of cells <= k crosses into the columns
+ * right of that staircase: a path into them passes a staircase cell of
+ * step t, or steps diagonally from the bottom row of lane g at column
+ * c - g - 1 (step t - 1's staircase) into lane g + 1.  Only the row above
+ * the strip (row b, the record) leads back in, so the strip stops and is
  * entered again as at first: at 1 + the first column f >= c with
- * D[b][f] <= k (D[b][c] is word 0's top in lane 0), from D[b][f] + one
- * per row (the words take their time to start again: the test waits for
- * every word to run, t >= lp R).  Its rows are > k in between, which is all the local-minimum rule and
+ * D[b][f] <= k (D[b][c] is lane 0's top), from D[b][f] + one per row.
+ * Its rows are > k in between, which is all the local-minimum rule and
  * the text-end partial need (a strip out at column n - 2 stores nothing
  * and its rows are left out of the walk).  A 10 kb read's second strip
  * entered at its hit ran to the end of the 36,000-column window, the
@@ -291,10 +233,10 @@ HD uint32_t long_step(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_
 template <int R>
 HD bool long_lane_out(const llane<R> &L, uint32_t g, const witem &it, const lstrip &sp)
 {
-    bool out = true;
-    for (int r = 0; r < R; ++r)
-        if (g * (uint32_t)R + (uint32_t)r < sp.nw) out = out && L.top[r] - popc32(L.mv[r]) > it.k;
-    return out;
+    if (g * (uint32_t)R >= sp.nw) return true;
+    int32_t low = L.top;
+    for (int r = 0; r < R; ++r) low -= popc32(L.mv[r]);
+    return low > it.k;
 }
 
 /* The LEAN step of a strip that is not the last (k_long runs it when no
@@ -309,11 +251,12 @@ template <int R>
 HD uint32_t long_step_lean(llane<R> &L, const uint32_t *peq_w, uint32_t lane, uint32_t g, const witem &it,
                            const lstrip &sp, uint32_t t, uint32_t in, uint8_t *rec_out)
 {
-    if (g * (uint32_t)R >= sp.nw) return 0;
+    const uint32_t c = sp.c0 + t - g;          /* wraps when t < g: idle */
+    if (t < g || c >= it.ncols || g * (uint32_t)R >= sp.nw) return 0;
+    const uint32_t code = io_code(in);
     uint32_t sph, smh;
-    const uint32_t out = skew_words<R, false>(L, peq_w, lane, in, (uint32_t)R, sph, smh);
-    const uint32_t wb = sp.nw - 1u, c = sp.c0 + t - wb;   /* wraps when t < wb */
-    if (g == wb / (uint32_t)R && t >= wb && c < it.ncols) rec_out[c] = (uint8_t)out;
+    const uint32_t out = io_pack(wc_words<R>(L.pv, L.mv, peq_w, lane, code, in, R - 1u, sph, smh), code);
+    if (g == (sp.nw - 1u) / (uint32_t)R) rec_out[c] = (uint8_t)out;
     return out;
 }
 
@@ -459,29 +402,12 @@ HD void long_dump(const llane<R> &L, uint32_t g, const lstrip &sp, uint32_t *col
     }
 }
 
-/* The step at which word 0 of lane g of pass sp computes column
- * ncols - 2 (word r: r steps later; long_dump_due() stores each), or
- * UINT32_MAX when the pass starts there (c0 = ncols - 1: long_dump()
- * right after long_begin()). */
-HD uint32_t long_dump_step(const witem &it, const lstrip &sp, uint32_t g, uint32_t R)
+/* The step at which lane g of pass sp computes column ncols - 2 (after
+ * which long_dump() stores it), or UINT32_MAX when the pass starts there
+ * (c0 = ncols - 1: long_dump() right after long_begin()). */
+HD uint32_t long_dump_step(const witem &it, const lstrip &sp, uint32_t g)
 {
-    return sp.c0 + 2u <= it.ncols ? it.ncols - 2u - sp.c0 + g * R : UINT32_MAX;
-}
-
-/* After step t: store the words of lane g that computed column ncols - 2
- * at it (td: long_dump_step()), as long_dump(). */
-template <int R>
-HD void long_dump_due(const llane<R> &L, uint32_t g, const lstrip &sp, uint32_t *col, uint32_t cs, uint32_t t,
-                      uint32_t td)
-{
-    if (td == UINT32_MAX) return;
-    for (int r = 0; r < R; ++r) {
-        const uint32_t wl = g * (uint32_t)R + (uint32_t)r;
-        if (wl < sp.nw && t == td + (uint32_t)r) {
-            col[sp.w0 + wl] = L.pv[r];
-            col[cs + sp.w0 + wl] = L.mv[r];
-        }
-    }
+    return sp.c0 + 2u <= it.ncols ? it.ncols - 2u - sp.c0 + g : UINT32_MAX;
 }
 
 /* Rows 1 .. min(32 w1, m - 1) of words [w0, w1) of the stored column:

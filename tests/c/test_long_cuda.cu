@@ -179,7 +179,7 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
             long_build_peq<R>(peq.data(), g, g, it, sp);
             long_begin<R>(L[g], g, it, sp);
             hprev[g] = 0;
-            td[g] = ends ? long_dump_step(it, sp, g, R) : UINT32_MAX;
+            td[g] = ends ? long_dump_step(it, sp, g) : UINT32_MAX;
             if (ends && td[g] == UINT32_MAX) {
                 long_dump<R>(L[g], g, sp, col.data(), cs);
                 if (g == 0) ec->begin_dumps++;
@@ -190,9 +190,9 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
          * last strip, else with long_step: every other item here takes
          * each way, so both agree with the naive DP. */
         const bool lean = !sp.last && (st.items & 1u);
-        /* The last strip below the first leaves where every word is out
-         * at the steps 32 j - 1 and 32 j once all words run, before any
-         * word stored column n - 2 (k_long's long_pass with lp = 32). */
+        /* The last strip below the first leaves where every lane is out
+         * at the steps 32 j - 1 and 32 j, before any lane stored column
+         * n - 2 (k_long's long_pass with lp = 32). */
         const bool may_leave = !lean && lp == 32u && s > 0 && sp.last;
         uint32_t split = sp.steps, left = UINT32_MAX;
         for (uint32_t g = 0; g < lp; ++g) split = std::min(split, td[g]);
@@ -202,11 +202,11 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
                 const uint32_t in = g == 0 ? long_in0(it, rin, sp.c0 + t) : hprev[g - 1];
                 hnew[g] = lean ? long_step_lean<R>(L[g], peq.data(), g, g, it, sp, t, in, rout)
                                : long_step<R>(L[g], peq.data(), g, g, it, sp, t, in, rout, e);
-                long_dump_due<R>(L[g], g, sp, col.data(), cs, t, td[g]);
+                if (t == td[g]) long_dump<R>(L[g], g, sp, col.data(), cs);
             }
             hprev = hnew;
             const uint32_t tl = t & 31u;
-            if (may_leave && t < split && (tl == 31u || (tl == 0u && t)) && t >= lp * R && sp.c0 + t < it.ncols) {
+            if (may_leave && t < split && (tl == 31u || (tl == 0u && t)) && t >= lp && sp.c0 + t < it.ncols) {
                 bool out = true;
                 for (uint32_t g = 0; g < lp; ++g) out = out && long_lane_out<R>(L[g], g, it, sp);
                 if (tl == 31u) {
@@ -222,7 +222,7 @@ static void run_item(const witem &it, uint32_t lp, std::vector<hit> &out, pass_s
             ++st.leaves;
             uint32_t first;
             int32_t first_d;
-            strip_entry_seq(rin, sp.c0 + left + 1u, it.ncols, L[0].top[0], it.k, STRIP_NO_SLOPE, first, first_d);
+            strip_entry_seq(rin, sp.c0 + left + 1u, it.ncols, L[0].top, it.k, STRIP_NO_SLOPE, first, first_d);
             if (first != UINT32_MAX) {
                 ++st.reentries;
                 c0 = first;
