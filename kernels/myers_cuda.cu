@@ -465,6 +465,19 @@ static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const 
     const uint32_t split = min(steps, __reduce_min_sync(0xffffffffu, td));
     uint32_t t = 0;
     bool prev = false;
+    if (LEAN) {
+        /* Steps where every lane of every group computes (lane 0's column
+         * below the window's end, before any dump) run without tests
+         * (wavefront_steady): from lp on, to a multiple of lp. */
+        const uint32_t win = sp.steps && it.ncols > sp.c0 ? min(split, it.ncols - sp.c0) : 0u;
+        const uint32_t t1 = __reduce_min_sync(0xffffffffu, win) & ~(lp - 1u);
+        if (t1 > lp) {
+            for (; t < lp; ++t) step(t);
+            uint8_t *rec = g * (uint32_t)R < sp.nw && g == (sp.nw - 1u) / (uint32_t)R ? rout : NULL;
+            gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, lane, g, lp, cur, nxt, out, lp, t1, sp.c0, load, rec);
+            t = t1;
+        }
+    }
     for (; t < split; ++t) {
         step(t);
         /* The last strip leaves (myers_long_core.cuh, long_lane_out) where

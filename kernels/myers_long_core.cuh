@@ -327,6 +327,52 @@ __device__ __forceinline__ uint32_t wavefront_in(uint32_t &cur, uint32_t &nxt, u
     return g == 0 ? in0 : in;
 }
 
+/* STEADY RUNS (k_long's lean passes, k_partial_warp's passes): steps
+ * [t0, t1) of a pass in which every lane of the group computes a column
+ * of the window (t0 >= lp and t1 multiples of lp; the caller's window
+ * bound on lane 0's column), in blocks of lp steps: lane 0's inputs of a
+ * block loaded once (wavefront_in's cur / nxt, which it leaves as
+ * wavefront_in would at step t1), and no test in a step but the loop's.
+ * The lean step through wavefront_in and long_step_lean was about 111
+ * instructions for R = 5 in the sm_90 SASS of k_long<5>, of which about
+ * 65 were the 5 words: the block load's test, the idle lane's and the
+ * bottom lane's (a division by R), and the Peq address (shift, mask and
+ * two multiplies) were the rest, and the kernel is bound by integer issue
+ * (the chain of a lane's words is not the bound: a schedule skewed by word
+ * that broke it ran 4% slower).  Lanes past the strip compute what they
+ * are given (Peq 0) and hand it only to lanes past the strip.  rec: the
+ * bottom lane's record (it writes rec[c0 + t - g] = its io at step t),
+ * NULL in every other lane. */
+template <int R, class Load>
+__device__ __forceinline__ void wavefront_steady(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane,
+                                                 uint32_t g, uint32_t lp, uint32_t &cur, uint32_t &nxt,
+                                                 uint32_t &out, uint32_t t0, uint32_t t1, uint32_t c0,
+                                                 const Load &load, uint8_t *rec)
+{
+    const uint32_t *peq_l = peq_w + lane;
+    for (uint32_t tb = t0; tb < t1; tb += lp) {
+        cur = nxt;
+        nxt = load(tb + lp + g);
+        uint8_t *rb = rec ? rec + (c0 + tb - g) : NULL;
+#pragma unroll 4
+        for (uint32_t i = 0; i < lp; ++i) {
+            const uint32_t up = __shfl_up_sync(0xffffffffu, out, 1, (int)lp);
+            const uint32_t in0 = __shfl_sync(0xffffffffu, cur, (int)i, (int)lp);
+            const uint32_t in = g == 0 ? in0 : up;
+            /* Peq of the column's code: (in & 0x3c) is 4 x the code */
+            const uint32_t *pq = peq_l + (in & 0x3cu) * (8u * (uint32_t)R);
+            uint32_t hp = in & 1u, hn = (in >> 1) & 1u;
+            DEV_UNROLL
+            for (int r = 0; r < R; ++r) {
+                uint32_t ph, mh;
+                block_step_bits<uint32_t>(pv[r], mv[r], pq[r * 32], hp, hn, ph, mh);
+            }
+            out = (in & 0x3cu) | hp | (hn << 1);   /* io_pack(carry, code) */
+            if (rb) rb[i] = (uint8_t)out;
+        }
+    }
+}
+
 /* strip_entry_seq() by a group of lp lanes (lane g; lp | 32, the group's
  * lanes [grp lp, grp lp + lp) of the warp), lp columns at a time: each lane
  * reads one column's delta, a scan within the group gives D[b][.], a

@@ -189,7 +189,20 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                 /* Lane 0's inputs (pw_in0) a block ahead: wavefront_in. */
                 const auto load = [&](uint32_t x) { return gcore::pw_in0(it, rin, col0 + x); };
                 uint32_t cur = load(g), nxt = load(32u + g), out = 0;
-                for (uint32_t t = 0; t < sp.steps; ++t)
+                /* Steps where every lane computes (lane 0's column below
+                 * W - 1) run without tests (wavefront_steady), from 32 on
+                 * to a multiple of 32. */
+                const uint32_t t1 = it.W > col0 + 1u ? min(sp.steps, it.W - 1u - col0) & ~31u : 0u;
+                uint32_t t = 0;
+                if (t1 > 32u) {
+                    for (; t < 32u; ++t)
+                        out = gcore::pw_step<R>(st, peq_w, g, it, sp, t,
+                                                gcore::wavefront_in(cur, nxt, t, g, 32u, out, load), rout);
+                    uint8_t *rec = !sp.last && g == sp.lanes - 1u ? rout : NULL;
+                    gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, g, g, 32u, cur, nxt, out, 32u, t1, col0, load, rec);
+                    t = t1;
+                }
+                for (; t < sp.steps; ++t)
                     out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, gcore::wavefront_in(cur, nxt, t, g, 32u, out, load),
                                             rout);
                 /* The walk: the lanes' sums scanned (inclusive), then each

@@ -291,10 +291,20 @@ HD void pw_walk(const pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw
         const uint32_t w = sp.w0 + g * (uint32_t)R + (uint32_t)r;
         if (w >= sp.w0 + sp.nw) break;
         const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + g];
+        /* Word r by selects, not L.pv[r]: a runtime index put the lane's
+         * words in local memory for the whole kernel, the pass's steps
+         * included (ptxas: a 40-48 byte stack frame for R = 5, 6). */
+        uint32_t pv = 0, mv = 0;
+        DEV_UNROLL
+        for (int q = 0; q < R; ++q)
+            if (q == r) {
+                pv = L.pv[q];
+                mv = L.mv[q];
+            }
         for (uint32_t b = 0; b < 32u; ++b) {
             const uint32_t p = 32u * w + b + 1u;
             if (p >= it.m) return;
-            e += (int32_t)((L.pv[r] >> b) & 1u) - (int32_t)((L.mv[r] >> b) & 1u);
+            e += (int32_t)((pv >> b) & 1u) - (int32_t)((mv >> b) & 1u);
             gpuasm_partial_row(o, p, it.m, it.omin, e1, e, !((eq >> b) & 1u), &best);
             e1 = e;
         }
