@@ -892,7 +892,7 @@ struct long_class {
  * (ncu: k_long<5> at 4.8% achieved occupancy on 142 blocks, 20.9 ms,
  * before its sibling started); at once, the next class's blocks take the
  * SMs the first one's tail leaves.  Records: two per group, as long as
- * the longest window of the chunk (long_window_max, get_pair()), and
+ * the longest window of the chunk (segment + m + k + 1, get_pair()), and
  * the text-end partials' column n - 2 (long_end_omin: two words per 32
  * rows of the longest pattern) per group, bounded by the budget through
  * the grids; no per-item allocation.  Offsets the host did not plan are
@@ -913,7 +913,7 @@ static int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
     const uint64_t mk = maxm + (uint64_t)std::max<int32_t>(gpuasm_pair_k(&b.host.opt, maxm), 0);
     const uint64_t seg = sc.K.seg_long ? std::max<uint64_t>(sc.K.seg_long, mk)
                                        : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
-    const uint64_t rec_cols = gcore::long_window_max(seg, mk) + 1;
+    const uint64_t rec_cols = seg + mk + 2;
     const gpuasm_search_opt &o = b.host.opt;
     const bool ends = sp.kn.long_ends && o.alphabet == GPUASM_ALPHABET_NT16 && gpuasm_partial_on(&o);
     const uint64_t cs = ends ? (maxm + 31u) / 32u : 0u;

@@ -651,30 +651,8 @@ HD pair_info get_pair(const pair_params &sp, uint64_t pair)
      * the work of a 10 kb pattern). */
     if (pi.cls >= CLS_LONG) smin = sp.seg_long ? sp.seg_long : (sp.seg_warp > 2 * mk ? sp.seg_warp : 2 * mk);
     pi.seglen = mk > smin ? mk : smin;
-    if (pi.cls >= CLS_LONG && pi.n > pi.seglen) {
-        /* LONG: as many segments as whole segment lengths fit, of equal
-         * length (each between seglen and 2 seglen - 1; long_window_max()).
-         * Every segment but the first costs an overlap of m + k columns, so
-         * a last segment of a few bases cost a whole one: lambda (48,502
-         * bases) against 10 kb reads at -e 0.2 was 24,000 + 24,000 + 502
-         * bases in windows of 24,000, 36,000 and 12,502 columns, now two
-         * of 24,251 in windows of 24,251 and 36,251. */
-        const uint64_t q = (uint64_t)pi.n / pi.seglen;
-        pi.seglen = ((uint64_t)pi.n + q - 1) / q;
-    }
     pi.nseg = ((uint64_t)pi.n + pi.seglen - 1) / pi.seglen;
     return pi;
-}
-
-/* The longest window (columns) of a LONG item of a chunk whose pairs have
- * m + k <= mk and least segment lengths <= seg (get_pair(); seg >= mk):
- * the text itself when it holds one segment (n < 2 seg), else a segment of
- * ceil(n / q) <= 1.5 seg + 1 bases (q >= 2 whole lengths), its overlap of
- * m + k and one column. */
-HD uint64_t long_window_max(uint64_t seg, uint64_t mk)
-{
-    const uint64_t many = (3 * seg + 1) / 2 + 1 + mk + 1;
-    return 2 * seg > many ? 2 * seg : many;
 }
 
 /* Items of a pair for class cls: 2 strands x nseg, 0 if not in it. */
