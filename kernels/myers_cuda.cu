@@ -477,7 +477,7 @@ static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const 
         const uint32_t t1 = __reduce_min_sync(0xffffffffu, win) & ~(lp - 1u);
         if (t1 > lp) {
             for (; t < lp; ++t) step(t);
-            uint8_t *rec = g * (uint32_t)R < sp.nw && g == (sp.nw - 1u) / (uint32_t)R ? rout : NULL;
+            uint8_t *rec = g == (sp.nw - 1u) / (uint32_t)R ? rout : NULL;   /* the bottom lane's */
             gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, lane, g, lp, cur, nxt, out, lp, t1, sp.c0, load, rec);
             t = t1;
         }

@@ -281,21 +281,22 @@ HD uint32_t io_pack(uint32_t h2, uint32_t code) { return (h2 & 3u) | (code << 2)
 HD uint32_t io_code(uint32_t io) { return (io >> 2) & 15u; }
 HD int io_delta(uint32_t io) { return (int)(io & 1u) - (int)((io >> 1) & 1u); }
 
-/* The R words of lane g for text code `code`: Hyyrö's block step
- * (block_step_bits() above) down the words, with the carry h2 (io's bits 0-1:
- * the delta entering the first word's top row) as two bits.  sph / smh:
- * Ph and Mh of the lane's word rs (before the shift), from which the
- * caller reads the delta of any row of that word (bit b: +1 when Ph's bit
- * b is set, -1 when Mh's is).  Returns the carry (h2) leaving the lane's
- * last word (bit 31 of its Ph / Mh). */
+/* The R words of a lane: Hyyrö's block step (block_step_bits() above)
+ * down the words, with the carry h2 (io's bits 0-1, higher bits ignored:
+ * the delta entering the first word's top row) as two bits; pq: the lane's
+ * Peq masks of the column's code (word r at pq[32 r]).  sph / smh: Ph and
+ * Mh of the lane's word rs (before the shift; rs >= R: none), from which
+ * the caller reads the delta of any row of that word (bit b: +1 when Ph's
+ * bit b is set, -1 when Mh's is).  Returns the carry (h2) leaving the
+ * lane's last word (bit 31 of its Ph / Mh). */
 template <int R>
-HD uint32_t wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane, uint32_t code,
-                     uint32_t h2, uint32_t rs, uint32_t &sph, uint32_t &smh)
+HD uint32_t wc_words_row(uint32_t *pv, uint32_t *mv, const uint32_t *pq, uint32_t h2, uint32_t rs, uint32_t &sph,
+                         uint32_t &smh)
 {
     uint32_t hp = h2 & 1u, hn = (h2 >> 1) & 1u;
     DEV_UNROLL
     for (int r = 0; r < R; ++r) {
-        const uint32_t eq = peq_w[((size_t)code * R + r) * 32 + lane];
+        const uint32_t eq = pq[r * 32];
         uint32_t ph, mh;
         block_step_bits<uint32_t>(pv[r], mv[r], eq, hp, hn, ph, mh);
         if ((uint32_t)r == rs) {
@@ -304,6 +305,15 @@ HD uint32_t wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t
         }
     }
     return hp | (hn << 1);
+}
+
+/* wc_words_row() for text code `code` of lane `lane` of the warp's 16-code
+ * table (peq_w: [code][word r][lane]). */
+template <int R>
+HD uint32_t wc_words(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane, uint32_t code,
+                     uint32_t h2, uint32_t rs, uint32_t &sph, uint32_t &smh)
+{
+    return wc_words_row<R>(pv, mv, peq_w + (size_t)code * R * 32 + lane, h2, rs, sph, smh);
 }
 
 /* Set bits of x. */

@@ -360,14 +360,9 @@ __device__ __forceinline__ void wavefront_steady(uint32_t *pv, uint32_t *mv, con
             const uint32_t in0 = __shfl_sync(0xffffffffu, cur, (int)i, (int)lp);
             const uint32_t in = g == 0 ? in0 : up;
             /* Peq of the column's code: (in & 0x3c) is 4 x the code */
-            const uint32_t *pq = peq_l + (in & 0x3cu) * (8u * (uint32_t)R);
-            uint32_t hp = in & 1u, hn = (in >> 1) & 1u;
-            DEV_UNROLL
-            for (int r = 0; r < R; ++r) {
-                uint32_t ph, mh;
-                block_step_bits<uint32_t>(pv[r], mv[r], pq[r * 32], hp, hn, ph, mh);
-            }
-            out = (in & 0x3cu) | hp | (hn << 1);   /* io_pack(carry, code) */
+            uint32_t sph, smh;
+            out = (in & 0x3cu) | wc_words_row<R>(pv, mv, peq_l + (in & 0x3cu) * (8u * (uint32_t)R), in, (uint32_t)R,
+                                                 sph, smh);   /* io_pack(carry, code) */
             if (rb) rb[i] = (uint8_t)out;
         }
     }
