@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -218,6 +219,12 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         sam_hdr_add_pg(w->hdr, "gpuasm-scan", "PN", "gpuasm-scan", "VN", o->version,
                        "CL", o->pg_cl, NULL) < 0)
         goto oom;
+    if (o->comment) {
+        kstring_t co = KS_INITIALIZE;
+        const int bad = ksprintf(&co, "@CO\t%s", o->comment) < 0 || sam_hdr_add_lines(w->hdr, co.s, co.l) < 0;
+        ks_free(&co);
+        if (bad) goto oom;
+    }
     errno = 0;
     if (sam_hdr_write(w->out, w->hdr) < 0) {
         snprintf(err, errlen, "%s: cannot write the header%s", shown,
@@ -387,12 +394,13 @@ int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fiel
         if (bam_aux_update_int(dst, "NM", f->nm) < 0) return -1;
         if (f->md && bam_aux_append(dst, "MD", 'Z', (int)strlen(f->md) + 1, (const uint8_t *)f->md) < 0)
             return -1;
-        if (bam_aux_update_int(dst, "AS", -f->dist) < 0) return -1;
-        if (f->xs >= 0 && bam_aux_update_int(dst, "XS", f->xs) < 0) return -1;
+        if (bam_aux_update_int(dst, "AS", f->as) < 0) return -1;
+        if (f->has_xs && bam_aux_update_int(dst, "XS", f->xs) < 0) return -1;
         if (f->dist != f->nm && bam_aux_update_int(dst, "XD", f->dist) < 0) return -1;
         if (f->partial && bam_aux_append(dst, "XP", 'Z', (int)strlen(f->partial) + 1,
                                          (const uint8_t *)f->partial) < 0)
             return -1;
+        if (!isnan(f->chance) && bam_aux_update_float(dst, "XE", (float)f->chance) < 0) return -1;
     }
     if (f->rg && bam_aux_append(dst, "RG", 'Z', (int)strlen(f->rg) + 1, (const uint8_t *)f->rg) < 0)
         return -1;
@@ -406,6 +414,7 @@ int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fiel
             if (sz == 0) break;  /* damaged block: copy no further */
             if (memcmp(a, "NM", 2) && memcmp(a, "MD", 2) && memcmp(a, "AS", 2) &&
                 memcmp(a, "XS", 2) && memcmp(a, "XD", 2) && memcmp(a, "XP", 2) &&
+                memcmp(a, "XE", 2) &&
                 (!f->rg || memcmp(a, "RG", 2)) &&
                 bam_aux_append(dst, (const char *)a, (char)a[2], (int)(sz - 1), a + 3) < 0)
                 return -1;

@@ -22,12 +22,13 @@ typedef struct gpuasm_writer_opt {
     const sam_hdr_t *input; /* input header: its @RG lines are copied when copy_rg */
     int copy_rg;
     const char *rg_line;    /* -R/--rg: one @RG header line (no newline), or NULL */
+    const char *comment;    /* one @CO line's text (the floors in effect), or NULL */
 } gpuasm_writer_opt;
 
 /* Open the output and write the header: @HD VN:1.6 SO:unsorted GO:query,
  * one @SQ per target in file order (SN, LN, and DS where the target was
  * renamed: targets.h), @RG from the input when asked (except one with the
- * ID of rg_line), rg_line, @PG.  CRAM is written without a reference (the
+ * ID of rg_line), rg_line, @PG, @CO comment.  CRAM is written without a reference (the
  * targets are in memory, and a reference file would need a .fai beside it)
  * unless the format options name one (reference=, no_ref=0, embed_ref=).
  * 0, or -1 with err ("FILE: reason"; a bad rg_line or format option). */
@@ -80,10 +81,13 @@ typedef struct gpuasm_sam_fields {
     int32_t mtid;           /* mate's target, -1 */
     int64_t mpos;           /* mate's 0-based position, -1 */
     int reverse;            /* write SEQ reverse-complemented, QUAL reversed */
-    int32_t nm;             /* NM:i (SAM's edit distance); < 0: no NM/MD/AS/XS/XD */
-    int32_t dist;           /* the search distance: AS:i = -dist, XD:i = dist when != nm */
+    int32_t nm;             /* NM:i (SAM's edit distance); < 0: no NM/MD/AS/XS/XD/XE */
+    int32_t dist;           /* the search distance: XD:i = dist when != nm */
+    int64_t as;             /* AS:i, the score (plugin/report.h) */
     const char *md;         /* MD:Z */
-    int32_t xs;             /* XS:i; < 0: none */
+    int has_xs;             /* XS:i = xs, the second whole occurrence's score */
+    int64_t xs;
+    double chance;          /* XE:f (kernels/chance.h); NaN: none */
     const char *partial;    /* XP:Z: where a partial occurrence ran off (read3, read5,
                              * target3, target5), or NULL for a full one */
     const char *rg;         /* RG:Z, or NULL */

@@ -112,6 +112,21 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
         if (a->moved_s >= 0) fprintf(fp, ",\"auto_moved_s\":%.6f", a->moved_s);
         else fputs(",\"auto_moved_s\":null", fp);
     }
+    if (s->chance.on) {
+        const gpuasm_chance_stats *c = &s->chance;
+        fprintf(fp, ",\"max_chance\":%.6g", c->max_chance);
+        const char *fk[2] = { "partial_floor", "read_partial_floor" };
+        const char *ek[2] = { "chance_partial_per_read", "chance_read_partial_per_read" };
+        for (int i = 0; i < 2; i++) {
+            if (c->floor[i] > 0) fprintf(fp, ",\"%s\":%d", fk[i], c->floor[i]);
+            else fprintf(fp, ",\"%s\":null", fk[i]);
+        }
+        for (int i = 0; i < 2; i++) {
+            if (c->partial_on && isfinite(c->partial[i])) fprintf(fp, ",\"%s\":%.6g", ek[i], c->partial[i]);
+            else fprintf(fp, ",\"%s\":null", ek[i]);
+        }
+        fprintf(fp, ",\"chance_whole_per_read\":%.6g", finite_or_0(c->whole_per_read));
+    }
     fprintf(fp, ",\"peak_rss_kb\":%ld", s->peak_rss_kb);
     if (s->extra && s->extra(fp, s->extra_ctx) < 0) return -1;
     fputs("}\n", fp);

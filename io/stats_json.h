@@ -63,6 +63,22 @@ typedef struct gpuasm_auto_stats {
     double ready_s, moved_s;   /* -1: none */
 } gpuasm_auto_stats;
 
+/* The chance keys (kernels/chance.h, issue #26), when a model was built:
+ * "max_chance" (--max-chance), "partial_floor" and "read_partial_floor"
+ * (the floors in effect: least scores of partial occurrences of targets
+ * and of reads as patterns; null for none), "chance_partial_per_read" and
+ * "chance_read_partial_per_read" (E_partial at those floors: the chance
+ * partial records a random read expects; null without partial
+ * occurrences), "chance_whole_per_read" (whole occurrences at -k a read of
+ * the input expects by chance, averaged over the reads). */
+typedef struct gpuasm_chance_stats {
+    int on, partial_on;
+    double max_chance;
+    int32_t floor[2];
+    double partial[2];
+    double whole_per_read;
+} gpuasm_chance_stats;
+
 /* The stage keys (wall seconds; the *_at ones from the run's start, < 0
  * for none). */
 typedef struct gpuasm_stage_stats {
@@ -96,6 +112,7 @@ typedef struct gpuasm_run_stats {
     double ends_kernel_s, ends_cells;                                     /* gpuasm_scan_stats */
     gpuasm_stage_stats stage;  /* all zero: the keys are written as 0 */
     const gpuasm_auto_stats *aut;   /* NULL: no move was armed */
+    gpuasm_chance_stats chance;
     long peak_rss_kb;          /* getrusage ru_maxrss, KiB */
     /* More keys after peak_rss_kb (the per-target report: "sample",
      * "reads_without_hits", "targets"), each with its leading comma; NULL

@@ -201,7 +201,7 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     const gpuasm_seqview pv = { pattern, (uint32_t)pr->m, 0 }, tv = { text, (uint32_t)pr->n, 0 };
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
-        const gpuasm_partial b = gpuasm_partial_best(opt, omin, &pv, &tv, at_start, hamming, *ws);
+        const gpuasm_partial b = gpuasm_partial_best(opt, omin, gpuasm_pair_partial_floor(opt, pr->read_is_pattern), &pv, &tv, at_start, hamming, *ws);
         if (!b.plen) continue;
         gpuasm_endhit e = w->cur;
         e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
@@ -961,7 +961,7 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
         if (partial && g.emark && opt->alphabet == GPUASM_ALPHABET_NT16 && rlen > 1 && rlen <= UINT32_MAX) {
             const uint32_t omin = gpuasm_pair_overlap_min(opt, 1, rlen);
             g.ends_L = omin ? gpuasm_partial_piece_len(opt, omin, (uint32_t)rlen) : 0;
-            const int32_t kmax = gpuasm_partial_k(opt, rlen - 1, rlen);
+            const int32_t kmax = gpuasm_partial_kf(opt, opt->read_partial_floor, rlen - 1, rlen);
             g.ends_W = kmax >= 0 && rlen - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(rlen - 1 + (uint64_t)kmax) : 0;
             if (!g.ends_W) g.ends_L = 0;
             /* Built for the widest W so far (each scan call builds its

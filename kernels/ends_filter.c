@@ -55,13 +55,13 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
     const size_t nx0 = v->nx, np0 = v->np;
     uint32_t p = omin;
     while (p < m) {
-        const int32_t c = gpuasm_partial_k(opt, p, m);
+        const int32_t c = gpuasm_partial_kf(opt, opt->partial_floor, p, m);
         if (c < 0 || (int64_t)c >= (int64_t)p) {   /* never acceptable */
             p++;
             continue;
         }
         uint32_t hi = p;
-        while (hi + 1 < m && gpuasm_partial_k(opt, hi + 1, m) == c) hi++;
+        while (hi + 1 < m && gpuasm_partial_kf(opt, opt->partial_floor, hi + 1, m) == c) hi++;
         const uint32_t lo = p;
         p = hi + 1;
         if (c == 0) {

@@ -642,6 +642,7 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             best.dist = 0;
             if (eomin)
                 gcore::long_end_rows(col_g, cs, w0, w1, inc - sum, p.it.pat, p.it.m, eomin,
+                                     gpuasm_pair_partial_floor(&L.sp.v.opt, p.rip),
                                      p.it.txt.at(p.it.n - 1u), L.sp.v.opt, best);
             for (uint32_t off = lp / 2u; off; off >>= 1) {
                 gpuasm_partial o;

@@ -467,9 +467,11 @@ HD int32_t long_end_sum(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t 
 
 /* partial.h's rule on the rows of words [w0, w1) (rows 32 w0 + 1 ..; at
  * most m - 1): e0 = D[32 w0][n-2] (0 for row 0), tc the text's last code,
- * pat the pattern as searched; candidates p >= omin go to best. */
+ * pat the pattern as searched; candidates p >= omin go to best under the
+ * pair's floor sfloor (gpuasm_partial_kf). */
 HD void long_end_rows(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t w1, int32_t e0, const seqv &pat,
-                      uint32_t m, uint32_t omin, uint32_t tc, const gpuasm_search_opt &o, gpuasm_partial &best)
+                      uint32_t m, uint32_t omin, int32_t sfloor, uint32_t tc, const gpuasm_search_opt &o,
+                      gpuasm_partial &best)
 {
     int32_t e = e0, e1 = e0;
     for (uint32_t w = w0; w < w1; ++w) {
@@ -478,7 +480,7 @@ HD void long_end_rows(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t w1
             const uint32_t p = 32u * w + b + 1u;
             if (p >= m) return;
             e += (int32_t)((pv >> b) & 1u) - (int32_t)((mv >> b) & 1u);
-            gpuasm_partial_row(&o, p, m, omin, e1, e, !(pat.at(p - 1u) & tc), &best);
+            gpuasm_partial_row(&o, p, m, omin, sfloor, e1, e, !(pat.at(p - 1u) & tc), &best);
             e1 = e;
         }
     }

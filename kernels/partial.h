@@ -5,7 +5,7 @@
  *
  * Edit mode, text end: Myers' bit-vector DP (Myers 1999; Hyyrö's blocks,
  * as myers_cpu.c) of the whole pattern over the last W text positions,
- * W = min(n, m - 1 + k_{m-1}) (k_p of gpuasm_partial_k), started fresh (D[i][first-1] = i) with a
+ * W = min(n, m - 1 + k_{m-1}) (k_p of gpuasm_partial_kf), started fresh (D[i][first-1] = i) with a
  * free start in the text (D[0][j] = 0).  Exact for every D_p <= k_p: an
  * alignment of P[0 .. p) ending at n-1 with at most k_p <= k_{m-1}
  * differences covers at most p + k_p <= W text bases (the segment argument
@@ -75,14 +75,14 @@ GPUASM_HD void gpuasm_partial_keep(gpuasm_partial *best, uint32_t p, int32_t d)
  * e1 = D[p-1][n-2], e = D[p][n-2], mismatch: P[p-1] !~ T[n-1].  The
  * alignment must not end with P[p-1] deleted after the text's last base,
  * so D_p = min(e1 + mismatch, e + 1); p >= omin with k_p < p and D_p <= k_p
- * is kept. */
-GPUASM_HD void gpuasm_partial_row(const gpuasm_search_opt *o, uint32_t p, uint32_t m, uint32_t omin, int32_t e1,
-                                  int32_t e, int mismatch, gpuasm_partial *best)
+ * (k_p of gpuasm_partial_kf: the pair's floor sfloor, 0 for none) is kept. */
+GPUASM_HD void gpuasm_partial_row(const gpuasm_search_opt *o, uint32_t p, uint32_t m, uint32_t omin,
+                                  int32_t sfloor, int32_t e1, int32_t e, int mismatch, gpuasm_partial *best)
 {
     const int32_t diag = e1 + (mismatch ? 1 : 0), left = e + 1;
     const int32_t dp = diag < left ? diag : left;
     if (p < omin) return;
-    const int32_t kp = gpuasm_partial_k(o, p, m);
+    const int32_t kp = gpuasm_partial_kf(o, sfloor, p, m);
     if (kp < 0 || (int64_t)kp >= (int64_t)p || dp > kp) return;
     gpuasm_partial_keep(best, p, dp);
 }
@@ -111,9 +111,11 @@ GPUASM_HD int32_t gpuasm_partial_mismatches(const gpuasm_seqview *pat, const gpu
 
 /* The best partial occurrence of pat at the end (at_start == 0) or the
  * start (at_start == 1) of txt, for aligned lengths p in [omin, m - 1]
- * (0 < omin < m), with k_p = gpuasm_partial_k(o, p, m), in edit or hamming mode.
+ * (0 < omin < m), with k_p = gpuasm_partial_kf(o, sfloor, p, m) (sfloor: the
+ * pair's significance floor, gpuasm_pair_partial_floor; 0: none), in edit or
+ * hamming mode.
  * ws: gpuasm_partial_ws_words(m) words of scratch (edit mode only). */
-GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_t omin,
+GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_t omin, int32_t sfloor,
                                              const gpuasm_seqview *pat, const gpuasm_seqview *txt,
                                              int at_start, int hamming, uint64_t *ws)
 {
@@ -125,7 +127,7 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
     if (omin == 0 || omin >= m || n == 0) return best;
     if (hamming) {
         for (uint32_t p = omin; p < m && p <= n; p++) {
-            const int32_t kp = gpuasm_partial_k(o, p, m);
+            const int32_t kp = gpuasm_partial_kf(o, sfloor, p, m);
             if (kp < 0 || (int64_t)kp >= (int64_t)p) continue;
             const int32_t d = gpuasm_partial_mismatches(pat, txt, p, at_start, byte, kp);
             if (d <= kp) gpuasm_partial_keep(&best, p, d);
@@ -133,7 +135,7 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
         return best;
     }
     /* Edit: Myers over the last (reversed: first) W text positions. */
-    const int32_t kmax = gpuasm_partial_k(o, m - 1u, m);
+    const int32_t kmax = gpuasm_partial_kf(o, sfloor, m - 1u, m);
     if (kmax < 0) return best;
     uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)kmax;
     if (wlen > n) wlen = n;
@@ -206,7 +208,7 @@ GPUASM_HD gpuasm_partial gpuasm_partial_best(const gpuasm_search_opt *o, uint32_
         const uint32_t w = (p - 1u) / 64u, b = (p - 1u) % 64u;
         d += (int32_t)((pv[w] >> b) & 1u) - (int32_t)((mv[w] >> b) & 1u);
         const int32_t e = d - ((int32_t)((lph[w] >> b) & 1u) - (int32_t)((lmh[w] >> b) & 1u));
-        gpuasm_partial_row(o, p, m, omin, e1, e, !((leq[w] >> b) & 1u), &best);
+        gpuasm_partial_row(o, p, m, omin, sfloor, e1, e, !((leq[w] >> b) & 1u), &best);
         e1 = e;
     }
     return best;

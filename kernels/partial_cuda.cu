@@ -81,6 +81,7 @@ struct partial_launch {
 struct pitem_views {
     gcore::pair_ref x;
     uint32_t strand, end, omin;
+    int32_t sfloor;
     int live;
     gpuasm_seqview pv, tv;
 };
@@ -94,6 +95,7 @@ HD pitem_views partial_views(const gpuasm_batch_view &v, uint32_t strands, uint6
     e.x = gcore::pair_at(v, (item >> 1) / strands);
     const gpuasm_pair &p = e.x.p;
     e.omin = p.searched ? gpuasm_pair_overlap_min(&v.opt, p.read_is_pattern, p.m) : 0u;
+    e.sfloor = gpuasm_pair_partial_floor(&v.opt, p.read_is_pattern);
     const uint32_t ends = gpuasm_partial_text_ends(&v.opt, p.read_is_pattern, e.strand);
     e.live = e.omin && (ends & (1u << e.end));
     if (e.live && kn && e.end == 0 &&
@@ -120,7 +122,7 @@ __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t i
 {
     const pitem_views e = partial_views(L.v, L.strands, item, L.long_ends ? &L.kn : NULL);
     if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
-    const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
+    const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, e.sfloor, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
     if (b.plen) partial_emit(out, e, b);
 }
 
@@ -170,7 +172,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
         best.plen = 0;
         best.dist = 0;
         /* Uniform over the warp: every lane decodes the same item. */
-        if (gcore::pw_setup(it, &L.v.opt, e.omin, e.pv, e.tv, (int)e.end)) {
+        if (gcore::pw_setup(it, &L.v.opt, e.omin, e.sfloor, e.pv, e.tv, (int)e.end)) {
             int32_t base_e = 0;   /* D[a-1][W-2] above the strip */
             const uint32_t ns = gcore::pw_strips(it.w32, R);
             /* Strip s enters at column col0 from D = base (the cut-off:
@@ -272,7 +274,7 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_
                     const pitem_views e = partial_views(h, strands, item, kn);
                     if (!e.live || e.x.p.m <= SMALL_M || e.x.p.m < warp_min) continue;
                     gcore::pw_item it;
-                    if (!gcore::pw_setup(it, &h.opt, e.omin, e.pv, e.tv, (int)e.end)) continue;
+                    if (!gcore::pw_setup(it, &h.opt, e.omin, e.sfloor, e.pv, e.tv, (int)e.end)) continue;
                     const uint32_t R = gcore::pw_pick_r(it.m, it.kmax);
                     cost[R].push_back(std::make_pair((uint64_t)gcore::pw_strips(it.w32, R) * (it.W + 31u), item));
                     *maxw = std::max<uint64_t>(*maxw, it.W);

@@ -97,13 +97,14 @@ enum {
 struct pw_item {
     gpuasm_seqview pat, txt;
     uint32_t m, n, W, omin, w32;
+    int32_t sfloor;     /* the pair's significance floor (gpuasm_partial_kf) */
     int32_t at_start;
     int32_t kmax;       /* k_{m-1}: no kept D_p is larger (the cut-off's bound) */
 };
 
 /* Set up an item as gpuasm_partial_best() does (edit mode, nt16): 0 when
  * it has no candidate at all (the same early exits), else 1. */
-HD int pw_setup(pw_item &it, const gpuasm_search_opt *o, uint32_t omin, const gpuasm_seqview &pat,
+HD int pw_setup(pw_item &it, const gpuasm_search_opt *o, uint32_t omin, int32_t sfloor, const gpuasm_seqview &pat,
                 const gpuasm_seqview &txt, int at_start)
 {
     it.pat = pat;
@@ -111,11 +112,12 @@ HD int pw_setup(pw_item &it, const gpuasm_search_opt *o, uint32_t omin, const gp
     it.m = pat.len;
     it.n = txt.len;
     it.omin = omin;
+    it.sfloor = sfloor;
     it.at_start = at_start;
     it.w32 = (it.m + 31u) / 32u;
     it.W = 0;
     if (omin == 0 || omin >= it.m || it.n == 0) return 0;
-    const int32_t kmax = gpuasm_partial_k(o, it.m - 1u, it.m);
+    const int32_t kmax = gpuasm_partial_kf(o, sfloor, it.m - 1u, it.m);
     if (kmax < 0) return 0;
     it.kmax = kmax;
     uint64_t wlen = (uint64_t)(it.m - 1u) + (uint64_t)kmax;
@@ -305,7 +307,7 @@ HD void pw_walk(const pw_lane<R> &L, const uint32_t *peq_w, uint32_t g, const pw
             const uint32_t p = 32u * w + b + 1u;
             if (p >= it.m) return;
             e += (int32_t)((pv >> b) & 1u) - (int32_t)((mv >> b) & 1u);
-            gpuasm_partial_row(o, p, it.m, it.omin, e1, e, !((eq >> b) & 1u), &best);
+            gpuasm_partial_row(o, p, it.m, it.omin, it.sfloor, e1, e, !((eq >> b) & 1u), &best);
             e1 = e;
         }
     }

@@ -859,7 +859,7 @@ uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uin
 {
     uint64_t L = m;
     for (uint32_t p = omin; p < m; p++) {
-        const int32_t kp = gpuasm_partial_k(o, p, m);
+        const int32_t kp = gpuasm_partial_kf(o, o->read_partial_floor, p, m);
         if (kp < 0 || (int64_t)kp >= (int64_t)p) continue;   /* p is never acceptable */
         const uint64_t l = p / ((uint64_t)kp + 1);
         if (l < L) L = l;

@@ -257,7 +257,8 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
  * in [omin, m - 1]; it lies in T's last W = min(n, m - 1 + k_{m-1}) bases
  * (partial.h), since p + k_p <= m - 1 + k_{m-1}.  Cut P into pieces of L
  * bases from its start, L = min over the acceptable p of
- * floor(p / (k_p + 1)) (gpuasm_partial_piece_len): P[0 .. p) then holds
+ * floor(p / (k_p + 1)) (gpuasm_partial_piece_len; k_p of gpuasm_partial_kf
+ * under the reads' floor, search.h): P[0 .. p) then holds
  * floor(p / L) >= k_p + 1 whole pieces, and its k_p operations touch at
  * most k_p of them (the partition lemma above; the alignment's free
  * start in T adds no operation), so one of them occurs exactly inside the

@@ -116,6 +116,10 @@ typedef struct gpuasm_search_opt {
     int32_t partial_ends;  /* GPUASM_END_3 | GPUASM_END_5: where partial occurrences are taken */
     int32_t filter;        /* enum gpuasm_filter: the exact pigeonhole filters (prefilter.h);
                             * never changes a hit, only which cells are computed */
+    int32_t partial_floor; /* the significance floor of partial occurrences of targets as
+                            * patterns: the least score p - 2 D_p kept (kernels/chance.h);
+                            * 0: none (cutadapt's -O semantics) */
+    int32_t read_partial_floor; /* the same for reads as patterns */
 } gpuasm_search_opt;
 
 /* --filter: which exact filters a backend may use (prefilter.h).  Every
@@ -259,12 +263,17 @@ GPUASM_HD gpuasm_pair gpuasm_pair_of(const gpuasm_search_opt *o, uint64_t read_l
  *                       mismatches(P[0 .. p), T[n-p .. n-1])           (hamming, p <= n)
  *     text start: D_p = min over j of ED(P[m-p .. m), T[0 .. j])      (edit)
  *                       mismatches(P[m-p .. m), T[0 .. p-1])           (hamming, p <= n)
- * and k_p = gpuasm_partial_k(opt, p, m) (cutadapt: errors <= e x aligned
- * length; an absolute k is the rate k/m, as cutadapt turns -e >= 1 into);
+ * and k_p = gpuasm_partial_kf(opt, floor, p, m) (cutadapt: errors <= e x
+ * aligned length; an absolute k is the rate k/m, as cutadapt turns -e >= 1
+ * into; and with a significance floor F > 0 of the pair's role, also
+ * 2 D_p <= p - F: the score p - 2 D_p is at least F, kernels/chance.h);
  * p is acceptable when k_p < p and D_p <= k_p.  The end hit is the
  * acceptable p with the highest score p - 2 D_p (one point per aligned
  * pattern base, minus two per difference: cutadapt's +1/-1/-2 score when
- * the differences are mismatches), then the smaller D_p, then the larger p. */
+ * the differences are mismatches), then the smaller D_p, then the larger p.
+ * k_p never decreases as p grows (each term of the minimum is a floor of a
+ * non-decreasing function), so k_{m-1} bounds every kept D_p: the ends
+ * pass's window and cut-offs rest on that. */
 
 /* k_p of a partial occurrence with p of the pattern's m bases aligned:
  * floor(e x p), or floor(k x p / m) when k is given (the same rate). */
@@ -274,13 +283,36 @@ GPUASM_HD int32_t gpuasm_partial_k(const gpuasm_search_opt *o, uint64_t p, uint6
     return (int32_t)floor(o->error_rate * (double)p);
 }
 
-/* omin of a pair (0: no partial occurrences). */
+/* The significance floor of a pair's partial occurrences (0: none). */
+GPUASM_HD int32_t gpuasm_pair_partial_floor(const gpuasm_search_opt *o, int read_is_pattern)
+{
+    return read_is_pattern ? o->read_partial_floor : o->partial_floor;
+}
+
+/* k_p under a floor F (0: none): min(k_p, floor((p - F) / 2)), negative
+ * when p < F (no candidate: the score p - 2 D_p cannot reach F). */
+GPUASM_HD int32_t gpuasm_partial_kf(const gpuasm_search_opt *o, int32_t sfloor, uint64_t p, uint64_t m)
+{
+    int32_t k = gpuasm_partial_k(o, p, m);
+    if (sfloor > 0) {
+        const int64_t x = (int64_t)p - sfloor;
+        const int32_t f = x < 0 ? -1 : (int32_t)(x / 2);
+        if (f < k) k = f;
+    }
+    return k;
+}
+
+/* omin of a pair (0: no partial occurrences): the --overlap given, raised
+ * to the floor (an aligned part of p bases scores at most p). */
 GPUASM_HD uint32_t gpuasm_pair_overlap_min(const gpuasm_search_opt *o, int read_is_pattern,
                                            uint64_t m)
 {
     int64_t v = read_is_pattern ? o->read_overlap_min : o->overlap_min;
     if (read_is_pattern && v < 0) v = (int64_t)((m + 1) / 2);
-    if (v <= 0 || (uint64_t)v >= m) return 0;
+    if (v <= 0) return 0;
+    const int32_t f = gpuasm_pair_partial_floor(o, read_is_pattern);
+    if (f > v) v = f;
+    if ((uint64_t)v >= m) return 0;
     return (uint32_t)v;
 }
 

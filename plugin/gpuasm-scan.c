@@ -74,11 +74,18 @@ static void usage(FILE *fp)
 "      --strand WHICH        both|forward: the read and its reverse complement,\n"
 "                            or the read as sequenced only (adapters) [both]\n"
 "      --overlap MIN         a target (adapter, primer) may run off the read's\n"
-"                            ends with >= MIN bases aligned and k from the\n"
-"                            aligned length, as cutadapt -O; 'full': whole\n"
-"                            targets only [3]\n"
-"      --read-overlap MIN    the same for a read running off a target's ends;\n"
-"                            'half': half the read [half]\n"
+"                            ends, k from the aligned length; auto: when its\n"
+"                            score (AS:i) is one chance rarely reaches (see\n"
+"                            --max-chance); MIN: with >= MIN bases aligned,\n"
+"                            exactly as cutadapt -O MIN; full: whole targets\n"
+"                            only [auto]\n"
+"      --read-overlap MIN    the same for a read running off a target's ends:\n"
+"                            half (half the read, and the floor of auto), MIN\n"
+"                            or full [half]\n"
+"      --max-chance FLOAT    auto's bound: partial occurrences at least as good\n"
+"                            as a reported one are expected by chance at most\n"
+"                            FLOAT times per read, over all targets, ends and\n"
+"                            strands (XE:f on each record) [0.01]\n"
 "      --partial-ends ENDS   3, 5 or both: the read's (target's) 3' end or 5'\n"
 "                            start may be run off [both]\n"
 "      --filter WHICH        exact pigeonhole filters (same hits, less work):\n"
@@ -87,12 +94,17 @@ static void usage(FILE *fp)
 "                            pieces in reads and at read ends: primers),\n"
 "                            index (only the reads' pieces in the targets'\n"
 "                            q-gram index) [auto]\n"
-"      --all                 every non-overlapping occurrence, best first\n"
+"      --all                 every non-overlapping occurrence\n"
 "                            [default: the best per read and target]\n"
 "      --best                one record per read, as cutadapt picks one adapter:\n"
-"                            its best hit over all targets (lowest distance, then\n"
-"                            longest aligned pattern, forward strand, first\n"
-"                            target in the file, leftmost)\n"
+"                            the primary of the default output\n"
+"                            A read's records are best first, the first primary:\n"
+"                            the highest score AS = aligned pattern bases - 2 x\n"
+"                            differences, then fewest differences, longest\n"
+"                            aligned part, forward strand, first target, leftmost\n"
+"      --preset NAME         cutadapt: as cutadapt -a FILE finds 3' adapters\n"
+"                            (--strand forward --partial-ends 3 --pattern target\n"
+"                            --best --overlap 3); later options override it\n"
 "      --match-read-wildcards  N and IUPAC codes in reads match what they stand\n"
 "                            for (NM still counts them: XD has the search's)\n"
 "      --strict-names        a duplicate target name, or one with a character SAM\n"
@@ -249,7 +261,8 @@ enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMA
        OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
        OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY,
        OPT_REPORT, OPT_MULTIQC, OPT_SAMPLE, OPT_MATCHED, OPT_MATCHED2, OPT_UNMATCHED_READS,
-       OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS, OPT_FILTER };
+       OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS, OPT_FILTER,
+       OPT_MAX_CHANCE, OPT_PRESET };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -313,17 +326,30 @@ static int merge_report_files(int n, char **path, const char *mqc)
     /* --multiqc: the merged numbers as MultiQC content too, through a
      * temporary file like every output (util/output_file.h). */
     if (mqc) {
-        gpuasm_outfile of;
-        memset(&of, 0, sizeof of);
-        FILE *fp = NULL;
-        int ok = gpuasm_outfile_begin(&of, mqc, err, sizeof err) == 0 &&
-                 (fp = fopen(gpuasm_outfile_name(&of), "w")) != NULL;
-        if (ok) ok = gpuasm_target_report_multiqc(fp, &sum) == 0;
-        if (fp && fclose(fp) != 0) ok = 0;
-        if (ok) ok = gpuasm_outfile_commit(&of, err, sizeof err) == 0;
-        else snprintf(err, sizeof err, "%s: write failed: %s", mqc, strerror(errno ? errno : EIO));
-        if (!ok) gpuasm_outfile_abort(&of);
-        gpuasm_outfile_free(&of);
+        /* the bar graph and the General Statistics part (target_report.h) */
+        char gpath[4096];
+        const char *paths[2] = { mqc, gpath };
+        int (*fns[2])(FILE *, const gpuasm_target_report *) = { gpuasm_target_report_multiqc,
+                                                                 gpuasm_target_report_multiqc_general };
+        gpuasm_outfile of[2];
+        memset(of, 0, sizeof of);
+        int ok = gpuasm_multiqc_general_path(mqc, gpath, sizeof gpath) == 0, begun = 0;
+        if (!ok) snprintf(err, sizeof err, "--multiqc %s: name too long", mqc);
+        for (int i = 0; ok && i < 2; i++) {
+            FILE *fp = NULL;
+            ok = gpuasm_outfile_begin(&of[i], paths[i], err, sizeof err) == 0;
+            begun += ok;
+            if (ok) ok = (fp = fopen(gpuasm_outfile_name(&of[i]), "w")) != NULL;
+            if (ok) ok = fns[i](fp, &sum) == 0;
+            if (fp && fclose(fp) != 0) ok = 0;
+            if (!ok && begun == i + 1)
+                snprintf(err, sizeof err, "%s: write failed: %s", paths[i], strerror(errno ? errno : EIO));
+        }
+        for (int i = 0; ok && i < 2; i++) ok = gpuasm_outfile_commit(&of[i], err, sizeof err) == 0;
+        for (int i = 0; i < begun; i++) {
+            if (!ok) gpuasm_outfile_abort(&of[i]);
+            gpuasm_outfile_free(&of[i]);
+        }
         if (!ok) {
             gpuasm_target_report_free(&sum);
             return fail("%s", err), 1;
@@ -347,6 +373,8 @@ int main(int argc, char **argv)
         { "overlap", required_argument, NULL, OPT_OVERLAP },
         { "read-overlap", required_argument, NULL, OPT_READ_OVERLAP },
         { "partial-ends", required_argument, NULL, OPT_PARTIAL_ENDS },
+        { "max-chance", required_argument, NULL, OPT_MAX_CHANCE },
+        { "preset", required_argument, NULL, OPT_PRESET },
         { "filter", required_argument, NULL, OPT_FILTER },
         { "all", no_argument, NULL, OPT_ALL },
         { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
@@ -388,8 +416,9 @@ int main(int argc, char **argv)
         .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
         .verbosity = HTS_LOG_WARNING,
         .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER,
-                    .strand = GPUASM_STRAND_BOTH, .overlap_min = 3, .read_overlap_min = -1,
+                    .strand = GPUASM_STRAND_BOTH, .overlap_min = 1, .read_overlap_min = -1,
                     .partial_ends = GPUASM_END_3 | GPUASM_END_5 },
+        .max_chance = 0.01, .overlap_auto = 1, .read_overlap_auto = 1,
     };
     int no_pg = 0, c, verbosity_given = 0, ret = 1, merge_reports = 0;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
@@ -404,8 +433,29 @@ int main(int argc, char **argv)
 
     watch_signals();
     opterr = 0;  /* our own messages, one line each */
+    /* --preset first (as minimap2 takes -x), so that any other option
+     * overrides it wherever it stands. */
+    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
+        if (c != OPT_PRESET) continue;
+        if (strcmp(optarg, "cutadapt"))
+            return fail("invalid --preset '%s' (expected cutadapt)", optarg), 1;
+        o.search.strand = GPUASM_STRAND_FORWARD;
+        o.search.partial_ends = GPUASM_END_3;
+        o.search.pattern_side = GPUASM_PATTERN_TARGET;
+        o.report.best = 1;
+        o.search.overlap_min = 3;
+        o.overlap_auto = 0;
+    }
+    optind = 0;   /* GNU getopt: start over */
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
+        case OPT_PRESET: break;
+        case OPT_MAX_CHANCE:
+            errno = 0;
+            o.max_chance = strtod(optarg, &endp);
+            if (endp == optarg || *endp || errno || !(o.max_chance > 0.0) || !isfinite(o.max_chance))
+                return fail("invalid --max-chance '%s' (expected a number > 0, e.g. 0.01)", optarg), 1;
+            break;
         case 'k':
             if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
                 return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
@@ -438,14 +488,18 @@ int main(int argc, char **argv)
             else return fail("invalid --strand '%s' (expected both or forward)", optarg), 1;
             break;
         case OPT_OVERLAP:
+            o.overlap_auto = 0;
             if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
+            else if (!strcmp(optarg, "auto")) { o.search.overlap_min = 1; o.overlap_auto = 1; }
             else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
-                return fail("invalid --overlap '%s' (expected a number of bases >= 1, or full)", optarg), 1;
+                return fail("invalid --overlap '%s' (expected auto, a number of bases >= 1, or full)",
+                            optarg), 1;
             else o.search.overlap_min = (int32_t)v;
             break;
         case OPT_READ_OVERLAP:
+            o.read_overlap_auto = 0;
             if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
-            else if (!strcmp(optarg, "half")) o.search.read_overlap_min = -1;
+            else if (!strcmp(optarg, "half")) { o.search.read_overlap_min = -1; o.read_overlap_auto = 1; }
             else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
                 return fail("invalid --read-overlap '%s' (expected a number of bases >= 1, half or full)",
                             optarg), 1;

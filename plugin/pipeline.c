@@ -36,6 +36,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,6 +51,7 @@
 #include "auto_device.h"
 #include "auto_move.h"
 #include "backend.h"
+#include "chance.h"
 #include "clock.h"
 #include "engine.h"
 #include "grow.h"
@@ -152,6 +154,7 @@ typedef struct {
     gpuasm_records out;        /* output records of the part, reused (SAM text: one read's) */
     kstring_t text;            /* SAM text output: the part's lines (format_records) */
     uint64_t n_rec;            /* records of the part */
+    double chance_whole;       /* sum over its reads of the whole occurrences expected by chance */
 } part_t;
 
 /* One batch on its way through the pipeline, with everything reused. */
@@ -205,6 +208,8 @@ struct worker {
     kstring_t scratch;
     kstring_t line;            /* report threads, SAM text output: sam_format1's line */
     gpuasm_hits chunk;         /* scan threads, --device auto: one CPU call's hits */
+    uint64_t ew_len;           /* report threads: the read length of ew_val (0: none yet) */
+    double ew_val;             /* the whole occurrences a random read of ew_len expects */
     uint64_t *chunk_off;       /* ... and its reads' offsets */
     size_t m_chunk_off;
 };
@@ -238,6 +243,7 @@ typedef struct {
 
 struct pipe {
     const gpuasm_scan_opt *o;
+    const char *prog;          /* for warnings from the threads */
     gpuasm_record_opt ro;      /* what records.c needs of o */
     const gpuasm_targets *t;
     gpuasm_engine *eng;
@@ -755,6 +761,21 @@ static int format_records(worker_t *w, part_t *s, size_t first, char *err, size_
     return 0;
 }
 
+/* The whole occurrences a random read of len bases expects by chance
+ * (kernels/chance.h; cached for the last length: reads of a run are
+ * mostly of one length), added to *sum (the run's mean decides the
+ * warning of chance_tell). */
+static void chance_read(worker_t *w, uint64_t len, double *sum)
+{
+    const gpuasm_scan_opt *o = w->p->o;
+    if (w->ew_len != len || !w->ew_len) {
+        w->ew_len = len;
+        w->ew_val = gpuasm_chance_whole(o->report.chance, 0, INT32_MIN, len) +
+                    gpuasm_chance_whole(o->report.chance, 1, INT32_MIN, len);
+    }
+    *sum += w->ew_val;
+}
+
 /* All records of one part of a scanned batch, in read order.  0, or -1 with err. */
 static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t errlen)
 {
@@ -764,6 +785,7 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
     gpuasm_records_clear(&s->out);
     s->text.l = 0;
     s->n_rec = 0;
+    s->chance_whole = 0;
     /* First hit of the part: hits are sorted by read. */
     size_t lo = 0, hi = sl->hits.n;
     while (lo < hi) {
@@ -778,6 +800,7 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
             size_t h0 = hits_of_read(&sl->hits, &hp, i + q);
             const uint8_t *code = b->code + b->off[i + q];
             uint32_t len = (uint32_t)(b->off[i + q + 1] - b->off[i + q]);
+            if (o->report.chance) chance_read(w, len, &s->chance_whole);
             if (gpuasm_report_read(&w->rep[q], &o->search, &o->report, code, len, w->p->t,
                                    sl->hits.hit + h0, hp - h0, msg, sizeof msg) < 0) {
                 snprintf(err, errlen, "%s: read %s: %s", o->reads_path,
@@ -878,6 +901,7 @@ static void progress_show(progress_t *pg, uint64_t done, uint64_t hits, int fina
 
 typedef struct {
     uint64_t reads, bases, records, hit_records, reads_with_hits, batches, rounds, lone_mates;
+    double chance_whole;   /* sum over reads (input order: the same sum every run) */
 } counts_t;
 
 /* Write one reported part: its text (SAM), or its records (BAM, CRAM:
@@ -953,6 +977,7 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
                 return -1;
             }
             c->records += s->part[k].n_rec;
+            c->chance_whole += s->part[k].chance_whole;
             c->hit_records += pt->hit_records;
             c->reads_with_hits += pt->reads_with_hits;
             c->lone_mates += pt->lone_mates;
@@ -1348,8 +1373,50 @@ static void auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, 
     }
 }
 
-int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_t errlen)
+/* The chance model of the run (kernels/chance.h): the floors in effect go
+ * into oc's search options, the model into its report options (XE:f), and
+ * the floors into the @CO line co and, at --verbosity 4, onto stderr.
+ * 0, or -1 with err. */
+static int chance_setup(const char *prog, gpuasm_scan_opt *oc, const gpuasm_targets *t,
+                        gpuasm_chance **model, kstring_t *co, char *err, size_t errlen)
 {
+    if (gpuasm_chance_build(model, &t->set, &oc->search, oc->max_chance) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    const gpuasm_chance *c = *model;
+    const int partial = gpuasm_partial_on(&oc->search);
+    const int32_t ft = partial && oc->overlap_auto && oc->search.overlap_min > 0 ? gpuasm_chance_floor(c, 0) : 0;
+    const int32_t fr = partial && oc->read_overlap_auto && oc->search.read_overlap_min != 0
+                       ? gpuasm_chance_floor(c, 1) : 0;
+    oc->search.partial_floor = ft;
+    oc->search.read_partial_floor = fr;
+    if (gpuasm_chance_set_floors(*model, ft, fr) < 0) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    oc->report.chance = c;
+    if (!partial || isnan(gpuasm_chance_partial(c, 0, 0))) return 0;
+    /* One line: the floors and what they bound. */
+    co->l = 0;
+    ksprintf(co, "gpuasm-scan: partial occurrences of targets: %s%d; of reads: %s%d; ",
+             ft ? "score (AS:i) >= " : "no floor, every score from --overlap ", ft ? ft : oc->search.overlap_min,
+             fr ? "score >= " : "no floor, from --read-overlap ",
+             fr ? fr : oc->search.read_overlap_min);
+    ksprintf(co, "expected chance partial records per read %.3g and %.3g (--max-chance %g)",
+             gpuasm_chance_partial(c, 0, ft ? ft : INT32_MIN), gpuasm_chance_partial(c, 1, fr ? fr : INT32_MIN),
+             oc->max_chance);
+    if (says(oc, HTS_LOG_INFO)) fprintf(stderr, "%s: info: %s\n", prog, co->s + strlen("gpuasm-scan: "));
+    return 0;
+}
+
+int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, size_t errlen)
+{
+    /* The run's own copy: the chance model sets its floors. */
+    gpuasm_scan_opt oc = *o_in;
+    const gpuasm_scan_opt *o = &oc;
+    gpuasm_chance *chance = NULL;
+    kstring_t co = KS_INITIALIZE;
     double t_start = gpuasm_now_s();
     int ret = -1, writer_ok = 0, targets_ok = 0, sync_ok = 0, stats_ok = 0;
     gpuasm_targets t;
@@ -1365,6 +1432,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     memset(&p, 0, sizeof p);
     memset(&stats_of, 0, sizeof stats_of);
     p.o = o;
+    p.prog = prog;
     p.t = &t;
     p.t0 = t_start;
     p.first_scan_at = p.last_scan_end_at = -1;
@@ -1405,6 +1473,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
             }
         }
     }
+    if (chance_setup(prog, &oc, &t, &chance, &co, err, errlen) < 0) goto out;
     /* The reads open while the engine may still be starting; the engine's
      * failure is the one told when both fail (as when it opened first). */
     char rd_err[1024] = "";
@@ -1433,7 +1502,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     if (check_interrupt(err, errlen) < 0) goto out;
     p.shard = o->shard;
     if (gpuasm_screen_wanted(&o->screen) &&
-        gpuasm_screen_open(&o->screen, &t, &o->search, gpuasm_reader_header(p.rd), o->reads_path,
+        gpuasm_screen_open(&o->screen, &t, &o->search, o->report.chance, gpuasm_reader_header(p.rd),
+                           o->reads_path,
                            (const char *const[]){ o->reads_path, o->reads_path2, o->targets_path,
                                                   o->reference }, 4,
                            o->n_threads, &p.screen, err, errlen) < 0)
@@ -1443,7 +1513,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     gpuasm_writer_opt wo = { .path = o->out_path, .format = o->out_format,
                              .n_threads = o->n_threads, .pg_cl = o->pg_cl,
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
-                             .copy_rg = o->keep_tags, .rg_line = o->rg_line };
+                             .copy_rg = o->keep_tags, .rg_line = o->rg_line,
+                             .comment = co.l ? co.s : NULL };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
     /* Opened now so that a bad --stats path fails before any work; written
      * through a temporary file like -o (util/output_file.h). */
@@ -1499,6 +1570,15 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
                 prog, o->reads_path, (unsigned long long)c.lone_mates,
                 c.lone_mates > 1 ? "s" : "", c.lone_mates > 1 ? "them" : "it");
     if (p.am.move && says(o, HTS_LOG_INFO)) auto_tell(&p, prog);
+    /* Whole occurrences the run's own settings make chance-level (issue
+     * #26: -k against short targets): a read of the input expects more
+     * than --max-chance of them, on average. */
+    if (o->report.chance && c.reads && c.chance_whole / (double)c.reads > o->max_chance &&
+        says(o, HTS_LOG_WARNING))
+        fprintf(stderr, "%s: warning: whole occurrences are at chance level: a read of this input "
+                "expects %.3g of them by chance (XE:f on each record; --max-chance %g); a smaller "
+                "-k or -e, or longer targets, make hits mean more\n", prog,
+                c.chance_whole / (double)c.reads, o->max_chance);
     if (says(o, HTS_LOG_INFO) && run_filter(&p))
         fprintf(stderr, "%s: info: filter %s\n", prog, run_filter(&p));
     for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
@@ -1541,6 +1621,14 @@ out:
                            .encode_s = p.encode_busy, .report_s = p.report_busy,
                            .write_s = p.write_busy },
                 .aut = p.am.move ? &as : NULL,
+                .chance = { .on = o->report.chance != NULL, .max_chance = o->max_chance,
+                            .floor = { o->search.partial_floor, o->search.read_partial_floor },
+                            .partial = { gpuasm_chance_partial(o->report.chance, 0,
+                                                               o->search.partial_floor ? o->search.partial_floor : INT32_MIN),
+                                         gpuasm_chance_partial(o->report.chance, 1,
+                                                               o->search.read_partial_floor ? o->search.read_partial_floor : INT32_MIN) },
+                            .whole_per_read = c.reads ? c.chance_whole / (double)c.reads : 0,
+                            .partial_on = gpuasm_partial_on(&o->search) },
                 .extra = p.screen ? gpuasm_screen_json : NULL, .extra_ctx = p.screen,
             };
             errno = 0;
@@ -1590,6 +1678,8 @@ out:
     gpuasm_auto_move_end(p.am.move);
     gpuasm_reader_close(p.rd);
     gpuasm_engine_close(p.eng);
+    gpuasm_chance_free(chance);   /* after the screen, whose report read it */
+    ks_free(&co);
     if (targets_ok) gpuasm_targets_free(&t);
     return ret;
 }

@@ -36,7 +36,12 @@ typedef struct gpuasm_scan_opt {
     uint64_t batch_bases;      /* 0: gpuasm_engine_suggest_batch_bases(), within max_memory */
     uint64_t max_memory;       /* --max-memory: bytes for batches, hits and records in
                                 * flight; 0: gpuasm_default_max_memory() */
-    gpuasm_search_opt search;  /* what to search for: -k/-e, --mode, --kernel, --pattern */
+    gpuasm_search_opt search;  /* what to search for: -k/-e, --mode, --kernel, --pattern;
+                                * the run sets its floors (below) */
+    double max_chance;         /* --max-chance: alpha of the significance floors (kernels/chance.h) */
+    int overlap_auto;          /* --overlap auto (the default): the targets' floor from the
+                                * chance model; else none (cutadapt's -O semantics) */
+    int read_overlap_auto;     /* --read-overlap half (the default): the reads' floor too */
     gpuasm_report_opt report;  /* what to report: --all, --best, --eqx */
     int unmatched;             /* --unmatched */
     int keep_tags;             /* --keep-tags */

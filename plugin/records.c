@@ -59,7 +59,7 @@ static int add_read(gpuasm_records *s, const gpuasm_record_opt *o, kstring_t *sc
     if (r->n_occ == 0) {
         if (!write_unmatched) return 0;
         gpuasm_sam_fields f = { .flag = pair_bits | BAM_FUNMAP, .tid = -1, .pos = -1,
-                                .mapq = 0, .mtid = -1, .mpos = -1, .nm = -1, .xs = -1,
+                                .mapq = 0, .mtid = -1, .mpos = -1, .nm = -1,
                                 .rg = o->rg_id, .keep_tags = o->keep_tags };
         if (mate && mo) {
             /* An unmapped read with a placed mate sits at the mate's place. */
@@ -81,7 +81,8 @@ static int add_read(gpuasm_records *s, const gpuasm_record_opt *o, kstring_t *sc
             .tid = (int32_t)oc->target, .pos = oc->pos, .mapq = 255,
             .cigar = r->cigar + oc->cigar_off, .n_cigar = oc->n_cigar,
             .mtid = -1, .mpos = -1, .reverse = (int)oc->strand,
-            .nm = oc->nm, .dist = oc->dist, .md = r->md.s + oc->md_off, .xs = oc->xs,
+            .nm = oc->nm, .dist = oc->dist, .as = oc->score, .md = r->md.s + oc->md_off,
+            .has_xs = oc->has_xs, .xs = oc->xs, .chance = oc->chance,
             .partial = gpuasm_occ_partial_name(oc->partial),
             .rg = o->rg_id, .keep_tags = o->keep_tags,
         };

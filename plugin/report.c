@@ -1,4 +1,5 @@
 /* report.c -- choose occurrences and describe them (see report.h). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +7,7 @@
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
 
+#include "chance.h"
 #include "grow.h"
 #include "registry.h"
 #include "report.h"
@@ -22,10 +24,10 @@ typedef struct {
     uint64_t lo, hi;    /* closed interval in forward text coordinates */
 } span_t;
 
-/* The rank of report.h: score = aligned pattern bases - 2 x distance (for
- * full hits of one pattern, simply the lowest distance), then the lowest
- * distance, the forward strand, the leftmost end, a full hit before a
- * partial one. */
+/* The candidates' rank within a (read, target): report.h's score =
+ * aligned pattern bases - 2 x distance (for full hits of one pattern,
+ * simply the lowest distance), then the lowest distance, the forward
+ * strand, the leftmost end, a full hit before a partial one. */
 static int64_t score_of(uint32_t alen, int32_t dist) { return (int64_t)alen - 2 * (int64_t)dist; }
 
 static int cand_cmp(const void *a, const void *b)
@@ -277,16 +279,18 @@ const char *gpuasm_occ_partial_name(uint32_t code)
     }
 }
 
-/* --best: is occurrence x better than y (report.h's order)? */
-static int better(const gpuasm_occ *x, const gpuasm_occ *y)
+/* report.h's order of a read's occurrences: -1 when x comes first.  Two
+ * accepted occurrences of one (target, strand) never share a position
+ * (they would overlap), so the order is total. */
+static int occ_cmp(const void *a, const void *b)
 {
-    int64_t sx = score_of(x->plen, x->dist), sy = score_of(y->plen, y->dist);
-    if (sx != sy) return sx > sy;
-    if (x->dist != y->dist) return x->dist < y->dist;
-    if (x->plen != y->plen) return x->plen > y->plen;
-    if (x->strand != y->strand) return x->strand < y->strand;
-    if (x->target != y->target) return x->target < y->target;
-    return x->pos < y->pos;
+    const gpuasm_occ *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    if (x->plen != y->plen) return x->plen > y->plen ? -1 : 1;
+    if (x->strand != y->strand) return x->strand < y->strand ? -1 : 1;
+    if (x->target != y->target) return x->target < y->target ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
 int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,
@@ -367,7 +371,8 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
                 if (!o->all) {
                     /* The second non-overlapping occurrence: only its
                      * distance is wanted (XS). */
-                    r->occ[first_occ].xs = cand[c].dist;
+                    r->occ[first_occ].has_xs = 1;
+                    r->occ[first_occ].xs = score_of(cand[c].alen, cand[c].dist);
                     break;
                 }
             }
@@ -375,12 +380,20 @@ int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpua
             span_t sp = span_of(r->aln.tstart, r->aln.tend, tn, mirror);
             if (gpuasm_grow(&r->acc, &r->m_acc, n_acc + 1, sizeof(span_t)) < 0) goto oom;
             ((span_t *)r->acc)[n_acc++] = sp;
-            if (n_acc == 2 && cand[c].kind == GPUASM_HIT_FULL) r->occ[first_occ].xs = cand[c].dist;
+            if (n_acc == 2 && cand[c].kind == GPUASM_HIT_FULL) {
+                r->occ[first_occ].has_xs = 1;
+                r->occ[first_occ].xs = score_of(cand[c].alen, cand[c].dist);
+            }
             if (gpuasm_grow((void **)&r->occ, &r->m_occ, r->n_occ + 1, sizeof(*r->occ)) < 0) goto oom;
             r->occ[r->n_occ] = (gpuasm_occ){ .target = ti, .strand = cand[c].strand,
-                                             .dist = cand[c].dist, .xs = -1,
+                                             .dist = cand[c].dist,
                                              .partial = partial_code(cand[c].kind, rip, cand[c].strand) };
             if (describe(r, o, rip, rs, len, tcode, pat_off) < 0) goto oom;
+            gpuasm_occ *oc = &r->occ[r->n_occ];
+            oc->score = score_of(oc->plen, oc->dist);
+            oc->chance = !o->chance ? NAN
+                         : cand[c].kind == GPUASM_HIT_FULL ? gpuasm_chance_whole(o->chance, rip, oc->score, len)
+                                                           : gpuasm_chance_partial(o->chance, rip, oc->score);
             r->n_occ++;
             continue;
 tb_failed:
@@ -393,13 +406,9 @@ tb_failed:
         }
         i = j;
     }
-    if (o->best && r->n_occ > 1) {
-        size_t b = 0;
-        for (size_t q = 1; q < r->n_occ; q++)
-            if (better(&r->occ[q], &r->occ[b])) b = q;
-        r->occ[0] = r->occ[b];   /* its CIGAR and MD stay where they are */
-        r->n_occ = 1;
-    }
+    /* Best first (each occurrence keeps its CIGAR and MD offsets). */
+    if (r->n_occ > 1) qsort(r->occ, r->n_occ, sizeof(*r->occ), occ_cmp);
+    if (o->best && r->n_occ > 1) r->n_occ = 1;
     return 0;
 oom:
     snprintf(err, errlen, "out of memory");

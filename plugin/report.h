@@ -2,8 +2,9 @@
  * each with position, CIGAR, MD and NM (DESIGN.md §1 "Report").
  *
  * Candidates are the end hits themselves: the kernels report only the
- * local minima of D[m][j] (search.h).  They are ranked by distance, then
- * forward strand, then leftmost end; one whose text interval (from its
+ * local minima of D[m][j] (search.h).  They are ranked by score (below),
+ * then distance, then forward strand, then leftmost end; one whose text
+ * interval (from its
  * traceback's start to its end) overlaps an already accepted occurrence of
  * the same (read, target) is dropped.  The default keeps the first (the
  * best) and uses the second for XS; --all keeps them all.  Only accepted
@@ -11,11 +12,19 @@
  * overlaps is decided from bounds on its start (the lengths an alignment
  * with its distance can have, then gpuasm_hit_starts()), with a traceback
  * only when the bounds straddle the answer, so the choice is exactly the
- * one every candidate's traceback would give (issue #11).  --best keeps
- * one occurrence per read: of the targets' best ones the one with the
- * lowest distance, then the longest aligned part of the pattern, then the
- * forward strand, then the first target in file order, then the leftmost
- * (issue #9).  Everything here is a pure function of the sorted end hits,
+ * one every candidate's traceback would give (issue #11).
+ *
+ * THE ORDER (issue #26).  An occurrence's score is S = a - 2 x dist, a the
+ * aligned pattern bases (the pattern's length for a whole occurrence, the
+ * aligned part of a partial one): one point per aligned base, two off per
+ * difference (kernels/chance.h).  A read's occurrences, over all targets,
+ * are ordered best first: the highest score, then the lowest distance, then
+ * the longest aligned part, then the forward strand, then the first target
+ * in file order, then the leftmost.  The first is the primary SAM record,
+ * the others secondary (FLAG 0x100) in that order; SAM's AS:i is S, so a
+ * record's AS never exceeds its primary's.  A 49-base adapter with one
+ * difference (S = 47) ranks above 3 chance bases (S = 3).  --best keeps the
+ * first only.  Everything here is a pure function of the sorted end hits,
  * so any backend that gives the same hits gives the same bytes.
  *
  * Two distances (issue #9; SAM v1.6 and SAMtags §1.1 "NM"): `dist` is the
@@ -38,10 +47,14 @@
 #include "traceback.h"
 #include "targets.h"
 
+struct gpuasm_chance;
+
 typedef struct gpuasm_report_opt {
     int all;   /* --all */
     int best;  /* --best: one occurrence per read (not with all) */
     int eqx;   /* --eqx: =/X instead of M */
+    const struct gpuasm_chance *chance;   /* the run's chance model (kernels/chance.h):
+                                           * each occurrence's XE; NULL: none */
 } gpuasm_report_opt;
 
 /* Where a partial occurrence (search.h, "Partial occurrences") ran off:
@@ -63,9 +76,13 @@ typedef struct gpuasm_occ {
     uint32_t strand;     /* 1: read reverse-complemented (FLAG 16) */
     int32_t  dist;       /* search distance (AS = -dist) */
     int32_t  nm;         /* SAM's NM (see above) */
-    uint32_t plen;       /* pattern bases in the alignment (for --best) */
+    uint32_t plen;       /* pattern bases in the alignment */
+    int64_t  score;      /* plen - 2 x dist: SAM's AS (the order above) */
+    double   chance;     /* XE: occurrences at least as good a random read expects
+                          * (kernels/chance.h); NaN: no model */
     uint32_t partial;    /* GPUASM_OCC_*: a full occurrence, or where a partial one ran off */
-    int32_t  xs;         /* second-best search distance in this (read, target), or -1 */
+    int32_t  has_xs;     /* a second whole occurrence of this (read, target): */
+    int64_t  xs;         /* its score (XS:i, the same scale as AS) */
     int64_t  pos;        /* 0-based leftmost target base (SAM POS - 1) */
     size_t   cigar_off;  /* into gpuasm_report.cigar */
     size_t   n_cigar;
@@ -87,8 +104,7 @@ typedef struct gpuasm_report {
 
 /* Occurrences of one read.  code/len: the read's codes (as searched);
  * hits[0..n): this read's end hits in gpuasm_hits_sort() order.  Fills
- * r->occ (targets in file order, best first within a target; with --best
- * at most one).  Returns 0;
+ * r->occ best first (the order above; with --best at most one).  Returns 0;
  * -1 with err on out of memory or an end hit that does not trace back
  * (a kernel fault). */
 int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,

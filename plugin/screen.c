@@ -22,9 +22,42 @@ struct gpuasm_screen {
     const gpuasm_search_opt *so;
     gpuasm_target_report rep;
     gpuasm_reads_out *matched, *unmatched;
-    gpuasm_outfile report_of, mqc_of;
+    gpuasm_outfile report_of, mqc_of, mqcg_of;
     int report_begun, mqc_begun;
 };
+
+/* same_as[i]: the first target with target i's sequence, or -1 (the
+ * report's same_as; MultiQC shows such targets once).  Targets sorted by
+ * (length, bases), equal runs found.  0, or -1 out of memory. */
+static const gpuasm_targets *sort_t;
+static int seq_cmp(const void *a, const void *b)
+{
+    const uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const uint64_t lx = gpuasm_target_len(sort_t, x), ly = gpuasm_target_len(sort_t, y);
+    if (lx != ly) return lx < ly ? -1 : 1;
+    const int c = memcmp(sort_t->code + sort_t->off[x], sort_t->code + sort_t->off[y], (size_t)lx);
+    if (c) return c;
+    return (x > y) - (x < y);
+}
+
+static int same_sequences(const gpuasm_targets *t, int32_t *same_as)
+{
+    uint32_t *ix = malloc((t->n ? t->n : 1) * sizeof(*ix));
+    if (!ix) return -1;
+    for (uint32_t i = 0; i < t->n; i++) { ix[i] = i; same_as[i] = -1; }
+    sort_t = t;   /* qsort has no context argument in C11; the open is single-threaded */
+    qsort(ix, t->n, sizeof(*ix), seq_cmp);
+    for (uint32_t a = 0; a < t->n;) {
+        uint32_t b = a + 1;
+        const uint64_t la = gpuasm_target_len(t, ix[a]);
+        while (b < t->n && gpuasm_target_len(t, ix[b]) == la &&
+               !memcmp(t->code + t->off[ix[a]], t->code + t->off[ix[b]], (size_t)la))
+            same_as[ix[b++]] = (int32_t)ix[a];   /* ix[a] is the run's smallest index */
+        a = b;
+    }
+    free(ix);
+    return 0;
+}
 
 int gpuasm_screen_wanted(const gpuasm_screen_opt *o)
 {
@@ -32,7 +65,8 @@ int gpuasm_screen_wanted(const gpuasm_screen_opt *o)
 }
 
 int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
-                       const gpuasm_search_opt *so, const sam_hdr_t *in_hdr,
+                       const gpuasm_search_opt *so, const struct gpuasm_chance *chance,
+                       const sam_hdr_t *in_hdr,
                        const char *reads_path, const char *const *inputs, size_t n_inputs,
                        int n_threads, gpuasm_screen **out, char *err, size_t errlen)
 {
@@ -46,10 +80,16 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
     if (o->sample) snprintf(sample, sizeof sample, "%s", o->sample);
     else gpuasm_sample_from_path(reads_path, sample, sizeof sample);
     uint64_t *len = malloc((t->n ? t->n : 1) * sizeof(*len));
-    if (!len) goto oom;
+    int32_t *same = malloc((t->n ? t->n : 1) * sizeof(*same));
+    if (!len || !same || same_sequences(t, same) < 0) {
+        free(len);
+        free(same);
+        goto oom;
+    }
     for (uint32_t i = 0; i < t->n; i++) len[i] = gpuasm_target_len(t, i);
-    int r = gpuasm_target_report_init(&s->rep, sample, t->n, t->name, len);
+    int r = gpuasm_target_report_init(&s->rep, sample, t->n, t->name, len, same, chance);
     free(len);
+    free(same);
     if (r < 0) goto oom;
     /* Never over an input (issue #12's rule for -o), nor over each other. */
     const char *outs[] = { o->report, o->multiqc, o->matched, o->matched2, o->unmatched,
@@ -80,7 +120,17 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
         s->report_begun = 1;
     }
     if (o->multiqc) {
+        char gpath[4096];
+        if (gpuasm_multiqc_general_path(o->multiqc, gpath, sizeof gpath) < 0) {
+            snprintf(err, errlen, "--multiqc %s: name too long", o->multiqc);
+            return -1;
+        }
         if (gpuasm_outfile_begin(&s->mqc_of, o->multiqc, err, errlen) < 0) return -1;
+        if (gpuasm_outfile_begin(&s->mqcg_of, gpath, err, errlen) < 0) {
+            gpuasm_outfile_abort(&s->mqc_of);
+            gpuasm_outfile_free(&s->mqc_of);
+            return -1;
+        }
         s->mqc_begun = 1;
     }
     if (o->matched && gpuasm_reads_out_open("--matched", o->matched, o->matched2, in_hdr,
@@ -95,47 +145,15 @@ oom:
     return -1;
 }
 
-/* Bases of the pattern in a hit record's alignment: the target's when it
- * is the pattern (reference-consuming ops), else the read's. */
-static int64_t aligned_pattern(const gpuasm_screen *s, const bam1_t *b)
-{
-    const uint32_t *c = bam_get_cigar(b);
-    const int read_pat = gpuasm_read_is_pattern(s->so, (uint64_t)b->core.l_qseq,
-                                                gpuasm_target_len(s->t, (uint32_t)b->core.tid));
-    int64_t n = 0;
-    for (uint32_t i = 0; i < b->core.n_cigar; i++) {
-        const int op = bam_cigar_op(c[i]), t = bam_cigar_type(op);
-        if (op == BAM_CSOFT_CLIP || op == BAM_CHARD_CLIP) continue;
-        if (read_pat ? (t & 1) : (t & 2)) n += bam_cigar_oplen(c[i]);
-    }
-    return n;
-}
-
-static int64_t dist_of(const bam1_t *b)
-{
-    const uint8_t *as = bam_aux_get(b, "AS");
-    return as ? -bam_aux2i(as) : 0;
-}
-
-/* Is a better than b by screen.h's rule (score, distance, aligned length;
- * earlier wins ties)? */
-static int better(const gpuasm_screen *s, const bam1_t *a, const bam1_t *b)
-{
-    const int64_t pa = aligned_pattern(s, a), pb = aligned_pattern(s, b);
-    const int64_t da = dist_of(a), db = dist_of(b);
-    if (pa - 2 * da != pb - 2 * db) return pa - 2 * da > pb - 2 * db;
-    if (da != db) return da < db;
-    return pa > pb;
-}
-
 static int is_hit(const bam1_t *b) { return !(b->core.flag & BAM_FUNMAP) && b->core.tid >= 0; }
 
 /* Bases to keep with --trim: the best forward, not 5'-partial hit's start
- * in the read; -1 (keep all) without one. */
+ * in the read (the first such record: records are best first); -1 (keep
+ * all) without one. */
 static int64_t trim_point(const gpuasm_screen *s, bam1_t *const *rec, size_t n)
 {
     const bam1_t *best = NULL;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n && !best; i++) {
         const bam1_t *b = rec[i];
         if (!is_hit(b) || (b->core.flag & BAM_FREVERSE)) continue;
         /* Only a target that is the pattern (an adapter) is cut off; a read
@@ -146,7 +164,7 @@ static int64_t trim_point(const gpuasm_screen *s, bam1_t *const *rec, size_t n)
         const uint8_t *xp = bam_aux_get(b, "XP");
         const char *xs = xp ? bam_aux2Z(xp) : NULL;
         if (xs && !strcmp(xs, "read5")) continue;
-        if (!best || better(s, b, best)) best = b;
+        best = b;
     }
     if (!best) return -1;
     const uint32_t *c = bam_get_cigar(best);
@@ -171,11 +189,13 @@ int gpuasm_screen_part(gpuasm_screen *s, const gpuasm_batch *b, uint32_t r0, uin
             cnt[q] = recs->per_read[k];
             at += cnt[q];
             bam1_t *const *rec = recs->rec + first[q];
+            /* The first hit record is the read's best (its primary). */
             long best = -1;
-            for (size_t i = 0; i < cnt[q]; i++)
-                if (is_hit(rec[i]) && (best < 0 || better(s, rec[i], rec[best]))) best = (long)i;
+            for (size_t i = 0; i < cnt[q] && best < 0; i++)
+                if (is_hit(rec[i])) best = (long)i;
             any |= best >= 0;
-            if (gpuasm_target_report_read(&s->rep, rec, cnt[q], best) < 0) {
+            if (gpuasm_target_report_read(&s->rep, rec, cnt[q], best,
+                                          (uint64_t)b->rec[r + q]->core.l_qseq) < 0) {
                 snprintf(err, errlen, "out of memory");
                 return -1;
             }
@@ -223,6 +243,9 @@ int gpuasm_screen_close(gpuasm_screen *s, int ok, const char *prog, char *err, s
         ok = 0, ret = -1;
     if (ok && s->mqc_begun && write_file(&s->mqc_of, &s->rep, gpuasm_target_report_multiqc, err, errlen) < 0)
         ok = 0, ret = -1;
+    if (ok && s->mqc_begun &&
+        write_file(&s->mqcg_of, &s->rep, gpuasm_target_report_multiqc_general, err, errlen) < 0)
+        ok = 0, ret = -1;
     char e2[512];
     if (gpuasm_reads_out_close(s->matched, ok, ret ? e2 : err, ret ? sizeof e2 : errlen) < 0 && ok)
         ok = 0, ret = -1;
@@ -232,13 +255,21 @@ int gpuasm_screen_close(gpuasm_screen *s, int ok, const char *prog, char *err, s
         ok = 0, ret = -1;
     if (ok && s->mqc_begun && gpuasm_outfile_commit(&s->mqc_of, err, errlen) < 0)
         ok = 0, ret = -1;
+    if (ok && s->mqc_begun && gpuasm_outfile_commit(&s->mqcg_of, err, errlen) < 0)
+        ok = 0, ret = -1;
     if (!ok) {
         if (s->report_begun) gpuasm_outfile_abort(&s->report_of);
-        if (s->mqc_begun) gpuasm_outfile_abort(&s->mqc_of);
+        if (s->mqc_begun) {
+            gpuasm_outfile_abort(&s->mqc_of);
+            gpuasm_outfile_abort(&s->mqcg_of);
+        }
     }
     if (ok && s->o.summary) gpuasm_target_report_summary(stderr, prog, &s->rep, SUMMARY_TOP);
     if (s->report_begun) gpuasm_outfile_free(&s->report_of);
-    if (s->mqc_begun) gpuasm_outfile_free(&s->mqc_of);
+    if (s->mqc_begun) {
+        gpuasm_outfile_free(&s->mqc_of);
+        gpuasm_outfile_free(&s->mqcg_of);
+    }
     gpuasm_target_report_free(&s->rep);
     free(s);
     return ret;

@@ -12,11 +12,12 @@
  * --trim (cutadapt -a): a read is cut before the start of its best hit on
  * the read as sequenced (records without FLAG 0x10) of a target that is the
  * pattern (an adapter, not a genome the read lies in), not a 5' partial one
- * (XP:Z:read5): the hit's first read base is the CIGAR's leading soft clip.  Best: the highest score (aligned pattern bases - 2 x
- * search distance), then the lowest distance, then the longest aligned
- * part, then the first record (targets in file order): README's --best
- * rule, so with --best it is the read's one record.  Each mate is cut at
- * its own hit (cutadapt -a with -A).  Reads without such a hit stay whole.
+ * (XP:Z:read5): the hit's first read base is the CIGAR's leading soft clip.
+ * Best: the first such record, a read's records being best first
+ * (plugin/report.h: the highest score, then the lowest distance, then the
+ * longest aligned part, ...), so with --best it is the read's one record.
+ * Each mate is cut at its own hit (cutadapt -a with -A).  Reads without
+ * such a hit stay whole.
  */
 #ifndef GPUASM_SCREEN_H
 #define GPUASM_SCREEN_H
@@ -28,6 +29,8 @@
 #include "records.h"
 #include "search.h"
 #include "targets.h"
+
+struct gpuasm_chance;
 
 typedef struct gpuasm_screen_opt {
     const char *report;        /* --report FILE (TSV), or NULL */
@@ -44,12 +47,16 @@ typedef struct gpuasm_screen_opt {
 typedef struct gpuasm_screen gpuasm_screen;
 
 /* Set up for a run: t the targets, so the search options (pattern side),
- * in_hdr the reads' header, reads_path the reads (the default sample
- * name); inputs[0..n_inputs): the run's input files (NULL entries
- * skipped), which no output may be.  Files are opened now, so that a bad path fails before any work.
- * 0, or -1 with err. */
+ * chance the run's chance model (kernels/chance.h; NULL: no
+ * reads_expected), in_hdr the reads' header, reads_path the reads (the
+ * default sample name); inputs[0..n_inputs): the run's input files (NULL
+ * entries skipped), which no output may be.  Files are opened now, so
+ * that a bad path fails before any work.  --multiqc FILE also writes the
+ * General Statistics part (gpuasm_multiqc_general_path).  0, or -1 with
+ * err. */
 int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
-                       const gpuasm_search_opt *so, const sam_hdr_t *in_hdr,
+                       const gpuasm_search_opt *so, const struct gpuasm_chance *chance,
+                       const sam_hdr_t *in_hdr,
                        const char *reads_path, const char *const *inputs, size_t n_inputs,
                        int n_threads, gpuasm_screen **out, char *err, size_t errlen);
 

@@ -37,3 +37,14 @@ setup() {
     cmp "$T/targets.fa" "$TARGETS"
     cmp "$T/reads.fq" "$READS"
 }
+
+@test "--overlap 3 keeps the 0.1 release's occurrences (sample.v0.1.sam): only their order, AS, XS and XE are new" {
+    scan --device cpu --no-PG --overlap 3 "$READS" "$TARGETS" > "$T/o3.sam"
+    "$PYTHON3" "$GPUASM_TESTS_DIR/data/occurrences.py" "$TEST_DATA/sample.v0.1.sam" > "$T/old.txt"
+    "$PYTHON3" "$GPUASM_TESTS_DIR/data/occurrences.py" "$T/o3.sam" > "$T/new.txt"
+    [ -s "$T/old.txt" ]
+    diff -u "$T/old.txt" "$T/new.txt"
+    # the new rules: each read's records best first by AS = aligned - 2 x distance
+    run "$PYTHON3" "$GPUASM_TESTS_DIR/data/naive_check.py" --overlap 3 "$READS" "$TARGETS" "$T/o3.sam"
+    assert_success
+}

@@ -190,8 +190,8 @@ stat_of() { "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[
 strip_summary() {
     local keep=() l
     for l in "${stderr_lines[@]}"; do
-        [[ "$l" =~ ^gpuasm-scan:\ .*:\ [0-9]+\ reads,\ [0-9]+\ with\ a\ hit\ \(.*%\),\ [0-9]+\ hit\ records$ ||
-           "$l" =~ ^gpuasm-scan:\ \ \ .*\ [0-9]+\ reads\ \(.*%\):\ [0-9]+\ full,\ [0-9]+\ partial\;\ [0-9]+\ forward,\ [0-9]+\ reverse$ ]] ||
+        [[ "$l" =~ ^gpuasm-scan:\ .*:\ [0-9]+\ reads,\ [0-9]+\ with\ a\ hit\ \(.*%\),\ [0-9]+\ hit\ records(\;\ [0-9.e+-]+\ expected\ by\ chance)?$ ||
+           "$l" =~ ^gpuasm-scan:\ \ \ .*\ [0-9]+\ reads\ \(.*%\):\ [0-9]+\ full,\ [0-9]+\ partial\;\ [0-9]+\ forward,\ [0-9]+\ reverse(\;\ [0-9.e+-]+\ by\ chance)?(\;\ breadth\ [0-9.]+,\ depth\ [0-9.]+)?$ ]] ||
             keep+=("$l")
     done
     stderr_lines=("${keep[@]}")

@@ -80,18 +80,22 @@ typedef struct {
     double error_rate;
     int32_t overlap;
     int hamming;
+    int32_t floor;    /* significance floor (search.h's gpuasm_partial_kf), 0: none */
 } optset;
 
 int main(void)
 {
     rng_seed_from_env();
     const optset sets[] = {
-        { "k=0 O=3", 0, 0, 3, 0 },       { "k=1 O=3", 1, 0, 3, 0 },       { "k=2 O=3", 2, 0, 3, 0 },
-        { "k=3 O=3", 3, 0, 3, 0 },       { "k=2 O=1", 2, 0, 1, 0 },       { "k=3 O=10", 3, 0, 10, 0 },
-        { "e=0.1 O=3", -1, 0.1, 3, 0 },  { "e=0.05 O=1", -1, 0.05, 1, 0 }, { "e=0.15 O=5", -1, 0.15, 5, 0 },
-        { "e=0.2 O=3", -1, 0.2, 3, 0 },  { "e=0.1 O=10", -1, 0.1, 10, 0 }, { "e=0.3 O=2", -1, 0.3, 2, 0 },
-        { "hamming k=2 O=3", 2, 0, 3, 1 }, { "hamming e=0.1 O=3", -1, 0.1, 3, 1 },
-        { "hamming k=0 O=1", 0, 0, 1, 1 }, { "hamming e=0.2 O=10", -1, 0.2, 10, 1 },
+        { "k=0 O=3", 0, 0, 3, 0, 0 },       { "k=1 O=3", 1, 0, 3, 0, 0 },       { "k=2 O=3", 2, 0, 3, 0, 0 },
+        { "k=3 O=3", 3, 0, 3, 0, 0 },       { "k=2 O=1", 2, 0, 1, 0, 0 },       { "k=3 O=10", 3, 0, 10, 0, 0 },
+        { "e=0.1 O=3", -1, 0.1, 3, 0, 0 },  { "e=0.05 O=1", -1, 0.05, 1, 0, 0 }, { "e=0.15 O=5", -1, 0.15, 5, 0, 0 },
+        { "e=0.2 O=3", -1, 0.2, 3, 0, 0 },  { "e=0.1 O=10", -1, 0.1, 10, 0, 0 }, { "e=0.3 O=2", -1, 0.3, 2, 0, 0 },
+        { "hamming k=2 O=3", 2, 0, 3, 1, 0 }, { "hamming e=0.1 O=3", -1, 0.1, 3, 1, 0 },
+        { "hamming k=0 O=1", 0, 0, 1, 1, 0 }, { "hamming e=0.2 O=10", -1, 0.2, 10, 1, 0 },
+        /* the significance floor (issue #26): fewer candidates per end */
+        { "e=0.1 O=1 floor 9", -1, 0.1, 1, 0, 9 },  { "k=3 O=1 floor 12", 3, 0, 1, 0, 12 },
+        { "e=0.2 O=1 floor 6", -1, 0.2, 1, 0, 6 },  { "hamming e=0.1 O=1 floor 10", -1, 0.1, 1, 1, 10 },
     };
     const uint32_t NT = 300, NR = 150;
     uint64_t all_kept = 0, all_dropped = 0, all_hits = 0;
@@ -103,6 +107,7 @@ int main(void)
         opt.error_rate = os->error_rate;
         opt.kernel = os->hamming ? GPUASM_KERNEL_HAMMING : GPUASM_KERNEL_MYERS;
         opt.overlap_min = os->overlap;
+        opt.partial_floor = os->floor;
         opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
         for (int wildcards = 0; wildcards < 2; wildcards++) {
             /* targets: 4..48 bases; a third with some IUPAC codes */
@@ -177,7 +182,7 @@ int main(void)
                     const uint32_t omin = gpuasm_pair_overlap_min(&opt, 0, m);
                     const gpuasm_seqview pv = { code + off[t], (uint32_t)m, 0 };
                     for (int e = 0; e < 2; e++) {
-                        const gpuasm_partial b = omin ? gpuasm_partial_best(&opt, omin, &pv, &tv, e, os->hamming, pws)
+                        const gpuasm_partial b = omin ? gpuasm_partial_best(&opt, omin, opt.partial_floor, &pv, &tv, e, os->hamming, pws)
                                                       : (gpuasm_partial){ 0, 0 };
                         const int cand = nm == -2 || (f.always[t] >> e & 1) || mark[e][t] == stamp;
                         if (b.plen) hits++;

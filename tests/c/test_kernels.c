@@ -502,8 +502,9 @@ static void naive_partial_d(const uint8_t *P, uint32_t m, const uint8_t *T, uint
     free(prev);
 }
 
-/* The partial end hit of search.h's rule from the naive D_p, or plen 0. */
-static gpuasm_partial naive_partial(const gpuasm_search_opt *o, uint32_t omin, const uint8_t *P,
+/* The partial end hit of search.h's rule from the naive D_p, or plen 0;
+ * sfloor > 0: only scores p - 2 D_p >= sfloor (the significance floor). */
+static gpuasm_partial naive_partial(const gpuasm_search_opt *o, uint32_t omin, int32_t sfloor, const uint8_t *P,
                                     uint32_t m, const uint8_t *T, uint64_t n, int at_start,
                                     int hamming, int byte)
 {
@@ -516,6 +517,7 @@ static gpuasm_partial naive_partial(const gpuasm_search_opt *o, uint32_t omin, c
         int32_t kp = o->max_diffs >= 0 ? (int32_t)((int64_t)o->max_diffs * p / m)
                                        : (int32_t)floor(o->error_rate * p), d = dp[p];
         if (kp < 0 || (int64_t)kp >= (int64_t)p || d > kp) continue;
+        if (sfloor > 0 && (int64_t)p - 2 * (int64_t)d < sfloor) continue;
         int64_t s = (int64_t)p - 2 * (int64_t)d, bs = (int64_t)best.plen - 2 * (int64_t)best.dist;
         if (!best.plen || s > bs || (s == bs && (d < best.dist || (d == best.dist && p > best.plen))))
             best = (gpuasm_partial){ p, d };
@@ -558,7 +560,8 @@ static void expected_hits(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
                     int want_end = at_start ? GPUASM_END_5 : GPUASM_END_3;
                     if (!rip && s) want_end = at_start ? GPUASM_END_3 : GPUASM_END_5;
                     if (!(opt->partial_ends & want_end)) continue;
-                    gpuasm_partial b = naive_partial(opt, (uint32_t)omin, pd.p, (uint32_t)pd.m, pd.t,
+                    gpuasm_partial b = naive_partial(opt, (uint32_t)omin,
+                                                     rip ? opt->read_partial_floor : opt->partial_floor, pd.p, (uint32_t)pd.m, pd.t,
                                                      pd.n, at_start, is_hamming(), byte);
                     if (!b.plen) continue;
                     gpuasm_endhit e = { r, t, at_start ? 0u : (uint32_t)(pd.n - 1), b.dist, (uint16_t)s,
@@ -937,6 +940,14 @@ static void test_engine(const char *device)
           .pattern_side = GPUASM_PATTERN_READ, .read_overlap_min = 5, .partial_ends = GPUASM_END_5 }, 1 },
         { "e=0.1 shorter forward", { .max_diffs = -1, .error_rate = 0.10,
           .pattern_side = GPUASM_PATTERN_SHORTER, .strand = GPUASM_STRAND_FORWARD }, 0 },
+        /* significance floors (issue #26, kernels/chance.h): scores p - 2 D_p below
+         * them are no candidates, which can leave a worse-scoring p */
+        { "e=0.2 shorter, partial O1 floors 6 and 14", { .max_diffs = -1, .error_rate = 0.20,
+          .pattern_side = GPUASM_PATTERN_SHORTER, .overlap_min = 1, .read_overlap_min = -1,
+          .partial_ends = GPUASM_END_3 | GPUASM_END_5, .partial_floor = 6, .read_partial_floor = 14 }, 0 },
+        { "k=4 target, partial O1 3' only, floor 9", { .max_diffs = 4, .error_rate = 0.10,
+          .pattern_side = GPUASM_PATTERN_TARGET, .overlap_min = 1, .partial_ends = GPUASM_END_3,
+          .partial_floor = 9 }, 1 },
     };
     static const int threads[] = { 1, 2, 3, 5 };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
@@ -1289,15 +1300,19 @@ static void test_long(void)
 /* One expected occurrence of the reference rule below. */
 typedef struct {
     uint32_t target, strand;
-    int32_t dist, xs;
-    uint64_t tstart;
+    int32_t dist;
+    int has_xs;
+    int64_t xs, score;
+    uint64_t tstart, pos, m;
 } ref_occ;
 
 /* The report rule written the plain way (as report.c did before it traced
  * back only what it reports): every candidate of a (read, target), best
  * first, traced back; one whose interval overlaps an accepted one dropped;
- * the first kept, the second's distance its XS (--all: all kept).  hits:
- * one read's, sorted.  Returns the occurrences in out (room for n). */
+ * the first kept, the second's score m - 2 d its XS (--all: all kept);
+ * then the read's occurrences ordered as plugin/report.h says (score,
+ * distance, aligned length, strand, target, position).  hits: one read's,
+ * sorted.  Returns the occurrences in out (room for n). */
 static size_t report_reference(const gpuasm_seqset *reads, uint32_t r, const gpuasm_seqset *tg,
                                const gpuasm_search_opt *opt, int all, const gpuasm_endhit *h,
                                size_t n, uint8_t *rcbuf, ref_occ *out)
@@ -1335,12 +1350,29 @@ static size_t report_reference(const gpuasm_seqset *reads, uint32_t r, const gpu
             if (ov) continue;
             acc[n_acc][0] = lo;
             acc[n_acc][1] = hi;
-            if (++n_acc == 2) out[first].xs = c[x].dist;
+            if (++n_acc == 2) {
+                out[first].has_xs = 1;
+                out[first].xs = (int64_t)pd.m - 2 * (int64_t)c[x].dist;
+            }
             if (n_acc == 2 && !all) break;
-            out[n_out++] = (ref_occ){ c[x].target, c[x].strand, c[x].dist, -1, a.tstart };
+            const int rip = gpuasm_read_is_pattern(opt, slen(reads, r), slen(tg, c[x].target));
+            out[n_out++] = (ref_occ){ c[x].target, c[x].strand, c[x].dist, 0, 0,
+                                      (int64_t)pd.m - 2 * (int64_t)c[x].dist, a.tstart,
+                                      rip ? a.tstart : 0, pd.m };
         }
         i = j;
     }
+    for (size_t x = 1; x < n_out; x++)             /* report.h's order, by insertion */
+        for (size_t y = x; y > 0; y--) {
+            ref_occ *p = &out[y - 1], *q = &out[y];
+            int later = p->score != q->score ? p->score < q->score
+                      : p->dist != q->dist ? p->dist > q->dist
+                      : p->m != q->m ? p->m < q->m
+                      : p->strand != q->strand ? p->strand > q->strand
+                      : p->target != q->target ? p->target > q->target : p->pos > q->pos;
+            if (!later) break;
+            ref_occ t = *p; *p = *q; *q = t;
+        }
     free(c);
     free(acc);
     gpuasm_aln_free(&a);
@@ -1460,17 +1492,19 @@ static void test_report(void)
                     uint32_t c0 = rep.cigar[g->cigar_off];
                     uint64_t clip = bam_cigar_op(c0) == BAM_CSOFT_CLIP ? bam_cigar_oplen(c0) : 0;
                     ok = g->target == want[q].target && g->strand == want[q].strand &&
-                         g->dist == want[q].dist && g->xs == want[q].xs &&
+                         g->dist == want[q].dist && g->has_xs == want[q].has_xs &&
+                         (!g->has_xs || g->xs == want[q].xs) && g->score == want[q].score &&
                          (rip ? (uint64_t)g->pos == want[q].tstart : clip == want[q].tstart);
-                    n_xs += want[q].xs >= 0;
+                    n_xs += want[q].has_xs;
                 }
                 if (!ok)
                     diag("report %s%s read %u: %zu occurrences, the plain rule %zu (first: t%u s%u "
-                         "d%d xs%d start %" PRIu64 ")", cases[c].name, all ? " --all" : "", r,
+                         "d%d xs%" PRId64 " start %" PRIu64 ")", cases[c].name, all ? " --all" : "", r,
                          rep.n_occ, nw, nw ? want[0].target : 0, nw ? want[0].strand : 0,
                          nw ? want[0].dist : 0, nw ? want[0].xs : 0, nw ? want[0].tstart : 0);
                 n_occ += nw;
-                for (size_t q = 1; q < nw; q++) n_multi += want[q].target == want[q - 1].target;
+                for (size_t q = 1; q < nw; q++)
+                    for (size_t q2 = 0; q2 < q; q2++) n_multi += want[q].target == want[q2].target;
             }
             tap(ok && n_xs > 0 && (!all || n_multi > 0),
                 "report %s%s: %zu occurrences (%zu XS, %zu second occurrences of a target) equal "
@@ -1655,13 +1689,14 @@ static void test_engine_long_partial(const char *device)
                     if (!pr.searched) continue;
                     const uint32_t omin = gpuasm_pair_overlap_min(&opt, rip, pd.m);
                     if (!omin) continue;
-                    const int32_t kmax = gpuasm_partial_k(&opt, pd.m - 1, pd.m);
+                    const int32_t sfloor = gpuasm_pair_partial_floor(&opt, rip);
+                    const int32_t kmax = gpuasm_partial_kf(&opt, sfloor, pd.m - 1, pd.m);
                     if (pd.m - 1 + (uint64_t)kmax > pd.n) shorter++;
                     else longer++;
                     gpuasm_seqview pv = { pd.p, (uint32_t)pd.m, 0 }, xv = { pd.t, (uint32_t)pd.n, 0 };
                     uint64_t *ws = xmalloc(gpuasm_partial_ws_words((uint32_t)pd.m) * sizeof(uint64_t));
                     for (int at_start = 0; at_start < 2; at_start++) {
-                        gpuasm_partial b = gpuasm_partial_best(&opt, omin, &pv, &xv, at_start, 0, ws);
+                        gpuasm_partial b = gpuasm_partial_best(&opt, omin, sfloor, &pv, &xv, at_start, 0, ws);
                         if (!b.plen) continue;
                         gpuasm_endhit e = { r, t, at_start ? 0u : (uint32_t)(pd.n - 1), b.dist, (uint16_t)st,
                                             (uint16_t)(at_start ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END),

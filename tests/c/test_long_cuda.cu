@@ -114,6 +114,7 @@ struct pass_stats {
 struct end_check {
     const gpuasm_search_opt *o;
     uint32_t omin;
+    int32_t sfloor;     /* the reads' significance floor (gpuasm_partial_kf) */
     gpuasm_partial got;
     int done;
     uint64_t begin_dumps;
@@ -135,7 +136,8 @@ static gpuasm_partial end_walk(const std::vector<uint32_t> &col, uint32_t cs, ui
         gpuasm_partial mine;
         mine.plen = 0;
         mine.dist = 0;
-        long_end_rows(col.data(), cs, w0, w1, above, it.pat, it.m, ec.omin, it.txt.at(it.n - 1u), *ec.o, mine);
+        long_end_rows(col.data(), cs, w0, w1, above, it.pat, it.m, ec.omin, ec.sfloor, it.txt.at(it.n - 1u), *ec.o,
+                      mine);
         above += long_end_sum(col.data(), cs, w0, w1, it.m);
         if (mine.plen) gpuasm_partial_keep(&best, mine.plen, mine.dist);
     }
@@ -346,7 +348,9 @@ static std::vector<uint8_t> make_pattern(uint32_t m, int repetitive, uint32_t iu
 /* One case: every listed shape and both strands against the oracle. */
 /* Options of a text-end partial check: k_p from the item's k, as an
  * absolute k (floor(k p / m)) or as a rate (floor(k / m x p), whose
- * k_{m-1} may fall one short of k), and omin; v picks the variant. */
+ * k_{m-1} may fall one short of k), omin, and the significance floor (none,
+ * a third of the read, or all but k + 1 bases: search.h's
+ * gpuasm_partial_kf); v picks the variant. */
 static gpuasm_search_opt end_opt(uint32_t m, int32_t k, uint32_t v, uint32_t *omin)
 {
     gpuasm_search_opt o;
@@ -357,6 +361,8 @@ static gpuasm_search_opt end_opt(uint32_t m, int32_t k, uint32_t v, uint32_t *om
     o.error_rate = v & 1u ? (double)k / (double)m : 0.0;
     const uint32_t om[3] = { (m + 1u) / 2u, 1u + m / 50u, m - 1u };
     *omin = std::max<uint32_t>(1u, std::min<uint32_t>(m - 1u, om[(v >> 1) % 3u]));
+    const uint32_t fl[3] = { 0u, m / 3u, m > (uint32_t)k + 2u ? m - 1u - (uint32_t)k : 0u };
+    o.read_partial_floor = (int32_t)fl[(v >> 3) % 3u];
     return o;
 }
 
@@ -371,7 +377,7 @@ static bool end_same(const std::vector<uint8_t> &p, const std::vector<uint8_t> &
 {
     const gpuasm_seqview pv = { p.data(), (uint32_t)p.size(), 0 }, tv = { t.data(), (uint32_t)t.size(), rc };
     std::vector<uint64_t> ws(gpuasm_partial_ws_words((uint32_t)p.size()));
-    *want = gpuasm_partial_best(ec.o, ec.omin, &pv, &tv, 0, 0, ws.data());
+    *want = gpuasm_partial_best(ec.o, ec.omin, ec.sfloor, &pv, &tv, 0, 0, ws.data());
     end_runs++;
     end_found += want->plen != 0;
     end_begin_dumps += ec.begin_dumps;
@@ -401,6 +407,7 @@ static void check_on(const char *what, const std::vector<uint8_t> &p, const std:
             pass_stats st = { 0, 0, 0, 0, 0, 0 };
             end_check ec;
             const gpuasm_search_opt o = end_opt(m, k, rnd32(), &ec.omin);
+            ec.sfloor = gpuasm_pair_partial_floor(&o, 1);
             ec.o = &o;
             ec.done = 0;
             ec.begin_dumps = 0;
@@ -424,8 +431,8 @@ static void check_on(const char *what, const std::vector<uint8_t> &p, const std:
             }
             gpuasm_partial wp;
             const bool eok = end_same(p, t, rc, ec, &wp);
-            tap(eok, "%s m=%u k=%d strand %d, %ux%u: text-end partial (omin %u, %s) = partial.h's (%u, %d)",
-                what, m, k, rc, lp, R, ec.omin, o.max_diffs >= 0 ? "absolute k" : "rate", wp.plen, wp.dist);
+            tap(eok, "%s m=%u k=%d strand %d, %ux%u: text-end partial (omin %u, floor %d, %s) = partial.h's (%u, %d)",
+                what, m, k, rc, lp, R, ec.omin, ec.sfloor, o.max_diffs >= 0 ? "absolute k" : "rate", wp.plen, wp.dist);
             if (!eok) diag("got (%u, %d) from %d walks", ec.got.plen, ec.got.dist, ec.done);
         }
     }

@@ -181,10 +181,13 @@ int main(void)
                 o.max_diffs = v == 3 ? (int32_t)(m / 10u) : v == 4 ? 0 : 3;
                 o.error_rate = 0;
             }
+            /* A third of the items with a significance floor (search.h's
+             * gpuasm_partial_kf): the score p - 2 D_p at least F. */
+            if (rnd32() % 3u == 0) o.partial_floor = (int32_t)(m / 3u + rnd32() % (m / 2u + 1u));
             const uint32_t iupac = v == 2 ? 20u : 0u;
             std::vector<uint8_t> pat(m);
             for (uint32_t i = 0; i < m; ++i) pat[i] = rnd_code(iupac);
-            const int32_t kmax = gpuasm_partial_k(&o, m - 1u, m);
+            const int32_t kmax = gpuasm_partial_kf(&o, o.partial_floor, m - 1u, m);
             const uint64_t W = (uint64_t)m - 1u + (uint64_t)(kmax > 0 ? kmax : 0);
             /* Texts shorter than W (v odd) and longer. */
             const uint64_t n = (v & 1) ? 50u + rnd32() % (uint32_t)W : W + 1u + rnd32() % (m + 1u);
@@ -223,9 +226,9 @@ int main(void)
                     tv.len = (uint32_t)t.size();
                     tv.rc = 0;
                     std::vector<uint64_t> ws(gpuasm_partial_ws_words(m));
-                    const gpuasm_partial want = gpuasm_partial_best(&o, omin, &pv, &tv, at_start, 0, ws.data());
+                    const gpuasm_partial want = gpuasm_partial_best(&o, omin, o.partial_floor, &pv, &tv, at_start, 0, ws.data());
                     pw_item it;
-                    const int live = pw_setup(it, &o, omin, pv, tv, at_start);
+                    const int live = pw_setup(it, &o, omin, o.partial_floor, pv, tv, at_start);
                     const uint32_t picked = pw_pick_r(m, kmax);
                     int ok = 1;
                     char got_s[200] = "";
@@ -244,10 +247,10 @@ int main(void)
                     }
                     ++cases;
                     with_hit += want.plen != 0;
-                    tap(ok, "m=%u n=%u %s%s e=%.2f k=%d omin=%u W=%u (%s) R %u picked: (plen, dist) "
+                    tap(ok, "m=%u n=%u %s%s e=%.2f k=%d omin=%u floor=%d W=%u (%s) R %u picked: (plen, dist) "
                         "= partial.h's (%u, %d)%s",
                         m, tv.len, at_start ? "start" : "end", rc ? " rc" : "", o.error_rate, o.max_diffs,
-                        omin, it.W, (uint64_t)m - 1u + (uint64_t)kmax > tv.len ? "text shorter than m-1+k: W = n" : "text longer",
+                        omin, o.partial_floor, it.W, (uint64_t)m - 1u + (uint64_t)kmax > tv.len ? "text shorter than m-1+k: W = n" : "text longer",
                         picked, want.plen, want.dist, got_s);
                 }
         }
@@ -262,7 +265,7 @@ int main(void)
         for (int at_start = 0; at_start < 2; ++at_start) {
             const uint32_t b = 32u * 32u * R, m = b + 300u + rnd32() % 700u;
             const gpuasm_search_opt o = read_opt(0.02);
-            const int32_t kmax = gpuasm_partial_k(&o, m - 1u, m);
+            const int32_t kmax = gpuasm_partial_kf(&o, o.partial_floor, m - 1u, m);
             std::vector<uint8_t> pat(m);
             for (uint32_t i = 0; i < m; ++i) pat[i] = rnd_code(0);
             /* The pattern as the walk reads it (reversed at the start). */
@@ -293,12 +296,12 @@ int main(void)
             tv.rc = 0;
             const uint32_t omin = m / 2u;
             std::vector<uint64_t> ws(gpuasm_partial_ws_words(m));
-            const gpuasm_partial want = gpuasm_partial_best(&o, omin, &pv, &tv, at_start, 0, ws.data());
+            const gpuasm_partial want = gpuasm_partial_best(&o, omin, o.partial_floor, &pv, &tv, at_start, 0, ws.data());
             pw_item it;
             gpuasm_partial got;
             got.plen = 0;
             got.dist = 0;
-            if (pw_setup(it, &o, omin, pv, tv, at_start)) got = run_r(R, it, &o);
+            if (pw_setup(it, &o, omin, o.partial_floor, pv, tv, at_start)) got = run_r(R, it, &o);
             tap(want.plen == m - 1u && want.dist == kmax && got.plen == want.plen && got.dist == want.dist,
                 "tight entry, R=%u %s m=%u kmax=%d: partial.h (%u, %d), expected (%u, %d), warp (%u, %d)", R,
                 at_start ? "start" : "end", m, kmax, want.plen, want.dist, m - 1u, kmax, got.plen, got.dist);

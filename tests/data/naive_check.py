@@ -11,10 +11,14 @@ ASM = min over substrings T' of the text of ED(pattern, T') (pattern = the
 shorter sequence unless --pattern says otherwise; k = floor(e*m) or -k) with
 Ukkonen's cut-off (columns stop at the last row <= k), and asserts that
   * OUT.sam has one record for (read, target) iff min over strands <= k,
-    with the search distance (XD where there is one, else NM; AS = -it)
-    equal to that minimum and the forward strand when it ties;
-  * records come grouped by read in input order, targets in file order,
-    FLAG 256 on every record of a read after its first;
+    with the search distance (XD where there is one, else NM) equal to that
+    minimum and the forward strand when it ties, and AS the score: aligned
+    pattern bases - 2 x search distance (issue #26);
+  * records come grouped by read in input order, best first (AS, then
+    search distance, then aligned pattern bases, then strand, target in
+    file order, position), FLAG 256 on every record of a read after its
+    first (the primary is the best), XS:i (a second occurrence's score) no
+    more than AS;
   * SEQ/QUAL are the read's (reverse-complemented/reversed with FLAG 16);
   * walking CIGAR over read and target reproduces the search distance
     (columns that match by the rule below), and NM and MD as SAM counts
@@ -30,11 +34,14 @@ is the naive DP's min over the text of ED(pattern prefix, text suffix) at
 the end, or ED(pattern suffix, text prefix) at the start, over alignments
 that do not delete the pattern base at the text's boundary, k_p = floor(e*p)
 (or floor(k*p/m) with -k, cutadapt's rate), acceptable when k_p < p and D_p <= k_p, the best p by score
-p - 2 D_p.  The record of a (read, target) is then its best occurrence by
+p - 2 D_p, and with a significance floor F (--partial-floor /
+--read-partial-floor, or the floors the @CO line of OUT.sam names) only
+p with p - 2 D_p >= F.  The record of a (read, target) is then its best occurrence by
 score (aligned pattern bases - 2 x distance), then distance, then the
 forward strand, then the leftmost end; a partial one has XP:Z (read3,
 read5, target3, target5) and its CIGAR covers only the aligned part of
-the pattern.  The defaults are gpuasm-scan's (3, half, both).
+the pattern.  The defaults are gpuasm-scan's (auto: 1 with the floors of
+the @CO line, half, both).
 Matching rule (DESIGN.md): case-insensitive; IUPAC codes in targets match
 the bases they stand for; N or any other non-ACGT read base matches nothing
 (with --match-read-wildcards, what it stands for).
@@ -131,8 +138,9 @@ def partial_distances(p, t, at_start, hamming):
     return out
 
 
-def best_partial(p, t, at_start, hamming, omin, kfun):
-    """(plen, D) of the best partial occurrence at one end, or None."""
+def best_partial(p, t, at_start, hamming, omin, kfun, floor=0):
+    """(plen, D) of the best partial occurrence at one end, or None; with
+    floor > 0 only scores q - 2 D >= floor count."""
     m = len(p)
     if omin <= 0 or omin >= m or not t:
         return None
@@ -141,6 +149,8 @@ def best_partial(p, t, at_start, hamming, omin, kfun):
     for q in range(omin, m):
         kq, d = kfun(q), ds[q]
         if d is None or kq < 0 or kq >= q or d > kq:
+            continue
+        if floor > 0 and q - 2 * d < floor:
             continue
         key = (q - 2 * d, -d, q)
         if best is None or key > (best[0] - 2 * best[1], -best[1], best[0]):
@@ -203,7 +213,9 @@ def main():
     ap.add_argument("--pattern", default="shorter", choices=["shorter", "read", "target"])
     ap.add_argument("--mode", default="edit", choices=["edit", "hamming"])
     ap.add_argument("--match-read-wildcards", action="store_true")
-    ap.add_argument("--overlap", default="3")
+    ap.add_argument("--overlap", default="auto")
+    ap.add_argument("--partial-floor", type=int, default=None)
+    ap.add_argument("--read-partial-floor", type=int, default=None)
     ap.add_argument("--read-overlap", default="half")
     ap.add_argument("--partial-ends", default="both", choices=["3", "5", "both"])
     ap.add_argument("--strand", default="both", choices=["both", "forward"])
@@ -214,7 +226,9 @@ def main():
     global WILDCARDS
     WILDCARDS = a.match_read_wildcards
 
-    overlap = 0 if a.overlap == "full" else int(a.overlap)
+    overlap = {"full": 0, "auto": 1}.get(a.overlap)
+    if overlap is None:
+        overlap = int(a.overlap)
     read_overlap = {"full": 0, "half": -1}.get(a.read_overlap)
     if read_overlap is None:
         read_overlap = int(a.read_overlap)
@@ -228,11 +242,21 @@ def main():
     tcodes = [target_codes(t[1]) for t in targets]
 
     recs = []
+    floors = [0, 0]   # targets as patterns, reads as patterns
     with open(a.sam) as f:
         for line in f:
+            if line.startswith("@CO\tgpuasm-scan: partial occurrences"):
+                # "... of targets: score (AS:i) >= F; of reads: score >= G; ..."
+                m1 = re.search(r"of targets: score \(AS:i\) >= (\d+)", line)
+                m2 = re.search(r"of reads: score >= (\d+)", line)
+                floors = [int(m1.group(1)) if m1 else 0, int(m2.group(1)) if m2 else 0]
             if line.startswith("@"):
                 continue
             recs.append(line.rstrip("\n").split("\t"))
+    if a.partial_floor is not None:
+        floors[0] = a.partial_floor
+    if a.read_partial_floor is not None:
+        floors[1] = a.read_partial_floor
 
     problems = []
     # Group records by read, in input order.
@@ -255,14 +279,24 @@ def main():
         fwd = read_codes(rseq)
         rev = [comp_code(c) for c in reversed(fwd)]
         got = groups.get(i, [])
-        # FLAG 256 on all but the first record of the read; targets in order.
+        # FLAG 256 on all but the first record of the read; records best
+        # first (plugin/report.h's order); each target once.
         for j, r in enumerate(got):
             flag = int(r[1])
             if bool(flag & 256) != (j > 0):
                 problems.append("%s: record %d has FLAG %d" % (rname, j + 1, flag))
         tids = [tidx.get(r[2], -1) for r in got]
-        if tids != sorted(tids) or len(set(tids)) != len(tids):
-            problems.append("%s: targets not in file order or repeated: %s" % (rname, [r[2] for r in got]))
+        if len(set(tids)) != len(tids):
+            problems.append("%s: a target repeated: %s" % (rname, [r[2] for r in got]))
+        keys = []
+        for r in got:
+            tg = dict((x.split(":", 2)[0], x.split(":", 2)[2]) for x in r[11:])
+            asv, sdv = int(tg.get("AS", 0)), int(tg.get("XD", tg.get("NM", 0)))
+            # aligned pattern bases = AS + 2 x distance (checked against
+            # the naive candidates below)
+            keys.append((-asv, sdv, -(asv + 2 * sdv), 1 if int(r[1]) & 16 else 0, tidx.get(r[2], -1), int(r[3])))
+        if keys != sorted(keys):
+            problems.append("%s: records not best first: %s" % (rname, [(r[2], k[0], k[1]) for r, k in zip(got, keys)]))
         by_t = {tidx.get(r[2], -1): r for r in got}
         for t, tc in enumerate(tcodes):
             n_pairs += 1
@@ -304,7 +338,7 @@ def main():
                         end35 = (5 if at_start else 3) if (read_pat or s == 0) else (3 if at_start else 5)
                         if end35 not in ends:
                             continue
-                        b = best_partial(pat, txt, at_start, hamming, omin, kfun)
+                        b = best_partial(pat, txt, at_start, hamming, omin, kfun, floors[1 if read_pat else 0])
                         if b is None:
                             continue
                         q, dq = b
@@ -331,10 +365,10 @@ def main():
                 problems.append("%s vs %s: XD %d equals NM" % (rname, tnames[t], sd))
             if sd != best:
                 problems.append("%s vs %s: search distance %d, naive DP %d" % (rname, tnames[t], sd, best))
-            if int(tags.get("AS", 1)) != -sd:
-                problems.append("%s vs %s: AS %s != -%d" % (rname, tnames[t], tags.get("AS"), sd))
             strand = 1 if flag & 16 else 0
             want_strand, kind, alen = cands[0][2], cands[0][4], cands[0][5]
+            if int(tags.get("AS", -10 ** 9)) != alen - 2 * sd:
+                problems.append("%s vs %s: AS %s != %d - 2 x %d" % (rname, tnames[t], tags.get("AS"), alen, sd))
             if strand != want_strand:
                 problems.append("%s vs %s: strand %d, best is strand %d (%s)" % (rname, tnames[t], strand, want_strand, cands))
             if tags.get("XP", "full") != kind:
@@ -418,8 +452,8 @@ def main():
                 if read_bases != alen:
                     problems.append("%s vs %s: CIGAR %s aligns %d read bases, want %d" % (
                         rname, tnames[t], r[5], read_bases, alen))
-            if "XS" in tags and int(tags["XS"]) < sd:
-                problems.append("%s vs %s: XS %s < search distance %d" % (rname, tnames[t], tags["XS"], sd))
+            if "XS" in tags and int(tags["XS"]) > int(tags["AS"]):
+                problems.append("%s vs %s: XS %s > AS %s" % (rname, tnames[t], tags["XS"], tags["AS"]))
     for p in problems:
         print("naive_check: " + p)
     if problems:
