@@ -51,7 +51,12 @@
  * is counted as a source (a target longer than the reads never is the
  * pattern: counting it makes E larger, never smaller), with the rho of its
  * own prefix (an end where the pattern runs off the text's end) or suffix
- * (the text's start).  For reads as patterns the read is the random side
+ * (the text's start).  Partial sources are counted per distinct sequence:
+ * targets whose first (last) p bases are the same, with the same k_p, are
+ * one source for aligned length p (a read end that matches one of them
+ * matches all; adapter files repeat prefixes, e.g. 48 indexed primers that
+ * share their first 20 bases), so E bounds the chance of a read having
+ * such an occurrence, not the number of records it makes.  For reads as patterns the read is the random side
  * and the fixed side is the target's end; its length is not known in
  * advance, so every p >= S counts and, with an absolute -k, k_p = k.
  * Aligned lengths over GPUASM_CHANCE_QMAX bases are left out: at e <= 0.25

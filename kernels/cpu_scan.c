@@ -176,13 +176,96 @@ static void flush_hits(walk *w)
     w->have_pending = 0;
 }
 
+/* The ends pass of a target that is the pattern, up to 64 bases, in edit
+ * mode on nt16 (adapters and primers: most of the items a screen runs),
+ * with what gpuasm_partial_best() builds per item built once per run:
+ * per end (0: the text's end, the pattern as it is; 1: its start, the
+ * pattern reversed), the base masks of the pattern, and k_p under the
+ * floor (gpuasm_partial_kf) for every p, -1 where p is no candidate. */
+typedef struct {
+    uint64_t bm[2][4];
+    int8_t kp[64];
+    uint32_t m, omin;
+    int32_t kmax;         /* k_{m-1} (partial.h's window: W = m - 1 + kmax) */
+} ends_word;
+
+static void ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const uint8_t *pat, uint32_t m,
+                            uint32_t omin)
+{
+    const int32_t fl = gpuasm_pair_partial_floor(opt, 0);
+    memset(e, 0, sizeof *e);
+    e->m = m;
+    e->omin = omin;
+    e->kmax = gpuasm_partial_kf(opt, fl, m - 1u, m);
+    for (uint32_t i = 0; i < m; i++)
+        for (uint32_t x = 0; x < 4; x++) {
+            if (pat[i] & (1u << x)) e->bm[0][x] |= (uint64_t)1 << i;
+            if (pat[m - 1u - i] & (1u << x)) e->bm[1][x] |= (uint64_t)1 << i;
+        }
+    for (uint32_t p = 0; p < m && p < 64; p++) {
+        const int32_t k = p < omin ? -1 : gpuasm_partial_kf(opt, fl, p, m);
+        e->kp[p] = (int8_t)(k < 0 || (int64_t)k >= (int64_t)p ? -1 : k > 63 ? 63 : k);
+    }
+}
+
+/* gpuasm_partial_best() of partial.h, edit mode, for an ends_word pattern
+ * against text[0 .. n) (a read strand as searched): the same Myers step
+ * on one word over the same window and the same row rule, so the same
+ * (plen, dist); tests/c/test_ends_filter.c compares the two. */
+static gpuasm_partial partial_best_word(const ends_word *e, const uint8_t *text, uint32_t n, int at_start)
+{
+    gpuasm_partial best = { 0, 0 };
+    const uint32_t m = e->m;
+    if (e->omin == 0 || e->omin >= m || n == 0 || e->kmax < 0) return best;
+    uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)e->kmax;
+    const uint32_t W = (uint32_t)(wlen > n ? n : wlen);
+    const uint64_t *bm = e->bm[at_start];
+    uint64_t pv = ~(uint64_t)0, mv = 0, leq = 0, lph = 0, lmh = 0;
+    for (uint32_t q = 0; q < W; q++) {
+        const uint8_t tc = at_start ? text[W - 1u - q] : text[n - W + q];
+        const uint64_t eq = ((tc & 1u) ? bm[0] : 0) | ((tc & 2u) ? bm[1] : 0) |
+                            ((tc & 4u) ? bm[2] : 0) | ((tc & 8u) ? bm[3] : 0);
+        const uint64_t xv = eq | mv;
+        const uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(xh | pv);
+        uint64_t mh = pv & xh;
+        leq = eq;
+        lph = ph;
+        lmh = mh;
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+    }
+    /* Rows from omin - 1 on: D of row p of the last column is the prefix
+     * sum of the vertical deltas, one popcount to get there. */
+    const uint32_t p0 = e->omin - 1u;
+    const uint64_t below = p0 >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << p0) - 1u);
+    int32_t d = __builtin_popcountll(pv & below) - __builtin_popcountll(mv & below);
+    int32_t e1 = p0 ? d - ((int32_t)((lph >> (p0 - 1u)) & 1u) - (int32_t)((lmh >> (p0 - 1u)) & 1u)) : 0;
+    for (uint32_t p = e->omin; p < m; p++) {
+        const uint32_t b = p - 1u;
+        d += (int32_t)((pv >> b) & 1u) - (int32_t)((mv >> b) & 1u);
+        const int32_t ev = d - ((int32_t)((lph >> b) & 1u) - (int32_t)((lmh >> b) & 1u));
+        const int32_t kp = e->kp[p];
+        if (kp >= 0) {
+            const int32_t diag = e1 + (int32_t)!((leq >> b) & 1u), left = ev + 1;
+            const int32_t dp = diag < left ? diag : left;
+            if (dp <= kp) gpuasm_partial_keep(&best, p, dp);
+        }
+        e1 = ev;
+    }
+    return best;
+}
+
 /* The pair's partial occurrences at the ends of the text (search.h): at
  * most one end hit per end, at the ends in allow (bit 0: the text's end,
  * bit 1: its start; an exact filter may rule ends out).  ws grows to the
- * pattern's needs.  0 or -1. */
+ * pattern's needs.  fast: the target's ends_word when it is the pattern
+ * and has one (edit mode), else NULL.  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
-                        size_t *ws_cap, gpuasm_scan_stats *cnt)
+                        size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast)
 {
     const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
     const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
@@ -191,6 +274,20 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     cnt->ends_run += (uint64_t)__builtin_popcount(ends);
     cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
     if (!ends) return 0;
+    if (fast && !hamming && !pr->read_is_pattern) {
+        for (int at_start = 0; at_start < 2; at_start++) {
+            if (!(ends & (1u << at_start))) continue;
+            const gpuasm_partial b = partial_best_word(fast, text, (uint32_t)pr->n, at_start);
+            if (!b.plen) continue;
+            gpuasm_endhit e = w->cur;
+            e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
+            e.dist = b.dist;
+            e.kind = at_start ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END;
+            e.plen = b.plen;
+            if (gpuasm_hits_push(w->out, e) < 0) return -1;
+        }
+        return 0;
+    }
     const size_t need = gpuasm_partial_ws_words((uint32_t)pr->m);
     if (need > *ws_cap) {
         uint64_t *p = realloc(*ws, need * sizeof(**ws));
@@ -254,6 +351,8 @@ struct gpuasm_cpu_prep {
     gpuasm_tindex tx;       /* reads as patterns */
     int has_efilter;
     gpuasm_efilter ef;      /* the ends pass of targets as patterns (ends_filter.h) */
+    ends_word *ew;          /* [n_targets] the ends pass of targets of <= 64 bases as
+                             * patterns (edit mode), or NULL; m == 0: none for this one */
     /* --filter (search.h) with the GPUASM_CPU_PREFILTER knob: per filter,
      * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
     int lv_pieces, lv_index;
@@ -304,6 +403,7 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
     if (prep->has_filter) gpuasm_qfilter_free(&prep->qf);
     if (prep->has_tindex) gpuasm_tindex_free(&prep->tx);
     if (prep->has_efilter) gpuasm_efilter_free(&prep->ef);
+    free(prep->ew);
     free(prep);
 }
 
@@ -316,6 +416,8 @@ int gpuasm_cpu_prep_fits(const gpuasm_cpu_prep *prep, const gpuasm_seqset *targe
            prep->opt.kernel == opt->kernel && prep->opt.alphabet == opt->alphabet &&
            prep->opt.max_diffs == opt->max_diffs && prep->opt.filter == opt->filter &&
            prep->opt.overlap_min == opt->overlap_min && prep->opt.partial_ends == opt->partial_ends &&
+           prep->opt.partial_floor == opt->partial_floor &&
+           prep->opt.read_partial_floor == opt->read_partial_floor &&
            (opt->max_diffs >= 0 || prep->opt.error_rate == opt->error_rate);
 }
 
@@ -350,6 +452,17 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
             if (p->peq_off[t] != UINT64_MAX)
                 gpuasm_myers_peq_nt16(p->peq + p->peq_off[t], targets->code + targets->off[t],
                                       (uint32_t)(targets->off[t + 1] - targets->off[t]));
+    }
+    /* the ends pass's word tables (edit mode: the grouped walk's kernel) */
+    if (p->grouped && gpuasm_partial_on(opt) && opt->overlap_min > 0) {
+        p->ew = calloc(targets->n ? targets->n : 1, sizeof *p->ew);
+        if (!p->ew) goto oom;
+        for (uint32_t t = 0; t < targets->n; t++) {
+            const uint64_t m = targets->off[t + 1] - targets->off[t];
+            const uint32_t omin = m ? gpuasm_pair_overlap_min(opt, 0, m) : 0;
+            if (m == 0 || m > 64 || !omin) continue;
+            ends_word_build(&p->ew[t], opt, targets->code + targets->off[t], (uint32_t)m, omin);
+        }
     }
     const int filterable = p->grouped || filtered_hamming(opt);
     const char *name = gpuasm_filter_name(opt->filter);
@@ -1119,8 +1232,10 @@ int gpuasm_cpu_scan_cfg(const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep_i
                     }
                     const uint32_t allow = grp == 0 ? (emarked ? g.emark[t] : 3u)
                                                     : by_ends ? ends_allowed(&g, prep, t) : 3u;
+                    const ends_word *fast = prep && prep->ew && prep->ew[t].m ? &prep->ew[t] : NULL;
                     if (partial &&
-                        partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, allow, &pws, &pws_cap, &g.cnt) < 0)
+                        partial_hits(&w, opt, hamming, &pr, p.pattern, p.text, allow, &pws, &pws_cap, &g.cnt,
+                                     fast) < 0)
                         goto oom;
                 }
             }

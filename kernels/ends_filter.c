@@ -46,6 +46,8 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
     memset(f, 0, sizeof *f);
 }
 
+#define EF_SPAN 2
+
 /* The rules of pattern q (m bases, k_p of opt) at one end into v.
  * Returns 1 when they cannot all be keyed (the target is "always" there;
  * v is left as it was), 0, or -1 when out of memory. */
@@ -61,7 +63,13 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
             continue;
         }
         uint32_t hi = p;
-        while (hi + 1 < m && gpuasm_partial_kf(opt, opt->partial_floor, hi + 1, m) == c) hi++;
+        /* With differences, a range of lengths shares its pieces (cut from
+         * its shortest length) and their windows (as wide as the range):
+         * ranges of EF_SPAN lengths keep both tight, at more table entries
+         * (the shortest lengths, at the floor, pass most often). */
+        while (hi + 1 < m && gpuasm_partial_kf(opt, opt->partial_floor, hi + 1, m) == c &&
+               (c == 0 || hi + 1 < p + EF_SPAN))
+            hi++;
         const uint32_t lo = p;
         p = hi + 1;
         if (c == 0) {

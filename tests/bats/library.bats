@@ -19,7 +19,8 @@ setup() {
     diff <(printf '%s\n' "$output") "$GPUASM_SRCDIR/examples/example.expected"
     [ "${#lines[@]}" -eq 2 ]
     # The same sequences through gpuasm-scan (whole occurrences, as the
-    # library reports them): read, target, strand, NM, [pos-1, end), CIGAR.
+    # library reports them): read, target, strand, search distance (XD,
+    # else NM), [pos-1, end), CIGAR.
     src=$GPUASM_SRCDIR/examples/example.c
     awk -F'"' '/const char \*targets/ { t = 1; next } /const char \*reads/ { r = 1; t = 0; next } /};/ { t = r = 0 }
                t && NF >= 3 { print ">" n++ > "'"$T"'/t.fa"; print $2 > "'"$T"'/t.fa" }
@@ -31,7 +32,9 @@ setup() {
                           if (op ~ /[MD=XN]/) len += n
                           if (op == "S") { if (first) lead = n; else trail = n }
                           first = 0; c = substr(c, RLENGTH + 1) }
-                      for (i = 12; i <= NF; i++) if ($i ~ /^AS:i:/) d = -substr($i, 6)
+                      nm = ""; xd = ""
+                      for (i = 12; i <= NF; i++) { if ($i ~ /^NM:i:/) nm = substr($i, 6); if ($i ~ /^XD:i:/) xd = substr($i, 6) }
+                      d = xd != "" ? xd : nm
                       printf "read %s target %s %s distance %d target [%d, %d) read [%d, %d) %s\n",
                           $1, $3, (int($2 / 16) % 2 ? "-" : "+"), d, $4 - 1, $4 - 1 + len, lead, ql - trail, $6 }' > "$T/scan.txt"
     diff "$T/scan.txt" "$GPUASM_SRCDIR/examples/example.expected"

@@ -19,20 +19,93 @@ fq_names() {
 
 # Per target from a SAM file: reads (QNAMEs), forward/reverse and full/
 # partial of each read's first record on the target (its best), records,
-# histogram of that record's distance (-AS); must equal the --report rows.
+# histogram of that record's search distance (XD, else NM); must equal the
+# --report rows.
 check_report_vs_sam() {
     records "$1" | awk -F'\t' '
         { t = $3; if (!(($1, t) in seen)) { seen[$1, t] = 1; reads[t]++
               if (int($2 / 16) % 2) rev[t]++; else fwd[t]++
               if ($0 ~ /\tXP:Z:/) part[t]++; else full[t]++
-              for (i = 12; i <= NF; i++) if ($i ~ /^AS:i:/) { d = -substr($i, 6); h[t, d]++; if (d > mx[t]) mx[t] = d } }
+              nm = 0; xd = -1
+              for (i = 12; i <= NF; i++) { if ($i ~ /^NM:i:/) nm = substr($i, 6) + 0; if ($i ~ /^XD:i:/) xd = substr($i, 6) + 0 }
+              d = xd >= 0 ? xd : nm; h[t, d]++; if (d > mx[t]) mx[t] = d }
           recs[t]++ }
         END { for (t in reads) { s = ""; for (d = 0; d <= mx[t]; d++) s = s (d ? "," : "") (h[t, d] + 0)
               print t, reads[t], fwd[t] + 0, rev[t] + 0, full[t] + 0, part[t] + 0, recs[t], s } }' |
         sort > "$T/from_sam"
-    awk -F'\t' 'NR > 1 && $2 !~ /^\(/ && $4 > 0 { print $2, $4, $5, $6, $7, $8, $9, $11 }' "$2" |
+    awk -F'\t' 'NR > 1 && !/^#/ && $2 !~ /^\(/ && $4 > 0 { print $2, $4, $5, $6, $7, $8, $9, $11 }' "$2" |
         sort > "$T/from_report"
     diff "$T/from_sam" "$T/from_report"
+}
+
+@test "--report's evidence (issue #26): coverage, depth, identity and starts as the SAM says; reads_expected sums to the summary's" {
+    for opt in "" --all; do
+        scan --quiet $opt --report "$T/r.tsv" "$READS" "$TARGETS" > "$T/o.sam"
+        run "$PYTHON3" - "$T/o.sam" "$T/r.tsv" <<'PY'
+import re, sys
+cov, starts, aligned, cols, match = {}, {}, {}, {}, {}
+for line in open(sys.argv[1]):
+    if line.startswith("@"):
+        continue
+    f = line.rstrip("\n").split("\t")
+    t, pos = f[2], int(f[3]) - 1
+    nm = int([x[5:] for x in f[11:] if x.startswith("NM:i:")][0])
+    ref = c = 0
+    for n, op in re.findall(r"(\d+)([MIDNSHP=X])", f[5]):
+        n = int(n)
+        if op in "M=XD":
+            ref += n
+        if op in "M=XID":
+            c += n
+    cov.setdefault(t, set()).update(range(pos, pos + ref))
+    starts.setdefault(t, set()).add(pos)
+    aligned[t] = aligned.get(t, 0) + ref
+    cols[t] = cols.get(t, 0) + c
+    match[t] = match.get(t, 0) + c - nm
+bad = 0
+for line in open(sys.argv[2]):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "sample" or line.startswith("#") or f[1].startswith("("):
+        continue
+    t, length = f[1], int(f[2])
+    want = [aligned.get(t, 0), match.get(t, 0), cols.get(t, 0), len(cov.get(t, ())),
+            "%.4f" % (len(cov.get(t, ())) / length), "%.2f" % (aligned.get(t, 0) / length),
+            "%.4f" % (match[t] / cols[t]) if cols.get(t) else ".", len(starts.get(t, ()))]
+    got = [int(f[12]), int(f[13]), int(f[14]), int(f[15]), f[16], f[17], f[18], int(f[19])]
+    if got != want:
+        print(t, "report", got, "SAM", want)
+        bad = 1
+print("checked")
+sys.exit(bad)
+PY
+        assert_success
+    done
+    # reads_expected: a fixed-point number per target, and the (any) row their sum
+    run awk -F'\t' 'NR > 1 && !/^#/ && $2 != "(none)" { if ($12 !~ /^[0-9]+\.[0-9]{9}$/) bad = 1
+                     if ($2 == "(any)") any = $12; else sum += $12 }
+                     END { exit bad || (sum - any > 1e-6 || any - sum > 1e-6) }' "$T/r.tsv"
+    assert_success
+}
+
+@test "--multiqc: a General Statistics part beside the bar graph; targets of one sequence are one bar" {
+    printf '>a1\nAGATCGGAAGAGCACACGTCTGAACTCCAGTCAC\n>a2\nAGATCGGAAGAGCACACGTCTGAACTCCAGTCAC\n>b\nCTGTCTCTTATACACATCTCCGAGCCCACGAGAC\n' > "$T/ad.fa"
+    scan --quiet --sample S --multiqc "$T/x_mqc.json" --report "$T/r.tsv" "$READS" "$T/ad.fa" > /dev/null
+    [ -s "$T/x_general_mqc.json" ]
+    run "$PYTHON3" - "$T/x_mqc.json" "$T/x_general_mqc.json" "$T/r.tsv" <<'PY'
+import json, sys
+bars = json.load(open(sys.argv[1]))["data"]["S"]
+gen = json.load(open(sys.argv[2]))
+assert gen["plot_type"] == "generalstats", gen
+rows = [l.rstrip("\n").split("\t") for l in open(sys.argv[3]) if not l.startswith("#")]
+any_row = [r for r in rows if r[1] == "(any)"][0]
+assert abs(gen["data"]["S"]["gpuasm_percent_with_hit"] - float(any_row[9])) < 1e-9, (gen, any_row)
+# a1 and a2 are one sequence: one bar, named for both
+assert "a1 (= a2)" in bars and "a2" not in bars and "a1" not in bars, bars
+same = {r[1]: r[20] for r in rows if not r[1].startswith("(") and r[0] != "sample"}
+assert same == {"a1": ".", "a2": "a1", "b": "."}, same
+print("ok")
+PY
+    assert_success
 }
 
 @test "--report with --all: several records per read and target, each read counted once by its best" {
@@ -44,8 +117,9 @@ check_report_vs_sam() {
 
 @test "--report: one row per target and the totals, counted as the SAM of the same run says" {
     scan --no-PG --report "$T/r.tsv" "$READS" "$TARGETS" > "$T/o.sam" 2> "$T/err"
-    head -1 "$T/r.tsv" | grep -qx $'sample\ttarget\tlength\treads\treads_forward\treads_reverse\treads_full\treads_partial\trecords\tpercent\tbest_distance'
-    [ "$(wc -l < "$T/r.tsv")" -eq 6 ]              # header, 3 targets, (any), (none)
+    head -1 "$T/r.tsv" | grep -qx $'sample\ttarget\tlength\treads\treads_forward\treads_reverse\treads_full\treads_partial\trecords\tpercent\tbest_distance\treads_expected\taligned_bases\tmatching_columns\taligned_columns\tbases_covered\tbreadth\tmean_depth\tmean_identity\tdistinct_starts\tsame_as'
+    [ "$(grep -vc '^#' "$T/r.tsv")" -eq 6 ]        # header, 3 targets, (any), (none)
+    [ "$(grep -c '^#covered' "$T/r.tsv")" -eq 3 ]  # and the coverage of each target hit
     check_report_vs_sam "$T/o.sam" "$T/r.tsv"
     # Totals: (any) = reads with a hit record, (none) = the others; 42 reads in all.
     with=$(records "$T/o.sam" | cut -f1 | sort -u | wc -l)

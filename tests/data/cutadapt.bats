@@ -13,14 +13,15 @@ setup() {
     T=$BATS_TEST_TMPDIR
 }
 
-# oracle NAME READS ADAPTER=SEQ INFO [options]: gpuasm-scan as cutadapt -a
-# (forward strand, partial only at the 3' end, one match per read), then
-# the comparison's SUMMARY line in $output.
+# oracle NAME READS ADAPTER=SEQ INFO [options]: gpuasm-scan as cutadapt -a,
+# its preset (--preset cutadapt: forward strand, partial only at the 3'
+# end, one match per read, -O 3, issue #26), then the comparison's SUMMARY
+# line in $output.
 oracle() {
     local reads=$2 ad=$3 info=$4
     shift 4
     printf '>%s\n%s\n' "${ad%%=*}" "${ad#*=}" > "$T/ad.fa"
-    scan --device cpu --no-PG --quiet --best --strand forward --partial-ends 3 --pattern target \
+    scan --device cpu --no-PG --quiet --preset cutadapt \
         "$@" -o "$T/o.sam" "$reads" "$T/ad.fa"
     run "$PYTHON3" "$GPUASM_TESTS_DIR/data/cutadapt_compare.py" "$D/oracles/$info" "$T/o.sam"
     assert_success

@@ -14,9 +14,11 @@ on the same reads and adapters with the options that mean the same thing:
     -e E, -O N             -e E, --overlap N  (cutadapt's defaults: 0.1, 3)
     --no-indels            --mode hamming
     --match-read-wildcards --match-read-wildcards
-    always                 --strand forward --pattern target --best (cutadapt
-                           looks for adapters on the read as sequenced and
-                           keeps one match per read)
+    always                 --preset cutadapt (--strand forward --pattern
+                           target --best --partial-ends 3 --overlap 3:
+                           cutadapt looks for adapters on the read as
+                           sequenced and keeps one match per read; the
+                           options above override it)
 
 and compares the per-read matches with cutadapt_compare.py's rules (same
 reads, same [start, end) and errors, or a documented difference of
@@ -152,8 +154,8 @@ def main():
             for name, seq in adapters:
                 f.write(">%s\n%s\n" % (name, seq))
         sam = os.path.join(cw, "gpuasm.sam")
-        gcmd = [scan, "--device", "cpu", "--no-PG", "--quiet", "--best", "--strand", "forward",
-                "--pattern", "target"] + gopts + ["-o", sam, os.path.join(cdir, reads), afa]
+        gcmd = [scan, "--device", "cpu", "--no-PG", "--quiet", "--preset", "cutadapt"] + gopts + \
+               ["-o", sam, os.path.join(cdir, reads), afa]
         r = subprocess.run(gcmd, capture_output=True, text=True)
         if r.returncode != 0:
             print("%-26s gpuasm-scan failed: %s" % (c["case"], r.stderr.strip()[-200:]))
