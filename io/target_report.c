@@ -25,7 +25,7 @@ static const char *const tsv_columns[] = {
     "sample", "target", "length", "reads", "reads_forward", "reads_reverse", "reads_full",
     "reads_partial", "records", "percent", "best_distance", "reads_expected", "aligned_bases",
     "matching_columns", "aligned_columns", "bases_covered", "breadth", "mean_depth",
-    "mean_identity", "distinct_starts", "same_as"
+    "mean_identity", "distinct_starts", "same_as", "covered", "starts"
 };
 #define N_COLUMNS (sizeof tsv_columns / sizeof tsv_columns[0])
 
@@ -264,11 +264,13 @@ static void put_expected(FILE *fp, const gpuasm_target_report *r, const gpuasm_t
             (unsigned long long)(c->expected % UNITS));
 }
 
+static void put_intervals(FILE *fp, const uint64_t *b, uint64_t len);
+
 /* The evidence columns of a target row (or "." for the totals: len 0, i < 0). */
 static void put_evidence(FILE *fp, const gpuasm_target_report *r, long i)
 {
     if (i < 0) {
-        fputs("\t.\t.\t.\t.\t.\t.\t.\t.\t.", fp);
+        fputs("\t.\t.\t.\t.\t.\t.\t.\t.\t.\t.\t.", fp);
         return;
     }
     const gpuasm_target_count *c = &r->c[i];
@@ -279,8 +281,11 @@ static void put_evidence(FILE *fp, const gpuasm_target_report *r, long i)
             len ? (double)c->aligned_bases / (double)len : 0.0);
     if (c->aln_cols) fprintf(fp, "%.4f", (double)c->match_cols / (double)c->aln_cols);
     else fputc('.', fp);
-    fprintf(fp, "\t%llu\t%s", (unsigned long long)bits_count(c->starts, len),
+    fprintf(fp, "\t%llu\t%s\t", (unsigned long long)bits_count(c->starts, len),
             r->same_as[i] >= 0 ? r->name[r->same_as[i]] : ".");
+    if (c->cov) put_intervals(fp, c->cov, len); else fputc('.', fp);
+    fputc('\t', fp);
+    if (c->starts) put_intervals(fp, c->starts, len); else fputc('.', fp);
 }
 
 static void tsv_row(FILE *fp, const gpuasm_target_report *r, const char *name, uint64_t len,
@@ -326,14 +331,6 @@ int gpuasm_target_report_tsv(FILE *fp, const gpuasm_target_report *r)
     /* Reads without a hit have no strand, kind or distance. */
     gpuasm_target_count none = { .reads = r->reads - r->c[r->n].reads };
     tsv_row(fp, r, NONE_ROW, 0, &none, -1);
-    for (uint32_t i = 0; i < r->n; i++) {
-        if (!r->c[i].cov) continue;
-        fprintf(fp, "#covered\t%s\t", r->name[i]);
-        put_intervals(fp, r->c[i].cov, r->len[i]);
-        fprintf(fp, "\n#starts\t%s\t", r->name[i]);
-        put_intervals(fp, r->c[i].starts, r->len[i]);
-        fputc('\n', fp);
-    }
     return ferror(fp) ? -1 : 0;
 }
 
@@ -451,23 +448,6 @@ int gpuasm_target_report_read_tsv(const char *path, gpuasm_target_report *r,
                     "sample, target, length, ... same_as: %zu columns)", path, N_COLUMNS);
             continue;
         }
-        if (line.s[0] == '#') {
-            /* "#covered|#starts TAB target TAB intervals", after the rows */
-            const int cov = !strcmp(line.s + f[0], "#covered"), st = !strcmp(line.s + f[0], "#starts");
-            if (nf != 3 || !(cov || st)) BAD("%s: line %llu: expected #covered or #starts, a target "
-                                             "and intervals", path, ln);
-            if (!seen_none) BAD("%s: line %llu: %s before the %s row", path, ln, line.s + f[0], NONE_ROW);
-            const long t = target_index(r, line.s + f[1]);
-            if (t < 0) BAD("%s: line %llu: %s of an unknown target '%s'", path, ln, line.s + f[0],
-                           line.s + f[1]);
-            uint64_t **dst = cov ? &r->c[t].cov : &r->c[t].starts;
-            if (*dst) BAD("%s: line %llu: a second %s line for %s", path, ln, line.s + f[0], line.s + f[1]);
-            const int pr = parse_intervals(line.s + f[2], r->len[t], dst);
-            if (pr == -2) goto oom;
-            if (pr < 0) BAD("%s: line %llu: bad intervals for %s (1-based a-b within its %llu bases)",
-                            path, ln, line.s + f[1], (unsigned long long)r->len[t]);
-            continue;
-        }
         if (nf != (int)N_COLUMNS)
             BAD("%s: line %llu: %d columns, expected %zu", path, ln, nf, N_COLUMNS);
         const char *sample = line.s + f[0], *name = line.s + f[1];
@@ -518,6 +498,17 @@ int gpuasm_target_report_read_tsv(const char *path, gpuasm_target_report *r,
             c->aligned_bases = e[0];
             c->match_cols = e[1];
             c->aln_cols = e[2];
+            /* covered and starts: the bases' and the starts' sets, so that
+             * shards merge into the whole run's bases_covered and
+             * distinct_starts */
+            for (int k = 0; k < 2; k++) {
+                const char *iv = line.s + f[21 + k];
+                if (!strcmp(iv, ".")) continue;
+                const int pr = parse_intervals(iv, v[0], k ? &c->starts : &c->cov);
+                if (pr == -2) goto oom;
+                if (pr < 0) BAD("%s: line %llu: bad %s intervals (1-based a-b within the target's %llu bases)",
+                                path, ln, tsv_columns[21 + k], (unsigned long long)v[0]);
+            }
         }
         int known = 1;
         if (parse_expected(line.s + f[11], &c->expected, &known) < 0)

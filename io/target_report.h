@@ -40,6 +40,10 @@
  *   distinct_starts distinct POS of the records (a few repeated starts
  *                   are a repeat; many spread ones a genome that is there)
  *   same_as         the first target with the same sequence, or "."
+ *   covered, starts the covered bases and the records' start positions as
+ *                   1-based closed intervals "a-b,c-d" ("." for none), so
+ *                   that --merge-reports merges bases_covered and
+ *                   distinct_starts exactly
  * The (any) row sums reads_expected; its evidence columns are ".".
  *
  * Formats: TSV with a header line (--report), a "sample"/"targets" part of
@@ -47,11 +51,7 @@
  * reads per target, one bar for targets of the same sequence, and a
  * General Statistics column), the stderr summary, and the sum of several
  * TSV reports of the same targets (--merge-reports: the shards of one
- * sample).  The TSV ends with "#covered" and "#starts" lines (the covered
- * bases and the start positions of each target with records, as 1-based
- * closed intervals "a-b,c-d"), which --merge-reports reads to merge
- * bases_covered and distinct_starts exactly; TSV readers that skip '#'
- * lines (pandas' comment='#', R's comment.char) see the table alone.
+ * sample).
  */
 #ifndef GPUASM_TARGET_REPORT_H
 #define GPUASM_TARGET_REPORT_H
@@ -114,8 +114,7 @@ int gpuasm_target_report_finish(gpuasm_target_report *r);
 /* Add b to a (same targets; 0) or -1 when the targets differ. */
 int gpuasm_target_report_add(gpuasm_target_report *a, const gpuasm_target_report *b);
 
-/* The TSV report: header line, rows, "#covered"/"#starts" lines.  0, or -1
- * when writing failed. */
+/* The TSV report: header line and rows.  0, or -1 when writing failed. */
 int gpuasm_target_report_tsv(FILE *fp, const gpuasm_target_report *r);
 
 /* Read a TSV report written by gpuasm_target_report_tsv (one sample).

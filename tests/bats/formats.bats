@@ -194,15 +194,15 @@ no_qual() {
 
 @test "--match-read-wildcards: N in a read matches any base; NM still counts it, XD has the search's" {
     run awk -F'\t' '$1 == "beta_with_N" { print $6, $12, $14 }' "$T/ref.sam"
-    assert_output "100M NM:i:3 AS:i:-3"
+    assert_output "100M NM:i:3 AS:i:94"
     run --separate-stderr scan --device cpu --no-PG --match-read-wildcards "$READS" "$TARGETS"
     strip_summary
     assert_success
     echo "$output" > "$T/wild.sam"
     # SAM's NM counts an N against a base (SAMtags "NM"); the search found
-    # the read at distance 0, which AS and XD say.
+    # the read at distance 0, which AS (100 aligned - 2 x 0) and XD say.
     run awk -F'\t' '$1 == "beta_with_N" { print $6, $12, $13, $14, $15 }' "$T/wild.sam"
-    assert_output "100M NM:i:3 MD:Z:20G34G25C18 AS:i:0 XD:i:0"
+    assert_output "100M NM:i:3 MD:Z:20G34G25C18 AS:i:100 XD:i:0"
     run "$PYTHON3" "$GPUASM_TESTS_DIR/data/naive_check.py" --match-read-wildcards "$READS" "$TARGETS" "$T/wild.sam"
     assert_success
     # Reads without ambiguity codes are unaffected.

@@ -15,9 +15,12 @@ setup_file() {
     zcat "$D/trimgalore/illumina_10K.reads1-4000.fastq.gz" > "$O/illumina.fq"
     zcat "$D/trimgalore/nextera_100K.reads1-4000.fastq.gz" > "$O/nextera.fq"
     zcat "$D/trimgalore/smallRNA_100K.reads1-4000.fastq.gz" > "$O/smallRNA.fq"
-    zcat "$D/measles_sequana/Hm2_GTGAAA_L005_R1_001.fastq.gz" \
-         "$D/measles_sequana/Hm2_GTGAAA_L005_R2_001.fastq.gz" > "$O/measles.fq"
-    cat "$D/phix_strobealign/phix.1.fastq" "$D/phix_strobealign/phix.2.fastq" > "$O/phix.fq"
+    # R1 and R2 as single-end reads, named apart (_r1, _r2: a run of one
+    # name is one read to check_order.py)
+    mates() { awk -v s="$1" 'NR % 4 == 1 { $1 = $1 s } { print }'; }
+    { zcat "$D/measles_sequana/Hm2_GTGAAA_L005_R1_001.fastq.gz" | mates _r1
+      zcat "$D/measles_sequana/Hm2_GTGAAA_L005_R2_001.fastq.gz" | mates _r2; } > "$O/measles.fq"
+    { mates _r1 < "$D/phix_strobealign/phix.1.fastq"; mates _r2 < "$D/phix_strobealign/phix.2.fastq"; } > "$O/phix.fq"
     if command -v samtools >/dev/null 2>&1; then
         samtools fastq "$D/ebola_viralngs/G5012.3.subset.bam" 2>/dev/null > "$O/ebola.fq"
     fi
