@@ -945,9 +945,9 @@ static void test_engine(const char *device)
         { "e=0.2 shorter, partial O1 floors 6 and 14", { .max_diffs = -1, .error_rate = 0.20,
           .pattern_side = GPUASM_PATTERN_SHORTER, .overlap_min = 1, .read_overlap_min = -1,
           .partial_ends = GPUASM_END_3 | GPUASM_END_5, .partial_floor = 6, .read_partial_floor = 14 }, 0 },
-        { "k=4 target, partial O1 3' only, floor 9", { .max_diffs = 4, .error_rate = 0.10,
+        { "k=4 target, partial O1 3' only, floor 4", { .max_diffs = 4, .error_rate = 0.10,
           .pattern_side = GPUASM_PATTERN_TARGET, .overlap_min = 1, .partial_ends = GPUASM_END_3,
-          .partial_floor = 9 }, 1 },
+          .partial_floor = 4 }, 1 },
     };
     static const int threads[] = { 1, 2, 3, 5 };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
