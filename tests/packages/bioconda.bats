@@ -54,12 +54,20 @@ recipe() {   # recipe VARIANT KEY
         [ "$(recipe $v test.commands | wc -l)" -ge 5 ]
     done
     # the variants: a CPU build string and no CUDA; a CUDA one with its compiler and runtime
-    recipe None build.string | grep -q '^cpu_'
+    recipe None build.string | grep -qx 'cpu_0'
     ! recipe None requirements.build | grep -q cuda
-    recipe 12.6 build.string | grep -q '^cuda126_'
+    recipe 12.6 build.string | grep -qx 'cuda126_0'
     recipe 12.6 requirements.build | grep -qx cuda_compiler_stub
     recipe 12.6 requirements.host | grep -qx cuda-cudart-static
     grep -q -- '--without-cuda' "$RECIPE/build.sh" && grep -q -- '--with-cuda' "$RECIPE/build.sh"
+    # the containers the nf-core module and the container recipe name are
+    # this recipe's builds: VERSION--BUILDSTRING
+    v=$(recipe None package.version)
+    for b in "$(recipe None build.string)" "$(recipe 12.6 build.string)"; do
+        grep -q "quay.io/biocontainers/gpuasm:$v--$b'" "$GPUASM_SRCDIR/plugin/nextflow/main.nf"
+        grep -q "https://depot.galaxyproject.org/singularity/gpuasm:$v--$b'" "$GPUASM_SRCDIR/plugin/nextflow/main.nf"
+    done
+    grep -q "bioconda::gpuasm=$v\$" "$GPUASM_SRCDIR/plugin/nextflow/environment.yml"
 }
 
 @test "build.sh installs into a clean PREFIX as conda-build calls it" {
