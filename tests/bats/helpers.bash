@@ -74,6 +74,13 @@ edlib_python() {
     return 1
 }
 
+# The slow tier (issue #29): make check-full (and CI) runs these tests,
+# make check skips them so that it stays within 10 minutes on 2 cores.
+# GPUASM_CHECK_FULL=1 runs them by hand too.
+require_full() {
+    [ -n "${GPUASM_CHECK_FULL:-}" ] || skip "slow tier${1:+ ($1)}: make check-full runs it"
+}
+
 require_shared_data() {
     [ -d "$GPUASM_SHARED_DATA/oracles" ] || skip "shared data not found at $GPUASM_SHARED_DATA"
 }
