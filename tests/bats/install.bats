@@ -36,9 +36,15 @@ readme_compile_lines() {
     [ "$(pkg-config --cflags gpuasm)" = "-I$T/p/include" ] ||
         [ "$(pkg-config --cflags gpuasm | tr ' ' '\n' | grep -c -- "-I$T/p/include")" -eq 1 ]
     [ -f "$T/p/include/gpuasm.h" ] && [ -f "$T/p/lib/libgpuasm.a" ] && [ -x "$T/p/bin/gpuasm-scan" ]
-    # nothing of configure's prefix or of a hard-coded CUDA path is left in it
-    ! grep -n '/usr/local' "$T/p/lib/pkgconfig/gpuasm.pc"
-    ! grep -n 'cuda-[0-9]' "$T/p/lib/pkgconfig/gpuasm.pc"
+    # nothing of configure's prefix is left in it, and a CUDA build's runtime
+    # directory only in its own variable (cudalibdir, which
+    # --define-variable overrides), never in the link flags
+    ! grep -n '/usr/local' "$T/p/lib/pkgconfig/gpuasm.pc" | grep -v ':cudalibdir='
+    ! grep -n '^Libs.*cuda-[0-9]' "$T/p/lib/pkgconfig/gpuasm.pc"
+    if grep -q '^cudalibdir=' "$T/p/lib/pkgconfig/gpuasm.pc"; then
+        pkg-config --static --libs gpuasm | grep -q -- "-L$(pkg-config --variable=cudalibdir gpuasm) "
+        pkg-config --define-variable=cudalibdir=/elsewhere --static --libs gpuasm | grep -q -- '-L/elsewhere '
+    fi
     # make uninstall takes it away again
     env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$GPUASM_BUILDDIR" uninstall prefix="$T/p" > /dev/null 2>&1
     [ ! -e "$T/p/lib/pkgconfig/gpuasm.pc" ] && [ ! -e "$T/p/include/gpuasm.h" ]
