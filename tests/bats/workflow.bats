@@ -267,7 +267,7 @@ by_read_order() {
     assert_failure 1
     run scan --trim "$READS" "$TARGETS"
     assert_failure 1
-    assert_output "gpuasm-scan: --trim cuts the reads written by --matched: give --matched FILE"
+    assert_output "gpuasm-scan: --trim cuts the reads written by --matched or --reads-out: give one of them"
 }
 
 @test "a failed run leaves no --report, --multiqc, --matched or --unmatched-reads file" {
@@ -287,7 +287,7 @@ by_read_order() {
     cmp "$T/in.fq" "$READS"
     run scan --matched "$T/x.txt" "$READS" "$TARGETS"
     assert_failure 1
-    assert_output "gpuasm-scan: --matched $T/x.txt: cannot tell the format from the name (name it .fq, .fastq, .fa, .fasta, optionally .gz, or .bam, .sam, .sam.gz, .cram)"
+    assert_output "gpuasm-scan: --matched $T/x.txt: cannot tell the format from the name (name it .fq, .fastq, .fa, .fasta, optionally .gz, or .bam, .sam, .sam.gz, .cram; or give --reads-fmt)"
     [ ! -e "$T/x.txt" ]
     run scan --matched "$T/x.fq" --unmatched-reads "$T/x.fq" "$READS" "$TARGETS"
     assert_failure 1
