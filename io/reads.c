@@ -358,9 +358,13 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
         s->n_read++;
         if (s->seqfile) {
             /* htslib's flags from a "/1" "/2" name suffix (reads.h): a
-             * single file is single-end, paired files set their own. */
+             * single file is single-end, paired files set their own.  The
+             * suffix itself is kept in id for the reads written back out
+             * under their names as read (reads.h, issue #29). */
+            dst->id = dst->core.flag & (BAM_FREAD1 | BAM_FREAD2);
             dst->core.flag = BAM_FUNMAP;
         } else {
+            dst->id = 0;
             if (dst->core.flag & (BAM_FSECONDARY | BAM_FSUPPLEMENTARY)) continue;
             if (dst->core.l_qseq == 0 && !(dst->core.flag & BAM_FUNMAP) && dst->core.n_cigar) {
                 /* SEQ '*' on a primary record: nothing to search, and nothing

@@ -23,6 +23,12 @@
  *     once "/1" "/2" is gone, and the files the same number of reads.
  *     Record numbers then count R1 and R2 reads alternately (R1's n-th read
  *     is record 2n-1).
+ * The suffix htslib took off a FASTQ/FASTA name stays known: a record's
+ * bam1_t id (a field htslib keeps for its callers and copies with
+ * bam_copy1) holds BAM_FREAD1 for "/1", BAM_FREAD2 for "/2" (both for any
+ * other digit, which htslib does not tell apart), 0 for none and for
+ * SAM/BAM/CRAM input, so the reads outputs write names as they were read
+ * (io/reads_out.h; cutadapt keeps them, issue #29).
  */
 #ifndef GPUASM_READS_H
 #define GPUASM_READS_H

@@ -88,11 +88,23 @@ int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, s
         snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : EIO));
         goto fail;
     }
-    char magic[16] = { 0 };
+    char magic[32] = { 0 };
     ssize_t got = hpeek(h, magic, sizeof magic);
     if (got < 0) {
         snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
         hclose_abruptly(h);
+        goto fail;
+    }
+    /* BLOW5 v0.1 (2021, before slow5lib's released format; slow5lib's own
+     * old test file is one) starts with a text line that the text reader
+     * would take for a signal: refuse it, naming the converter (issue #29). */
+    static const char v01[] = "##file_format=blow5v0.1\n";
+    if (got >= (ssize_t)sizeof v01 - 1 && !memcmp(magic, v01, sizeof v01 - 1)) {
+        hclose_abruptly(h);
+        snprintf(err, errlen, "%s: a BLOW5 v0.1 file (pre-release format, '##file_format=blow5v0.1'), "
+                 "which slow5lib cannot read: convert it to SLOW5 with blow5v01_to_slow5.py %s "
+                 "OUT.slow5 (in share/gpuasm/ of the installation, tests/signal/ of the source)",
+                 path, path);
         goto fail;
     }
     if (got >= 14 && !memcmp(magic, "#slow5_version", 14)) r->fmt = FMT_SLOW5;

@@ -16,13 +16,22 @@
 # -lstdc++), the way gpuasm-scan is linked, so the binary needs no
 # LD_LIBRARY_PATH.  Nothing is run: the build machine may have no GPU.
 #
+# Where libcudart_static.a lives (issue #29: never a path written into the
+# build by hand): CUDA_LIBDIR as given; else the toolkit's own pkg-config
+# module (cudart-X.Y, as NVIDIA's packages and conda's cuda-cudart-dev
+# install it) names its libdir; else the toolkit root's lib64, lib or
+# targets/*/lib.  gpuasm.pc names it in a variable of its own (cudalibdir),
+# which `pkg-config --define-variable=cudalibdir=DIR` overrides.
+#
 # Sets: use_cuda (yes/no), NVCC, CUDA_ARCH, NVCCFLAGS, CUDA_CPPFLAGS,
-#       CUDA_LDFLAGS, CUDA_LIBS; AC_DEFINE HAVE_CUDA; AM_CONDITIONAL HAVE_CUDA.
+#       CUDA_LIBDIR, CUDA_LDFLAGS, CUDA_LIBS; AC_DEFINE HAVE_CUDA;
+#       AM_CONDITIONAL HAVE_CUDA.
 AC_DEFUN([GPUASM_CHECK_CUDA], [
 AC_REQUIRE([AC_PROG_CC])
 AC_ARG_VAR([NVCC], [CUDA compiler (default: nvcc from --with-cuda=DIR, $CUDA_HOME, PATH or /usr/local/cuda)])
 AC_ARG_VAR([CUDA_ARCH], [GPU architecture for nvcc -arch (default: sm_90)])
 AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc (default: -O3)])
+AC_ARG_VAR([CUDA_LIBDIR], [directory of libcudart_static.a (default: from the toolkit's cudart pkg-config module, else the toolkit's lib64)])
 AC_ARG_WITH([cuda],
   [AS_HELP_STRING([--with-cuda@<:@=DIR@:>@],
     [build the CUDA backend (toolkit in DIR; default: use CUDA if nvcc and cudart are found)])],
@@ -64,7 +73,16 @@ AS_IF([test "x$with_cuda" != xno], [
     AS_CASE([$with_cuda], [yes|check|no], [], [gpuasm_cuda_root=$with_cuda])
     AC_MSG_CHECKING([for the static CUDA runtime])
     gpuasm_cudart_dir=
+    AS_IF([test -n "$CUDA_LIBDIR"], [
+      AS_IF([test -f "$CUDA_LIBDIR/libcudart_static.a"], [gpuasm_cudart_dir=$CUDA_LIBDIR],
+        [AC_MSG_RESULT([no]); AC_MSG_ERROR([CUDA_LIBDIR=$CUDA_LIBDIR has no libcudart_static.a])])])
+    # The toolkit's own pkg-config module, cudart-X.Y (X.Y: nvcc's release).
+    gpuasm_cuda_release=`"$NVCC" --version 2>/dev/null | sed -n 's/.*release \([[0-9]][[0-9]]*\.[[0-9]][[0-9]]*\).*/\1/p' | head -1`
+    AS_IF([test -z "$gpuasm_cudart_dir" && test -n "$gpuasm_cuda_release" && test -n "$PKG_CONFIG"], [
+      gpuasm_l=`$PKG_CONFIG --variable=libdir "cudart-$gpuasm_cuda_release" 2>/dev/null`
+      AS_IF([test -n "$gpuasm_l" && test -f "$gpuasm_l/libcudart_static.a"], [gpuasm_cudart_dir=$gpuasm_l])])
     for gpuasm_l in lib64 lib targets/x86_64-linux/lib targets/sbsa-linux/lib; do
+      test -n "$gpuasm_cudart_dir" && break
       AS_IF([test -f "$gpuasm_cuda_root/$gpuasm_l/libcudart_static.a"],
         [gpuasm_cudart_dir="$gpuasm_cuda_root/$gpuasm_l"; break])
     done
@@ -103,6 +121,7 @@ EOF
     AS_IF([test "x$gpuasm_cuda_ok" = xyes], [
       use_cuda=yes
       CUDA_CPPFLAGS="-I$gpuasm_cuda_root/include"
+      CUDA_LIBDIR=$gpuasm_cudart_dir
       CUDA_LDFLAGS="-L$gpuasm_cudart_dir"
       CUDA_LIBS="-lcudart_static -ldl -lrt -lpthread -lstdc++"
     ])
@@ -123,6 +142,7 @@ AC_SUBST([CUDA_ARCH])
 AC_SUBST([NVCCFLAGS])
 AC_SUBST([CUDA_CPPFLAGS])
 AC_SUBST([CUDA_LDFLAGS])
+AC_SUBST([CUDA_LIBDIR])
 AC_SUBST([CUDA_LIBS])
 AM_CONDITIONAL([HAVE_CUDA], [test "x$use_cuda" = xyes])
 ])

@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <unistd.h>
 
+#include <htslib/cram.h>
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
 #include <htslib/sam.h>
@@ -30,6 +31,7 @@
 #include "parse_size.h"
 #include "auto_move.h"
 #include "pipeline.h"
+#include "reads_out.h"
 #include "registry.h"
 #include "sam_out.h"
 #include "target_report.h"
@@ -113,7 +115,8 @@ static void usage(FILE *fp)
 "Input:\n"
 "  -1 FILE, -2 FILE          paired FASTQ files R1 and R2 (mates named alike up\n"
 "                            to /1 /2): FLAG 0x1/0x40/0x80 and mate fields\n"
-"  -T, --reference FILE      reference FASTA to decode CRAM input\n"
+"  -T, --reference FILE      reference FASTA of CRAM input, and of CRAM output\n"
+"                            (as samtools -T) [CRAM output: --write-reference's]\n"
 "Output (as samtools):\n"
 "  -o, --output FILE         write to FILE [standard output]\n"
 "  -O, --output-fmt FMT[,OPT=VAL]...  sam, bam or cram [from -o's extension,\n"
@@ -146,6 +149,15 @@ static void usage(FILE *fp)
 "                            N jobs cover the input once\n"
 "      --merge-reports FILE...  sum --report TSVs (shards of one sample) to stdout\n"
 "                            (with --multiqc FILE: also as MultiQC content)\n"
+"Round trips (README \"Round trips\"):\n"
+"      --write-reference FILE.fa  the targets as the SAM header names them\n"
+"                            (renamed ones too), with FILE.fa.fai and a Picard\n"
+"                            FILE.dict, for samtools calmd, Picard and CRAM\n"
+"      --reads-out FILE      every read once, in input order, cut by --trim\n"
+"                            (cutadapt -o); '-': standard output (with -o FILE)\n"
+"      --reads-fmt FMT       format of the reads outputs: fastq, fasta, sam, bam,\n"
+"                            cram, fastq.gz, fasta.gz, sam.gz [from each name;\n"
+"                            fastq for -]\n"
 "Resources:\n"
 "  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
 "      --device DEV          auto: the CPU at once, moving to every CUDA device\n"
@@ -263,6 +275,8 @@ enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMA
        OPT_REPORT, OPT_MULTIQC, OPT_SAMPLE, OPT_MATCHED, OPT_MATCHED2, OPT_UNMATCHED_READS,
        OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS, OPT_FILTER,
        OPT_MAX_CHANCE, OPT_PRESET };
+/* Round trips (issue #29). */
+enum { OPT_WRITE_REFERENCE = 1024, OPT_READS_OUT, OPT_READS_FMT };
 
 /* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
  * any case, limited to what gpuasm writes.  0, or -1. */
@@ -361,6 +375,57 @@ static int merge_report_files(int n, char **path, const char *mqc)
     return 0;
 }
 
+/* ---- round trips (issue #29) ------------------------------------------------------
+ *
+ * Standard output takes one output: the SAM without -o (or with -o -),
+ * else at most one of --stats, --reads-out and the --matched /
+ * --unmatched-reads files given as "-".  0, or -1 after the message. */
+static int round_trip_outputs(const gpuasm_scan_opt *o)
+{
+    const char *name[] = { "--reads-out", "--matched", "--matched2", "--unmatched-reads",
+                           "--unmatched-reads2", "--stats" };
+    const char *path[] = { o->screen.reads_out, o->screen.matched, o->screen.matched2,
+                           o->screen.unmatched, o->screen.unmatched2, o->stats_path };
+    const char *taken = !o->out_path || !strcmp(o->out_path, "-") ? "the SAM output" : NULL;
+    for (size_t i = 0; i < sizeof name / sizeof name[0]; i++) {
+        if (!path[i] || strcmp(path[i], "-")) continue;
+        if (taken) {
+            fprintf(stderr, "%s: %s -: standard output carries %s%s\n", prog, name[i], taken,
+                    !strcmp(taken, "the SAM output") ? " (give -o FILE)" : "");
+            return -1;
+        }
+        taken = name[i];
+    }
+    return 0;
+}
+
+/* CRAM output is encoded against a reference, as samtools: -T's, else the
+ * --write-reference file (written before the output opens), unless an
+ * --output-fmt-option already names one (reference=, no_ref, embed_ref).
+ * Without any, CRAM is written without a reference (sam_out.c). */
+static int cram_reference(const gpuasm_scan_opt *o, htsFormat *fmt)
+{
+    if (fmt->format != cram) return 0;
+    const char *ref = o->reference ? o->reference : o->write_reference;
+    if (!ref) return 0;
+    for (const hts_opt *x = fmt->specific; x; x = x->next)
+        if (x->opt == CRAM_OPT_REFERENCE || x->opt == CRAM_OPT_NO_REF || x->opt == CRAM_OPT_EMBED_REF)
+            return 0;
+    kstring_t kv = KS_INITIALIZE;
+    hts_opt *add = NULL;
+    int r = ksprintf(&kv, "reference=%s", ref) < 0 || hts_opt_add(&add, kv.s) < 0 ? -1 : 0;
+    ks_free(&kv);
+    if (r < 0) {
+        hts_opt_free(add);
+        fail("%s", "out of memory");
+        return -1;
+    }
+    hts_opt **tail = (hts_opt **)&fmt->specific;
+    while (*tail) tail = &(*tail)->next;
+    *tail = add;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option lopts[] = {
@@ -408,6 +473,9 @@ int main(int argc, char **argv)
         { "trim", no_argument, NULL, OPT_TRIM },
         { "shard", required_argument, NULL, OPT_SHARD },
         { "merge-reports", no_argument, NULL, OPT_MERGE_REPORTS },
+        { "write-reference", required_argument, NULL, OPT_WRITE_REFERENCE },
+        { "reads-out", required_argument, NULL, OPT_READS_OUT },
+        { "reads-fmt", required_argument, NULL, OPT_READS_FMT },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 }
@@ -582,6 +650,15 @@ int main(int argc, char **argv)
                             optarg), 1;
             break;
         case OPT_MERGE_REPORTS: merge_reports = 1; break;
+        case OPT_WRITE_REFERENCE: o.write_reference = optarg; break;
+        case OPT_READS_OUT: o.screen.reads_out = optarg; break;
+        case OPT_READS_FMT: {
+            char m[8], why[512];
+            if (gpuasm_reads_out_mode("--reads-fmt", "-", optarg, m, why, sizeof why) < 0)
+                return fail("%s", why), 1;
+            o.screen.reads_fmt = optarg;
+            break;
+        }
         case OPT_PROGRESS: o.progress = 1; break;
         case OPT_STATS: o.stats_path = optarg; break;
         case 'h': usage(stdout); return 0;
@@ -601,8 +678,10 @@ int main(int argc, char **argv)
     if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
     if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
         return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
-    if (o.screen.trim && !o.screen.matched)
-        return fail("%s", "--trim cuts the reads written by --matched: give --matched FILE"), 1;
+    if (o.screen.trim && !o.screen.matched && !o.screen.reads_out)
+        return fail("%s", "--trim cuts the reads written by --matched or --reads-out: give one "
+                    "of them"), 1;
+    if (round_trip_outputs(&o) < 0) return 1;
     /* The cutadapt-style summary on stderr ends every run (issue #10: "a
      * short summary on stderr at the end of a run ... unless --quiet"), as
      * minimap2's [M::main] lines do; stdout stays the SAM alone. */
@@ -683,6 +762,7 @@ int main(int argc, char **argv)
         fmt_opts = NULL;
     }
     o.out_format = &fmt;
+    if (cram_reference(&o, &fmt) < 0) goto out;
 
     /* Read group: -R's line, then --rg's fields. */
     if (rg_line || rg_fields.l) {

@@ -57,6 +57,7 @@
 #include "grow.h"
 #include "output_file.h"
 #include "pipeline.h"
+#include "reference_out.h"
 #include "reads.h"
 #include "registry.h"
 #include "records.h"
@@ -1474,6 +1475,14 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
         }
     }
     if (chance_setup(prog, &oc, &t, &chance, &co, err, errlen) < 0) goto out;
+    /* --write-reference: the targets as @SQ names them, in place before the
+     * output opens (a CRAM output may be encoded against it). */
+    if (o->write_reference &&
+        gpuasm_reference_write(&t, o->write_reference,
+                               (const char *const[]){ o->reads_path, o->reads_path2, o->targets_path,
+                                                      o->reference, o->out_path, o->stats_path },
+                               6, err, errlen) < 0)
+        goto out;
     /* The reads open while the engine may still be starting; the engine's
      * failure is the one told when both fail (as when it opened first). */
     char rd_err[1024] = "";

@@ -55,6 +55,7 @@ typedef struct gpuasm_scan_opt {
     gpuasm_screen_opt screen;  /* --report, --multiqc, --sample, --matched, --unmatched-reads,
                                 * --trim, the summary (plugin/screen.h) */
     gpuasm_shard shard;        /* --shard I/N (plugin/shard.h); n == 0: every read */
+    const char *write_reference; /* --write-reference FILE.fa (io/reference_out.h), or NULL */
 } gpuasm_scan_opt;
 
 /* --max-memory's default for n_slots batches in flight: 1 GiB, or 64 MiB

@@ -22,6 +22,7 @@ struct gpuasm_screen {
     const gpuasm_search_opt *so;
     gpuasm_target_report rep;
     gpuasm_reads_out *matched, *unmatched;
+    gpuasm_reads_out *stream;   /* --reads-out */
     gpuasm_outfile report_of, mqc_of, mqcg_of;
     int report_begun, mqc_begun;
 };
@@ -61,7 +62,7 @@ static int same_sequences(const gpuasm_targets *t, int32_t *same_as)
 
 int gpuasm_screen_wanted(const gpuasm_screen_opt *o)
 {
-    return o->report || o->multiqc || o->matched || o->unmatched || o->summary;
+    return o->report || o->multiqc || o->matched || o->unmatched || o->summary || o->reads_out;
 }
 
 int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
@@ -93,12 +94,14 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
     if (r < 0) goto oom;
     /* Never over an input (issue #12's rule for -o), nor over each other. */
     const char *outs[] = { o->report, o->multiqc, o->matched, o->matched2, o->unmatched,
-                           o->unmatched2 };
+                           o->unmatched2, o->reads_out };
     const char *flags[] = { "--report", "--multiqc", "--matched", "--matched2",
-                            "--unmatched-reads", "--unmatched-reads2" };
+                            "--unmatched-reads", "--unmatched-reads2", "--reads-out" };
     for (size_t k = 0; k < sizeof outs / sizeof outs[0]; k++) {
         if (!outs[k]) continue;
-        if (!strcmp(outs[k], "-")) {
+        /* The reads outputs may be "-" (gpuasm-scan allows it when the SAM
+         * goes to -o FILE, for one output). */
+        if (k < 2 && !strcmp(outs[k], "-")) {
             snprintf(err, errlen, "%s -: give a file name (standard output carries the SAM)", flags[k]);
             return -1;
         }
@@ -109,7 +112,7 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
             return -1;
         }
         for (size_t j = 0; j < k; j++)
-            if (outs[j] && !strcmp(outs[j], outs[k])) {
+            if (outs[j] && !strcmp(outs[j], outs[k]) && strcmp(outs[k], "-")) {
                 snprintf(err, errlen, "%s %s: also given to %s", flags[k], outs[k], flags[j]);
                 return -1;
             }
@@ -133,11 +136,15 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
         }
         s->mqc_begun = 1;
     }
-    if (o->matched && gpuasm_reads_out_open("--matched", o->matched, o->matched2, in_hdr,
-                                            n_threads, &s->matched, err, errlen) < 0)
+    if (o->matched && gpuasm_reads_out_open("--matched", o->matched, o->matched2, o->reads_fmt,
+                                            in_hdr, n_threads, &s->matched, err, errlen) < 0)
         return -1;
     if (o->unmatched && gpuasm_reads_out_open("--unmatched-reads", o->unmatched, o->unmatched2,
-                                              in_hdr, n_threads, &s->unmatched, err, errlen) < 0)
+                                              o->reads_fmt, in_hdr, n_threads, &s->unmatched,
+                                              err, errlen) < 0)
+        return -1;
+    if (o->reads_out && gpuasm_reads_out_open("--reads-out", o->reads_out, NULL, o->reads_fmt,
+                                              in_hdr, n_threads, &s->stream, err, errlen) < 0)
         return -1;
     return 0;
 oom:
@@ -201,9 +208,12 @@ int gpuasm_screen_part(gpuasm_screen *s, const gpuasm_batch *b, uint32_t r0, uin
             }
         }
         gpuasm_reads_out *w = any ? s->matched : s->unmatched;
-        for (uint32_t q = 0; w && q < nrd; q++) {
+        for (uint32_t q = 0; (w || s->stream) && q < nrd; q++) {
             int64_t keep = s->o.trim && any ? trim_point(s, recs->rec + first[q], cnt[q]) : -1;
-            if (gpuasm_reads_out_write(w, b->rec[r + q], keep, err, errlen) < 0) return -1;
+            if (w && gpuasm_reads_out_write(w, b->rec[r + q], keep, err, errlen) < 0) return -1;
+            /* --reads-out: every read, in input order (screen.h) */
+            if (s->stream && gpuasm_reads_out_write(s->stream, b->rec[r + q], keep, err, errlen) < 0)
+                return -1;
         }
         r += nrd;
     }
@@ -250,6 +260,8 @@ int gpuasm_screen_close(gpuasm_screen *s, int ok, const char *prog, char *err, s
     if (gpuasm_reads_out_close(s->matched, ok, ret ? e2 : err, ret ? sizeof e2 : errlen) < 0 && ok)
         ok = 0, ret = -1;
     if (gpuasm_reads_out_close(s->unmatched, ok, ret ? e2 : err, ret ? sizeof e2 : errlen) < 0 && ok)
+        ok = 0, ret = -1;
+    if (gpuasm_reads_out_close(s->stream, ok, ret ? e2 : err, ret ? sizeof e2 : errlen) < 0 && ok)
         ok = 0, ret = -1;
     if (ok && s->report_begun && gpuasm_outfile_commit(&s->report_of, err, errlen) < 0)
         ok = 0, ret = -1;

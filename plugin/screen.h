@@ -9,6 +9,10 @@
  * has a hit record; a pair goes to --matched when either mate has one (as
  * the SAM keeps pairs whole, records.h rule 3), else to --unmatched-reads.
  *
+ * --reads-out (issue #29): every read once, in input order, as cutadapt -o
+ * writes its output: cut as --trim says when it has a hit, whole otherwise
+ * (pairs interleaved, reads_out.h).
+ *
  * --trim (cutadapt -a): a read is cut before the start of its best hit on
  * the read as sequenced (records without FLAG 0x10) of a target that is the
  * pattern (an adapter, not a genome the read lies in), not a 5' partial one
@@ -41,6 +45,9 @@ typedef struct gpuasm_screen_opt {
     const char *unmatched;     /* --unmatched-reads FILE [--unmatched-reads2 FILE] */
     const char *unmatched2;
     int trim;                  /* --trim */
+    const char *reads_out;     /* --reads-out FILE: every read in input order, matched ones
+                                * cut with --trim (cutadapt -o), or NULL; "-": stdout */
+    const char *reads_fmt;     /* --reads-fmt: format of the reads outputs, or NULL (names) */
     int summary;               /* the stderr summary at the end (not with --quiet) */
 } gpuasm_screen_opt;
 

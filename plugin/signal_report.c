@@ -14,6 +14,26 @@ int gpuasm_sigreport_pass(const gpuasm_sigreport_opt *o, int32_t cost, uint64_t 
     return (double)cost <= bound;
 }
 
+/* A cost in normalised units (issue #29: the README's "cost 4" is what is
+ * printed, not 256 quantisation steps).  Costs are whole multiples of
+ * 1 / GPUASM_SIG_SCALE = 1/64 (both cost kinds; kernels/signal.h), which
+ * have at most six decimals: printed exactly, without trailing zeros. */
+static const char *cost_str(int32_t cost, char *buf, size_t len)
+{
+    _Static_assert(GPUASM_SIG_SCALE == 64, "1/64 = 0.015625: six decimals");
+    const int neg = cost < 0;
+    const int64_t c = neg ? -(int64_t)cost : cost;
+    int64_t frac = (c % GPUASM_SIG_SCALE) * 15625;   /* millionths */
+    int n = snprintf(buf, len, "%s%lld", neg ? "-" : "", (long long)(c / GPUASM_SIG_SCALE));
+    if (frac && n > 0 && (size_t)n < len) {
+        char f[8];
+        snprintf(f, sizeof f, "%06lld", (long long)frac);
+        for (int i = 5; i > 0 && f[i] == '0'; i--) f[i] = 0;
+        snprintf(buf + n, len - (size_t)n, ".%s", f);
+    }
+    return buf;
+}
+
 int gpuasm_sigreport_header(FILE *fp, const gpuasm_sigreport_opt *o)
 {
     if (!o->tsv) return 0;
@@ -57,7 +77,7 @@ int gpuasm_sigreport_lines(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm
                                      b->name[r], (unsigned long long)b->len[r],
                                      (unsigned long long)b->qstart[r], (unsigned long long)b->qend[r],
                                      ref->tname[t], ref->strand[i], (unsigned long long)ref->tlen[t])
-                           : fprintf(fp, "%s\t%llu\t%llu\t%llu\t%c\t%s\t%llu\t0\t0\t0\t0\t255\tad:i:-1\tpa:A:N\n",
+                           : fprintf(fp, "%s\t%llu\t%llu\t%llu\t%c\t%s\t%llu\t0\t0\t0\t0\t255\tad:f:-1\tpa:A:N\n",
                                      b->name[r], (unsigned long long)b->len[r],
                                      (unsigned long long)b->qstart[r], (unsigned long long)b->qend[r],
                                      ref->strand[i], ref->tname[t], (unsigned long long)ref->tlen[t]);
@@ -71,24 +91,26 @@ int gpuasm_sigreport_lines(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm
             uint64_t ts, te;
             gpuasm_sigref_interval(ref, i, (uint64_t)ks, ke, &ts, &te);
             const double per = (double)h->cost / GPUASM_SIG_SCALE / (double)m;
+            char cs[32];
+            cost_str(h->cost, cs, sizeof cs);
             const int pass = gpuasm_sigreport_pass(o, h->cost, m);
             any |= pass;
             if (o->tsv)
-                n = fprintf(fp, "%s\t%llu\t%llu\t%llu\t%s\t%c\t%llu\t%llu\t%llu\t%lld\t%llu\t%d\t%.4f\t%c\n",
+                n = fprintf(fp, "%s\t%llu\t%llu\t%llu\t%s\t%c\t%llu\t%llu\t%llu\t%lld\t%llu\t%s\t%.4f\t%c\n",
                             b->name[r], (unsigned long long)b->len[r],
                             (unsigned long long)b->qstart[r], (unsigned long long)b->qend[r],
                             ref->tname[t], ref->strand[i], (unsigned long long)ref->tlen[t],
                             (unsigned long long)ts, (unsigned long long)te, (long long)ks,
-                            (unsigned long long)ke, (int)h->cost, per, pass ? 'Y' : 'N');
+                            (unsigned long long)ke, cs, per, pass ? 'Y' : 'N');
             else
                 n = fprintf(fp, "%s\t%llu\t%llu\t%llu\t%c\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t255\t"
-                            "ad:i:%d\tan:f:%.4f\tpa:A:%c\tks:i:%lld\tke:i:%llu\n",
+                            "ad:f:%s\tan:f:%.4f\tpa:A:%c\tks:i:%lld\tke:i:%llu\n",
                             b->name[r], (unsigned long long)b->len[r],
                             (unsigned long long)b->qstart[r], (unsigned long long)b->qend[r],
                             ref->strand[i], ref->tname[t], (unsigned long long)ref->tlen[t],
                             (unsigned long long)ts, (unsigned long long)te,
                             (unsigned long long)(ke - (uint64_t)ks), (unsigned long long)(te - ts),
-                            (int)h->cost, per, pass ? 'Y' : 'N', (long long)ks, (unsigned long long)ke);
+                            cs, per, pass ? 'Y' : 'N', (long long)ks, (unsigned long long)ke);
             if (n < 0) return -1;
             (*lines)++;
         }

@@ -12,17 +12,19 @@
  *   (signal_ref.h), 10 reference k-mers aligned (samples for signal
  *   references), 11 bases the interval spans, 12 mapping quality 255
  *   (missing: DTW costs are no probabilities), then
- *   ad:i: the ADSM cost (quantised units: 1/64 of a normalised unit per
- *   sample, signal.h), an:f: the cost per query sample in normalised units
- *   (ad / 64 / window length; what the threshold is on), pa:A: Y when an
+ *   ad:f: the ADSM cost in normalised units (computed on integers of
+ *   1/64 of a unit, signal.h, and printed exactly: at most six decimals),
+ *   an:f: the cost per query sample (ad / window length; what the
+ *   threshold is on), pa:A: Y when an
  *   <= the threshold, else N, ks:i: and ke:i: the interval in k-mers (or
  *   samples) of the strand's own signal.
  * A pair that was not searched (an empty window: --signal-skip past the
  * read's end; a reference shorter than k) has cost -1: columns 8-11 are 0,
- * ad:i:-1 and pa:A:N, no an/ks/ke.
+ * ad:f:-1 and pa:A:N, no an/ks/ke.
  * TSV (--tsv) with a header line: read, read_samples, query_start,
  * query_end, target, strand, target_len, ref_start, ref_end, kmer_start,
- * kmer_end, cost, cost_per_sample, pass (Y/N); NA where not searched.
+ * kmer_end, cost (as ad:f:), cost_per_sample, pass (Y/N); NA where not
+ * searched.
  * Lines go read by read in input order, reference strands in file order
  * ('+' then '-'), so the output is the same whatever the backend.
  */

@@ -1,14 +1,25 @@
 process GPUASM_SCAN {
     tag "$meta.id"
     label 'process_medium'
+    label 'process_gpu'
 
-    // gpuasm is not in Bioconda yet (README.md: build from source); the
-    // environment names the package it will have.
+    // The images of the Bioconda recipe's two builds (packaging/bioconda:
+    // build strings cpu_N and cudaXY_N; packaging/container/Dockerfile
+    // builds the same images): the CUDA one where the task asks for a GPU
+    // (task.accelerator, set by the process_gpu label's configuration).
     conda "${moduleDir}/environment.yml"
+    container "${ task.accelerator ?
+        ( workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
+            'https://depot.galaxyproject.org/singularity/gpuasm:0.1.0--cuda126_0' :
+            'quay.io/biocontainers/gpuasm:0.1.0--cuda126_0' ) :
+        ( workflow.containerEngine in ['singularity', 'apptainer'] && !task.ext.singularity_pull_docker_container ?
+            'https://depot.galaxyproject.org/singularity/gpuasm:0.1.0--cpu_0' :
+            'quay.io/biocontainers/gpuasm:0.1.0--cpu_0' ) }"
 
     input:
     tuple val(meta), path(reads)
-    path targets
+    tuple val(meta2), path(targets)
+    tuple val(meta3), path(fasta)
 
     output:
     tuple val(meta), path("*.bam")              , emit: bam
@@ -22,13 +33,17 @@ process GPUASM_SCAN {
     task.ext.when == null || task.ext.when
 
     script:
-    def args   = task.ext.args ?: ''
-    def prefix = task.ext.prefix ?: "${meta.id}"
-    def clean  = meta.single_end ? "--unmatched-reads ${prefix}.clean.fastq.gz" : "--unmatched-reads ${prefix}.clean_1.fastq.gz --unmatched-reads2 ${prefix}.clean_2.fastq.gz"
+    def args      = task.ext.args ?: ''
+    def prefix    = task.ext.prefix ?: "${meta.id}"
+    def clean     = meta.single_end ? "--unmatched-reads ${prefix}.clean.fastq.gz" : "--unmatched-reads ${prefix}.clean_1.fastq.gz --unmatched-reads2 ${prefix}.clean_2.fastq.gz"
+    def reference = fasta ? "-T ${fasta}" : ''
+    def device    = task.accelerator ? '--device cuda' : ''
     """
     gpuasm-scan \\
         $args \\
         -@ ${task.cpus - 1} \\
+        $device \\
+        $reference \\
         --sample ${prefix} \\
         --report ${prefix}.report.tsv \\
         --multiqc ${prefix}_mqc.json \\
@@ -41,9 +56,10 @@ process GPUASM_SCAN {
 
     stub:
     def prefix = task.ext.prefix ?: "${meta.id}"
-    def clean  = meta.single_end ? "${prefix}.clean.fastq.gz" : "${prefix}.clean_1.fastq.gz ${prefix}.clean_2.fastq.gz"
+    def clean2 = meta.single_end ? '' : "echo \"\" | gzip > ${prefix}.clean_2.fastq.gz"
     """
     touch ${prefix}.bam ${prefix}.report.tsv ${prefix}_mqc.json ${prefix}.stats.json
-    for f in $clean; do echo -n | gzip > \$f; done
+    echo "" | gzip > ${prefix}.clean${meta.single_end ? '' : '_1'}.fastq.gz
+    $clean2
     """
 }

@@ -6,9 +6,12 @@ __author__ = "the gpuasm authors"
 __copyright__ = "Copyright 2026, the gpuasm authors"
 __license__ = "MIT"
 
+from shlex import quote
+
 from snakemake.shell import shell
 
-log = snakemake.log_fmt_shell(stdout=False, stderr=True)
+# stderr to the log, its path quoted (log_fmt_shell leaves it bare)
+log = "2> {}".format(quote(str(snakemake.log[0]))) if snakemake.log else ""
 extra = snakemake.params.get("extra", "")
 
 reads = snakemake.input.reads
@@ -27,16 +30,19 @@ for key, flag in (("report", "--report"), ("multiqc", "--multiqc"), ("stats", "-
                   ("unmatched", "--unmatched-reads"), ("unmatched2", "--unmatched-reads2")):
     path = out.get(key, None)
     if path:
-        opts.append("{} {}".format(flag, path))
+        opts.append("{} {}".format(flag, quote(path)))
 
 # Sample name: params.sample, else the sample wildcard, else gpuasm's default.
 sample = snakemake.params.get("sample", None) or snakemake.wildcards.get("sample", None)
 if sample:
-    opts.append("--sample {}".format(sample))
-# Scatter: params.shard = "I/N" (or wildcards shard and n_shards).
+    opts.append("--sample {}".format(quote(sample)))
+# Scatter: params.shard = "I/N", else the wildcards shard (I) and n_shards (N)
+# when the rule's outputs have both.
 shard = snakemake.params.get("shard", None)
+if not shard and snakemake.wildcards.get("shard", None) and snakemake.wildcards.get("n_shards", None):
+    shard = "{}/{}".format(snakemake.wildcards.shard, snakemake.wildcards.n_shards)
 if shard:
-    opts.append("--shard {}".format(shard))
+    opts.append("--shard {}".format(quote(str(shard))))
 
 # -@ as samtools: extra threads beyond the first.
 threads = max(snakemake.threads - 1, 0)
@@ -44,5 +50,5 @@ threads = max(snakemake.threads - 1, 0)
 shell(
     "gpuasm-scan {extra} -@ {threads} {opts} -o {aln:q} {reads} {targets:q} {log}",
     opts=" ".join(opts),
-    reads=" ".join("'{}'".format(r) for r in reads),
+    reads=" ".join(quote(r) for r in reads),
 )

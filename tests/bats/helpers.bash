@@ -74,6 +74,26 @@ edlib_python() {
     return 1
 }
 
+# The slow tier (issue #29): make check-full (and CI) runs every test;
+# make check skips the tests listed in tests/slow-tests.tsv (file, test
+# name, why), so that it stays within 10 minutes on 2 cores.  The list
+# lives apart from the tests so that marking one slow touches no test
+# file; tests/bats/tiers.bats checks that every entry names a test.
+# GPUASM_CHECK_FULL=1 runs them by hand too.  require_full marks a test
+# slow from inside it.
+require_full() {
+    [ -n "${GPUASM_CHECK_FULL:-}" ] || skip "slow tier${1:+ ($1)}: make check-full runs it"
+}
+
+_gpuasm_slow_tier() {
+    [ -z "${GPUASM_CHECK_FULL:-}" ] && [ -n "${BATS_TEST_DESCRIPTION:-}" ] || return 0
+    local list=$GPUASM_TESTS_DIR/slow-tests.tsv why
+    [ -f "$list" ] || return 0
+    why=$(awk -F'\t' -v f="${BATS_TEST_FILENAME#"$GPUASM_TESTS_DIR"/}" -v t="$BATS_TEST_DESCRIPTION" \
+          '$1 == f && $2 == t { print $3; exit }' "$list")
+    [ -z "$why" ] || skip "slow tier ($why): make check-full runs it"
+}
+
 require_shared_data() {
     [ -d "$GPUASM_SHARED_DATA/oracles" ] || skip "shared data not found at $GPUASM_SHARED_DATA"
 }
@@ -218,3 +238,6 @@ filter_equal() {
 stats_value() {
     "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"
 }
+
+# Tests of the slow tier skip here, in their setup (helpers is loaded there).
+_gpuasm_slow_tier

@@ -60,8 +60,8 @@ kmer_signal() {  # NAME SEQ FROM TO
 @test "seed 001 Fig. 4: ADSM(1,3,5,3,1 ; 1,2,3,4,4,2,1,2) = 4 at Y[2..6] (PAF)" {
     run --separate-stderr sig --norm none "$T/X.txt" "$T/Y.txt"
     assert_success
-    # 4 normalised units = 256 quantised; per sample 4 / 5 = 0.8; 0-based [1, 6)
-    assert_output "$(printf 'X\t5\t0\t5\t+\tY\t8\t1\t6\t5\t5\t255\tad:i:256\tan:f:0.8000\tpa:A:N\tks:i:1\tke:i:6')"
+    # 4 normalised units (256 steps of 1/64 inside); per sample 4 / 5 = 0.8; 0-based [1, 6)
+    assert_output "$(printf 'X\t5\t0\t5\t+\tY\t8\t1\t6\t5\t5\t255\tad:f:4\tan:f:0.8000\tpa:A:N\tks:i:1\tke:i:6')"
     [ -z "$stderr" ]
 }
 
@@ -69,9 +69,23 @@ kmer_signal() {  # NAME SEQ FROM TO
     run sig --norm none --tsv -t 0.8 "$T/X.txt" "$T/Y.txt"
     assert_success
     assert_line --index 0 "$(printf 'read\tread_samples\tquery_start\tquery_end\ttarget\tstrand\ttarget_len\tref_start\tref_end\tkmer_start\tkmer_end\tcost\tcost_per_sample\tpass')"
-    assert_line --index 1 "$(printf 'X\t5\t0\t5\tY\t+\t8\t1\t6\t1\t6\t256\t0.8000\tY')"
+    assert_line --index 1 "$(printf 'X\t5\t0\t5\tY\t+\t8\t1\t6\t1\t6\t4\t0.8000\tY')"
     run sig --norm none --tsv -t 0.79 "$T/X.txt" "$T/Y.txt"
     assert_line --index 1 --regexp $'\tN$'
+}
+
+@test "costs print in normalised units, exactly (steps of 1/64), in PAF and TSV" {
+    # |0.5 - 0| + |0.015625 - 0| + |-0.25 - 0|: 0.765625 units = 49 steps of 1/64
+    printf 'x 0.5 0.015625 -0.25\n' > "$T/q.txt"
+    printf 'y 0 0 0 0\n' > "$T/r.txt"
+    run sig --norm none "$T/q.txt" "$T/r.txt"
+    assert_success
+    assert_output --regexp $'\tad:f:0\\.765625\tan:f:0\\.2552\t'
+    run sig --norm none --tsv "$T/q.txt" "$T/r.txt"
+    assert_line --index 1 --regexp $'\t0\\.765625\t0\\.2552\t[YN]$'
+    # the bundled Fig. 4 files (README's example) give the README's cost 4
+    run sig --norm none --tsv "$TEST_DATA/fig4.X.txt" "$TEST_DATA/fig4.Y.txt"
+    assert_line --index 1 --regexp $'^fig4\t5\t0\t5\tfig4\t\\+\t8\t1\t6\t1\t6\t4\t0\\.8000\t'
 }
 
 @test "text layouts: one signal per line (names, commas, CRLF, comments, gzip) = one value per line" {
@@ -79,14 +93,14 @@ kmer_signal() {  # NAME SEQ FROM TO
     gzip -c "$T/reads.txt" > "$T/reads.txt.gz"
     run sig --norm none --tsv "$T/reads.txt" "$T/Y.txt"
     assert_success
-    assert_line --index 1 --regexp $'^first\t5\t0\t5\tY\t\\+\t8\t1\t6\t1\t6\t256\t'
+    assert_line --index 1 --regexp $'^first\t5\t0\t5\tY\t\\+\t8\t1\t6\t1\t6\t4\t'
     assert_line --index 2 --regexp $'^signal2\t3\t'
     run sig --norm none --tsv "$T/reads.txt.gz" "$T/Y.txt"
-    assert_line --index 1 --regexp $'^first\t5\t0\t5\tY\t\\+\t8\t1\t6\t1\t6\t256\t'
+    assert_line --index 1 --regexp $'^first\t5\t0\t5\tY\t\\+\t8\t1\t6\t1\t6\t4\t'
     # the reference may be a one-signal-per-line file too
     printf 'Yref 1 2 3 4 4 2 1 2\n' > "$T/yref.txt"
     run sig --norm none --tsv "$T/X.txt" "$T/yref.txt"
-    assert_line --index 1 --regexp $'^X\t5\t0\t5\tYref\t\\+\t8\t1\t6\t1\t6\t256\t'
+    assert_line --index 1 --regexp $'^X\t5\t0\t5\tYref\t\\+\t8\t1\t6\t1\t6\t4\t'
 }
 
 @test "genome + pore model: both strands, the interval in forward bases" {
@@ -163,7 +177,7 @@ kmer_signal() {  # NAME SEQ FROM TO
     assert_success
     assert_line --index 1 "$(printf 'X\t5\t5\t5\tY\t+\t8\tNA\tNA\tNA\tNA\tNA\tNA\tN')"
     run sig --norm none --signal-skip 9 "$T/X.txt" "$T/Y.txt"
-    assert_output "$(printf 'X\t5\t5\t5\t+\tY\t8\t0\t0\t0\t0\t255\tad:i:-1\tpa:A:N')"
+    assert_output "$(printf 'X\t5\t5\t5\t+\tY\t8\t0\t0\t0\t0\t255\tad:f:-1\tpa:A:N')"
 }
 
 @test "--norm: mad and sd normalise each signal (an offset and a scale change nothing)" {

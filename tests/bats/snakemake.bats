@@ -22,20 +22,40 @@ by_read_order() {
                 !/^@/ { print i[$1] "\t" $0 }' "$1" "$2" | sort -s -t$'\t' -k1,1n | cut -f2-
 }
 
-@test "the wrapper's test/Snakefile: BAM, report, MultiQC content and clean reads as gpuasm-scan writes them" {
+@test "the wrapper's test runs as shipped: its data beside it, outputs as gpuasm-scan writes them" {
     require_samtools
-    mkdir "$T/w" && cp "$READS" "$T/w/reads.fq" && cp "$TARGETS" "$T/w/targets.fa"
-    run snakemake -j2 -s "$SM/test/Snakefile" --directory "$T/w" out/S1.bam out/S1.tsv out/S1_mqc.json out/S1.clean.fq.gz
+    # the test's data are copies of test-data/'s
+    cmp "$SM/test/reads.fq" "$READS"
+    cmp "$SM/test/targets.fa" "$TARGETS"
+    # a copy of the wrapper folder, run from test/ with the command its header gives
+    cp -r "$SM" "$T/sm"
+    cd "$T/sm/test"
+    cmd=$(sed -n 's/^#   \(snakemake --cores 2 out\/a.bam\) .*/\1/p' Snakefile)
+    [ -n "$cmd" ]
+    run $cmd
     assert_success
-    cd "$T/w"
-    scan --no-PG --report whole.tsv --sample S1 --multiqc whole_mqc.json --unmatched-reads whole.fq.gz \
+    scan --no-PG --report whole.tsv --sample a --multiqc whole_mqc.json --unmatched-reads whole.fq.gz \
         reads.fq targets.fa 2> /dev/null > whole.sam
-    diff <(samtools view out/S1.bam) <(records whole.sam)
-    cmp out/S1.tsv whole.tsv
-    cmp out/S1_mqc.json whole_mqc.json
-    cmp <(zcat out/S1.clean.fq.gz) <(zcat whole.fq.gz)
+    diff <(samtools view out/a.bam) <(records whole.sam)
+    cmp out/a.tsv whole.tsv
+    cmp out/a_mqc.json whole_mqc.json
+    cmp <(zcat out/a.clean.fq.gz) <(zcat whole.fq.gz)
     # the log holds gpuasm-scan's summary
-    grep -q '^gpuasm-scan: S1: 42 reads, 34 with a hit' logs/S1.log
+    grep -q '^gpuasm-scan: a: 42 reads, 34 with a hit' logs/a.log
+}
+
+@test "the wrapper: --shard from the wildcards shard and n_shards; paths and names quoted for the shell" {
+    require_samtools
+    cp -r "$SM" "$T/sm"
+    cd "$T/sm/test"
+    run snakemake --cores 1 shards/a.2-of-3.bam "out/s 1 (x).bam"
+    assert_success
+    scan --no-PG --shard 2/3 reads.fq targets.fa 2> /dev/null > s2.sam
+    diff <(samtools view shards/a.2-of-3.bam) <(records s2.sam)
+    [ "$(samtools view -c shards/a.2-of-3.bam)" -gt 0 ]
+    # a sample name and output paths with spaces and parentheses
+    [ -s "out/s 1 (x).bam" ] && [ -s "out/s 1 (x).tsv" ] && [ -s "out/s 1 (x).clean.fq.gz" ]
+    awk -F'\t' 'NR == 2 { exit $1 != "s 1 (x)" }' "out/s 1 (x).tsv"
 }
 
 @test "the example workflow: two samples scattered over 3 shards, gathered = the whole runs, MultiQC has both" {
