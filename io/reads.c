@@ -12,6 +12,7 @@
 #include <htslib/hts.h>
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
+#include <zlib.h>
 
 #include "diagnose.h"
 #include "printable.h"
@@ -53,6 +54,56 @@ static BGZF *bgzf_of(samFile *f)
     return f && f->is_bgzf ? f->fp.bgzf : NULL;
 }
 
+/* Consume the empty gzip members at the start of h: 0, or -1 on a read
+ * error.  htslib 1.16 decides a file's format from the start of its first
+ * gzip member alone (hts_detect_format2 peeks at what that member
+ * inflates to): an empty first member -- what `cat empty.fq.gz
+ * reads.fq.gz` makes, or a BGZF end-of-file block at the start of a BAM
+ * or bgzip file -- inflates to nothing, which htslib takes for an empty
+ * file: 0 reads and exit 0 where zcat reads them all.  Later members,
+ * empty or not, bgzf reads whole.  So a member here is skipped only when
+ * it is whole and empty: a valid header, a deflate stream that ends
+ * without a byte of output, and its trailer (CRC 0, length 0); anything
+ * else (data, a member cut short, damage) is left to htslib, which reads
+ * or reports it as before. */
+static int skip_empty_members(hFILE *h)
+{
+    unsigned char buf[4096];
+    for (;;) {
+        const ssize_t got = hpeek(h, buf, sizeof buf);
+        if (got < 0) return -1;
+        const size_t n = (size_t)got;
+        if (n < 18 || buf[0] != 0x1f || buf[1] != 0x8b || buf[2] != 8 || (buf[3] & 0xe0)) return 0;
+        size_t at = 10;
+        if (buf[3] & 4) {                       /* FEXTRA */
+            at += 2 + (size_t)(buf[10] | buf[11] << 8);
+        }
+        for (int flag = 8; flag <= 16; flag <<= 1) {   /* FNAME, FCOMMENT: NUL-terminated */
+            if (!(buf[3] & flag)) continue;
+            const unsigned char *z = at < n ? memchr(buf + at, 0, n - at) : NULL;
+            if (!z) return 0;
+            at = (size_t)(z - buf) + 1;
+        }
+        if (buf[3] & 2) at += 2;                /* FHCRC */
+        if (at >= n) return 0;
+        z_stream zs;
+        memset(&zs, 0, sizeof zs);
+        if (inflateInit2(&zs, -15) != Z_OK) return 0;
+        unsigned char out[1];
+        zs.next_in = buf + at;
+        zs.avail_in = (uInt)(n - at);
+        zs.next_out = out;
+        zs.avail_out = sizeof out;
+        const int zr = inflate(&zs, Z_FINISH);
+        const size_t used = (size_t)(zs.next_in - buf), produced = sizeof out - zs.avail_out;
+        inflateEnd(&zs);
+        if (zr != Z_STREAM_END || produced || used + 8 > n) return 0;
+        static const unsigned char zeros[8];
+        if (memcmp(buf + used, zeros, 8)) return 0;   /* CRC32 and ISIZE of nothing */
+        if (hread(h, buf, used + 8) != (ssize_t)(used + 8)) return -1;
+    }
+}
+
 static int source_open(source_t *s, const char *path, const char *reference,
                        htsThreadPool *tp, char *err, size_t errlen)
 {
@@ -61,9 +112,19 @@ static int source_open(source_t *s, const char *path, const char *reference,
         return -1;
     }
     errno = 0;
-    s->in = sam_open(path, "r");
+    /* sam_open(path, "r") in two steps, to skip the empty gzip members at
+     * the start first (skip_empty_members). */
+    hFILE *h = hopen(path, "r");
+    if (h && skip_empty_members(h) < 0) {
+        const int e = errno ? errno : EIO;
+        hclose_abruptly(h);
+        h = NULL;
+        errno = e;
+    }
+    s->in = h ? hts_hopen(h, path, "r") : NULL;
     if (!s->in) {
         const int e = errno;
+        if (h) hclose_abruptly(h);
         char what[128] = "";
         if (e == 0 && gpuasm_rereadable(path)) {
             /* htslib knew the format and could not read its start (a CRAM
