@@ -375,6 +375,27 @@ static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
         }
 }
 
+/* SAM's QUAL is [!-~] (Phred + 33, values 0..93), or '*' (none: BAM's
+ * first quality byte 0xff).  htslib 1.16 takes a FASTQ quality character
+ * c as the value c - 33 without a look (a space or a control byte wraps
+ * to 223..255, DEL and non-ASCII bytes give 94..222), and a BAM may hold
+ * any byte: either way the SAM written would carry a QUAL that samtools
+ * rejects.  Returns the 0-based base of the first value outside, or -1. */
+static int32_t bad_quality(const bam1_t *b)
+{
+    const uint8_t *q = bam_get_qual(b);
+    const int32_t n = b->core.l_qseq;
+    if (n == 0 || q[0] == 0xff) {
+        /* none given (FASTA, SAM '*'): all 0xff, as htslib writes it */
+        for (int32_t i = 1; i < n; i++)
+            if (q[i] != 0xff) return i;
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++)
+        if (q[i] > 93) return i;
+    return -1;
+}
+
 /* Read the next primary record of one file into *dst (a reused bam1_t).
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
@@ -432,6 +453,22 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                          gpuasm_printable(bam_get_qname(dst), nm, sizeof nm));
                 return -1;
             }
+        }
+        const int32_t bq = bad_quality(dst);
+        if (bq >= 0) {
+            char nm[GPUASM_PRINTABLE_BUF];
+            const unsigned v = bam_get_qual(dst)[bq];
+            if (s->seqfile)
+                snprintf(err, errlen, "%s: record %llu (%s): quality byte 0x%02x at base %d is "
+                         "outside '!'..'~' (Phred+33, the range SAM holds): fix the file's "
+                         "qualities", s->path, (unsigned long long)s->n_read,
+                         gpuasm_printable(bam_get_qname(dst), nm, sizeof nm), (v + 33) & 0xff, bq + 1);
+            else
+                snprintf(err, errlen, "%s: record %llu (%s): quality value %u at base %d is outside "
+                         "0..93, which SAM's QUAL cannot hold (fix the file's qualities)", s->path,
+                         (unsigned long long)s->n_read,
+                         gpuasm_printable(bam_get_qname(dst), nm, sizeof nm), v, bq + 1);
+            return -1;
         }
         if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
         check_name(r, s, dst);
