@@ -59,6 +59,16 @@ static int field_is(const char *s, size_t n, const char *w)
     return n >= k && !memcmp(s, w, k) && (n == k || s[k] == '\t');
 }
 
+#define MAX_ATTRS 1024u
+
+/* Is [s, s + n) one of the k names before it? */
+static int repeated(const char *const *names, const size_t *len, size_t k, const char *s, size_t n)
+{
+    for (size_t i = 0; i < k; i++)
+        if (len[i] == n && !memcmp(names[i], s, n)) return 1;
+    return 0;
+}
+
 /* slow5lib 0.7.0's auxiliary types: size of one value, and whether the
  * field is an array (a uint64 length first in BLOW5). */
 static const struct { const char *name; uint8_t size, array; } aux_types[] = {
@@ -98,6 +108,12 @@ static int aux_type(const char *s, size_t n, uint8_t *size, uint8_t *array)
                 return -1;
         }
         if (++labels > 255) return -1;
+        /* each label once (slow5lib refuses a repeated one) */
+        for (size_t j = k, m = k; j < start; j++) {
+            if (s[j] != ',') continue;
+            if (j - m == i - start && !memcmp(s + m, s + start, i - start)) return -1;
+            m = j + 1;
+        }
         start = i + 1;
         if (s[i] == '}' && i != n - 1) return -1;
     }
@@ -181,7 +197,10 @@ int gpuasm_slow5_check_header_text(const char *t, size_t n, gpuasm_slow5_header 
                         g, GPUASM_SLOW5_MAX_READ_GROUPS);
         h->read_groups = (uint32_t)g;
     }
-    /* "@NAME<TAB>value per read group" lines. */
+    /* "@NAME<TAB>value per read group" lines, each NAME once (slow5lib
+     * refuses a repeated one, and leaks on the way). */
+    const char *names[MAX_ATTRS];
+    size_t name_len[MAX_ATTRS], n_names = 0;
     for (;;) {
         LINE();
         if (len == 0 || s[0] != '@') break;
@@ -189,6 +208,13 @@ int gpuasm_slow5_check_header_text(const char *t, size_t n, gpuasm_slow5_header 
         for (size_t i = 0; i < len; i++) tabs += s[i] == '\t';
         const size_t name = strcspn(s, "\t\n");
         if (name <= 1) return fail(why, whylen, "header line %u: an attribute with no name", lineno);
+        if (n_names == MAX_ATTRS)
+            return fail(why, whylen, "more than %u header attributes ('@' lines)", MAX_ATTRS);
+        if (repeated(names, name_len, n_names, s, name))
+            return fail(why, whylen, "header line %u: attribute %.*s appears twice", lineno,
+                        (int)(name < 40 ? name : 40), s);
+        names[n_names] = s;
+        name_len[n_names++] = name;
         if (tabs != h->read_groups)
             return fail(why, whylen, "header line %u (%.*s): %zu values for %" PRIu32 " read groups",
                         lineno, (int)(name < 40 ? name : 40), s, tabs, h->read_groups);
@@ -217,13 +243,20 @@ int gpuasm_slow5_check_header_text(const char *t, size_t n, gpuasm_slow5_header 
     if (!field_is(s, len, MAIN_NAMES))
         return fail(why, whylen, "header line %u: expected the column names '%s...'", lineno, MAIN_NAMES);
     uint32_t nnames = 0;
-    for (size_t i = mn; i < len;) {
-        const size_t a = i + 1;
-        size_t b = a;
+    /* Every column name once: the main ones, then the auxiliary ones. */
+    n_names = 0;
+    for (size_t i = 1; i <= len;) {
+        size_t b = i;
         while (b < len && s[b] != '\t') b++;
-        if (b == a) return fail(why, whylen, "header line %u: an empty column name", lineno);
-        nnames++;
-        i = b;
+        if (b == i) return fail(why, whylen, "header line %u: an empty column name", lineno);
+        if (n_names == MAX_ATTRS) return fail(why, whylen, "more than %u columns", MAX_ATTRS);
+        if (repeated(names, name_len, n_names, s + i, b - i))
+            return fail(why, whylen, "header line %u: column %.*s appears twice", lineno,
+                        (int)(b - i < 40 ? b - i : 40), s + i);
+        names[n_names] = s + i;
+        name_len[n_names++] = b - i;
+        if (i > mn) nnames++;
+        i = b + 1;
     }
     if (nnames != ntypes)
         return fail(why, whylen, "header: %" PRIu32 " auxiliary column types but %" PRIu32 " names",
