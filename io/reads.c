@@ -46,6 +46,8 @@ struct gpuasm_reader {
     uint64_t odd_names;      /* read names with bytes SAM's QNAME does not allow */
     char odd_first[1024];    /* the first of them: "FILE: record N (NAME)" */
     char warning[2][1280];   /* gpuasm_reader_warning() */
+    uint64_t longest;        /* the longest read so far, bases (gpuasm_reader_longest) */
+    char longest_at[1280];   /* "FILE: record N (NAME)" */
 };
 
 /* The BGZF layer of an open file (BAM, gzip and bgzip text), or NULL. */
@@ -550,6 +552,12 @@ static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *er
     return got;
 }
 
+uint64_t gpuasm_reader_longest(const gpuasm_reader *r, const char **where)
+{
+    *where = r->longest_at;
+    return r->longest;
+}
+
 int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                        char *err, size_t errlen)
 {
@@ -574,6 +582,13 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
         if (got == 0) break;
         if (b->n == 0) b->first_record = rec_no;
         uint32_t len = (uint32_t)rec->core.l_qseq;
+        if (len > r->longest) {
+            char nm[GPUASM_PRINTABLE_BUF];
+            r->longest = len;
+            snprintf(r->longest_at, sizeof r->longest_at, "%s: record %llu (%s)",
+                     r->paired_files && (rec->core.flag & BAM_FREAD2) ? r->src[1].path : r->src[0].path,
+                     (unsigned long long)rec_no, gpuasm_printable(bam_get_qname(rec), nm, sizeof nm));
+        }
         /* Only the offsets here: the codes are made by gpuasm_batch_encode
          * on a scan thread, so that this thread (the one that cannot run in
          * parallel) does little more than htslib's parsing. */

@@ -65,6 +65,10 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
                        int n_threads, int wildcards, gpuasm_reader **out,
                        char *err, size_t errlen);
 
+/* The longest read read so far: its bases, and in *where "FILE: record N
+ * (NAME)" (issue #31: --max-memory's warning names it). */
+uint64_t gpuasm_reader_longest(const gpuasm_reader *r, const char **where);
+
 /* The input's header (R1's; empty for FASTA/FASTQ). */
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r);
 

@@ -538,6 +538,7 @@ void gpuasm_sigbatch_free(gpuasm_sigbatch *b)
     free(b->off);
     free(b->val);
     free(b->f);
+    free(b->flat);
     memset(b, 0, sizeof(*b));
 }
 
@@ -566,6 +567,7 @@ int gpuasm_sigreader_next(gpuasm_sigreader *r, const gpuasm_sigread_opt *o, gpua
     clear_names(b);
     b->first_record = r->records + 1;
     b->clamped = 0;
+    b->n_flat = 0;
     if (grow_rec(b) < 0) goto nomem;
     b->off[0] = 0;
     const uint64_t to = o->prefix ? o->skip + o->prefix : 0;
@@ -619,6 +621,12 @@ int gpuasm_sigreader_next(gpuasm_sigreader *r, const gpuasm_sigread_opt *o, gpua
             return -1;
         }
         b->clamped += (uint64_t)q;
+        if (gpuasm_grow((void **)&b->flat, &b->m_flat, (size_t)b->n + 1, 1) < 0) goto nomem;
+        const int16_t *qv = b->val + b->off[b->n];
+        size_t k = 1;
+        while (k < w && qv[k] == qv[0]) k++;
+        b->flat[b->n] = w > 0 && k == w;
+        b->n_flat += b->flat[b->n];
         b->len[b->n] = len;
         b->qstart[b->n] = a;
         b->qend[b->n] = e;

@@ -1481,6 +1481,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
     pthread_cond_init(&p.cv_done, NULL);
     sync_ok = 1;
 
+    /* What the program, its libraries, the targets and the engine hold
+     * before the first read: outside --max-memory's bound. */
+    const long rss_start_kb = gpuasm_rss_kb();
     pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
     pg.rd = p.rd;
     pg.t0 = pg.last = gpuasm_now_s();
@@ -1503,6 +1506,21 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o, char *err, size_
         fprintf(stderr, "%s: info: filter %s\n", prog, run_filter(&p));
     for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
         fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd, i));
+    /* Issue #31: the bound cannot hold a read larger than itself (a read
+     * is held and searched whole): say so rather than pass it silently. */
+    if (o->max_memory && says(o, HTS_LOG_WARNING)) {
+        const long peak = gpuasm_peak_rss_kb();
+        const uint64_t over = peak > rss_start_kb ? (uint64_t)(peak - rss_start_kb) << 10 : 0;
+        if (over > o->max_memory) {
+            const char *where;
+            const uint64_t longest = gpuasm_reader_longest(p.rd, &where);
+            fprintf(stderr, "%s: warning: --max-memory %llu MiB exceeded: the reads took %llu MiB "
+                    "at the peak (%ld MiB in all); the longest read, %s, has %llu bases, and a "
+                    "read is held and searched whole whatever the bound (raise --max-memory, or "
+                    "split such reads)\n", prog, (unsigned long long)(o->max_memory >> 20),
+                    (unsigned long long)(over >> 20), peak >> 10, where, (unsigned long long)longest);
+        }
+    }
     writer_ok = 1;
     ret = 0;
 out:
