@@ -17,6 +17,7 @@
 #include "diagnose.h"
 #include "printable.h"
 #include "reads.h"
+#include "thread_error.h"
 
 /* One input file. */
 typedef struct {
@@ -238,8 +239,11 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
     r->wildcards = wildcards;
     r->paired_files = path2 != NULL;
     if (n_threads > 1) {
+        errno = 0;
         if (!(r->pool = hts_tpool_init(n_threads))) {
-            snprintf(err, errlen, "%s: cannot start %d threads", path, n_threads);
+            char what[300], why[600];
+            snprintf(what, sizeof what, "cannot start %d decoding threads", n_threads);
+            snprintf(err, errlen, "%s: %s", path, gpuasm_thread_error(what, errno, why, sizeof why));
             goto fail;
         }
         r->tp.pool = r->pool;
@@ -493,18 +497,18 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
     if (!ga && !gb) return 0;
     uint64_t k = r->n_pairs + 1;
     char n1[GPUASM_PRINTABLE_BUF], n2[GPUASM_PRINTABLE_BUF];
-    if (!gb) {
-        snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
-                 "%s ends after %llu", a->path, b->path, a->path, (unsigned long long)k,
-                 gpuasm_printable(bam_get_qname(dst), n1, sizeof n1), b->path,
-                 (unsigned long long)r->n_pairs);
-        return -1;
-    }
-    if (!ga) {
-        snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
-                 "%s ends after %llu", a->path, b->path, b->path, (unsigned long long)k,
-                 gpuasm_printable(bam_get_qname(r->mate), n2, sizeof n2), a->path,
-                 (unsigned long long)r->n_pairs);
+    /* Issue #31: say plainly how many reads the shorter file has, and
+     * what R1 and R2 must be ("ends after 0" read as nothing). */
+    if (!gb || !ga) {
+        const source_t *more = gb ? b : a, *less = gb ? a : b;
+        char counted[64];
+        if (r->n_pairs == 0) snprintf(counted, sizeof counted, "has no reads at all");
+        else snprintf(counted, sizeof counted, "ends after %llu read%s",
+                      (unsigned long long)r->n_pairs, r->n_pairs == 1 ? "" : "s");
+        snprintf(err, errlen, "%s, %s: %s %s, %s has more (its read %llu, %s, has no mate): R1 "
+                 "and R2 must hold the mates of the same pairs in the same order", a->path,
+                 b->path, less->path, counted, more->path, (unsigned long long)k,
+                 gpuasm_printable(bam_get_qname(gb ? r->mate : dst), gb ? n2 : n1, GPUASM_PRINTABLE_BUF));
         return -1;
     }
     if (strcmp(bam_get_qname(dst), bam_get_qname(r->mate)) != 0) {

@@ -404,6 +404,18 @@ int main(int argc, char **argv)
 
     watch_signals();
     opterr = 0;  /* our own messages, one line each */
+    /* Issue #31: an empty argument (-o '', a shell variable left unset)
+     * names no file: refused before any work, not when the output is
+     * moved into place at the end. */
+    for (int i = 1; i < argc; i++) {
+        const char *eq = !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
+        if (*argv[i] && !(eq && !eq[1])) continue;
+        fprintf(stderr, "%s: argument %d is empty%s%.*s%s: give a file name (or - for standard "
+                "input or output) or a value\n", prog, i, eq || i > 1 ? " (" : "",
+                eq ? (int)(eq - argv[i]) : i > 1 ? (int)strlen(argv[i - 1]) : 0, eq ? argv[i] : i > 1 ? argv[i - 1] : "",
+                eq ? "=)" : i > 1 ? " '')" : "");
+        return 1;
+    }
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
@@ -610,6 +622,11 @@ int main(int argc, char **argv)
     if (o.reads_path2 && !strcmp(o.reads_path, "-") && !strcmp(o.reads_path2, "-"))
         return fail("%s", "R1 and R2 cannot both be - (standard input)"), 1;
     o.targets_path = argv[argc - 1];
+    /* Issue #31: one input only can come from standard input. */
+    if (!strcmp(o.targets_path, "-") &&
+        (!strcmp(o.reads_path, "-") || (o.reads_path2 && !strcmp(o.reads_path2, "-"))))
+        return fail("%s", "the reads and the targets cannot both be - (standard input): give "
+                    "the targets as a file"), 1;
 
     /* Output format: -O, else -o's extension (as samtools view). */
     if (out_fmt ? parse_out_format(out_fmt, &fmt) < 0 : format_from_name(o.out_path, &fmt) < 0) {

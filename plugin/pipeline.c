@@ -55,6 +55,7 @@
 #include "grow.h"
 #include "output_file.h"
 #include "pipeline.h"
+#include "thread_error.h"
 #include "reads.h"
 #include "registry.h"
 #include "records.h"
@@ -1012,24 +1013,26 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
 
     /* Threads: any failure to start one is an error that stops the rest. */
     p->scanners_left = lanes;
-    if (pthread_create(&reader, NULL, reader_main, p) != 0) {
-        fail(p, "cannot start the reader thread");
+    char why[512];
+    int trc;
+    if ((trc = pthread_create(&reader, NULL, reader_main, p)) != 0) {
+        fail(p, gpuasm_thread_error("cannot start the reader thread", trc, why, sizeof why));
         goto join;
     }
     reader_started = 1;
-    if (pthread_create(&prep, NULL, prep_main, p) != 0) {
-        fail(p, "cannot start the prep thread");
+    if ((trc = pthread_create(&prep, NULL, prep_main, p)) != 0) {
+        fail(p, gpuasm_thread_error("cannot start the prep thread", trc, why, sizeof why));
         goto join;
     }
     prep_started = 1;
     for (int i = 0; i < lanes; i++) {
         scan[i].p = p;
         scan[i].lane = i;
-        if (pthread_create(&scan[i].tid, NULL, scan_main, &scan[i]) != 0) {
+        if ((trc = pthread_create(&scan[i].tid, NULL, scan_main, &scan[i])) != 0) {
             /* Count the threads that will never run as finished. */
             pthread_mutex_lock(&p->lock);
             p->scanners_left -= lanes - i;
-            fail_locked(p, "cannot start a scan thread");
+            fail_locked(p, gpuasm_thread_error("cannot start a scan thread", trc, why, sizeof why));
             pthread_mutex_unlock(&p->lock);
             goto join;
         }
@@ -1037,8 +1040,8 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     }
     for (int i = 0; i < n_report; i++) {
         rep[i].p = p;
-        if (pthread_create(&rep[i].tid, NULL, report_main, &rep[i]) != 0) {
-            fail(p, "cannot start a report thread");
+        if ((trc = pthread_create(&rep[i].tid, NULL, report_main, &rep[i])) != 0) {
+            fail(p, gpuasm_thread_error("cannot start a report thread", trc, why, sizeof why));
             goto join;
         }
         rep[i].started = 1;
