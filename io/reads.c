@@ -12,6 +12,9 @@
 #include <htslib/hts.h>
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "diagnose.h"
@@ -55,6 +58,58 @@ struct gpuasm_reader {
 static BGZF *bgzf_of(samFile *f)
 {
     return f && f->is_bgzf ? f->fp.bgzf : NULL;
+}
+
+/* RNA reads: U is T (issue #31), as targets have always had it and as
+ * htslib itself does from 1.21 on (its commit 7f3b7589, "Convert U to T
+ * instead of U to N when sam_parsing": seq_nt16_table['U'] = 8).  htslib
+ * 1.16 maps U to 15 (N) in that table, which it uses everywhere it turns
+ * text into bases: its format detector then refused a FASTQ whose first
+ * read had a U ("not a FASTQ"), and bam_set1 read every later U as N (3
+ * of 42 reads hit instead of 34).  So the one table entry is set as 1.21
+ * has it, once, before htslib reads anything: htslib still parses (FASTQ,
+ * FASTA, SAM SEQ alike), only its letter for U changes.  The table is
+ * const, in read-only memory (the program's copy of it, or libhts's):
+ * the page is made writable for the two bytes and given its protection
+ * back, found in /proc/self/maps.  Where that fails, U stays N as in
+ * samtools 1.16; gpuasm_reads_u_is_t() tells. */
+static int u_is_t;
+static void set_u_as_t(void)
+{
+    volatile unsigned char *t = (volatile unsigned char *)(uintptr_t)seq_nt16_table;
+    if (t['U'] == 8 && t['u'] == 8) {
+        u_is_t = 1;   /* htslib >= 1.21 */
+        return;
+    }
+    const uintptr_t at = (uintptr_t)&t['U'], end = (uintptr_t)&t['u'] + 1;
+    const long pg = sysconf(_SC_PAGESIZE);
+    if (pg <= 0) return;
+    const uintptr_t lo = at & ~(uintptr_t)(pg - 1), hi = (end + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1);
+    /* The protection of the mapping that holds the table (one mapping:
+     * the two bytes are 32 apart). */
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return;
+    char line[512], perm[8] = "";
+    unsigned long a, b;
+    while (fgets(line, sizeof line, maps))
+        if (sscanf(line, "%lx-%lx %7s", &a, &b, perm) == 3 && at >= a && end <= b) break;
+        else perm[0] = 0;
+    fclose(maps);
+    if (!perm[0]) return;
+    const int prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0)
+                   | (perm[2] == 'x' ? PROT_EXEC : 0);
+    if (!(prot & PROT_WRITE) && mprotect((void *)lo, hi - lo, prot | PROT_WRITE) != 0) return;
+    t['U'] = 8;
+    t['u'] = 8;
+    if (!(prot & PROT_WRITE)) mprotect((void *)lo, hi - lo, prot);
+    u_is_t = t['U'] == 8;
+}
+
+int gpuasm_reads_u_is_t(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, set_u_as_t);
+    return u_is_t;
 }
 
 /* Consume the empty gzip members at the start of h: 0, or -1 on a read
@@ -158,6 +213,15 @@ static int source_open(source_t *s, const char *path, const char *reference,
     }
     const htsFormat *fmt = hts_get_format(s->in);
     enum htsExactFormat f = fmt->format;
+    if (fmt->compression != no_compression && fmt->compression != gzip && fmt->compression != bgzf) {
+        /* Issue #31: htslib 1.16 knows xz, bzip2 and zstd by their magic
+         * but cannot read them; sam_read1() abort()ed on an xz file. */
+        char *d = hts_format_description(fmt);
+        snprintf(err, errlen, "%s: %s: htslib reads plain, gzip and BGZF files only; decompress "
+                 "it first (e.g. xz -dc FILE | gpuasm-scan - TARGETS)", path, d ? d : "compressed data");
+        free(d);
+        return -1;
+    }
     s->seqfile = f == fastq_format || f == fasta_format;
     s->cram = f == cram;
     s->compressed = fmt->compression != no_compression;
@@ -231,6 +295,7 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
                        int n_threads, int wildcards, gpuasm_reader **out,
                        char *err, size_t errlen)
 {
+    gpuasm_reads_u_is_t();   /* before htslib reads anything */
     gpuasm_reader *r = calloc(1, sizeof(*r));
     if (!r) {
         snprintf(err, errlen, "%s: out of memory", path);

@@ -159,6 +159,15 @@ int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, s
         hclose_abruptly(h);
         goto fail;
     }
+    if (got >= 14 && !memcmp(magic, "##file_format=", 14)) {
+        /* Issue #31: a pre-release SLOW5/BLOW5 (v0.1, 2020-21) parsed as
+         * text gave "record 1 ($): no values". */
+        hclose_abruptly(h);
+        snprintf(err, errlen, "%s: a pre-release SLOW5/BLOW5 file (v0.1, '##file_format=' header), "
+                 "which slow5lib 0.7 does not read: convert it to SLOW5 v0.2 (tests/signal/"
+                 "blow5v01_to_slow5.py does it for BLOW5 v0.1)", path);
+        goto fail;
+    }
     if (got >= 14 && !memcmp(magic, "#slow5_version", 14)) r->fmt = FMT_SLOW5;
     else if (got >= 6 && !memcmp(magic, "BLOW5\1", 6)) r->fmt = FMT_BLOW5;
     if (r->fmt != FMT_TEXT) {
