@@ -182,7 +182,20 @@ static int source_open(source_t *s, const char *path, const char *reference,
     s->in = h ? hts_hopen(h, path, "r") : NULL;
     if (!s->in) {
         const int e = errno;
+        /* Compressions htslib 1.16 does not read, told by their magic. */
+        unsigned char m[6] = { 0 };
+        const char *packed = NULL;
+        if (h && hpeek(h, m, sizeof m) >= 4)
+            packed = !memcmp(m, "BZh", 3) ? "bzip2" : !memcmp(m, "\x28\xb5\x2f\xfd", 4) ? "zstd"
+                   : !memcmp(m, "PK\3\4", 4) ? "zip" : !memcmp(m, "\xfd" "7zXZ", 5) ? "xz" : NULL;
         if (h) hclose_abruptly(h);
+        if (packed) {
+            snprintf(err, errlen, "%s: %s-compressed data: htslib reads plain, gzip and BGZF files "
+                     "only; decompress it first (e.g. %s FILE | gpuasm-scan - TARGETS)", path, packed,
+                     !strcmp(packed, "zip") ? "unzip -p" : !strcmp(packed, "bzip2") ? "bzip2 -dc"
+                     : !strcmp(packed, "zstd") ? "zstd -dc" : "xz -dc");
+            return -1;
+        }
         char what[128] = "";
         if (e == 0 && gpuasm_rereadable(path)) {
             /* htslib knew the format and could not read its start (a CRAM
@@ -208,12 +221,19 @@ static int source_open(source_t *s, const char *path, const char *reference,
         return -1;
     }
     if (reference && hts_set_fai_filename(s->in, reference) < 0) {
-        snprintf(err, errlen, "%s: cannot use reference %s", path, reference);
+        /* Issue #31: say why (htslib's [E::] line names only the file). */
+        FILE *rf = fopen(reference, "r");
+        const int e = rf ? 0 : errno;
+        if (rf) fclose(rf);
+        snprintf(err, errlen, "%s: the reference %s (-T) %s%s%s (give the FASTA the CRAM file was "
+                 "written against)", path, reference, e ? "cannot be read: " : "cannot be used: ",
+                 e ? strerror(e) : "htslib cannot index it", e ? "" : " (a FASTA? plain or bgzip?)");
         return -1;
     }
     const htsFormat *fmt = hts_get_format(s->in);
     enum htsExactFormat f = fmt->format;
-    if (fmt->compression != no_compression && fmt->compression != gzip && fmt->compression != bgzf) {
+    if (fmt->compression == xz_compression || fmt->compression == bzip2_compression ||
+        fmt->compression == zstd_compression || fmt->compression == razf_compression) {
         /* Issue #31: htslib 1.16 knows xz, bzip2 and zstd by their magic
          * but cannot read them; sam_read1() abort()ed on an xz file. */
         char *d = hts_format_description(fmt);

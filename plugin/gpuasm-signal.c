@@ -239,6 +239,9 @@ int main(int argc, char **argv)
     }
     o.reads_path = argv[optind];
     o.ref_path = argv[optind + 1];
+    if (!strcmp(o.reads_path, "-") && !strcmp(o.ref_path, "-"))
+        return fail("%s", "the reads and the reference cannot both be - (standard input): give "
+                    "the reference as a file");
     hts_set_log_level(o.quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING);
     char err[1024];
     if (gpuasm_signal_run(prog, &o, err, sizeof err) < 0) {
