@@ -183,7 +183,7 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
             reads += bt[prev].n;
             samples += bt[prev].off[bt[prev].n];
             clamped += bt[prev].clamped;
-            for (uint32_t r = 0; !flat && r < bt[prev].n; r++)
+            for (uint32_t r = 0; !flat_first[0] && r < bt[prev].n; r++)
                 if (bt[prev].flat[r])
                     snprintf(flat_first, sizeof flat_first, "record %llu (%.200s)",
                              (unsigned long long)(bt[prev].first_record + r), bt[prev].name[r]);
