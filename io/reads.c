@@ -28,6 +28,7 @@ typedef struct {
     sam_hdr_t *hdr;
     char *path;
     int seqfile;         /* FASTQ/FASTA: no pairing of its own (reads.h) */
+    int fastq;           /* FASTQ: every record has qualities */
     int cram;
     int compressed;      /* gzip or BGZF (BAM included) */
     int pooled;          /* htslib's decoding threads are attached */
@@ -243,6 +244,7 @@ static int source_open(source_t *s, const char *path, const char *reference,
         return -1;
     }
     s->seqfile = f == fastq_format || f == fasta_format;
+    s->fastq = f == fastq_format;
     s->cram = f == cram;
     s->compressed = fmt->compression != no_compression;
     s->hdr = sam_hdr_read(s->in);
@@ -472,11 +474,12 @@ static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
  * to 223..255, DEL and non-ASCII bytes give 94..222), and a BAM may hold
  * any byte: either way the SAM written would carry a QUAL that samtools
  * rejects.  Returns the 0-based base of the first value outside, or -1. */
-static int32_t bad_quality(const bam1_t *b)
+static int32_t bad_quality(const bam1_t *b, int fastq)
 {
     const uint8_t *q = bam_get_qual(b);
     const int32_t n = b->core.l_qseq;
-    if (n == 0 || q[0] == 0xff) {
+    /* A FASTQ record always has qualities: a first byte 0xff is a space. */
+    if (n == 0 || (q[0] == 0xff && !fastq)) {
         /* none given (FASTA, SAM '*'): all 0xff, as htslib writes it */
         for (int32_t i = 1; i < n; i++)
             if (q[i] != 0xff) return i;
@@ -545,7 +548,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                 return -1;
             }
         }
-        const int32_t bq = bad_quality(dst);
+        const int32_t bq = bad_quality(dst, s->fastq);
         if (bq >= 0) {
             char nm[GPUASM_PRINTABLE_BUF];
             const unsigned v = bam_get_qual(dst)[bq];

@@ -392,7 +392,12 @@ static int slow5_read_record(gpuasm_sigreader *r, size_t *n, char *err, size_t e
             snprintf(err, errlen, "%s: record %llu: cannot read: %s", r->path, rec, strerror(errno ? errno : EIO));
             return -1;
         }
-        if (got == 5 && !memcmp(sz, "5WOLB", 5)) return 0;
+        if (got >= 5 && !memcmp(sz, "5WOLB", 5)) {
+            if (got == 5) return 0;
+            snprintf(err, errlen, "%s: record %llu: %zu byte%s after BLOW5's end-of-file marker "
+                     "(trailing garbage)", r->path, rec, got - 5, got - 5 == 1 ? "" : "s");
+            return -1;
+        }
         snprintf(err, errlen, "%s: record %llu: the file ends %s without BLOW5's end-of-file marker: "
                  "truncated (the %llu records before it were read)", r->path, rec,
                  got ? "inside a record's size field" : "after a record", rec - 1);

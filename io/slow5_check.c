@@ -272,6 +272,7 @@ int gpuasm_slow5_check_header_text(const char *t, size_t n, gpuasm_slow5_header 
 int gpuasm_slow5_check_text_record(const char *s, size_t n, const gpuasm_slow5_header *h,
                                    size_t *main_len, uint64_t *samples, char *why, size_t whylen)
 {
+    if (n == 0) return fail(why, whylen, "an empty line (a SLOW5 record is never empty)");
     if (memchr(s, '\0', n)) return fail(why, whylen, "a NUL byte in the record (binary data?)");
     if (n && s[n - 1] == '\r')
         return fail(why, whylen, "the line ends in CR (DOS line ends): SLOW5 lines end in LF alone "

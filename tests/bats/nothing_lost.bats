@@ -146,6 +146,10 @@ make_model() {
         assert_only_error "$T/q.fq: record 2 (r2): quality byte 0x" "at base 4 is outside '!'..'~'"
         [ ! -e "$T/o.sam" ]
     done
+    # the first base's quality too (htslib stores a space as 0xff, BAM's "no quality")
+    printf '@r1\nACGTACGTAC\n+\n IIIIIIIII\n' > "$T/q1.fq"
+    run --separate-stderr scan --device cpu "$T/q1.fq" "$TARGETS"
+    assert_only_error "$T/q1.fq: record 1 (r1): quality byte 0x20 at base 1 is outside"
     printf '@r1\nACGTACGTAC\n+\n!!!!!~~~~~\n' > "$T/ok.fq"
     run --separate-stderr scan --device cpu --no-PG --unmatched "$T/ok.fq" "$TARGETS"
     assert_success
@@ -256,6 +260,8 @@ groups-huge.slow5|SLOW5 header: the header says 4000000000 read groups
 textsize-huge.blow5|BLOW5 header: the header says its text is 3000000000 bytes
 crlf.slow5|SLOW5 header: its lines end in CR LF
 aux-missing.slow5|record 1 (read1): 10 columns, the header names 14
+eof-trailing.blow5|record 4: 1 byte after BLOW5's end-of-file marker
+empty-line.slow5|record 2: an empty line
 EOF
 }
 

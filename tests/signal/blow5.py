@@ -115,6 +115,8 @@ def _cases():
         "textsize-huge.blow5": blow5(recs, text_size=3000000000),
         "crlf.slow5": slow5_text(recs).replace(b"\n", b"\r\n"),
         "aux-missing.slow5": slow5_text(recs).replace(b"\t7\t1\t0\t0\n", b"\n", 1),
+        "eof-trailing.blow5": blow5(recs) + b"\n",
+        "empty-line.slow5": slow5_text(recs).replace(b"\nread2", b"\n\nread2"),
     }
 
 
