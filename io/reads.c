@@ -10,6 +10,7 @@
 #include <htslib/hfile.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
+#include <htslib/hts_log.h>
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -174,6 +175,13 @@ static int source_open(source_t *s, const char *path, const char *reference,
     /* sam_open(path, "r") in two steps, to skip the empty gzip members at
      * the start first (skip_empty_members). */
     hFILE *h = hopen(path, "r");
+    if (!h) {
+        /* htslib's own line, as sam_open() prints it (samtools shows it). */
+        const int e = errno;
+        hts_log(HTS_LOG_ERROR, "hts_open_format", "Failed to open file \"%s\"%s%s", path,
+                e ? " : " : "", e ? strerror(e) : "");
+        errno = e;
+    }
     if (h && skip_empty_members(h) < 0) {
         const int e = errno ? errno : EIO;
         hclose_abruptly(h);

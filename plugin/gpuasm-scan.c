@@ -404,18 +404,6 @@ int main(int argc, char **argv)
 
     watch_signals();
     opterr = 0;  /* our own messages, one line each */
-    /* Issue #31: an empty argument (-o '', a shell variable left unset)
-     * names no file: refused before any work, not when the output is
-     * moved into place at the end. */
-    for (int i = 1; i < argc; i++) {
-        const char *eq = !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
-        if (*argv[i] && !(eq && !eq[1])) continue;
-        fprintf(stderr, "%s: argument %d is empty%s%.*s%s: give a file name (or - for standard "
-                "input or output) or a value\n", prog, i, eq || i > 1 ? " (" : "",
-                eq ? (int)(eq - argv[i]) : i > 1 ? (int)strlen(argv[i - 1]) : 0, eq ? argv[i] : i > 1 ? argv[i - 1] : "",
-                eq ? "=)" : i > 1 ? " '')" : "");
-        return 1;
-    }
     while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'k':
@@ -556,6 +544,23 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    /* Issue #31: an empty file name (-o '', a shell variable left unset)
+     * names no file: refused before any work (-o '' ran to the end and
+     * only failed to move the output into place). */
+    const struct { const char *opt, *val; } files[] = {
+        { "-o", o.out_path }, { "--stats", o.stats_path }, { "--report", o.screen.report },
+        { "--multiqc", o.screen.multiqc }, { "--matched", o.screen.matched },
+        { "--matched2", o.screen.matched2 }, { "--unmatched-reads", o.screen.unmatched },
+        { "--unmatched-reads2", o.screen.unmatched2 }, { "-T", o.reference }, { "-1", r1 }, { "-2", r2 },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i].val && !*files[i].val)
+            return fail("%s '': an empty file name (give a file, or - for standard input or "
+                        "output)", files[i].opt), 1;
+    for (int i = optind; i < argc; i++)
+        if (!*argv[i])
+            return fail("%s", "an empty file name ('') among the inputs (give a file, or - for "
+                        "standard input)"), 1;
     if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
     if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
         return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;

@@ -146,18 +146,6 @@ int main(int argc, char **argv)
     char *endp;
     int c;
     opterr = 0;
-    /* Issue #31: an empty argument (-o '', a shell variable left unset)
-     * names no file: refused before any work, not when the output is
-     * moved into place at the end. */
-    for (int i = 1; i < argc; i++) {
-        const char *eq = !strncmp(argv[i], "--", 2) ? strchr(argv[i], '=') : NULL;
-        if (*argv[i] && !(eq && !eq[1])) continue;
-        fprintf(stderr, "%s: argument %d is empty%s%.*s%s: give a file name (or - for standard "
-                "input or output) or a value\n", prog, i, eq || i > 1 ? " (" : "",
-                eq ? (int)(eq - argv[i]) : i > 1 ? (int)strlen(argv[i - 1]) : 0, eq ? argv[i] : i > 1 ? argv[i - 1] : "",
-                eq ? "=)" : i > 1 ? " '')" : "");
-        return 1;
-    }
     while ((c = getopt_long(argc, argv, ":p:n:t:o:@:hV", lopts, NULL)) >= 0) {
         switch (c) {
         case 'p': o.model_path = optarg; break;
@@ -232,6 +220,18 @@ int main(int argc, char **argv)
             return fail("unknown option %s (see --help)", argv[optind - 1]);
         }
     }
+    /* Issue #31: an empty file name names no file (gpuasm-scan's rule). */
+    const struct { const char *opt, *val; } files[] = {
+        { "-o", o.out_path }, { "--stats", o.stats_path }, { "-p", o.model_path },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i].val && !*files[i].val)
+            return fail("%s '': an empty file name (give a file, or - for standard input or "
+                        "output)", files[i].opt);
+    for (int i = optind; i < argc; i++)
+        if (!*argv[i])
+            return fail("%s", "an empty file name ('') among the inputs (give a file, or - for "
+                        "standard input)");
     const int npos = argc - optind;
     if (npos != 2) {
         if (npos == 0) { usage(stderr); return 1; }

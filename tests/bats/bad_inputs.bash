@@ -310,7 +310,7 @@ case_targets_gap() { defaults; kind=targets; desc="a target with alignment gaps 
 case_targets_star_digit() { defaults; kind=targets; desc="targets with '*' and a digit"
     printf '>s\nAGATCGGAAGAGC*\n>d\nAGAT1CGG\n' > "$T/s.fa"; args=("$READS" "$T/s.fa"); want=("$T/s.fa: record 1 (s)" "'*' at base 14"); }
 case_opt_out_empty() { defaults; kind=output; desc="-o '' (issue #31: ran to the end, then could not move the output)"
-    args=(-o '' "$READS" "$TARGETS"); want=("is empty (-o '')" "give a file name"); }
+    args=(-o '' "$READS" "$TARGETS"); want=("-o '': an empty file name"); }
 case_opt_both_stdin() { defaults; kind=option; desc="reads and targets both - (issue #31: '-: cannot open: Bad file descriptor')"
     args=(- -); want=("cannot both be - (standard input)"); }
 case_out_cram_reference_missing() { defaults; kind=output; desc="-O cram,reference=FILE that does not exist (issue #31: 'x.cram: cannot open for writing')"

@@ -191,18 +191,24 @@ EOF
 
 # ---- the messages ----------------------------------------------------------------------
 
-@test "empty arguments are refused before any work (-o '', --stats=, a positional '')" {
+@test "empty file names are refused before any work (-o '', --stats=, a positional ''); other options say their own" {
     run --separate-stderr scan -o '' "$READS" "$TARGETS"
-    assert_only_error "argument 2 is empty (-o '')"
+    assert_only_error "-o '': an empty file name"
     [ -z "$output" ]
     run --separate-stderr scan --stats= -o "$T/o.sam" "$READS" "$TARGETS"
-    assert_only_error "argument 1 is empty (--stats=)"
+    assert_only_error "--stats '': an empty file name"
     [ ! -e "$T/o.sam" ]
+    run --separate-stderr scan --report '' -o "$T/o.sam" "$READS" "$TARGETS"
+    assert_only_error "--report '': an empty file name"
     run --separate-stderr scan "$READS" ''
-    assert_only_error "argument 2 is empty"
+    assert_only_error "an empty file name ('') among the inputs"
+    run --separate-stderr scan --verbosity '' "$READS" "$TARGETS"
+    assert_only_error "invalid --verbosity ''"
     GPUASM_PROG=gpuasm-signal
     run --separate-stderr sig -o '' "$READS" "$TARGETS"
-    assert_only_error "argument 2 is empty (-o '')"
+    assert_only_error "-o '': an empty file name"
+    run --separate-stderr sig -p '' "$READS" "$TARGETS"
+    assert_only_error "-p '': an empty file name"
 }
 
 @test "both inputs on stdin: one message, for gpuasm-scan (targets, R1/R2) and gpuasm-signal" {
