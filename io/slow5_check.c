@@ -179,7 +179,9 @@ int gpuasm_slow5_check_header_text(const char *t, size_t n, gpuasm_slow5_header 
         char tail;
         if (!field_is(s, len, "#slow5_version"))
             return fail(why, whylen, "header line 1 is not '#slow5_version<TAB>X.Y.Z'");
-        char buf[64];
+        /* Zeroed: a line "#slow5_version" alone leaves buf[1] unwritten
+         * (valgrind, replaying the long run's corpus). */
+        char buf[64] = { 0 };
         if (len - 14 >= sizeof buf) return fail(why, whylen, "header line 1: version too long");
         memcpy(buf, s + 14, len - 14);
         buf[len - 14] = 0;

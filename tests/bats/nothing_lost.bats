@@ -268,6 +268,7 @@ crlf.slow5|SLOW5 header: its lines end in CR LF
 aux-missing.slow5|record 1 (read1): 10 columns, the header names 14
 eof-trailing.blow5|record 4: 1 byte after BLOW5's end-of-file marker
 empty-line.slow5|record 2: an empty line
+version-missing.slow5|SLOW5 header: header line 1: version '' is not X.Y.Z
 EOF
 }
 

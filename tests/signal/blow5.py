@@ -117,6 +117,7 @@ def _cases():
         "aux-missing.slow5": slow5_text(recs).replace(b"\t7\t1\t0\t0\n", b"\n", 1),
         "eof-trailing.blow5": blow5(recs) + b"\n",
         "empty-line.slow5": slow5_text(recs).replace(b"\nread2", b"\n\nread2"),
+        "version-missing.slow5": slow5_text(recs).replace(b"#slow5_version\t0.2.0\n", b"#slow5_version\n"),
     }
 
 
