@@ -227,6 +227,17 @@ static int describe_seq_record(const char *path, uint64_t rec_no, int at_end, ch
     return ret;
 }
 
+/* Does the file (inflated) have CRs and no LF in its first 64 KiB? */
+static int cr_only(const char *path)
+{
+    gzFile fp = gzopen(path, "r");
+    if (!fp) return 0;
+    static char buf[65536];
+    const int n = gzread(fp, buf, sizeof buf);
+    gzclose(fp);
+    return n > 0 && memchr(buf, '\r', (size_t)n) && !memchr(buf, '\n', (size_t)n);
+}
+
 int gpuasm_diagnose_reads(const char *path, int seqfile, int compressed, int recount,
                           const BGZF *live, uint64_t rec_no, int at_end,
                           char *out, size_t outlen)
@@ -249,6 +260,23 @@ int gpuasm_diagnose_reads(const char *path, int seqfile, int compressed, int rec
                      gz.kind == GPUASM_GZ_TRAILING ? "htslib stops here: " : "", what);
             return 1;
         }
+        /* Issue #31: the gzip data is whole (zcat reads it) and yet htslib's
+         * BGZF reader failed: it reads a BGZF file block by block as each
+         * block's BSIZE field says, and one says a wrong size. */
+        if (live && live->errcode && live->is_compressed && !live->is_gzip) {
+            snprintf(out, outlen, "record %llu: htslib stops at a BGZF block whose size field "
+                     "(BSIZE) does not match its gzip member, though the compressed data is whole "
+                     "(zcat reads it): a damaged or badly written BGZF file; recompress it "
+                     "(zcat FILE | bgzip > NEW.gz)", (unsigned long long)rec_no);
+            return 1;
+        }
+    }
+    if (seqfile && cr_only(path)) {
+        /* Issue #31: htslib reads such a file as one long line. */
+        snprintf(out, outlen, "record %llu: the file's lines end in CR alone (old Mac line ends), "
+                 "not LF or CR LF: htslib sees one long line; convert them (tr '\\r' '\\n')",
+                 (unsigned long long)rec_no);
+        return 1;
     }
     if (seqfile) return describe_seq_record(path, rec_no, at_end, out, outlen);
     snprintf(out, outlen, "record %llu: malformed %s record (htslib's message above says why)",

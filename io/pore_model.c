@@ -60,14 +60,27 @@ int gpuasm_pore_model_load(const char *path, gpuasm_pore_model *pm, char *err, s
         if (line.l == 0 || line.s[0] == '#') continue;
         const int nf = split_tabs(line.s, f, 64);
         if (col_kmer < 0) {   /* the header */
+            /* Each column once (issue #31: with level_mean_pA twice the
+             * last one was taken, whichever was meant). */
+            int other_mean = -1;
             for (int i = 0; i < nf && i < 64; i++) {
-                if (!strcmp(f[i], "kmer")) col_kmer = i;
-                else if (!strcmp(f[i], "level_mean_pA")) col_mean = i;
-                else if (!strcmp(f[i], "level_stdv_pA")) col_stdv = i;
+                int *col = !strcmp(f[i], "kmer") ? &col_kmer : !strcmp(f[i], "level_mean_pA") ? &col_mean
+                         : !strcmp(f[i], "level_stdv_pA") ? &col_stdv : NULL;
+                if (!strcmp(f[i], "level_mean") || !strcmp(f[i], "mean")) other_mean = i;
+                if (!col) continue;
+                if (*col >= 0) {
+                    snprintf(err, errlen, "%s: line %llu: the header has the column %s twice (columns "
+                             "%d and %d): keep the one meant", path, (unsigned long long)lineno, f[i],
+                             *col + 1, i + 1);
+                    goto fail;
+                }
+                *col = i;
             }
             if (col_kmer < 0 || col_mean < 0) {
                 snprintf(err, errlen, "%s: line %llu: the header needs the columns kmer and "
-                         "level_mean_pA (tab-separated)", path, (unsigned long long)lineno);
+                         "level_mean_pA (tab-separated)%s", path, (unsigned long long)lineno,
+                         col_mean < 0 && other_mean >= 0 ? "; this one has a level mean column in "
+                         "other units: give its levels in pA as level_mean_pA" : "");
                 goto fail;
             }
             continue;
@@ -152,6 +165,18 @@ int gpuasm_pore_model_load(const char *path, gpuasm_pore_model *pm, char *err, s
         km[pm->k] = 0;
         snprintf(err, errlen, "%s: %llu of the %zu %u-mers, %s the first missing", path,
                  (unsigned long long)rows, nk, pm->k, km);
+        goto fail;
+    }
+    /* Levels that vary: a model with one level for every k-mer turns every
+     * genome into a flat signal, which matches any flat read. */
+    size_t lo = 0, hi = 0;
+    for (size_t i = 1; i < nk; i++) {
+        if (pm->mean[i] < pm->mean[lo]) lo = i;
+        if (pm->mean[i] > pm->mean[hi]) hi = i;
+    }
+    if (!(pm->mean[hi] > pm->mean[lo])) {
+        snprintf(err, errlen, "%s: every k-mer has the same level_mean_pA (%g): such a model cannot "
+                 "tell one k-mer from another", path, (double)pm->mean[lo]);
         goto fail;
     }
     pm->mean_all /= (double)rows;

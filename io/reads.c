@@ -10,12 +10,18 @@
 #include <htslib/hfile.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
+#include <htslib/hts_log.h>
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
 
 #include "diagnose.h"
 #include "printable.h"
 #include "reads.h"
+#include "thread_error.h"
 
 /* One input file. */
 typedef struct {
@@ -23,6 +29,7 @@ typedef struct {
     sam_hdr_t *hdr;
     char *path;
     int seqfile;         /* FASTQ/FASTA: no pairing of its own (reads.h) */
+    int fastq;           /* FASTQ: every record has qualities */
     int cram;
     int compressed;      /* gzip or BGZF (BAM included) */
     int pooled;          /* htslib's decoding threads are attached */
@@ -45,12 +52,116 @@ struct gpuasm_reader {
     uint64_t odd_names;      /* read names with bytes SAM's QNAME does not allow */
     char odd_first[1024];    /* the first of them: "FILE: record N (NAME)" */
     char warning[2][1280];   /* gpuasm_reader_warning() */
+    uint64_t longest;        /* the longest read so far, bases (gpuasm_reader_longest) */
+    char longest_at[1280];   /* "FILE: record N (NAME)" */
 };
 
 /* The BGZF layer of an open file (BAM, gzip and bgzip text), or NULL. */
 static BGZF *bgzf_of(samFile *f)
 {
     return f && f->is_bgzf ? f->fp.bgzf : NULL;
+}
+
+/* RNA reads: U is T (issue #31), as targets have always had it and as
+ * htslib itself does from 1.21 on (its commit 7f3b7589, "Convert U to T
+ * instead of U to N when sam_parsing": seq_nt16_table['U'] = 8).  htslib
+ * 1.16 maps U to 15 (N) in that table, which it uses everywhere it turns
+ * text into bases: its format detector then refused a FASTQ whose first
+ * read had a U ("not a FASTQ"), and bam_set1 read every later U as N (3
+ * of 42 reads hit instead of 34).  So the one table entry is set as 1.21
+ * has it, once, before htslib reads anything: htslib still parses (FASTQ,
+ * FASTA, SAM SEQ alike), only its letter for U changes.  The table is
+ * const, in read-only memory (the program's copy of it, or libhts's):
+ * the page is made writable for the two bytes and given its protection
+ * back, found in /proc/self/maps.  Where that fails, U stays N as in
+ * samtools 1.16; gpuasm_reads_u_is_t() tells. */
+static int u_is_t;
+static void set_u_as_t(void)
+{
+    volatile unsigned char *t = (volatile unsigned char *)(uintptr_t)seq_nt16_table;
+    if (t['U'] == 8 && t['u'] == 8) {
+        u_is_t = 1;   /* htslib >= 1.21 */
+        return;
+    }
+    const uintptr_t at = (uintptr_t)&t['U'], end = (uintptr_t)&t['u'] + 1;
+    const long pg = sysconf(_SC_PAGESIZE);
+    if (pg <= 0) return;
+    const uintptr_t lo = at & ~(uintptr_t)(pg - 1), hi = (end + (uintptr_t)pg - 1) & ~(uintptr_t)(pg - 1);
+    /* The protection of the mapping that holds the table (one mapping:
+     * the two bytes are 32 apart). */
+    FILE *maps = fopen("/proc/self/maps", "r");
+    if (!maps) return;
+    char line[512], perm[8] = "";
+    unsigned long a, b;
+    while (fgets(line, sizeof line, maps))
+        if (sscanf(line, "%lx-%lx %7s", &a, &b, perm) == 3 && at >= a && end <= b) break;
+        else perm[0] = 0;
+    fclose(maps);
+    if (!perm[0]) return;
+    const int prot = (perm[0] == 'r' ? PROT_READ : 0) | (perm[1] == 'w' ? PROT_WRITE : 0)
+                   | (perm[2] == 'x' ? PROT_EXEC : 0);
+    if (!(prot & PROT_WRITE) && mprotect((void *)lo, hi - lo, prot | PROT_WRITE) != 0) return;
+    t['U'] = 8;
+    t['u'] = 8;
+    if (!(prot & PROT_WRITE)) mprotect((void *)lo, hi - lo, prot);
+    u_is_t = t['U'] == 8;
+}
+
+int gpuasm_reads_u_is_t(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, set_u_as_t);
+    return u_is_t;
+}
+
+/* Consume the empty gzip members at the start of h: 0, or -1 on a read
+ * error.  htslib 1.16 decides a file's format from the start of its first
+ * gzip member alone (hts_detect_format2 peeks at what that member
+ * inflates to): an empty first member -- what `cat empty.fq.gz
+ * reads.fq.gz` makes, or a BGZF end-of-file block at the start of a BAM
+ * or bgzip file -- inflates to nothing, which htslib takes for an empty
+ * file: 0 reads and exit 0 where zcat reads them all.  Later members,
+ * empty or not, bgzf reads whole.  So a member here is skipped only when
+ * it is whole and empty: a valid header, a deflate stream that ends
+ * without a byte of output, and its trailer (CRC 0, length 0); anything
+ * else (data, a member cut short, damage) is left to htslib, which reads
+ * or reports it as before. */
+static int skip_empty_members(hFILE *h)
+{
+    unsigned char buf[4096];
+    for (;;) {
+        const ssize_t got = hpeek(h, buf, sizeof buf);
+        if (got < 0) return -1;
+        const size_t n = (size_t)got;
+        if (n < 18 || buf[0] != 0x1f || buf[1] != 0x8b || buf[2] != 8 || (buf[3] & 0xe0)) return 0;
+        size_t at = 10;
+        if (buf[3] & 4) {                       /* FEXTRA */
+            at += 2 + (size_t)(buf[10] | buf[11] << 8);
+        }
+        for (int flag = 8; flag <= 16; flag <<= 1) {   /* FNAME, FCOMMENT: NUL-terminated */
+            if (!(buf[3] & flag)) continue;
+            const unsigned char *z = at < n ? memchr(buf + at, 0, n - at) : NULL;
+            if (!z) return 0;
+            at = (size_t)(z - buf) + 1;
+        }
+        if (buf[3] & 2) at += 2;                /* FHCRC */
+        if (at >= n) return 0;
+        z_stream zs;
+        memset(&zs, 0, sizeof zs);
+        if (inflateInit2(&zs, -15) != Z_OK) return 0;
+        unsigned char out[1];
+        zs.next_in = buf + at;
+        zs.avail_in = (uInt)(n - at);
+        zs.next_out = out;
+        zs.avail_out = sizeof out;
+        const int zr = inflate(&zs, Z_FINISH);
+        const size_t used = (size_t)(zs.next_in - buf), produced = sizeof out - zs.avail_out;
+        inflateEnd(&zs);
+        if (zr != Z_STREAM_END || produced || used + 8 > n) return 0;
+        static const unsigned char zeros[8];
+        if (memcmp(buf + used, zeros, 8)) return 0;   /* CRC32 and ISIZE of nothing */
+        if (hread(h, buf, used + 8) != (ssize_t)(used + 8)) return -1;
+    }
 }
 
 static int source_open(source_t *s, const char *path, const char *reference,
@@ -61,9 +172,39 @@ static int source_open(source_t *s, const char *path, const char *reference,
         return -1;
     }
     errno = 0;
-    s->in = sam_open(path, "r");
+    /* sam_open(path, "r") in two steps, to skip the empty gzip members at
+     * the start first (skip_empty_members). */
+    hFILE *h = hopen(path, "r");
+    if (!h) {
+        /* htslib's own line, as sam_open() prints it (samtools shows it). */
+        const int e = errno;
+        hts_log(HTS_LOG_ERROR, "hts_open_format", "Failed to open file \"%s\"%s%s", path,
+                e ? " : " : "", e ? strerror(e) : "");
+        errno = e;
+    }
+    if (h && skip_empty_members(h) < 0) {
+        const int e = errno ? errno : EIO;
+        hclose_abruptly(h);
+        h = NULL;
+        errno = e;
+    }
+    s->in = h ? hts_hopen(h, path, "r") : NULL;
     if (!s->in) {
         const int e = errno;
+        /* Compressions htslib 1.16 does not read, told by their magic. */
+        unsigned char m[6] = { 0 };
+        const char *packed = NULL;
+        if (h && hpeek(h, m, sizeof m) >= 4)
+            packed = !memcmp(m, "BZh", 3) ? "bzip2" : !memcmp(m, "\x28\xb5\x2f\xfd", 4) ? "zstd"
+                   : !memcmp(m, "PK\3\4", 4) ? "zip" : !memcmp(m, "\xfd" "7zXZ", 5) ? "xz" : NULL;
+        if (h) hclose_abruptly(h);
+        if (packed) {
+            snprintf(err, errlen, "%s: %s-compressed data: htslib reads plain, gzip and BGZF files "
+                     "only; decompress it first (e.g. %s FILE | gpuasm-scan - TARGETS)", path, packed,
+                     !strcmp(packed, "zip") ? "unzip -p" : !strcmp(packed, "bzip2") ? "bzip2 -dc"
+                     : !strcmp(packed, "zstd") ? "zstd -dc" : "xz -dc");
+            return -1;
+        }
         char what[128] = "";
         if (e == 0 && gpuasm_rereadable(path)) {
             /* htslib knew the format and could not read its start (a CRAM
@@ -89,12 +230,29 @@ static int source_open(source_t *s, const char *path, const char *reference,
         return -1;
     }
     if (reference && hts_set_fai_filename(s->in, reference) < 0) {
-        snprintf(err, errlen, "%s: cannot use reference %s", path, reference);
+        /* Issue #31: say why (htslib's [E::] line names only the file). */
+        FILE *rf = fopen(reference, "r");
+        const int e = rf ? 0 : errno;
+        if (rf) fclose(rf);
+        snprintf(err, errlen, "%s: the reference %s (-T) %s%s%s (give the FASTA the CRAM file was "
+                 "written against)", path, reference, e ? "cannot be read: " : "cannot be used: ",
+                 e ? strerror(e) : "htslib cannot index it", e ? "" : " (a FASTA? plain or bgzip?)");
         return -1;
     }
     const htsFormat *fmt = hts_get_format(s->in);
     enum htsExactFormat f = fmt->format;
+    if (fmt->compression == xz_compression || fmt->compression == bzip2_compression ||
+        fmt->compression == zstd_compression || fmt->compression == razf_compression) {
+        /* Issue #31: htslib 1.16 knows xz, bzip2 and zstd by their magic
+         * but cannot read them; sam_read1() abort()ed on an xz file. */
+        char *d = hts_format_description(fmt);
+        snprintf(err, errlen, "%s: %s: htslib reads plain, gzip and BGZF files only; decompress "
+                 "it first (e.g. xz -dc FILE | gpuasm-scan - TARGETS)", path, d ? d : "compressed data");
+        free(d);
+        return -1;
+    }
     s->seqfile = f == fastq_format || f == fasta_format;
+    s->fastq = f == fastq_format;
     s->cram = f == cram;
     s->compressed = fmt->compression != no_compression;
     s->hdr = sam_hdr_read(s->in);
@@ -167,6 +325,7 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
                        int n_threads, int wildcards, gpuasm_reader **out,
                        char *err, size_t errlen)
 {
+    gpuasm_reads_u_is_t();   /* before htslib reads anything */
     gpuasm_reader *r = calloc(1, sizeof(*r));
     if (!r) {
         snprintf(err, errlen, "%s: out of memory", path);
@@ -175,8 +334,11 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
     r->wildcards = wildcards;
     r->paired_files = path2 != NULL;
     if (n_threads > 1) {
+        errno = 0;
         if (!(r->pool = hts_tpool_init(n_threads))) {
-            snprintf(err, errlen, "%s: cannot start %d threads", path, n_threads);
+            char what[300], why[600];
+            snprintf(what, sizeof what, "cannot start %d decoding threads", n_threads);
+            snprintf(err, errlen, "%s: %s", path, gpuasm_thread_error(what, errno, why, sizeof why));
             goto fail;
         }
         r->tp.pool = r->pool;
@@ -314,6 +476,28 @@ static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
         }
 }
 
+/* SAM's QUAL is [!-~] (Phred + 33, values 0..93), or '*' (none: BAM's
+ * first quality byte 0xff).  htslib 1.16 takes a FASTQ quality character
+ * c as the value c - 33 without a look (a space or a control byte wraps
+ * to 223..255, DEL and non-ASCII bytes give 94..222), and a BAM may hold
+ * any byte: either way the SAM written would carry a QUAL that samtools
+ * rejects.  Returns the 0-based base of the first value outside, or -1. */
+static int32_t bad_quality(const bam1_t *b, int fastq)
+{
+    const uint8_t *q = bam_get_qual(b);
+    const int32_t n = b->core.l_qseq;
+    /* A FASTQ record always has qualities: a first byte 0xff is a space. */
+    if (n == 0 || (q[0] == 0xff && !fastq)) {
+        /* none given (FASTA, SAM '*'): all 0xff, as htslib writes it */
+        for (int32_t i = 1; i < n; i++)
+            if (q[i] != 0xff) return i;
+        return -1;
+    }
+    for (int32_t i = 0; i < n; i++)
+        if (q[i] > 93) return i;
+    return -1;
+}
+
 /* Read the next primary record of one file into *dst (a reused bam1_t).
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
@@ -376,6 +560,22 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                 return -1;
             }
         }
+        const int32_t bq = bad_quality(dst, s->fastq);
+        if (bq >= 0) {
+            char nm[GPUASM_PRINTABLE_BUF];
+            const unsigned v = bam_get_qual(dst)[bq];
+            if (s->seqfile)
+                snprintf(err, errlen, "%s: record %llu (%s): quality byte 0x%02x at base %d is "
+                         "outside '!'..'~' (Phred+33, the range SAM holds): fix the file's "
+                         "qualities", s->path, (unsigned long long)s->n_read,
+                         gpuasm_printable(bam_get_qname(dst), nm, sizeof nm), (v + 33) & 0xff, bq + 1);
+            else
+                snprintf(err, errlen, "%s: record %llu (%s): quality value %u at base %d is outside "
+                         "0..93, which SAM's QUAL cannot hold (fix the file's qualities)", s->path,
+                         (unsigned long long)s->n_read,
+                         gpuasm_printable(bam_get_qname(dst), nm, sizeof nm), v, bq + 1);
+            return -1;
+        }
         if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
         check_name(r, s, dst);
         *rec_no = s->n_read;
@@ -397,18 +597,18 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
     if (!ga && !gb) return 0;
     uint64_t k = r->n_pairs + 1;
     char n1[GPUASM_PRINTABLE_BUF], n2[GPUASM_PRINTABLE_BUF];
-    if (!gb) {
-        snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
-                 "%s ends after %llu", a->path, b->path, a->path, (unsigned long long)k,
-                 gpuasm_printable(bam_get_qname(dst), n1, sizeof n1), b->path,
-                 (unsigned long long)r->n_pairs);
-        return -1;
-    }
-    if (!ga) {
-        snprintf(err, errlen, "%s, %s: %s has more reads: its read %llu (%s) has no mate, "
-                 "%s ends after %llu", a->path, b->path, b->path, (unsigned long long)k,
-                 gpuasm_printable(bam_get_qname(r->mate), n2, sizeof n2), a->path,
-                 (unsigned long long)r->n_pairs);
+    /* Issue #31: say plainly how many reads the shorter file has, and
+     * what R1 and R2 must be ("ends after 0" read as nothing). */
+    if (!gb || !ga) {
+        const source_t *more = gb ? b : a, *less = gb ? a : b;
+        char counted[64];
+        if (r->n_pairs == 0) snprintf(counted, sizeof counted, "has no reads at all");
+        else snprintf(counted, sizeof counted, "ends after %llu read%s",
+                      (unsigned long long)r->n_pairs, r->n_pairs == 1 ? "" : "s");
+        snprintf(err, errlen, "%s, %s: %s %s, %s has more (its read %llu, %s, has no mate): R1 "
+                 "and R2 must hold the mates of the same pairs in the same order", a->path,
+                 b->path, less->path, counted, more->path, (unsigned long long)k,
+                 gpuasm_printable(bam_get_qname(gb ? r->mate : dst), gb ? n2 : n1, GPUASM_PRINTABLE_BUF));
         return -1;
     }
     if (strcmp(bam_get_qname(dst), bam_get_qname(r->mate)) != 0) {
@@ -456,6 +656,12 @@ static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *er
     return got;
 }
 
+uint64_t gpuasm_reader_longest(const gpuasm_reader *r, const char **where)
+{
+    *where = r->longest_at;
+    return r->longest;
+}
+
 int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                        char *err, size_t errlen)
 {
@@ -480,6 +686,13 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
         if (got == 0) break;
         if (b->n == 0) b->first_record = rec_no;
         uint32_t len = (uint32_t)rec->core.l_qseq;
+        if (len > r->longest) {
+            char nm[GPUASM_PRINTABLE_BUF];
+            r->longest = len;
+            snprintf(r->longest_at, sizeof r->longest_at, "%s: record %llu (%s)",
+                     r->paired_files && (rec->core.flag & BAM_FREAD2) ? r->src[1].path : r->src[0].path,
+                     (unsigned long long)rec_no, gpuasm_printable(bam_get_qname(rec), nm, sizeof nm));
+        }
         /* Only the offsets here: the codes are made by gpuasm_batch_encode
          * on a scan thread, so that this thread (the one that cannot run in
          * parallel) does little more than htslib's parsing. */

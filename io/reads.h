@@ -71,6 +71,16 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
                        int n_threads, int wildcards, gpuasm_reader **out,
                        char *err, size_t errlen);
 
+/* U in reads is T (issue #31): htslib 1.16 reads it as N; the first
+ * gpuasm_reader_open() sets htslib's letter table as htslib 1.21 has it
+ * (reads.c says how).  1 when U is read as T, 0 when that could not be
+ * done (then U is N, as in samtools 1.16). */
+int gpuasm_reads_u_is_t(void);
+
+/* The longest read read so far: its bases, and in *where "FILE: record N
+ * (NAME)" (issue #31: --max-memory's warning names it). */
+uint64_t gpuasm_reader_longest(const gpuasm_reader *r, const char **where);
+
 /* The input's header (R1's; empty for FASTA/FASTQ). */
 const sam_hdr_t *gpuasm_reader_header(const gpuasm_reader *r);
 

@@ -19,6 +19,7 @@
 #include "nt16.h"
 #include "output_file.h"
 #include "sam_out.h"
+#include "thread_error.h"
 #include "write_guard.h"
 
 struct gpuasm_writer {
@@ -170,6 +171,20 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         free(w);
         return -1;
     }
+    /* A reference=FILE that cannot be read makes htslib fail the open
+     * with its own path (/dev/fd/N behind the guard) and errno ENOENT:
+     * "cannot open for writing" would blame the output (issue #31). */
+    for (const hts_opt *ho = f->specific; f->format == cram && ho; ho = ho->next) {
+        if (ho->opt != CRAM_OPT_REFERENCE || !ho->val.s) continue;
+        FILE *rf = fopen(ho->val.s, "r");
+        if (!rf) {
+            snprintf(err, errlen, "%s: the CRAM reference %s (reference=) cannot be read: %s "
+                     "(give the FASTA the reads were aligned to)", shown, ho->val.s,
+                     strerror(errno ? errno : ENOENT));
+            goto fail;
+        }
+        fclose(rf);
+    }
     errno = 0;
     /* sam_open_format applies the format options (hts_opt_apply). */
     w->out = sam_open_format(name, mode, f);
@@ -192,7 +207,9 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         int r = f->format == bam || f->format == cram ? hts_set_threads(w->out, o->n_threads)
               : f->compression == bgzf ? bgzf_mt(w->out->fp.bgzf, o->n_threads, 256) : 0;
         if (r < 0) {
-            snprintf(err, errlen, "%s: cannot start %d compression threads", shown, o->n_threads);
+            char what[64], tw[600];
+            snprintf(what, sizeof what, "cannot start %d compression threads", o->n_threads);
+            snprintf(err, errlen, "%s: %s", shown, gpuasm_thread_error(what, errno, tw, sizeof tw));
             goto fail;
         }
     }

@@ -16,12 +16,16 @@
 #include "config.h"
 #endif
 #ifdef HAVE_SLOW5
+#include <sys/stat.h>
 #include <slow5/slow5.h>
+#include <slow5/slow5_extra.h>
+#include <slow5/slow5_press.h>
 #endif
 
 #include "grow.h"
 #include "signal_norm.h"
 #include "signal_reads.h"
+#include "slow5_check.h"
 
 enum { FMT_TEXT = 0, FMT_SLOW5 = 1, FMT_BLOW5 = 2 };
 enum { LAYOUT_UNKNOWN = 0, LAYOUT_VALUE_PER_LINE = 1, LAYOUT_SIGNAL_PER_LINE = 2 };
@@ -44,6 +48,10 @@ struct gpuasm_sigreader {
 #ifdef HAVE_SLOW5
     slow5_file_t *s5;
     slow5_rec_t *rec;
+    gpuasm_slow5_header hdr;   /* what slow5_check found in the header */
+    char *mem;                 /* the record's bytes (slow5_check.h) */
+    size_t m_mem;
+    off_t file_size;           /* BLOW5: -1 when not a regular file */
 #endif
 };
 
@@ -73,6 +81,62 @@ static char *base_name(const char *path)
     return strndup(b, n ? n : strlen(b));
 }
 
+#ifdef HAVE_SLOW5
+/* Read and check the header at the start of h (slow5_check.h): SLOW5's
+ * text lines up to the column names, or BLOW5's fixed part and the text
+ * it sizes.  Fills r->hdr; -1 with why. */
+static int check_header(gpuasm_sigreader *r, hFILE *h, char *why, size_t whylen)
+{
+    kstring_t t = { 0, 0, NULL };
+    int rc = -1;
+    if (r->fmt == FMT_BLOW5) {
+        uint8_t fixed[GPUASM_BLOW5_FIXED];
+        const ssize_t got = hread(h, fixed, sizeof fixed);
+        if (got < 0) {
+            snprintf(why, whylen, "cannot read: %s", strerror(errno ? errno : EIO));
+            return -1;
+        }
+        if (gpuasm_blow5_check_fixed(fixed, (size_t)got, &r->hdr, why, whylen) < 0) return -1;
+        if (ks_resize(&t, (size_t)r->hdr.text_size + 1) < 0) goto nomem;
+        const ssize_t n = hread(h, t.s, r->hdr.text_size);
+        if (n < 0) {
+            snprintf(why, whylen, "cannot read: %s", strerror(errno ? errno : EIO));
+            goto out;
+        }
+        if ((size_t)n < r->hdr.text_size) {
+            snprintf(why, whylen, "the header says its text is %u bytes, the file ends after %zd "
+                     "(truncated)", (unsigned)r->hdr.text_size, n);
+            goto out;
+        }
+        t.l = (size_t)n;
+    } else {
+        /* Lines up to and including the one of column names ("#read_id"). */
+        size_t line_start = 0;
+        for (;;) {
+            const int c = hgetc(h);
+            if (c == EOF) break;
+            if (kputc(c, &t) < 0) goto nomem;
+            if (c == '\n') {
+                if (t.l - line_start > 8 && !memcmp(t.s + line_start, "#read_id", 8)) break;
+                line_start = t.l;
+            }
+            if (t.l > GPUASM_SLOW5_MAX_HEADER) {
+                snprintf(why, whylen, "no column names ('#read_id...') in its first %u MiB",
+                         GPUASM_SLOW5_MAX_HEADER >> 20);
+                goto out;
+            }
+        }
+    }
+    rc = gpuasm_slow5_check_header_text(t.s ? t.s : "", t.l, &r->hdr, why, whylen);
+    goto out;
+nomem:
+    snprintf(why, whylen, "out of memory");
+out:
+    ks_free(&t);
+    return rc;
+}
+#endif
+
 int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, size_t errlen)
 {
     *out = NULL;
@@ -95,13 +159,13 @@ int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, s
         hclose_abruptly(h);
         goto fail;
     }
-    /* BLOW5 v0.1 (2021, before slow5lib's released format; slow5lib's own
-     * old test file is one) starts with a text line that the text reader
-     * would take for a signal: refuse it, naming the converter (issue #29). */
-    static const char v01[] = "##file_format=blow5v0.1\n";
-    if (got >= (ssize_t)sizeof v01 - 1 && !memcmp(magic, v01, sizeof v01 - 1)) {
+    if (got >= 14 && !memcmp(magic, "##file_format=", 14)) {
+        /* A pre-release SLOW5/BLOW5 (v0.1, 2020-21; slow5lib's own old test
+         * file is one) starts with a text line that the text reader would
+         * take for a signal ("record 1 ($): no values", issue #31): refuse
+         * it, naming the converter (issue #29). */
         hclose_abruptly(h);
-        snprintf(err, errlen, "%s: a BLOW5 v0.1 file (pre-release format, '##file_format=blow5v0.1'), "
+        snprintf(err, errlen, "%s: a pre-release SLOW5/BLOW5 file (v0.1, '##file_format=' header: BLOW5 v0.1 or SLOW5 v0.1), "
                  "which slow5lib cannot read: convert it to SLOW5 with blow5v01_to_slow5.py %s "
                  "OUT.slow5 (in share/gpuasm/ of the installation, tests/signal/ of the source)",
                  path, path);
@@ -110,8 +174,15 @@ int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, s
     if (got >= 14 && !memcmp(magic, "#slow5_version", 14)) r->fmt = FMT_SLOW5;
     else if (got >= 6 && !memcmp(magic, "BLOW5\1", 6)) r->fmt = FMT_BLOW5;
     if (r->fmt != FMT_TEXT) {
-        hclose_abruptly(h);
 #ifdef HAVE_SLOW5
+        /* The header is checked before slow5lib reads it (slow5_check.h). */
+        char why[400];
+        if (check_header(r, h, why, sizeof why) < 0) {
+            hclose_abruptly(h);
+            snprintf(err, errlen, "%s: %s header: %s", path, gpuasm_sigreader_format(r), why);
+            goto fail;
+        }
+        hclose_abruptly(h);
         slow5_set_log_level(SLOW5_LOG_OFF);        /* our own one-line messages */
         slow5_set_exit_condition(SLOW5_EXIT_OFF);
         r->s5 = slow5_open_with(path, "r", r->fmt == FMT_SLOW5 ? SLOW5_FORMAT_ASCII : SLOW5_FORMAT_BINARY);
@@ -120,6 +191,16 @@ int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, s
                      gpuasm_sigreader_format(r), slow5_errno);
             goto fail;
         }
+        /* slow5lib must have read the header we checked. */
+        const slow5_aux_meta_t *am = r->s5->header ? r->s5->header->aux_meta : NULL;
+        if (!r->s5->header || r->s5->header->num_read_groups != r->hdr.read_groups ||
+            (am ? am->num : 0) != r->hdr.aux) {
+            snprintf(err, errlen, "%s: slow5lib reads this %s header differently from its text "
+                     "(corrupt header?)", path, gpuasm_sigreader_format(r));
+            goto fail;
+        }
+        struct stat st;
+        r->file_size = fstat(fileno(r->s5->fp), &st) == 0 && S_ISREG(st.st_mode) ? st.st_size : -1;
 #ifdef GPUASM_SLOW5_SVB_BROKEN
         /* configure found this slow5lib corrupting memory on svb-zd. */
         if (r->s5->compress && r->s5->compress->signal_press &&
@@ -132,6 +213,7 @@ int gpuasm_sigreader_open(const char *path, gpuasm_sigreader **out, char *err, s
         }
 #endif
 #else
+        hclose_abruptly(h);
         snprintf(err, errlen, "%s: a %s file, and this gpuasm was built without slow5lib "
                  "(install libslow5-dev and rebuild; or give the signals as text)", path,
                  gpuasm_sigreader_format(r));
@@ -162,6 +244,7 @@ void gpuasm_sigreader_close(gpuasm_sigreader *r)
 #ifdef HAVE_SLOW5
     if (r->rec) slow5_rec_free(r->rec);
     if (r->s5) slow5_close(r->s5);
+    free(r->mem);
 #endif
     ks_free(&r->line);
     ks_free(&r->name);
@@ -283,24 +366,148 @@ nomem:
 /* ---- SLOW5 / BLOW5 ------------------------------------------------------------ */
 
 #ifdef HAVE_SLOW5
+/* The next record's bytes into r->mem, read here rather than by slow5lib
+ * (which believes a BLOW5 record's size field): 1 with *n bytes (BLOW5:
+ * record-decompressed; SLOW5: the line without its '\n', NUL-terminated),
+ * 0 at the end, -1 with err. */
+static int slow5_read_record(gpuasm_sigreader *r, size_t *n, char *err, size_t errlen)
+{
+    FILE *fp = r->s5->fp;
+    const unsigned long long rec = (unsigned long long)r->records + 1;
+    if (r->fmt == FMT_SLOW5) {
+        errno = 0;
+        const ssize_t got = getline(&r->mem, &r->m_mem, fp);
+        if (got < 0) {
+            if (feof(fp)) return 0;
+            snprintf(err, errlen, "%s: record %llu: cannot read: %s", r->path, rec,
+                     strerror(errno ? errno : EIO));
+            return -1;
+        }
+        *n = (size_t)got;
+        if (*n && r->mem[*n - 1] == '\n') r->mem[--*n] = 0;
+        return 1;
+    }
+    /* BLOW5: a uint64 size and that many bytes, or the 5-byte end marker. */
+    uint8_t sz[8];
+    const size_t got = fread(sz, 1, sizeof sz, fp);
+    if (got < sizeof sz) {
+        if (ferror(fp)) {
+            snprintf(err, errlen, "%s: record %llu: cannot read: %s", r->path, rec, strerror(errno ? errno : EIO));
+            return -1;
+        }
+        if (got >= 5 && !memcmp(sz, "5WOLB", 5)) {
+            if (got == 5) return 0;
+            snprintf(err, errlen, "%s: record %llu: %zu byte%s after BLOW5's end-of-file marker "
+                     "(trailing garbage)", r->path, rec, got - 5, got - 5 == 1 ? "" : "s");
+            return -1;
+        }
+        snprintf(err, errlen, "%s: record %llu: the file ends %s without BLOW5's end-of-file marker: "
+                 "truncated (the %llu records before it were read)", r->path, rec,
+                 got ? "inside a record's size field" : "after a record", rec - 1);
+        return -1;
+    }
+    uint64_t size = 0;
+    for (int i = 7; i >= 0; i--) size = size << 8 | sz[i];
+    const off_t at = ftello(fp);
+    const uint64_t left = r->file_size >= 0 && at >= 0 && at <= r->file_size
+                        ? (uint64_t)(r->file_size - at) : GPUASM_SLOW5_MAX_RECORD;
+    if (size == 0 || size > left || size > GPUASM_SLOW5_MAX_RECORD) {
+        if (!memcmp(sz, "5WOLB", 5))
+            snprintf(err, errlen, "%s: record %llu: %llu bytes after BLOW5's end-of-file marker "
+                     "(two files joined, or trailing garbage)", r->path, rec, (unsigned long long)left + 3);
+        else
+            snprintf(err, errlen, "%s: record %llu: its size field says %llu bytes, %s: corrupt or "
+                     "truncated file", r->path, rec, (unsigned long long)size,
+                     size == 0 ? "an empty record" : size > left ? "more than the rest of the file"
+                                                   : "more than 1 GiB");
+        return -1;
+    }
+    if (gpuasm_grow((void **)&r->mem, &r->m_mem, (size_t)size + 1, 1) < 0) goto nomem;
+    if (fread(r->mem, 1, (size_t)size, fp) != (size_t)size) {
+        snprintf(err, errlen, "%s: record %llu: the file ends inside it (truncated)", r->path, rec);
+        return -1;
+    }
+    *n = (size_t)size;
+    if (r->hdr.record_press != 0) {
+        char why[300];
+        if (r->hdr.record_press == 2 && gpuasm_blow5_check_zstd((uint8_t *)r->mem, *n, why, sizeof why) < 0) {
+            snprintf(err, errlen, "%s: record %llu: %s", r->path, rec, why);
+            return -1;
+        }
+        size_t m = 0;
+        char *d = slow5_ptr_depress_solo(r->hdr.record_press == 1 ? SLOW5_COMPRESS_ZLIB : SLOW5_COMPRESS_ZSTD,
+                                         r->mem, *n, &m);
+        if (!d || m == 0) {
+            free(d);
+            snprintf(err, errlen, "%s: record %llu: corrupt %s-compressed data", r->path, rec,
+                     r->hdr.record_press == 1 ? "zlib" : "zstd");
+            return -1;
+        }
+        free(r->mem);
+        r->mem = d;
+        r->m_mem = m;
+        *n = m;
+    }
+    return 1;
+nomem:
+    snprintf(err, errlen, "%s: out of memory", r->path);
+    return -1;
+}
+
 static int slow5_next(gpuasm_sigreader *r, uint64_t from, uint64_t to, char *err, size_t errlen)
 {
-    /* Past the end slow5lib reads the end-of-file marker as a truncated
-     * record: ask it nothing more. */
     if (r->done) return 0;
-    const int rc = slow5_get_next(&r->rec, r->s5);
-    if (rc == SLOW5_ERR_EOF) {
-        r->done = 1;
-        return 0;
+    size_t n = 0;
+    const int got = slow5_read_record(r, &n, err, errlen);
+    if (got <= 0) {
+        r->done = got == 0;
+        return got;
     }
-    if (rc < 0) {
-        snprintf(err, errlen, "%s: record %llu: slow5lib cannot read it (slow5lib error %d%s)",
-                 r->path, (unsigned long long)r->records + 1, rc,
-                 rc == SLOW5_ERR_TRUNC ? ": truncated" : rc == SLOW5_ERR_RECPARSE ? ": malformed" : "");
+    const unsigned long long rec = (unsigned long long)r->records + 1;
+    /* Checked first (slow5_check.h); slow5lib then parses the 8 main
+     * columns only (the auxiliary ones are never used here). */
+    size_t main_len = 0;
+    uint64_t samples = 0;
+    char why[400];
+    const int bad = r->fmt == FMT_SLOW5
+        ? gpuasm_slow5_check_text_record(r->mem, n, &r->hdr, &main_len, &samples, why, sizeof why)
+        : gpuasm_blow5_check_record((const uint8_t *)r->mem, n, &r->hdr, &main_len, &samples, why, sizeof why);
+    if (bad) {
+        /* The read id, where the bytes have one, names the record. */
+        char id[64] = "";
+        size_t k = 0;
+        const char *from = r->mem;
+        if (r->fmt == FMT_SLOW5) {
+            k = strcspn(r->mem, "\t");
+        } else if (n >= 2) {
+            k = (size_t)((uint8_t)r->mem[0] | (uint8_t)r->mem[1] << 8);
+            from = r->mem + 2;
+            if (k > n - 2) k = 0;
+        }
+        if (k >= sizeof id) k = sizeof id - 1;
+        memcpy(id, from, k);
+        id[k] = 0;
+        for (char *c = id; *c; c++) if ((unsigned char)*c < 32 || (unsigned char)*c > 126) *c = '?';
+        snprintf(err, errlen, "%s: record %llu%s%s%s: %s", r->path, rec, *id ? " (" : "", id, *id ? ")" : "", why);
+        return -1;
+    }
+    r->mem[main_len] = 0;
+    const enum slow5_press_method sig = r->s5->compress && r->s5->compress->signal_press
+                                      ? r->s5->compress->signal_press->method : SLOW5_COMPRESS_NONE;
+    if (slow5_rec_parse(r->mem, main_len, NULL, &r->rec,
+                        r->fmt == FMT_SLOW5 ? SLOW5_FORMAT_ASCII : SLOW5_FORMAT_BINARY, NULL, sig) != 0) {
+        snprintf(err, errlen, "%s: record %llu: slow5lib cannot parse its main columns (a value out "
+                 "of range: a raw_signal value outside -32768..32767, or a field that is not a "
+                 "number; or corrupt compressed signal)", r->path, rec);
+        return -1;
+    }
+    const slow5_rec_t *s = r->rec;
+    if (samples != UINT64_MAX && s->len_raw_signal != samples) {
+        snprintf(err, errlen, "%s: record %llu: slow5lib read %llu samples where the record has %llu",
+                 r->path, rec, (unsigned long long)s->len_raw_signal, (unsigned long long)samples);
         return -1;
     }
     r->records++;
-    const slow5_rec_t *s = r->rec;
     r->name.l = 0;
     if (kputs(s->read_id ? s->read_id : "", &r->name) < 0) goto nomem;
     if (s->len_raw_signal == 0) {
@@ -348,6 +555,7 @@ void gpuasm_sigbatch_free(gpuasm_sigbatch *b)
     free(b->off);
     free(b->val);
     free(b->f);
+    free(b->flat);
     memset(b, 0, sizeof(*b));
 }
 
@@ -376,6 +584,7 @@ int gpuasm_sigreader_next(gpuasm_sigreader *r, const gpuasm_sigread_opt *o, gpua
     clear_names(b);
     b->first_record = r->records + 1;
     b->clamped = 0;
+    b->n_flat = 0;
     if (grow_rec(b) < 0) goto nomem;
     b->off[0] = 0;
     const uint64_t to = o->prefix ? o->skip + o->prefix : 0;
@@ -429,6 +638,12 @@ int gpuasm_sigreader_next(gpuasm_sigreader *r, const gpuasm_sigread_opt *o, gpua
             return -1;
         }
         b->clamped += (uint64_t)q;
+        if (gpuasm_grow((void **)&b->flat, &b->m_flat, (size_t)b->n + 1, 1) < 0) goto nomem;
+        const int16_t *qv = b->val + b->off[b->n];
+        size_t k = 1;
+        while (k < w && qv[k] == qv[0]) k++;
+        b->flat[b->n] = w > 0 && k == w;
+        b->n_flat += b->flat[b->n];
         b->len[b->n] = len;
         b->qstart[b->n] = a;
         b->qend[b->n] = e;

@@ -47,8 +47,12 @@ typedef struct gpuasm_sigbatch {
     gpuasm_sigset set;     /* view of off/val for the kernels */
     uint64_t first_record; /* 1-based record number of read 0 */
     uint64_t clamped;      /* samples clamped by the quantiser (signal_norm.h) */
+    uint8_t *flat;         /* [n] 1: the window has no variation after normalisation (all
+                            * its quantised values equal: a constant signal, or one
+                            * sample): it is searched and reported, never passed */
+    uint32_t n_flat;       /* reads of the batch with flat[] set */
     /* capacities (private) */
-    size_t m_rec, m_val, m_f;
+    size_t m_rec, m_val, m_f, m_flat;
     float *f;              /* scratch: one window in pA, and its normalisation work */
 } gpuasm_sigbatch;
 

@@ -3,6 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
 #include <stdio.h>
+#include <unistd.h>
 #include <sys/resource.h>
 
 #include "stats_json.h"
@@ -12,6 +13,16 @@ long gpuasm_peak_rss_kb(void)
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) < 0) return 0;
     return ru.ru_maxrss;   /* Linux: KiB */
+}
+
+long gpuasm_rss_kb(void)
+{
+    FILE *fp = fopen("/proc/self/statm", "r");
+    long pages = 0, rss = 0;
+    if (!fp) return 0;
+    if (fscanf(fp, "%ld %ld", &pages, &rss) != 2) rss = 0;
+    fclose(fp);
+    return rss * (sysconf(_SC_PAGESIZE) / 1024);
 }
 
 /* A JSON string (RFC 8259 §7): quote, backslash and control characters

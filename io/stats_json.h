@@ -127,6 +127,8 @@ void gpuasm_json_string(FILE *fp, const char *s);
 
 /* Peak resident set size of this process so far, KiB (getrusage). */
 long gpuasm_peak_rss_kb(void);
+/* The resident memory now, KiB (/proc/self/statm; 0 where there is none). */
+long gpuasm_rss_kb(void);
 
 /* Write s as one JSON object and a newline to fp; kernel_tcups
  * (cells / kernel_s / 10^12) and reads_per_s (reads / wall_s) are derived,

@@ -235,7 +235,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
          * would make it N); everything else is coded as htslib codes SEQ
          * (unknown letters: N). */
         uint8_t *c = t->code + t->off[t->n];
-        uint64_t len = 0;
+        uint64_t len = 0, n_n = 0;
         for (size_t i = 0; i < ks->seq.l; i++) {
             unsigned char ch = (unsigned char)ks->seq.s[i];
             if (isspace(ch)) continue;
@@ -244,11 +244,31 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
                          "data?)", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm), ch);
                 goto out;
             }
+            /* Issue #31: a gap ('-', '.'), '*', a digit or any other
+             * non-IUPAC character is no base; htslib's table would make it
+             * N, which matches anything here.  Refused, as cutadapt does. */
+            if (ch > 127 || !strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", ch)) {
+                char what[16];
+                snprintf(what, sizeof what, ch > 126 ? "byte 0x%02x" : "'%c'", ch);
+                snprintf(err, errlen, "%s: record %u (%s): %s at base %llu is not a base (targets "
+                         "are DNA: A C G T U and the IUPAC codes R Y S W K M B D H V N); remove "
+                         "gaps and other symbols", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm),
+                         what, (unsigned long long)len + 1);
+                goto out;
+            }
+            n_n += ch == 'N' || ch == 'n';
             c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
         }
         if (len == 0) {
             snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no,
                      gpuasm_printable(ks->name.s, nm, sizeof nm));
+            goto out;
+        }
+        if (n_n == len) {
+            /* N matches any base: it would match every read everywhere. */
+            snprintf(err, errlen, "%s: record %u (%s): every base is N, which matches any base: "
+                     "it would match every read everywhere (remove it, as cutadapt refuses it)",
+                     path, no, gpuasm_printable(ks->name.s, nm, sizeof nm));
             goto out;
         }
         if (len > INT32_MAX) {

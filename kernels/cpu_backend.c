@@ -24,6 +24,7 @@
 #include "cpu_simd.h"
 #include "search.h"
 #include "signal.h"
+#include "thread_error.h"
 
 /* CPU batches: enough bases that n_threads x 16 chunks stay large, small
  * enough that the pipeline's few batches in flight stay modest in memory. */
@@ -160,9 +161,13 @@ static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_scan_stat
         w[i].job = job;
         w[i].hits = &b->thread_hits[i];
         if (i == 0) continue;  /* the calling thread is worker 0 */
-        if (pthread_create(&tid[i], NULL, worker_run, &w[i]) != 0) {
+        int trc;
+        if ((trc = pthread_create(&tid[i], NULL, worker_run, &w[i])) != 0) {
+            char why[512];
             pthread_mutex_lock(&job->lock);
-            if (!job->failed) gpuasm_err_set(&job->err, GPUASM_ERR_THREAD, "cannot start a CPU scan thread");
+            if (!job->failed)
+                gpuasm_err_set(&job->err, GPUASM_ERR_THREAD, "%s",
+                               gpuasm_thread_error("cannot start a CPU scan thread", trc, why, sizeof why));
             job->failed = 1;
             pthread_mutex_unlock(&job->lock);
             break;

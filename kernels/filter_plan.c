@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "filter_plan.h"
+#include "thread_error.h"
 #include "grow.h"
 #include "nt16.h"
 #include "prefilter.h"
@@ -259,8 +260,11 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
     }
     /* Thread 0 is the caller; the others are started here. */
     for (int i = 1; i < n_threads; i++) {
-        if (pthread_create(&tid[i], NULL, plan_run, &jobs[i]) != 0) {
-            rc = gpuasm_err_set(err, GPUASM_ERR_THREAD, "cannot start a planning thread");
+        int trc;
+        if ((trc = pthread_create(&tid[i], NULL, plan_run, &jobs[i])) != 0) {
+            char why[512];
+            rc = gpuasm_err_set(err, GPUASM_ERR_THREAD, "%s",
+                                gpuasm_thread_error("cannot start a planning thread", trc, why, sizeof why));
             break;
         }
         started = i;

@@ -675,6 +675,23 @@ int main(int argc, char **argv)
             return 1;
         }
     }
+    /* Issue #31: an empty file name (-o '', a shell variable left unset)
+     * names no file: refused before any work (-o '' ran to the end and
+     * only failed to move the output into place). */
+    const struct { const char *opt, *val; } files[] = {
+        { "-o", o.out_path }, { "--stats", o.stats_path }, { "--report", o.screen.report },
+        { "--multiqc", o.screen.multiqc }, { "--matched", o.screen.matched },
+        { "--matched2", o.screen.matched2 }, { "--unmatched-reads", o.screen.unmatched },
+        { "--unmatched-reads2", o.screen.unmatched2 }, { "-T", o.reference }, { "-1", r1 }, { "-2", r2 },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i].val && !*files[i].val)
+            return fail("%s '': an empty file name (give a file, or - for standard input or "
+                        "output)", files[i].opt), 1;
+    for (int i = optind; i < argc; i++)
+        if (!*argv[i])
+            return fail("%s", "an empty file name ('') among the inputs (give a file, or - for "
+                        "standard input)"), 1;
     if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
     if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
         return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
@@ -743,6 +760,11 @@ int main(int argc, char **argv)
     if (o.reads_path2 && !strcmp(o.reads_path, "-") && !strcmp(o.reads_path2, "-"))
         return fail("%s", "R1 and R2 cannot both be - (standard input)"), 1;
     o.targets_path = argv[argc - 1];
+    /* Issue #31: one input only can come from standard input. */
+    if (!strcmp(o.targets_path, "-") &&
+        (!strcmp(o.reads_path, "-") || (o.reads_path2 && !strcmp(o.reads_path2, "-"))))
+        return fail("%s", "the reads and the targets cannot both be - (standard input): give "
+                    "the targets as a file"), 1;
 
     /* Output format: -O, else -o's extension (as samtools view). */
     if (out_fmt ? parse_out_format(out_fmt, &fmt) < 0 : format_from_name(o.out_path, &fmt) < 0) {

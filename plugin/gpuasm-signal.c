@@ -220,6 +220,18 @@ int main(int argc, char **argv)
             return fail("unknown option %s (see --help)", argv[optind - 1]);
         }
     }
+    /* Issue #31: an empty file name names no file (gpuasm-scan's rule). */
+    const struct { const char *opt, *val; } files[] = {
+        { "-o", o.out_path }, { "--stats", o.stats_path }, { "-p", o.model_path },
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        if (files[i].val && !*files[i].val)
+            return fail("%s '': an empty file name (give a file, or - for standard input or "
+                        "output)", files[i].opt);
+    for (int i = optind; i < argc; i++)
+        if (!*argv[i])
+            return fail("%s", "an empty file name ('') among the inputs (give a file, or - for "
+                        "standard input)");
     const int npos = argc - optind;
     if (npos != 2) {
         if (npos == 0) { usage(stderr); return 1; }
@@ -227,6 +239,9 @@ int main(int argc, char **argv)
     }
     o.reads_path = argv[optind];
     o.ref_path = argv[optind + 1];
+    if (!strcmp(o.reads_path, "-") && !strcmp(o.ref_path, "-"))
+        return fail("%s", "the reads and the reference cannot both be - (standard input): give "
+                    "the reference as a file");
     hts_set_log_level(o.quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING);
     char err[1024];
     if (gpuasm_signal_run(prog, &o, err, sizeof err) < 0) {

@@ -58,6 +58,7 @@
 #include "output_file.h"
 #include "pipeline.h"
 #include "reference_out.h"
+#include "thread_error.h"
 #include "reads.h"
 #include "registry.h"
 #include "records.h"
@@ -1038,24 +1039,26 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
 
     /* Threads: any failure to start one is an error that stops the rest. */
     p->scanners_left = lanes;
-    if (pthread_create(&reader, NULL, reader_main, p) != 0) {
-        fail(p, "cannot start the reader thread");
+    char why[512];
+    int trc;
+    if ((trc = pthread_create(&reader, NULL, reader_main, p)) != 0) {
+        fail(p, gpuasm_thread_error("cannot start the reader thread", trc, why, sizeof why));
         goto join;
     }
     reader_started = 1;
-    if (pthread_create(&prep, NULL, prep_main, p) != 0) {
-        fail(p, "cannot start the prep thread");
+    if ((trc = pthread_create(&prep, NULL, prep_main, p)) != 0) {
+        fail(p, gpuasm_thread_error("cannot start the prep thread", trc, why, sizeof why));
         goto join;
     }
     prep_started = 1;
     for (int i = 0; i < lanes; i++) {
         scan[i].p = p;
         scan[i].lane = i;
-        if (pthread_create(&scan[i].tid, NULL, scan_main, &scan[i]) != 0) {
+        if ((trc = pthread_create(&scan[i].tid, NULL, scan_main, &scan[i])) != 0) {
             /* Count the threads that will never run as finished. */
             pthread_mutex_lock(&p->lock);
             p->scanners_left -= lanes - i;
-            fail_locked(p, "cannot start a scan thread");
+            fail_locked(p, gpuasm_thread_error("cannot start a scan thread", trc, why, sizeof why));
             pthread_mutex_unlock(&p->lock);
             goto join;
         }
@@ -1063,8 +1066,8 @@ static int run_pipeline(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c
     }
     for (int i = 0; i < n_report; i++) {
         rep[i].p = p;
-        if (pthread_create(&rep[i].tid, NULL, report_main, &rep[i]) != 0) {
-            fail(p, "cannot start a report thread");
+        if ((trc = pthread_create(&rep[i].tid, NULL, report_main, &rep[i])) != 0) {
+            fail(p, gpuasm_thread_error("cannot start a report thread", trc, why, sizeof why));
             goto join;
         }
         rep[i].started = 1;
@@ -1561,6 +1564,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
     pthread_cond_init(&p.cv_done, NULL);
     sync_ok = 1;
 
+    /* What the program, its libraries, the targets and the engine hold
+     * before the first read: outside --max-memory's bound. */
+    const long rss_start_kb = gpuasm_rss_kb();
     pg.on = !o->quiet && (o->progress || isatty(STDERR_FILENO));
     pg.rd = p.rd;
     pg.t0 = pg.last = gpuasm_now_s();
@@ -1592,6 +1598,21 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
         fprintf(stderr, "%s: info: filter %s\n", prog, run_filter(&p));
     for (int i = 0; gpuasm_reader_warning(p.rd, i) && says(o, HTS_LOG_WARNING); i++)
         fprintf(stderr, "%s: warning: %s\n", prog, gpuasm_reader_warning(p.rd, i));
+    /* Issue #31: the bound cannot hold a read larger than itself (a read
+     * is held and searched whole): say so rather than pass it silently. */
+    if (o->max_memory && says(o, HTS_LOG_WARNING)) {
+        const long peak = gpuasm_peak_rss_kb();
+        const uint64_t over = peak > rss_start_kb ? (uint64_t)(peak - rss_start_kb) << 10 : 0;
+        if (over > o->max_memory) {
+            const char *where;
+            const uint64_t longest = gpuasm_reader_longest(p.rd, &where);
+            fprintf(stderr, "%s: warning: --max-memory %llu MiB exceeded: the reads took %llu MiB "
+                    "at the peak (%ld MiB in all); the longest read, %s, has %llu bases, and a "
+                    "read is held and searched whole whatever the bound (raise --max-memory, or "
+                    "split such reads)\n", prog, (unsigned long long)(o->max_memory >> 20),
+                    (unsigned long long)(over >> 20), peak >> 10, where, (unsigned long long)longest);
+        }
+    }
     writer_ok = 1;
     ret = 0;
 out:

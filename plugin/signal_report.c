@@ -93,24 +93,28 @@ int gpuasm_sigreport_lines(FILE *fp, const gpuasm_sigreport_opt *o, const gpuasm
             const double per = (double)h->cost / GPUASM_SIG_SCALE / (double)m;
             char cs[32];
             cost_str(h->cost, cs, sizeof cs);
-            const int pass = gpuasm_sigreport_pass(o, h->cost, m);
+            /* A flat window (no variation after normalisation) matches
+             * any flat stretch of a reference at little cost: never a pass. */
+            const int flat = b->flat && b->flat[r];
+            const int pass = !flat && gpuasm_sigreport_pass(o, h->cost, m);
             any |= pass;
             if (o->tsv)
-                n = fprintf(fp, "%s\t%llu\t%llu\t%llu\t%s\t%c\t%llu\t%llu\t%llu\t%lld\t%llu\t%s\t%.4f\t%c\n",
+                n = fprintf(fp, "%s\t%llu\t%llu\t%llu\t%s\t%c\t%llu\t%llu\t%llu\t%lld\t%llu\t%s\t%.4f\t%s\n",
                             b->name[r], (unsigned long long)b->len[r],
                             (unsigned long long)b->qstart[r], (unsigned long long)b->qend[r],
                             ref->tname[t], ref->strand[i], (unsigned long long)ref->tlen[t],
                             (unsigned long long)ts, (unsigned long long)te, (long long)ks,
-                            (unsigned long long)ke, cs, per, pass ? 'Y' : 'N');
+                            (unsigned long long)ke, cs, per, flat ? "flat" : pass ? "Y" : "N");
             else
                 n = fprintf(fp, "%s\t%llu\t%llu\t%llu\t%c\t%s\t%llu\t%llu\t%llu\t%llu\t%llu\t255\t"
-                            "ad:f:%s\tan:f:%.4f\tpa:A:%c\tks:i:%lld\tke:i:%llu\n",
+                            "ad:f:%s\tan:f:%.4f\tpa:A:%c\tks:i:%lld\tke:i:%llu%s\n",
                             b->name[r], (unsigned long long)b->len[r],
                             (unsigned long long)b->qstart[r], (unsigned long long)b->qend[r],
                             ref->strand[i], ref->tname[t], (unsigned long long)ref->tlen[t],
                             (unsigned long long)ts, (unsigned long long)te,
                             (unsigned long long)(ke - (uint64_t)ks), (unsigned long long)(te - ts),
-                            cs, per, pass ? 'Y' : 'N', (long long)ks, (unsigned long long)ke);
+                            cs, per, pass ? 'Y' : 'N', (long long)ks, (unsigned long long)ke,
+                            flat ? "\tfl:A:Y" : "");
             if (n < 0) return -1;
             (*lines)++;
         }

@@ -17,14 +17,16 @@
  *   an:f: the cost per query sample (ad / window length; what the
  *   threshold is on), pa:A: Y when an
  *   <= the threshold, else N, ks:i: and ke:i: the interval in k-mers (or
- *   samples) of the strand's own signal.
+ *   samples) of the strand's own signal, and fl:A:Y when the read's
+ *   window is flat (no variation after normalisation: a constant signal;
+ *   issue #31): its cost says nothing, so it never passes (pa:A:N).
  * A pair that was not searched (an empty window: --signal-skip past the
  * read's end; a reference shorter than k) has cost -1: columns 8-11 are 0,
  * ad:f:-1 and pa:A:N, no an/ks/ke.
  * TSV (--tsv) with a header line: read, read_samples, query_start,
  * query_end, target, strand, target_len, ref_start, ref_end, kmer_start,
- * kmer_end, cost (as ad:f:), cost_per_sample, pass (Y/N); NA where not
- * searched.
+ * kmer_end, cost (as ad:f:), cost_per_sample, pass (Y, N, or flat: a flat
+ * window, never passed); NA where not searched.
  * Lines go read by read in input order, reference strands in file order
  * ('+' then '-'), so the output is the same whatever the backend.
  */

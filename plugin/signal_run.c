@@ -95,6 +95,8 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
     FILE *out = NULL, *stats_fp = NULL;
     const int to_stdout = !o->out_path || !strcmp(o->out_path, "-");
     uint64_t reads = 0, samples = 0, lines = 0, passing = 0, batches = 0, clamped = 0;
+    uint64_t flat = 0;          /* reads with a flat window (signal_reads.h) */
+    char flat_first[300] = "";
     uint64_t max_samples = 0;
     gpuasm_err why, fallback;
 
@@ -181,6 +183,11 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
             reads += bt[prev].n;
             samples += bt[prev].off[bt[prev].n];
             clamped += bt[prev].clamped;
+            for (uint32_t r = 0; !flat_first[0] && r < bt[prev].n; r++)
+                if (bt[prev].flat[r])
+                    snprintf(flat_first, sizeof flat_first, "record %llu (%.200s)",
+                             (unsigned long long)(bt[prev].first_record + r), bt[prev].name[r]);
+            flat += bt[prev].n_flat;
             batches++;
             prev = -1;
             if (show && gpuasm_now_s() - last >= 0.5) {
@@ -210,6 +217,11 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
     if (clamped && o->verbosity >= 4 && !o->quiet)
         fprintf(stderr, "%s: info: %llu normalised samples past +-8 clamped (spikes)\n", prog,
                 (unsigned long long)clamped);
+    if (flat && !o->quiet)
+        fprintf(stderr, "%s: warning: %s: %llu read%s with no variation in %s window after "
+                "normalisation (a constant signal), reported with fl:A:Y (TSV: pass 'flat') and "
+                "never passed; the first: %s\n", prog, o->reads_path, (unsigned long long)flat,
+                flat == 1 ? "" : "s", flat == 1 ? "its" : "their", flat_first);
     if (fflush(out) != 0 || ferror(out)) goto write_error;
     out_ok = 1;
     ret = 0;

@@ -67,6 +67,13 @@ int gpuasm_outfile_begin(gpuasm_outfile *f, const char *path, char *err, size_t 
 {
     memset(f, 0, sizeof(*f));
     if (is_stdout(path)) return 0;
+    if (!*path) {
+        /* Issue #31: an empty name (-o '', a variable left unset) ran to the
+         * end and only failed to move the output into place. */
+        snprintf(err, errlen, "an empty output file name ('' given): name a file, or - for "
+                 "standard output");
+        return -1;
+    }
     struct stat st, lst;
     const int exists = stat(path, &st) == 0;
     const int link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);

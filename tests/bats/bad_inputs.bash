@@ -39,6 +39,10 @@ BAD_INPUT_CASES=(
     opt_format_bogus
     out_is_reads out_symlink_to_reads out_is_targets stats_is_reads out_missing_dir
     out_dev_full
+    gz_empty_first_member bam_empty_first_block fq_rna fq_rna_after_first
+    fq_qual_space fq_qual_del fq_cr_only bgzf_bad_bsize reads_xz reads_bzip2
+    pairs_r2_empty targets_all_n targets_gap targets_star_digit opt_out_empty
+    opt_both_stdin out_cram_reference_missing cram_reference_missing fq_long_read_max_memory
 )
 
 # n copies of the sample FASTQ with unique names (16800 reads for n = 400).
@@ -247,3 +251,75 @@ case_out_dev_full() { defaults; kind=output; desc="-o /dev/full, BAM (a full dis
     make_big_fq 20 "$T/b.fq"; args=(-O bam -o /dev/full --unmatched "$T/b.fq" "$TARGETS"); want=("/dev/full" "No space left on device")
     # htslib leaks its BGZF handle after the failed write (faults.bats)
     export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"; }
+
+# ---- issue #31: nothing lost, round 2 (the input half) -------------------------------
+
+case_gz_empty_first_member() { defaults; desc="gzip FASTQ whose first member is empty (cat empty.fq.gz reads.fq.gz; issue #31: 0 reads, exit 0)"
+    : | gzip -n > "$T/e.gz"; gzip -nc "$READS" > "$T/r.gz"; cat "$T/e.gz" "$T/r.gz" > "$T/cat.fq.gz"
+    args=(--unmatched "$T/cat.fq.gz" "$TARGETS"); want_status=0; peer="$T/cat.fq.gz"; }
+case_bam_empty_first_block() { defaults; desc="BAM after an empty BGZF block (a BGZF end-of-file block first; issue #31: 0 reads)"
+    "$GPUASM_SCAN" --device cpu --no-PG --unmatched -O bam -o "$T/r.bam" "$READS" "$TARGETS" 2>/dev/null
+    printf '\037\213\010\004\0\0\0\0\0\377\006\0BC\002\0\033\0\003\0\0\0\0\0\0\0\0\0' > "$T/eof.bgz"
+    cat "$T/eof.bgz" "$T/r.bam" > "$T/cat.bam"
+    args=(--unmatched "$T/cat.bam" "$TARGETS"); want_status=0; peer="$T/cat.bam"; }
+case_fq_rna() { defaults; desc="RNA reads: U for T in every read, the first too (issue #31: 'not a FASTQ'; U is T, as in targets)"
+    awk 'NR % 4 == 2 { gsub(/T/, "U") } { print }' "$READS" > "$T/rna.fq"
+    args=(--unmatched "$T/rna.fq" "$TARGETS"); want_status=0; }
+case_fq_rna_after_first() { defaults; desc="U for T after the first read (issue #31: read as N, 3 of 42 reads hit)"
+    awk 'NR % 4 == 2 && NR > 4 { gsub(/T/, "U") } { print }' "$READS" > "$T/rna2.fq"
+    args=(--unmatched "$T/rna2.fq" "$TARGETS"); want_status=0; }
+case_fq_qual_space() { defaults; desc="FASTQ quality with a space (below '!'; issue #31: copied into a SAM samtools rejects)"
+    reads_text q.fq '@r1\nACGTACGTAC\n+\nIIIIIIIIII\n@r2\nACGTACGTAC\n+\nIIII IIIII\n'
+    want=("$T/q.fq: record 2 (r2)" "quality byte 0x20 at base 5" "'!'..'~'"); }
+case_fq_qual_del() { defaults; desc="FASTQ quality with a DEL byte (above '~')"
+    reads_text q.fq '@r1\nACGTACGTAC\n+\nIIIIIIIII\177\n'
+    want=("$T/q.fq: record 1 (r1)" "quality byte 0x7f at base 10"); }
+case_fq_cr_only() { defaults; desc="FASTQ with CR-only line ends (old Mac; issue #31: 'malformed record')"
+    tr '\n' '\r' < "$READS" > "$T/cr.fq"; args=("$T/cr.fq" "$TARGETS")
+    want=("$T/cr.fq: record 1" "lines end in CR alone"); }
+case_bgzf_bad_bsize() { defaults; desc="BGZF FASTQ whose second block's BSIZE is 1 too large (zcat reads it; issue #31: 'malformed record')"
+    make_big_fq 30 "$T/b.fq"
+    "${PYTHON3:-python3}" - "$T/b.fq" "$T/bs.fq.gz" <<'PY'
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+def block(chunk):
+    c = zlib.compressobj(6, zlib.DEFLATED, -15)
+    body = c.compress(chunk) + c.flush()
+    return (b"\x1f\x8b\x08\x04\0\0\0\0\0\xff" + struct.pack("<H", 6) + b"BC"
+            + struct.pack("<HH", 2, 18 + len(body) + 8 - 1) + body
+            + struct.pack("<II", zlib.crc32(chunk) & 0xffffffff, len(chunk)))
+blocks = [bytearray(block(data[i:i + 30000])) for i in range(0, len(data), 30000)] + [block(b"")]
+blocks[1][16:18] = struct.pack("<H", struct.unpack("<H", blocks[1][16:18])[0] + 1)
+open(sys.argv[2], "wb").write(b"".join(bytes(b) for b in blocks))
+PY
+    args=("$T/bs.fq.gz" "$TARGETS"); want=("$T/bs.fq.gz: record" "BSIZE" "zcat reads it"); loose=1; }
+case_reads_xz() { defaults; desc="xz-compressed FASTQ (issue #31: htslib 1.16 abort()ed, exit 134)"
+    command -v xz >/dev/null || return 77
+    xz -c "$READS" > "$T/r.fq.xz"; args=("$T/r.fq.xz" "$TARGETS"); want=("$T/r.fq.xz" "decompress it first"); }
+case_reads_bzip2() { defaults; desc="bzip2-compressed FASTQ ('not a FASTQ...')"
+    command -v bzip2 >/dev/null || return 77
+    bzip2 -c "$READS" > "$T/r.fq.bz2"; args=("$T/r.fq.bz2" "$TARGETS"); want=("$T/r.fq.bz2: bzip2-compressed" "decompress it first"); }
+case_pairs_r2_empty() { defaults; desc="R2 empty, R1 with reads (issue #31: 'ends after 0')"
+    head -8 "$READS" > "$T/r1.fq"; : > "$T/r2.fq"
+    args=("$T/r1.fq" "$T/r2.fq" "$TARGETS"); want=("$T/r2.fq has no reads at all" "R1 and R2 must"); peer="$T/r1.fq"; }
+case_targets_all_n() { defaults; kind=targets; desc="a target of 20 Ns (issue #31: matched every read)"
+    printf '>adapter\nAGATCGGAAGAGC\n>gap\nNNNNNNNNNNNNNNNNNNNN\n' > "$T/n.fa"
+    args=("$READS" "$T/n.fa"); want=("$T/n.fa: record 2 (gap)" "every base is N"); }
+case_targets_gap() { defaults; kind=targets; desc="a target with alignment gaps '-' (issue #31: accepted, read as N)"
+    printf '>g\nAGATCGG--AAGAGC\n' > "$T/g.fa"; args=("$READS" "$T/g.fa"); want=("$T/g.fa: record 1 (g)" "'-' at base 8 is not a base"); }
+case_targets_star_digit() { defaults; kind=targets; desc="targets with '*' and a digit"
+    printf '>s\nAGATCGGAAGAGC*\n>d\nAGAT1CGG\n' > "$T/s.fa"; args=("$READS" "$T/s.fa"); want=("$T/s.fa: record 1 (s)" "'*' at base 14"); }
+case_opt_out_empty() { defaults; kind=output; desc="-o '' (issue #31: ran to the end, then could not move the output)"
+    args=(-o '' "$READS" "$TARGETS"); want=("-o '': an empty file name"); }
+case_opt_both_stdin() { defaults; kind=option; desc="reads and targets both - (issue #31: '-: cannot open: Bad file descriptor')"
+    args=(- -); want=("cannot both be - (standard input)"); }
+case_out_cram_reference_missing() { defaults; kind=output; desc="-O cram,reference=FILE that does not exist (issue #31: 'x.cram: cannot open for writing')"
+    args=(-O "cram,reference=$T/nope.fa" -o "$T/x.cram" "$READS" "$TARGETS"); want=("$T/x.cram: the CRAM reference $T/nope.fa" "cannot be read"); }
+case_cram_reference_missing() { defaults; desc="CRAM input with -T FILE that does not exist ('cannot use reference')"
+    printf '>ref\n%s\n' "$(head -c 3000 /dev/zero | tr '\0' A)ACGTTGCAACGTAGATCGGAAGAGC" > "$T/ref.fa"
+    printf '@SQ\tSN:ref\tLN:3025\nr1\t0\tref\t3001\t60\t25M\t*\t0\t0\tACGTTGCAACGTAGATCGGAAGAGC\t*\n' > "$T/in.sam"
+    command -v samtools >/dev/null && samtools view -C -T "$T/ref.fa" -o "$T/in.cram" "$T/in.sam" 2>/dev/null || return 77
+    args=(-T "$T/nope.fa" "$T/in.cram" "$TARGETS"); want=("$T/in.cram: the reference $T/nope.fa (-T) cannot be read"); peer="$T/in.cram"; }
+case_fq_long_read_max_memory() { defaults; desc="a 10 Mb read with --max-memory 16M (issue #31: 50 Mb with 64M peaked at 677 MiB, no word)"
+    "${PYTHON3:-python3}" -c 'import random; r = random.Random(1); s = "".join(r.choice("ACGT") for _ in range(10000000)); print("@long\n" + s + "\n+\n" + "I" * len(s))' > "$T/long.fq"
+    args=(--max-memory 16M "$T/long.fq" "$TARGETS"); want_status=0; want=("warning: --max-memory 16 MiB exceeded" "$T/long.fq: record 1 (long)"); }

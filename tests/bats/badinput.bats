@@ -1,5 +1,5 @@
 #!/usr/bin/env bats
-# The bad-input table of issue #12 (docs/bad-input.md): every malformed
+# The bad-input table of issues #12 and #31 (docs/bad-input.md): every malformed
 # input of tests/bats/bad_inputs.bash through gpuasm-scan, each checked for
 #   - the exit status (1, or 0 where the input is valid or samtools only
 #     warns), under `timeout` (no hang) and never a crash (134, 139, ...);
@@ -319,4 +319,80 @@ check_case() {
 
 @test "66 out_dev_full: -o /dev/full, BAM (a full disk: issue #12's stale errno)" {
     check_case out_dev_full
+}
+
+@test "67 gz_empty_first_member: gzip FASTQ whose first member is empty (cat empty.fq.gz reads.fq.gz; issue #31: 0 reads, exit 0)" {
+    check_case gz_empty_first_member
+}
+
+@test "68 bam_empty_first_block: BAM after an empty BGZF block (a BGZF end-of-file block first; issue #31: 0 reads)" {
+    check_case bam_empty_first_block
+}
+
+@test "69 fq_rna: RNA reads: U for T in every read, the first too (issue #31: 'not a FASTQ'; U is T, as in targets)" {
+    check_case fq_rna
+}
+
+@test "70 fq_rna_after_first: U for T after the first read (issue #31: read as N, 3 of 42 reads hit)" {
+    check_case fq_rna_after_first
+}
+
+@test "71 fq_qual_space: FASTQ quality with a space (below '!'; issue #31: copied into a SAM samtools rejects)" {
+    check_case fq_qual_space
+}
+
+@test "72 fq_qual_del: FASTQ quality with a DEL byte (above '~')" {
+    check_case fq_qual_del
+}
+
+@test "73 fq_cr_only: FASTQ with CR-only line ends (old Mac; issue #31: 'malformed record')" {
+    check_case fq_cr_only
+}
+
+@test "74 bgzf_bad_bsize: BGZF FASTQ whose second block's BSIZE is 1 too large (zcat reads it; issue #31: 'malformed record')" {
+    check_case bgzf_bad_bsize
+}
+
+@test "75 reads_xz: xz-compressed FASTQ (issue #31: htslib 1.16 abort()ed, exit 134)" {
+    check_case reads_xz
+}
+
+@test "76 reads_bzip2: bzip2-compressed FASTQ ('not a FASTQ...')" {
+    check_case reads_bzip2
+}
+
+@test "77 pairs_r2_empty: R2 empty, R1 with reads (issue #31: 'ends after 0')" {
+    check_case pairs_r2_empty
+}
+
+@test "78 targets_all_n: a target of 20 Ns (issue #31: matched every read)" {
+    check_case targets_all_n
+}
+
+@test "79 targets_gap: a target with alignment gaps '-' (issue #31: accepted, read as N)" {
+    check_case targets_gap
+}
+
+@test "80 targets_star_digit: targets with '*' and a digit" {
+    check_case targets_star_digit
+}
+
+@test "81 opt_out_empty: -o '' (issue #31: ran to the end, then could not move the output)" {
+    check_case opt_out_empty
+}
+
+@test "82 opt_both_stdin: reads and targets both - (issue #31: '-: cannot open: Bad file descriptor')" {
+    check_case opt_both_stdin
+}
+
+@test "83 out_cram_reference_missing: -O cram,reference=FILE that does not exist (issue #31: 'x.cram: cannot open for writing')" {
+    check_case out_cram_reference_missing
+}
+
+@test "84 cram_reference_missing: CRAM input with -T FILE that does not exist ('cannot use reference')" {
+    check_case cram_reference_missing
+}
+
+@test "85 fq_long_read_max_memory: a 10 Mb read with --max-memory 16M (issue #31: 50 Mb with 64M peaked at 677 MiB, no word)" {
+    check_case fq_long_read_max_memory
 }

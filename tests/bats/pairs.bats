@@ -169,13 +169,13 @@ check_pairs() {
     head -n 160 "$T/r2.fq" > "$T/r2short.fq"
     run --separate-stderr scan --device cpu -o "$T/o.sam" "$T/r1.fq" "$T/r2short.fq" "$TARGETS"
     strip_summary
-    assert_only_error "$T/r1.fq, $T/r2short.fq: $T/r1.fq has more reads: its read 41 (" \
-        "has no mate, $T/r2short.fq ends after 40"
+    assert_only_error "$T/r1.fq, $T/r2short.fq: $T/r2short.fq ends after 40 reads, $T/r1.fq has more (its read 41, " \
+        "has no mate): R1 and R2 must hold the mates of the same pairs in the same order"
     [ ! -e "$T/o.sam" ]
     head -n 8 "$T/r1.fq" > "$T/r1short.fq"
     run --separate-stderr scan --device cpu -1 "$T/r1short.fq" -2 "$T/r2.fq" "$TARGETS"
     strip_summary
-    assert_only_error "$T/r2.fq has more reads: its read 3 (alpha_03) has no mate, $T/r1short.fq ends after 2"
+    assert_only_error "$T/r1short.fq ends after 2 reads, $T/r2.fq has more (its read 3, alpha_03, has no mate)"
 }
 
 @test "mates whose names differ: error naming both files, the read and both names" {

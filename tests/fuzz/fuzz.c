@@ -1,5 +1,5 @@
 /* fuzz.c -- libFuzzer harness for gpuasm's input path and search API
- * (issue #12).  One binary, three targets, chosen by GPUASM_FUZZ:
+ * (issues #12, #31).  One binary, four targets, chosen by GPUASM_FUZZ:
  *
  *   reads    the bytes are a reads file (after one control byte: bit 0
  *            --match-read-wildcards, bit 1 two files R1/R2 cut at the
@@ -18,7 +18,16 @@
  *            or both strands; not the partial occurrences at text ends)
  *            against the naive O(mn) DP of tests/c/naive_dp.c over every
  *            pair (search.h's contract, written plainly), then every read's
- *            hits through gpuasm_report_read (traceback, CIGAR, MD).
+ *            hits through gpuasm_report_read (traceback, CIGAR, MD);
+ *   slow5    the bytes are a control byte (--signal-skip, --signal-prefix,
+ *            --norm, the batch size in samples) and a SLOW5 text or BLOW5
+ *            file (issue #31): gpuasm_sigreader_open/next to the end or an
+ *            error, checking every batch (windows inside their reads,
+ *            offsets, names).  slow5lib is Debian's shared library, not
+ *            instrumented: what protects it is io/slow5_check.c, which is;
+ *            ASan's interceptors still see its memcpy/strndup, and the
+ *            long run's corpus is replayed under valgrind, which sees
+ *            everything (tests/fuzz/README.md).
  *
  * A mismatch or a broken invariant abort()s, so libFuzzer records it as a
  * crash; ASan/UBSan/LSan findings do the same.  Files go to a private
@@ -42,9 +51,11 @@
 #include "registry.h"
 #include "report.h"
 #include "search.h"
+#include "signal_norm.h"
+#include "signal_reads.h"
 #include "targets.h"
 
-enum { T_READS, T_TARGETS, T_SEARCH };
+enum { T_READS, T_TARGETS, T_SEARCH, T_SLOW5 };
 static int g_target = -1;
 static char g_dir[256], g_path1[300], g_path2[300];
 static gpuasm_engine *g_engine;
@@ -66,9 +77,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argc; (void)argv;
     const char *t = getenv("GPUASM_FUZZ");
     g_target = !t ? -1 : !strcmp(t, "reads") ? T_READS : !strcmp(t, "targets") ? T_TARGETS
-             : !strcmp(t, "search") ? T_SEARCH : -1;
+             : !strcmp(t, "search") ? T_SEARCH : !strcmp(t, "slow5") ? T_SLOW5 : -1;
     if (g_target < 0) {
-        fprintf(stderr, "fuzz: set GPUASM_FUZZ to reads, targets or search\n");
+        fprintf(stderr, "fuzz: set GPUASM_FUZZ to reads, targets, search or slow5\n");
         exit(2);
     }
     const char *base = access("/dev/shm", W_OK) == 0 ? "/dev/shm"
@@ -333,12 +344,56 @@ static void fuzz_search(const uint8_t *d, size_t n)
     gpuasm_hits_free(&want);
 }
 
+/* ---- slow5 ------------------------------------------------------------------------ */
+
+static void fuzz_slow5(const uint8_t *d, size_t n)
+{
+    if (n < 1) return;
+    const uint8_t ctl = d[0];
+    d++, n--;
+    static const uint64_t skip[4] = { 0, 0, 3, 1000 }, prefix[4] = { 0, 0, 5, 2000 };
+    static const uint64_t batch[4] = { 1, 100, 4000, 1u << 22 };
+    gpuasm_sigread_opt o = { skip[ctl & 3], prefix[(ctl >> 2) & 3], (ctl >> 4) & 1 ? GPUASM_NORM_MAD : GPUASM_NORM_SD };
+    const uint64_t max_samples = batch[(ctl >> 5) & 3];
+    write_file(g_path1, d, n);
+    char err[1024];
+    gpuasm_sigreader *r = NULL;
+    if (gpuasm_sigreader_open(g_path1, &r, err, sizeof err) < 0) {
+        CHECK(err[0]);
+        return;
+    }
+    gpuasm_sigbatch b;
+    gpuasm_sigbatch_init(&b);
+    uint64_t records = 0;
+    for (;;) {
+        err[0] = 0;
+        const int got = gpuasm_sigreader_next(r, &o, &b, max_samples, err, sizeof err);
+        if (got < 0) {
+            CHECK(err[0]);   /* an error always says something */
+            break;
+        }
+        if (got == 0) break;
+        CHECK((uint32_t)got == b.n && b.off[0] == 0);
+        CHECK(b.first_record == records + 1);
+        for (uint32_t i = 0; i < b.n; i++) {
+            CHECK(b.name[i]);
+            CHECK(b.qstart[i] <= b.qend[i] && b.qend[i] <= b.len[i] && b.len[i] > 0);
+            CHECK(b.off[i + 1] - b.off[i] == b.qend[i] - b.qstart[i]);
+        }
+        records += b.n;
+        CHECK(gpuasm_sigreader_count(r) == records);
+    }
+    gpuasm_sigbatch_free(&b);
+    gpuasm_sigreader_close(r);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     switch (g_target) {
     case T_READS: fuzz_reads(data, size); break;
     case T_TARGETS: fuzz_targets(data, size); break;
     case T_SEARCH: fuzz_search(data, size); break;
+    case T_SLOW5: fuzz_slow5(data, size); break;
     }
     return 0;
 }
