@@ -43,6 +43,8 @@ struct gpuasm_chance {
     double ln4;
     double *logn;                /* logn[q * (QMAX + 1) + d]; -INFINITY: not tabulated */
     int32_t *dtop;               /* [q]: d tabulated up to; above it N(q, d) = N(q, dtop) */
+    uint32_t qtab;               /* rows tabulated: q <= qtab (the longest target, at most
+                                  * QMAX); a longer q (a read as the pattern) is computed */
     role_t role[2];              /* 0: targets as patterns, 1: reads as patterns */
     int32_t floor[2];
     group_t *grp;                /* whole: targets by length, ascending */
@@ -106,10 +108,13 @@ double gpuasm_chance_log_transcripts(int hamming, uint32_t q, int32_t d)
     return v;
 }
 
-/* log N(q, d) from the table (q <= QMAX). */
+/* log N(q, d): from the table (q <= qtab), else computed (a whole read as
+ * the pattern, longer than every target: one read length at a time, the
+ * callers cache it). */
 static double logn_at(const gpuasm_chance *c, uint32_t q, int32_t d)
 {
     if (d < 0) return -INFINITY;
+    if (q > c->qtab) return gpuasm_chance_log_transcripts(c->hamming, q, d);
     if (d > c->dtop[q]) d = c->dtop[q];
     return c->logn[(size_t)q * (QMAX + 1) + (size_t)d];
 }
@@ -127,8 +132,8 @@ static double pi_sum(const gpuasm_chance *c, uint32_t q, int32_t d, double w, do
  * larger still) every larger d gives pi = 1 too: the row stops there. */
 static int build_table(gpuasm_chance *c, int32_t dmax)
 {
-    c->logn = malloc((size_t)(QMAX + 1) * (QMAX + 1) * sizeof(*c->logn));
-    c->dtop = calloc(QMAX + 1, sizeof(*c->dtop));
+    c->logn = malloc((size_t)(c->qtab + 1) * (QMAX + 1) * sizeof(*c->logn));
+    c->dtop = calloc(c->qtab + 1, sizeof(*c->dtop));
     if (!c->logn || !c->dtop) return -1;
     double *cum = malloc((size_t)(QMAX + 1) * sizeof(*cum)), *lf = malloc(LF_N * sizeof(*lf));
     if (!cum || !lf) {
@@ -138,7 +143,7 @@ static int build_table(gpuasm_chance *c, int32_t dmax)
     }
     for (int i = 0; i < LF_N; i++) lf[i] = lgamma((double)i + 1);
     const double l3 = log(3.0), l4 = log(4.0);
-    for (uint32_t q = 0; q <= QMAX; q++) {
+    for (uint32_t q = 0; q <= c->qtab; q++) {
         double *row = c->logn + (size_t)q * (QMAX + 1);
         const int32_t top = dmax < (int32_t)q ? dmax : (int32_t)q;
         const double sat = (q + 8.0) * l4;
@@ -387,9 +392,15 @@ int gpuasm_chance_build(gpuasm_chance **out, const gpuasm_seqset *t, const gpuas
     c->n_targets = t->n;
     if (!c->ok) return 0;
 
-    /* The largest d any term asks for. */
+    /* Rows up to the longest target (every partial term and every whole
+     * target; the build is most of a small run's start otherwise), and the
+     * largest d any of them asks for. */
+    uint64_t tmax = 1;
+    for (uint32_t i = 0; i < t->n; i++)
+        if (t->off[i + 1] - t->off[i] > tmax) tmax = t->off[i + 1] - t->off[i];
+    c->qtab = tmax < QMAX ? (uint32_t)tmax : QMAX;
     int32_t dmax = 0;
-    for (uint32_t q = 1; q <= QMAX; q++) {
+    for (uint32_t q = 1; q <= c->qtab; q++) {
         int32_t k = opt->max_diffs >= 0 ? opt->max_diffs : gpuasm_pair_k(opt, q);
         if (k > dmax) dmax = k;
     }
