@@ -211,6 +211,7 @@ static int cell_cmp(const void *a, const void *b)
 /* Merge equal (q, kq) cells after sorting. */
 static void merge_cells(role_t *r)
 {
+    if (!r->n_cell) return;   /* qsort's base may not be NULL, even for 0 items */
     qsort(r->cell, r->n_cell, sizeof(*r->cell), cell_cmp);
     size_t o = 0;
     for (size_t i = 0; i < r->n_cell; i++) {

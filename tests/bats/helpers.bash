@@ -41,6 +41,11 @@ READS="$TEST_DATA/reads.fq"
 TARGETS="$TEST_DATA/targets.fa"
 EXPECTED_SAM="$TEST_DATA/sample.expected.sam"
 
+# True when gpuasm-scan was built with ASan (make check-asan's tree).
+asan_build() {
+    nm "$GPUASM_SCAN" 2>/dev/null | grep -q __asan_init
+}
+
 # gpuasm-scan with the given arguments.
 scan() {
     "$GPUASM_SCAN" "$@"
