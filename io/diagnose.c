@@ -12,8 +12,8 @@
 #include <htslib/kseq.h>
 #include <htslib/sam.h>
 
-#include "diagnose.h"
-#include "printable.h"
+#include "io/diagnose.h"
+#include "util/printable.h"
 
 KSEQ_INIT(gzFile, gzread)
 

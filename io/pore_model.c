@@ -10,7 +10,7 @@
 #include <htslib/bgzf.h>
 #include <htslib/kstring.h>
 
-#include "pore_model.h"
+#include "io/pore_model.h"
 
 enum { MAX_K = 12 };
 

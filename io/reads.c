@@ -13,9 +13,9 @@
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
 
-#include "diagnose.h"
-#include "printable.h"
-#include "reads.h"
+#include "io/diagnose.h"
+#include "util/printable.h"
+#include "io/reads.h"
 
 /* One input file. */
 typedef struct {

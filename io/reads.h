@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <htslib/sam.h>
-#include "search.h"
+#include "search/search.h"
 
 /* Where batch code/offset buffers come from (pinned memory on CUDA). */
 typedef struct gpuasm_alloc {

@@ -9,8 +9,8 @@
 #include <htslib/kstring.h>
 #include <htslib/sam.h>
 
-#include "output_file.h"
-#include "reads_out.h"
+#include "util/output_file.h"
+#include "io/reads_out.h"
 
 typedef struct {
     gpuasm_outfile of;

@@ -16,10 +16,10 @@
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
 
-#include "nt16.h"
-#include "output_file.h"
-#include "sam_out.h"
-#include "write_guard.h"
+#include "search/nt16.h"
+#include "util/output_file.h"
+#include "io/sam_out.h"
+#include "util/write_guard.h"
 
 struct gpuasm_writer {
     samFile *out;

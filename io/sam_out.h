@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
-#include "targets.h"
+#include "io/targets.h"
 
 typedef struct gpuasm_writer gpuasm_writer;
 

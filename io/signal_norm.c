@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "signal.h"
-#include "signal_norm.h"
+#include "search/signal_mode.h"
+#include "io/signal_norm.h"
 
 static const char *const names[] = { "mad", "sd", "none" };
 

@@ -19,9 +19,9 @@
 #include <slow5/slow5.h>
 #endif
 
-#include "grow.h"
-#include "signal_norm.h"
-#include "signal_reads.h"
+#include "util/grow.h"
+#include "io/signal_norm.h"
+#include "io/signal_reads.h"
 
 enum { FMT_TEXT = 0, FMT_SLOW5 = 1, FMT_BLOW5 = 2 };
 enum { LAYOUT_UNKNOWN = 0, LAYOUT_VALUE_PER_LINE = 1, LAYOUT_SIGNAL_PER_LINE = 2 };

@@ -27,7 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "signal.h"
+#include "search/signal_mode.h"
 
 /* How a read becomes a query. */
 typedef struct gpuasm_sigread_opt {

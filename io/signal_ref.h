@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "signal.h"
+#include "search/signal_mode.h"
 
 typedef struct gpuasm_sigref {
     uint32_t n;          /* reference signals */

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <sys/resource.h>
 
-#include "stats_json.h"
+#include "io/stats_json.h"
 
 long gpuasm_peak_rss_kb(void)
 {

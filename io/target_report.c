@@ -11,9 +11,9 @@
 #include <htslib/kstring.h>
 #include <htslib/sam.h>
 
-#include "chance.h"
-#include "stats_json.h"
-#include "target_report.h"
+#include "align/chance.h"
+#include "io/stats_json.h"
+#include "io/target_report.h"
 
 KHASH_MAP_INIT_INT64(rlen, uint64_t)
 

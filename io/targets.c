@@ -13,10 +13,10 @@
 #include <htslib/kseq.h>
 #include <htslib/kstring.h>
 
-#include "diagnose.h"
-#include "grow.h"
-#include "printable.h"
-#include "targets.h"
+#include "io/diagnose.h"
+#include "util/grow.h"
+#include "util/printable.h"
+#include "io/targets.h"
 
 /* kseq's stream treats a negative read as data (ks_getc would return the
  * stale buffer forever): report an error as the end of the stream and let

@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
-#include "nt16.h"
-#include "search.h"
+#include "search/nt16.h"
+#include "search/search.h"
 
 #define HD __host__ __device__ __forceinline__
 

@@ -32,13 +32,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cuda_device.cuh"
-#include "cuda_launch.h"
-#include "registry.h"
-#include "search.h"
-#include "settings.h"
-#include "signal.h"
-#include "status.h"
+#include "kernels/cuda_device.cuh"
+#include "kernels/cuda_launch.h"
+#include "kernels/registry.h"
+#include "search/search.h"
+#include "search/settings.h"
+#include "search/signal_mode.h"
+#include "search/status.h"
 
 /* Hits into a device array; an index past cap is counted, not written.
  * Warp-aggregated: one atomicAdd per converged set of lanes. */

@@ -1,18 +1,17 @@
-/* cuda_launch.h -- the C names of what the CUDA files export: the CUDA
- * backend (cuda_backend.cu) and each kernel's launcher (NAME_cuda.cu),
- * for the kernel table (registry.c).  Only compiled into a CUDA build.
- * What a launcher may and must do: cuda_kit.cuh. */
+/* cuda_launch.h -- the C names of what the kernels' CUDA files export:
+ * each kernel's launcher (NAME_cuda.cu), for the kernel table (registry.c),
+ * and the ends pass and the filters' verification, for the CUDA backend
+ * (engine/cuda_backend.cu, which exports itself through engine/backend.h).
+ * Only compiled into a CUDA build.  What a launcher may and must do:
+ * cuda_kit.cuh. */
 #ifndef GPUASM_CUDA_LAUNCH_H
 #define GPUASM_CUDA_LAUNCH_H
 
-#include "backend.h"
-#include "registry.h"
+#include "kernels/registry.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-extern const gpuasm_backend_ops gpuasm_backend_cuda;
 
 int gpuasm_myers_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
 void gpuasm_myers_cuda_free_state(void *state);

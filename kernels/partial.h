@@ -32,8 +32,8 @@
 
 #include <stdint.h>
 
-#include "nt16.h"
-#include "search.h"
+#include "search/nt16.h"
+#include "search/search.h"
 
 /* A sequence as searched: the bases p[0 .. len), reverse-complemented when
  * rc (the read on strand 1). */

@@ -10,20 +10,18 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "backend.h"
-#include "registry.h"
-#include "signal.h"
-#include "twin.h"
+#include "kernels/registry.h"
+#include "search/signal_mode.h"
+#include "kernels/twin.h"
 
 /* The CUDA column exists only in a CUDA build: this is the one place in
- * kernels/ (C files) that knows whether CUDA was compiled in. */
+ * kernels/ (C files) that knows whether CUDA was compiled in (the engine's
+ * gpuasm_backend_cuda_ops() is the other, engine/engine.c). */
 #ifdef HAVE_CUDA
-#include "cuda_launch.h"
+#include "kernels/cuda_launch.h"
 #define CUDA_KERNEL(launch, free_state) { launch, free_state }
-const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return &gpuasm_backend_cuda; }
 #else
 #define CUDA_KERNEL(launch, free_state) { NULL, NULL }
-const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return NULL; }
 #endif
 
 /* The dtw row's sides: signals, not nt16 codes (registry.h). */

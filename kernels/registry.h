@@ -15,8 +15,8 @@
 #define GPUASM_REGISTRY_H
 
 #include <stdint.h>
-#include "search.h"
-#include "status.h"
+#include "search/search.h"
+#include "search/status.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -16,7 +16,7 @@
 #define GPUASM_TWIN_H
 
 #include <stdint.h>
-#include "search.h"
+#include "search/search.h"
 
 typedef void (*gpuasm_emit_fn)(void *ctx, uint64_t j, int32_t d);
 

@@ -11,13 +11,13 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "engine.h"
-#include "gpuasm.h"
-#include "nt16.h"
-#include "registry.h"
-#include "report.h"
-#include "search.h"
-#include "targets.h"
+#include "engine/engine.h"
+#include "lib/gpuasm.h"
+#include "search/nt16.h"
+#include "kernels/registry.h"
+#include "align/report.h"
+#include "search/search.h"
+#include "io/targets.h"
 
 #define EXPORT __attribute__((visibility("default")))
 

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output_file.h"
+#include "util/output_file.h"
 
 /* ---- temporary files not yet committed or aborted, for the signal path ---- */
 

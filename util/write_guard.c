@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "write_guard.h"
+#include "util/write_guard.h"
 
 struct gpuasm_write_guard {
     int pipe_r, pipe_w;     /* the writer writes into pipe_w (its own copy of it) */

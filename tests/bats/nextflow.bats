@@ -1,14 +1,14 @@
 #!/usr/bin/env bats
-# The nf-core style module of plugin/nextflow (issue #10).  Nextflow cannot
+# The nf-core style module of workflows/nextflow (issue #10).  Nextflow cannot
 # be installed here, so its script: and stub: blocks are run with bash after
 # substituting the task variables (tests/nextflow_block.py), and the
 # outputs are checked against gpuasm-scan run by hand.  The module's
-# nf-test (plugin/nextflow/tests/main.nf.test) is not run (its README).
+# nf-test (workflows/nextflow/tests/main.nf.test) is not run (its README).
 
 setup() {
     load helpers
     T=$BATS_TEST_TMPDIR
-    NF=$GPUASM_TESTS_DIR/../plugin/nextflow/main.nf
+    NF=$GPUASM_TESTS_DIR/../workflows/nextflow/main.nf
     PATH=$(dirname "$GPUASM_SCAN"):$PATH
     export PATH
 }

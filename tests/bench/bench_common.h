@@ -4,7 +4,7 @@
 #ifndef GPUASM_BENCH_COMMON_H
 #define GPUASM_BENCH_COMMON_H
 #include <stdint.h>
-#include "clock.h"
+#include "util/clock.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static inline uint64_t rnd(void)

@@ -20,12 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "cpu_scan.h"
-#include "filter_plan.h"
-#include "prefilter.h"
-#include "search.h"
-#include "targets.h"
+#include "util/clock.h"
+#include "walk/cpu_scan.h"
+#include "walk/filter_plan.h"
+#include "walk/prefilter.h"
+#include "search/search.h"
+#include "io/targets.h"
 
 static int same_index(const gpuasm_tindex *a, const gpuasm_tindex *b)
 {

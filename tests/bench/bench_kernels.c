@@ -24,8 +24,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
-#include "targets.h"
+#include "engine/engine.h"
+#include "io/targets.h"
 
 #include "bench_common.h"
 static uint8_t rnd_base(void) { return (uint8_t)(1u << (rnd() & 3)); }

@@ -44,8 +44,8 @@
 
 #include <htslib/hts.h>   /* seq_nt16_table */
 
-#include "engine.h"
-#include "registry.h"
+#include "engine/engine.h"
+#include "kernels/registry.h"
 #include "bench_common.h"
 
 /* Runs whose warm-up takes longer than this are timed once (the budget). */

@@ -22,8 +22,8 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "search.h"
-#include "traceback.h"
+#include "search/search.h"
+#include "align/traceback.h"
 
 typedef struct { uint64_t j; int32_t d; } best_t;
 

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "naive_dp.h"
-#include "nt16.h"
+#include "search/nt16.h"
 
 static int32_t min3(int32_t a, int32_t b, int32_t c)
 {

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "signal.h"
+#include "search/signal_mode.h"
 
 /* Row m of the DP (x: m >= 0 values, y: n values), n + 1 doubles, malloc'd:
  * row[j] for seed 001's 1-based j (row[0] = +inf).  free_start: ADSM's row

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chance.h"
-#include "registry.h"
-#include "search.h"
+#include "align/chance.h"
+#include "kernels/registry.h"
+#include "search/search.h"
 #include "tap.h"
 
 static const uint8_t ACGT[4] = { 1, 2, 4, 8 };

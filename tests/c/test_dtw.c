@@ -43,12 +43,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "naive_dtw.h"
-#include "registry.h"
-#include "signal.h"
-#include "signal_norm.h"
-#include "signal_reads.h"
+#include "kernels/registry.h"
+#include "search/signal_mode.h"
+#include "io/signal_norm.h"
+#include "io/signal_reads.h"
 #include "tap.h"
 
 /* ---- (a) Fig. 4 ---------------------------------------------------------- */

@@ -32,7 +32,7 @@
 
 #include <vector>
 
-#include "dtw_cuda_core.cuh"
+#include "kernels/dtw/dtw_cuda_core.cuh"
 #include "tap.h"
 
 using namespace dtwk;
@@ -187,7 +187,7 @@ template <int COST>
 static uint64_t paper_block(const paper_item &it, uint32_t B, const int32_t *bnd, int32_t *chk,
                             int32_t *last)
 {
-    const uint32_t LD = dpk::ring_ld(it.m);
+    const uint32_t LD = wave::ring_ld(it.m);
     std::vector<int32_t> ring((size_t)3 * LD, 0x5a5a5a5a);   /* garbage: init must set what is read */
     std::vector<paper_st> st(B);
     for (uint32_t g = 0; g < B; ++g) paper_init(st[g], ring.data(), LD, it.m, g, B, bnd);

@@ -23,11 +23,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ends_filter.h"
-#include "nt16.h"
-#include "partial.h"
-#include "registry.h"
-#include "search.h"
+#include "walk/ends_filter.h"
+#include "search/nt16.h"
+#include "kernels/partial.h"
+#include "kernels/registry.h"
+#include "search/search.h"
 #include "tap.h"
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };

@@ -45,17 +45,17 @@
 
 #include <htslib/sam.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "naive_dp.h"
 #include "tap.h"
-#include "partial.h"
-#include "registry.h"
-#include "nt16.h"
-#include "search.h"
-#include "report.h"
-#include "targets.h"
-#include "traceback.h"
-#include "twin.h"
+#include "kernels/partial.h"
+#include "kernels/registry.h"
+#include "search/nt16.h"
+#include "search/search.h"
+#include "align/report.h"
+#include "io/targets.h"
+#include "align/traceback.h"
+#include "kernels/twin.h"
 
 /* ---- the kernel under test -------------------------------------------- */
 

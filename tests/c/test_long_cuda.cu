@@ -26,7 +26,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "myers_long_core.cuh"
+#include "kernels/myers/myers_long_core.cuh"
 extern "C" {
 #include "naive_dp.h"
 }

@@ -27,8 +27,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "myers_long_core.cuh"
-#include "partial_warp.cuh"
+#include "kernels/myers/myers_long_core.cuh"
+#include "kernels/ends/partial_warp.cuh"
 #include "tap.h"
 
 using namespace gcore;

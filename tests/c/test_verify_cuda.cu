@@ -19,11 +19,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "cpu_scan.h"
-#include "filter_plan.h"
-#include "registry.h"
+#include "walk/cpu_scan.h"
+#include "walk/filter_plan.h"
+#include "kernels/registry.h"
 #include "tap.h"
-#include "verify_cuda_core.cuh"
+#include "walk/verify_cuda_core.cuh"
 
 static const uint8_t ACGT[4] = { 1, 2, 4, 8 };
 

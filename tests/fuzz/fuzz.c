@@ -35,14 +35,14 @@
 #include <htslib/hts.h>
 #include <htslib/hts_log.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "naive_dp.h"
-#include "nt16.h"
-#include "reads.h"
-#include "registry.h"
-#include "report.h"
-#include "search.h"
-#include "targets.h"
+#include "search/nt16.h"
+#include "io/reads.h"
+#include "kernels/registry.h"
+#include "align/report.h"
+#include "search/search.h"
+#include "io/targets.h"
 
 enum { T_READS, T_TARGETS, T_SEARCH };
 static int g_target = -1;

@@ -1,0 +1,740 @@
+/* gpuasm-scan -- screen reads for adapters, primers and virus signatures by
+ * exhaustive approximate string matching, and write every hit as SAM.
+ *
+ *   gpuasm-scan [options] <reads> <targets.fa>
+ *
+ * Option names follow samtools (-o, -O, -@, -T, --no-PG) and cutadapt
+ * (-e).  Exit status: 0 on success, 1 on any error (one message on stderr).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <htslib/hts.h>
+#include <htslib/kstring.h>
+#include <htslib/sam.h>
+
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+#include "util/output_file.h"
+#include "util/parse_size.h"
+#include "cli/auto_move.h"
+#include "cli/pipeline.h"
+#include "kernels/registry.h"
+#include "io/sam_out.h"
+#include "io/target_report.h"
+
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION "0.0.0-dev"
+#endif
+
+static const char *prog = "gpuasm-scan";
+
+static void usage(FILE *fp)
+{
+    fprintf(fp,
+"Usage: gpuasm-scan [options] <reads> [<reads2>] <targets.fa>\n"
+"       gpuasm-scan [options] -1 <R1> -2 <R2> <targets.fa>\n"
+"\n"
+"Find every read's approximate occurrences of the targets (or of the read in\n"
+"the targets) with at most k differences, on both strands, and write them as SAM.\n"
+"  reads       FASTQ/FASTA (plain, gzip, bgzf), SAM/BAM/CRAM, or - for stdin;\n"
+"              one FASTQ/FASTA file is single-end (a /1 in a name pairs nothing);\n"
+"              SAM/BAM/CRAM keep their pairing (mates next to each other)\n"
+"  reads2      R2 of paired FASTQ files read with <reads> (R1) in lockstep\n"
+"  targets.fa  sequences to look for (FASTA/FASTQ, plain/gzip/bgzf); a target's\n"
+"              name is the first word of its header line\n"
+"\n"
+"Search:\n"
+"  -k, --max-diffs INT       at most INT differences (overrides -e)\n"
+"  -e, --error-rate FLOAT    k = floor(FLOAT * pattern length), 0 <= FLOAT < 1\n"
+"                            [0.1]\n"
+"      --mode MODE           edit (Levenshtein) or hamming (mismatches only, no\n"
+"                            indels) [edit]\n"
+"      --kernel NAME         how D is computed; every kernel of a mode gives the\n"
+"                            same hits [the mode's default, marked *]:\n");
+    for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+        const gpuasm_kernel_desc *d = gpuasm_kernel_get(k);
+        fprintf(fp, "                              %-8s %-8s %s%s\n", d->name,
+                gpuasm_mode_name(d->mode), d->summary, (d->caps & GPUASM_CAP_DEFAULT) ? " *" : "");
+    }
+    fprintf(fp,
+"      --pattern WHICH       shorter|read|target: which sequence is the pattern\n"
+"                            [shorter]\n"
+"      --strand WHICH        both|forward: the read and its reverse complement,\n"
+"                            or the read as sequenced only (adapters) [both]\n"
+"      --overlap MIN         a target (adapter, primer) may run off the read's\n"
+"                            ends, k from the aligned length; auto: when its\n"
+"                            score (AS:i) is one chance rarely reaches (see\n"
+"                            --max-chance); MIN: with >= MIN bases aligned,\n"
+"                            exactly as cutadapt -O MIN; full: whole targets\n"
+"                            only [auto]\n"
+"      --read-overlap MIN    the same for a read running off a target's ends:\n"
+"                            half (half the read, and the floor of auto), MIN\n"
+"                            or full [half]\n"
+"      --max-chance FLOAT    auto's bound: partial occurrences at least as good\n"
+"                            as a reported one are expected by chance at most\n"
+"                            FLOAT times per read, over all targets, ends and\n"
+"                            strands (XE:f on each record) [0.01]\n"
+"      --partial-ends ENDS   3, 5 or both: the read's (target's) 3' end or 5'\n"
+"                            start may be run off [both]\n"
+"      --filter WHICH        exact pigeonhole filters (same hits, less work):\n"
+"                            auto (each where it pays), off (exhaustive), on\n"
+"                            (wherever it applies), pieces (only the targets'\n"
+"                            pieces in reads and at read ends: primers),\n"
+"                            index (only the reads' pieces in the targets'\n"
+"                            q-gram index) [auto]\n"
+"      --all                 every non-overlapping occurrence\n"
+"                            [default: the best per read and target]\n"
+"      --best                one record per read, as cutadapt picks one adapter:\n"
+"                            the primary of the default output\n"
+"                            A read's records are best first, the first primary:\n"
+"                            the highest score AS = aligned pattern bases - 2 x\n"
+"                            differences, then fewest differences, longest\n"
+"                            aligned part, forward strand, first target, leftmost\n"
+"      --preset NAME         cutadapt: as cutadapt -a FILE finds 3' adapters\n"
+"                            (--strand forward --partial-ends 3 --pattern target\n"
+"                            --best --overlap 3); later options override it\n"
+"      --match-read-wildcards  N and IUPAC codes in reads match what they stand\n"
+"                            for (NM still counts them: XD has the search's)\n"
+"      --strict-names        a duplicate target name, or one with a character SAM\n"
+"                            forbids in @SQ SN, is an error (as Picard's sequence\n"
+"                            dictionaries demand) [renamed: name_2, '(' -> '_']\n"
+"Input:\n"
+"  -1 FILE, -2 FILE          paired FASTQ files R1 and R2 (mates named alike up\n"
+"                            to /1 /2): FLAG 0x1/0x40/0x80 and mate fields\n"
+"  -T, --reference FILE      reference FASTA to decode CRAM input\n"
+"Output (as samtools):\n"
+"  -o, --output FILE         write to FILE [standard output]\n"
+"  -O, --output-fmt FMT[,OPT=VAL]...  sam, bam or cram [from -o's extension,\n"
+"                            else sam]\n"
+"      --output-fmt-option OPT=VAL  an htslib output option (level=1,\n"
+"                            reference=FILE, ...); may be repeated\n"
+"  -R, --rg-line LINE        @RG line ('@RG\\tID:x\\tSM:y', as bwa -R); RG:Z:x on\n"
+"                            every record\n"
+"      --rg TAG:VAL          a field of that @RG line (as samtools import -r);\n"
+"                            may be repeated\n"
+"      --unmatched           also write reads without hits (FLAG 4); a pair with\n"
+"                            a hit is written whole in any case\n"
+"      --eqx                 =/X in CIGAR instead of M\n"
+"      --keep-tags           copy aux tags (and @RG lines) of SAM/BAM/CRAM input\n"
+"      --no-PG               do not add a @PG line\n"
+"Screening (README \"In workflows\"):\n"
+"      --report FILE         per-target report as TSV: reads with a hit by strand,\n"
+"                            full/partial, records, best-distance histogram, totals\n"
+"      --multiqc FILE        the same as MultiQC custom content (name it *_mqc.json)\n"
+"      --sample NAME         sample name in the reports [the reads file's name]\n"
+"      --matched FILE        write reads with a hit (a pair whole) to FILE: FASTQ,\n"
+"                            FASTA, BAM, SAM or CRAM by its name (.fq.gz: gzip);\n"
+"                            both mates in one FASTQ get /1 /2\n"
+"      --matched2 FILE       R2s there instead (R1s to --matched)\n"
+"      --unmatched-reads FILE  the reads without a hit, as --matched\n"
+"      --unmatched-reads2 FILE  R2s there instead\n"
+"      --trim                cut matched reads before their best forward hit\n"
+"                            (the 3' adapter's start, as cutadapt -a)\n"
+"      --shard I/N           only templates t with t mod N = I-1 (1 <= I <= N):\n"
+"                            N jobs cover the input once\n"
+"      --merge-reports FILE...  sum --report TSVs (shards of one sample) to stdout\n"
+"                            (with --multiqc FILE: also as MultiQC content)\n"
+"Resources:\n"
+"  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
+"      --device DEV          auto: the CPU at once, moving to every CUDA device\n"
+"                            once CUDA has started (none: the CPU throughout);\n"
+"                            cpu; cuda (device 0); cuda:N; cuda:N,M,... (a\n"
+"                            list); cuda:all (every CUDA device) [auto]\n"
+"      --batch-size INT      bases per batch (k/M/G suffixes) [CUDA: from device\n"
+"                            memory; CPU: 4M per thread; at most 4M by default]\n"
+"      --max-memory SIZE     host memory for the batches, hits and records in\n"
+"                            flight (K/M/G/T: powers of 1024); hit-dense batches\n"
+"                            are scanned in smaller rounds to stay within it\n"
+"                            [1G; 64M per batch in flight with several GPUs]\n"
+"Reporting:\n"
+"      --verbosity INT       htslib's log level, ours too: 3 warnings, 4 also\n"
+"                            notes such as the CPU fallback [3]\n"
+"      --progress            progress line (reads read and done, reads/s, hits)\n"
+"                            on stderr even when it is not a terminal\n"
+"                            [on a terminal only]\n"
+"      --quiet               errors only: no progress line, no warnings, no summary\n"
+"      --stats FILE          write run statistics to FILE as JSON\n"
+"  -h, --help                this help\n"
+"  -V, --version             version of gpuasm-scan and htslib\n");
+}
+
+/* ---- signals ----------------------------------------------------------------------
+ *
+ * SIGINT, SIGTERM and SIGHUP (those not ignored when the program started,
+ * as under nohup) are blocked in every thread and taken by one watcher
+ * thread with sigwait(), so no handler runs inside htslib or a lock.  The
+ * first one stops the run (gpuasm_scan_interrupt: every stage notices it
+ * between batches, the -o and --stats files are removed as for any
+ * failure); main() then prints one line and dies of the same signal, so
+ * that the shell sees 128 + N and a script stops as it would for samtools
+ * (which the signal kills outright).  Should the run not end within
+ * STOP_GRACE_S (a read blocked on a FIFO without a writer, a long scan),
+ * or a second signal come, the watcher removes the temporary output files
+ * itself and the signal kills the process at once. */
+#define STOP_GRACE_S 2
+
+static sigset_t stop_signals;
+static _Atomic int stop_signal;   /* the signal that stopped the run, or 0 */
+
+static void *signal_watcher(void *arg)
+{
+    (void)arg;
+    int sig = 0;
+    if (sigwait(&stop_signals, &sig) != 0) return NULL;
+    stop_signal = sig;
+    char why[64];
+    snprintf(why, sizeof why, "interrupted by SIG%s", sig == SIGINT ? "INT" : sig == SIGTERM ? "TERM"
+             : sig == SIGHUP ? "HUP" : "NAL");
+    gpuasm_scan_interrupt(why);
+    struct timespec grace = { STOP_GRACE_S, 0 };
+    sigtimedwait(&stop_signals, NULL, &grace);   /* a second signal, or the grace period */
+    gpuasm_outfiles_remove_pending();
+    /* write(2), not stdio: another thread may hold stderr's lock. */
+    char line[160];
+    int n = snprintf(line, sizeof line, "%s: %s (a read or scan did not stop within %d s: "
+                     "stopped at once, no output file left)\n", prog, why, STOP_GRACE_S);
+    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) { /* nothing more to do */ }
+    signal(sig, SIG_DFL);
+    pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+    raise(sig);
+    return NULL;
+}
+
+/* Block the stop signals and start the watcher, before any other thread
+ * exists (threads inherit the mask).  Returns 0, or -1 (no watcher: the
+ * signals keep their default action). */
+static int watch_signals(void)
+{
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
+    sigemptyset(&stop_signals);
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction sa;
+        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
+            sigaddset(&stop_signals, sigs[i]);
+    }
+    pthread_t tid;
+    pthread_attr_t attr;
+    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0) return -1;
+    pthread_attr_init(&attr);
+    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+    int r = pthread_create(&tid, &attr, signal_watcher, NULL);
+    pthread_attr_destroy(&attr);
+    if (r != 0) {
+        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/* After an interrupted run: die of the signal that stopped it. */
+static void die_of(int sig)
+{
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    raise(sig);   /* pending while blocked ... */
+    pthread_sigmask(SIG_UNBLOCK, &one, NULL);   /* ... and delivered here */
+}
+
+static void fail(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "%s: ", prog);
+    fprintf(stderr, fmt, arg);
+    fputc('\n', stderr);
+}
+
+enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
+       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
+       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
+       OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY,
+       OPT_REPORT, OPT_MULTIQC, OPT_SAMPLE, OPT_MATCHED, OPT_MATCHED2, OPT_UNMATCHED_READS,
+       OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS, OPT_FILTER,
+       OPT_MAX_CHANCE, OPT_PRESET };
+
+/* -O's value as samtools takes it (hts_parse_format: FMT[,OPT=VAL...]),
+ * any case, limited to what gpuasm writes.  0, or -1. */
+static int parse_out_format(const char *arg, htsFormat *fmt)
+{
+    char name[16];
+    size_t n = strcspn(arg, ",");
+    if (n == 0 || n >= sizeof name) return -1;
+    for (size_t i = 0; i < n; i++) name[i] = (char)tolower((unsigned char)arg[i]);
+    name[n] = 0;
+    if (strcmp(name, "sam") && strcmp(name, "sam.gz") && strcmp(name, "bam") && strcmp(name, "cram"))
+        return -1;
+    kstring_t ks = KS_INITIALIZE;
+    if (kputs(name, &ks) < 0 || kputs(arg + n, &ks) < 0) { ks_free(&ks); return -1; }
+    int r = hts_parse_format(fmt, ks.s);
+    ks_free(&ks);
+    return r;
+}
+
+/* The output format from -o's file name, as samtools view picks it
+ * (sam_open_mode): .bam, .cram, .sam.gz, anything else SAM.  -1 for a
+ * FASTQ/FASTA name, which gpuasm does not write. */
+static int format_from_name(const char *path, htsFormat *fmt)
+{
+    char mode[8] = "";
+    const char *name = "sam";
+    if (path && strcmp(path, "-") && sam_open_mode(mode, path, NULL) == 0) {
+        if (mode[0] == 'f' || mode[0] == 'F') return -1;
+        name = mode[0] == 'b' ? "bam" : mode[0] == 'c' ? "cram" : mode[0] == 'z' ? "sam.gz" : "sam";
+    }
+    return hts_parse_format(fmt, name);
+}
+
+/* gpuasm-scan --merge-reports A.tsv B.tsv ...: the sum of --report files of
+ * one sample's shards (the same targets), as one report on stdout. */
+static int merge_report_files(int n, char **path, const char *mqc)
+{
+    gpuasm_target_report sum, one;
+    char err[1024];
+    if (n < 1) return fail("%s", "--merge-reports needs one or more --report files"), 1;
+    if (gpuasm_target_report_read_tsv(path[0], &sum, err, sizeof err) < 0)
+        return fail("%s", err), 1;
+    for (int i = 1; i < n; i++) {
+        if (gpuasm_target_report_read_tsv(path[i], &one, err, sizeof err) < 0) {
+            gpuasm_target_report_free(&sum);
+            return fail("%s", err), 1;
+        }
+        int bad = strcmp(sum.sample, one.sample) != 0;
+        if (bad)
+            fprintf(stderr, "%s: %s: sample '%s', but %s has '%s' (merge the shards of one "
+                    "sample)\n", prog, path[i], one.sample, path[0], sum.sample);
+        else if ((bad = gpuasm_target_report_add(&sum, &one) < 0))
+            fprintf(stderr, "%s: %s: other targets than %s (not shards of one run?)\n", prog,
+                    path[i], path[0]);
+        gpuasm_target_report_free(&one);
+        if (bad) {
+            gpuasm_target_report_free(&sum);
+            return 1;
+        }
+    }
+    /* --multiqc: the merged numbers as MultiQC content too, through a
+     * temporary file like every output (util/output_file.h). */
+    if (mqc) {
+        /* the bar graph and the General Statistics part (target_report.h) */
+        char gpath[4096];
+        const char *paths[2] = { mqc, gpath };
+        int (*fns[2])(FILE *, const gpuasm_target_report *) = { gpuasm_target_report_multiqc,
+                                                                 gpuasm_target_report_multiqc_general };
+        gpuasm_outfile of[2];
+        memset(of, 0, sizeof of);
+        int ok = gpuasm_multiqc_general_path(mqc, gpath, sizeof gpath) == 0, begun = 0;
+        if (!ok) snprintf(err, sizeof err, "--multiqc %s: name too long", mqc);
+        for (int i = 0; ok && i < 2; i++) {
+            FILE *fp = NULL;
+            ok = gpuasm_outfile_begin(&of[i], paths[i], err, sizeof err) == 0;
+            begun += ok;
+            if (ok) ok = (fp = fopen(gpuasm_outfile_name(&of[i]), "w")) != NULL;
+            if (ok) ok = fns[i](fp, &sum) == 0;
+            if (fp && fclose(fp) != 0) ok = 0;
+            if (!ok && begun == i + 1)
+                snprintf(err, sizeof err, "%s: write failed: %s", paths[i], strerror(errno ? errno : EIO));
+        }
+        for (int i = 0; ok && i < 2; i++) ok = gpuasm_outfile_commit(&of[i], err, sizeof err) == 0;
+        for (int i = 0; i < begun; i++) {
+            if (!ok) gpuasm_outfile_abort(&of[i]);
+            gpuasm_outfile_free(&of[i]);
+        }
+        if (!ok) {
+            gpuasm_target_report_free(&sum);
+            return fail("%s", err), 1;
+        }
+    }
+    int bad = gpuasm_target_report_tsv(stdout, &sum) < 0 || fflush(stdout) != 0;
+    gpuasm_target_report_free(&sum);
+    if (bad) return fail("standard output: write failed: %s", strerror(errno ? errno : EIO)), 1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static const struct option lopts[] = {
+        { "max-diffs", required_argument, NULL, 'k' },
+        { "error-rate", required_argument, NULL, 'e' },
+        { "mode", required_argument, NULL, OPT_MODE },
+        { "kernel", required_argument, NULL, OPT_KERNEL },
+        { "pattern", required_argument, NULL, OPT_PATTERN },
+        { "strand", required_argument, NULL, OPT_STRAND },
+        { "overlap", required_argument, NULL, OPT_OVERLAP },
+        { "read-overlap", required_argument, NULL, OPT_READ_OVERLAP },
+        { "partial-ends", required_argument, NULL, OPT_PARTIAL_ENDS },
+        { "max-chance", required_argument, NULL, OPT_MAX_CHANCE },
+        { "preset", required_argument, NULL, OPT_PRESET },
+        { "filter", required_argument, NULL, OPT_FILTER },
+        { "all", no_argument, NULL, OPT_ALL },
+        { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
+        { "output", required_argument, NULL, 'o' },
+        { "output-fmt", required_argument, NULL, 'O' },
+        { "unmatched", no_argument, NULL, OPT_UNMATCHED },
+        { "eqx", no_argument, NULL, OPT_EQX },
+        { "keep-tags", no_argument, NULL, OPT_KEEP_TAGS },
+        { "no-PG", no_argument, NULL, OPT_NO_PG },
+        { "threads", required_argument, NULL, '@' },
+        { "device", required_argument, NULL, OPT_DEVICE },
+        { "batch-size", required_argument, NULL, OPT_BATCH },
+        { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
+        { "reference", required_argument, NULL, 'T' },
+        { "quiet", no_argument, NULL, OPT_QUIET },
+        { "progress", no_argument, NULL, OPT_PROGRESS },
+        { "stats", required_argument, NULL, OPT_STATS },
+        { "best", no_argument, NULL, OPT_BEST },
+        { "strict-names", no_argument, NULL, OPT_STRICT_NAMES },
+        { "output-fmt-option", required_argument, NULL, OPT_FMT_OPTION },
+        { "verbosity", required_argument, NULL, OPT_VERBOSITY },
+        { "rg-line", required_argument, NULL, 'R' },
+        { "rg", required_argument, NULL, OPT_RG },
+        { "report", required_argument, NULL, OPT_REPORT },
+        { "multiqc", required_argument, NULL, OPT_MULTIQC },
+        { "sample", required_argument, NULL, OPT_SAMPLE },
+        { "matched", required_argument, NULL, OPT_MATCHED },
+        { "matched2", required_argument, NULL, OPT_MATCHED2 },
+        { "unmatched-reads", required_argument, NULL, OPT_UNMATCHED_READS },
+        { "unmatched-reads2", required_argument, NULL, OPT_UNMATCHED_READS2 },
+        { "trim", no_argument, NULL, OPT_TRIM },
+        { "shard", required_argument, NULL, OPT_SHARD },
+        { "merge-reports", no_argument, NULL, OPT_MERGE_REPORTS },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 }
+    };
+    gpuasm_scan_opt o = {
+        .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
+        .verbosity = HTS_LOG_WARNING,
+        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER,
+                    .strand = GPUASM_STRAND_BOTH, .overlap_min = 1, .read_overlap_min = -1,
+                    .partial_ends = GPUASM_END_3 | GPUASM_END_5 },
+        .max_chance = 0.01, .overlap_auto = 1, .read_overlap_auto = 1,
+    };
+    int no_pg = 0, c, verbosity_given = 0, ret = 1, merge_reports = 0;
+    const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
+    const char *out_fmt = NULL, *r1 = NULL, *r2 = NULL, *rg_line = NULL;
+    long long v;
+    char *endp;
+    htsFormat fmt;
+    memset(&fmt, 0, sizeof fmt);
+    hts_opt *fmt_opts = NULL;                    /* --output-fmt-option, in order */
+    kstring_t rg_fields = KS_INITIALIZE, rg = KS_INITIALIZE, rg_id = KS_INITIALIZE;
+    kstring_t cl = KS_INITIALIZE;
+
+    watch_signals();
+    opterr = 0;  /* our own messages, one line each */
+    /* --preset first (as minimap2 takes -x), so that any other option
+     * overrides it wherever it stands. */
+    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
+        if (c != OPT_PRESET) continue;
+        if (strcmp(optarg, "cutadapt"))
+            return fail("invalid --preset '%s' (expected cutadapt)", optarg), 1;
+        o.search.strand = GPUASM_STRAND_FORWARD;
+        o.search.partial_ends = GPUASM_END_3;
+        o.search.pattern_side = GPUASM_PATTERN_TARGET;
+        o.report.best = 1;
+        o.search.overlap_min = 3;
+        o.overlap_auto = 0;
+    }
+    optind = 0;   /* GNU getopt: start over */
+    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
+        switch (c) {
+        case OPT_PRESET: break;
+        case OPT_MAX_CHANCE:
+            errno = 0;
+            o.max_chance = strtod(optarg, &endp);
+            if (endp == optarg || *endp || errno || !(o.max_chance > 0.0) || !isfinite(o.max_chance))
+                return fail("invalid --max-chance '%s' (expected a number > 0, e.g. 0.01)", optarg), 1;
+            break;
+        case 'k':
+            if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
+                return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
+            o.search.max_diffs = (int32_t)v;
+            break;
+        case 'e':
+            errno = 0;
+            o.search.error_rate = strtod(optarg, &endp);
+            if (endp == optarg || *endp || errno || !(o.search.error_rate >= 0.0) ||
+                !(o.search.error_rate < 1.0))
+                return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
+            break;
+        case OPT_MODE:
+            if (gpuasm_mode_find(optarg) < 0)
+                return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+            mode = optarg;
+            break;
+        case OPT_KERNEL:
+            kernel = optarg;
+            break;
+        case OPT_PATTERN:
+            if (!strcmp(optarg, "shorter")) o.search.pattern_side = GPUASM_PATTERN_SHORTER;
+            else if (!strcmp(optarg, "read")) o.search.pattern_side = GPUASM_PATTERN_READ;
+            else if (!strcmp(optarg, "target")) o.search.pattern_side = GPUASM_PATTERN_TARGET;
+            else return fail("invalid --pattern '%s' (expected shorter, read or target)", optarg), 1;
+            break;
+        case OPT_STRAND:
+            if (!strcmp(optarg, "both")) o.search.strand = GPUASM_STRAND_BOTH;
+            else if (!strcmp(optarg, "forward")) o.search.strand = GPUASM_STRAND_FORWARD;
+            else return fail("invalid --strand '%s' (expected both or forward)", optarg), 1;
+            break;
+        case OPT_OVERLAP:
+            o.overlap_auto = 0;
+            if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
+            else if (!strcmp(optarg, "auto")) { o.search.overlap_min = 1; o.overlap_auto = 1; }
+            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+                return fail("invalid --overlap '%s' (expected auto, a number of bases >= 1, or full)",
+                            optarg), 1;
+            else o.search.overlap_min = (int32_t)v;
+            break;
+        case OPT_READ_OVERLAP:
+            o.read_overlap_auto = 0;
+            if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
+            else if (!strcmp(optarg, "half")) { o.search.read_overlap_min = -1; o.read_overlap_auto = 1; }
+            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+                return fail("invalid --read-overlap '%s' (expected a number of bases >= 1, half or full)",
+                            optarg), 1;
+            else o.search.read_overlap_min = (int32_t)v;
+            break;
+        case OPT_PARTIAL_ENDS:
+            if (!strcmp(optarg, "both")) o.search.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+            else if (!strcmp(optarg, "3")) o.search.partial_ends = GPUASM_END_3;
+            else if (!strcmp(optarg, "5")) o.search.partial_ends = GPUASM_END_5;
+            else return fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg), 1;
+            break;
+        case OPT_FILTER:
+            if ((o.search.filter = gpuasm_filter_parse(optarg)) < 0)
+                return fail("invalid --filter '%s' (expected auto, off, on, pieces or index)", optarg), 1;
+            break;
+        case OPT_ALL: o.report.all = 1; break;
+        case OPT_WILDCARDS: o.wildcards = 1; break;
+        case 'o': o.out_path = optarg; break;
+        case 'O': out_fmt = optarg; break;
+        case OPT_FMT_OPTION:
+            if (hts_opt_add(&fmt_opts, optarg) < 0)
+                return fail("invalid --output-fmt-option '%s' (an htslib option such as level=1; "
+                            "see samtools' manual)", optarg), 1;
+            break;
+        case 'R': rg_line = optarg; break;
+        case OPT_RG:
+            if ((rg_fields.l && kputc('\t', &rg_fields) < 0) || kputs(optarg, &rg_fields) < 0)
+                return fail("%s", "out of memory"), 1;
+            break;
+        case '1': r1 = optarg; break;
+        case '2': r2 = optarg; break;
+        case OPT_BEST: o.report.best = 1; break;
+        case OPT_STRICT_NAMES: o.strict_names = 1; break;
+        case OPT_VERBOSITY:
+            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
+                return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg), 1;
+            o.verbosity = (int)v;
+            verbosity_given = 1;
+            break;
+        case OPT_UNMATCHED: o.unmatched = 1; break;
+        case OPT_EQX: o.report.eqx = 1; break;
+        case OPT_KEEP_TAGS: o.keep_tags = 1; break;
+        case OPT_NO_PG: no_pg = 1; break;
+        case '@':
+            /* 0 = no extra threads, as samtools (nf-core passes task.cpus - 1). */
+            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
+                return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg), 1;
+            o.n_threads = v < 1 ? 1 : (int)v;
+            break;
+        case OPT_DEVICE: o.device = optarg; break;
+        case OPT_BATCH:
+            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
+                return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
+            o.batch_bases = (uint64_t)v;
+            break;
+        case OPT_MAX_MEMORY:
+            if (gpuasm_parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
+                return fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
+                            optarg), 1;
+            o.max_memory = (uint64_t)v;
+            break;
+        case 'T': o.reference = optarg; break;
+        case OPT_QUIET: o.quiet = 1; break;
+        case OPT_REPORT: o.screen.report = optarg; break;
+        case OPT_MULTIQC: o.screen.multiqc = optarg; break;
+        case OPT_SAMPLE:
+            if (!*optarg || strpbrk(optarg, "\t\n\r"))
+                return fail("invalid --sample '%s' (a non-empty name without tabs or newlines)",
+                            optarg), 1;
+            o.screen.sample = optarg;
+            break;
+        case OPT_MATCHED: o.screen.matched = optarg; break;
+        case OPT_MATCHED2: o.screen.matched2 = optarg; break;
+        case OPT_UNMATCHED_READS: o.screen.unmatched = optarg; break;
+        case OPT_UNMATCHED_READS2: o.screen.unmatched2 = optarg; break;
+        case OPT_TRIM: o.screen.trim = 1; break;
+        case OPT_SHARD:
+            if (gpuasm_shard_parse(optarg, &o.shard) < 0)
+                return fail("invalid --shard '%s' (expected I/N with 1 <= I <= N, e.g. 2/4)",
+                            optarg), 1;
+            break;
+        case OPT_MERGE_REPORTS: merge_reports = 1; break;
+        case OPT_PROGRESS: o.progress = 1; break;
+        case OPT_STATS: o.stats_path = optarg; break;
+        case 'h': usage(stdout); return 0;
+        case 'V':
+            printf("gpuasm-scan %s\nhtslib %s\n", PACKAGE_VERSION, hts_version());
+            return 0;
+        case ':':
+            if (optopt) { char s[2] = { (char)optopt, 0 }; fail("option -%s needs a value", s); }
+            else fail("option %s needs a value", argv[optind - 1]);
+            return 1;
+        default:
+            if (optopt) { char s[2] = { (char)optopt, 0 }; fail("unknown option -%s (see --help)", s); }
+            else fail("unknown option %s (see --help)", argv[optind - 1]);
+            return 1;
+        }
+    }
+    if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
+    if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
+        return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
+    if (o.screen.trim && !o.screen.matched)
+        return fail("%s", "--trim cuts the reads written by --matched: give --matched FILE"), 1;
+    /* The cutadapt-style summary on stderr ends every run (issue #10: "a
+     * short summary on stderr at the end of a run ... unless --quiet"), as
+     * minimap2's [M::main] lines do; stdout stays the SAM alone. */
+    o.screen.summary = !o.quiet;
+    /* --mode and --kernel (the kernel table, registry.h): a kernel computes
+     * one mode; --mode alone takes that mode's default kernel, --kernel alone
+     * implies its mode, both must agree. */
+    if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
+        /* The sequence kernels: the signal mode's are gpuasm-signal's. */
+        kstring_t names = KS_INITIALIZE;
+        int32_t nseq = 0, i = 0;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++)
+            nseq += gpuasm_kernel_get(k)->mode != GPUASM_MODE_SIGNAL;
+        for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
+            if (gpuasm_kernel_get(k)->mode == GPUASM_MODE_SIGNAL) continue;
+            ksprintf(&names, "%s%s", i == 0 ? "" : i + 1 < nseq ? ", " : " or ",
+                     gpuasm_kernel_get(k)->name);
+            i++;
+        }
+        fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
+        ks_free(&names);
+        return 1;
+    }
+    if (mode) {
+        const int32_t m = gpuasm_mode_find(mode);
+        if (kernel && gpuasm_kernel_get(o.search.kernel)->mode != m)
+            return fprintf(stderr, "%s: --kernel %s is a kernel of --mode %s; --mode %s needs a "
+                           "kernel of its own (e.g. --kernel %s)\n", prog, kernel,
+                           gpuasm_mode_name(gpuasm_kernel_get(o.search.kernel)->mode), mode,
+                           gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
+        if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
+    }
+    /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
+    if (gpuasm_kernel_get(o.search.kernel)->mode == GPUASM_MODE_SIGNAL)
+        return fprintf(stderr, "%s: --%s %s compares raw signals, not sequences: use gpuasm-signal "
+                       "(see gpuasm-signal --help)\n", prog, kernel ? "kernel" : "mode",
+                       kernel ? kernel : mode), 1;
+    if (o.report.best && o.report.all)
+        return fail("%s", "--best reports one record per read, --all every occurrence: "
+                    "give one of them"), 1;
+    /* Reads: <reads> [<reads2>] <targets>, or -1 R1 -2 R2 <targets>. */
+    int npos = argc - optind;
+    if (r1 || r2) {
+        if (!r1 || !r2) return fail("%s", "-1 and -2 go together (R1 and R2 of paired files)"), 1;
+        if (npos != 1) {
+            if (npos == 0) { usage(stderr); return 1; }
+            return fail("%s", "with -1 and -2, give only <targets.fa> (see --help)"), 1;
+        }
+        o.reads_path = r1;
+        o.reads_path2 = r2;
+    } else {
+        if (npos < 2 || npos > 3) {
+            if (npos == 0) { usage(stderr); return 1; }
+            return fail("%s", "expected <reads> [<reads2>] <targets.fa> (see --help)"), 1;
+        }
+        o.reads_path = argv[optind];
+        if (npos == 3) o.reads_path2 = argv[optind + 1];
+    }
+    if (o.reads_path2 && !strcmp(o.reads_path, "-") && !strcmp(o.reads_path2, "-"))
+        return fail("%s", "R1 and R2 cannot both be - (standard input)"), 1;
+    o.targets_path = argv[argc - 1];
+
+    /* Output format: -O, else -o's extension (as samtools view). */
+    if (out_fmt ? parse_out_format(out_fmt, &fmt) < 0 : format_from_name(o.out_path, &fmt) < 0) {
+        if (out_fmt)
+            fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram, optionally with "
+                 ",OPTION=VALUE)", out_fmt);
+        else
+            fail("-o %s: gpuasm-scan writes SAM, BAM or CRAM (name the file .sam, .bam or "
+                 ".cram, or give -O)", o.out_path);
+        goto out;
+    }
+    /* --output-fmt-option after -O's own options (hts_opt_apply applies in order). */
+    if (fmt_opts) {
+        hts_opt **tail = (hts_opt **)&fmt.specific;
+        while (*tail) tail = &(*tail)->next;
+        *tail = fmt_opts;
+        fmt_opts = NULL;
+    }
+    o.out_format = &fmt;
+
+    /* Read group: -R's line, then --rg's fields. */
+    if (rg_line || rg_fields.l) {
+        kstring_t spec = KS_INITIALIZE;
+        char why[1024];
+        int bad = (rg_line && kputs(rg_line, &spec) < 0) ||
+                  (rg_line && rg_fields.l && kputc('\t', &spec) < 0) ||
+                  (rg_fields.l && kputs(rg_fields.s, &spec) < 0);
+        if (!bad && gpuasm_rg_line(spec.s, &rg, &rg_id, why, sizeof why) < 0) {
+            fail("invalid -R/--rg: %s", why);
+            bad = 1;
+        } else if (bad) {
+            fail("%s", "out of memory");
+        }
+        ks_free(&spec);
+        if (bad) goto out;
+        o.rg_line = rg.s;
+        o.rg_id = rg_id.s;
+    }
+
+    /* htslib's own messages show (as in samtools), before our one line;
+     * --quiet leaves its errors only. */
+    hts_set_log_level((enum htsLogLevel)(verbosity_given ? o.verbosity
+                                         : o.quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING));
+
+    for (int i = 0; i < argc; i++) {
+        if (i) kputc(' ', &cl);
+        kputs(argv[i], &cl);
+    }
+    o.pg_cl = no_pg ? NULL : (cl.s ? cl.s : "");
+
+    char err[1024];
+    if (gpuasm_scan_run(prog, &o, err, sizeof err) < 0) {
+        fprintf(stderr, "%s: %s\n", prog, err);
+        if (stop_signal) die_of(stop_signal);
+        goto out;
+    }
+    ret = 0;
+out:
+    ks_free(&cl);
+    ks_free(&rg);
+    ks_free(&rg_id);
+    ks_free(&rg_fields);
+    hts_opt_free(fmt_opts);
+    hts_opt_free((hts_opt *)fmt.specific);
+    /* --device auto ended before CUDA had started: a thread is still inside
+     * its open, and exit()'s handlers (the CUDA runtime's teardown) must
+     * not run beside it; every output is closed, so _exit() loses nothing
+     * once stdio is flushed (plugin/auto_move.h). */
+    if (gpuasm_auto_move_pending()) {
+        fflush(NULL);
+        _exit(ret);
+    }
+    return ret;
+}

@@ -1,0 +1,1220 @@
+/* myers_cuda.cu -- the CUDA Myers kernels: the myers row of the kernel
+ * table (registry.c), launched by the CUDA backend (cuda_backend.cu) through
+ * gpuasm_myers_cuda_launch() (cuda_kit.cuh says what a launcher does).
+ *
+ * Same end hits as the CPU twin (myers_cpu.c via cpu_scan.c): for every read r,
+ * target t and strand s, the LOCAL MINIMA of D[m][.] that are <= k.  The
+ * filtering happens on the device; only those hits are copied back.
+ *
+ * Algorithm: bit-parallel Myers 1999 (seed 003 §2.2), Hyyrö's block step
+ * for multi-word patterns (hin/hout, as in edlib's calculateBlock and
+ * myers_cpu.c).  Per-thread / per-lane logic lives in myers_cuda_core.cuh
+ * as __host__ __device__ code; a host harness runs it against the CPU twin.
+ *
+ * Four paths; every (read, target) pair goes to exactly one of them
+ * (gcore::route, used by the host planner and the device alike):
+ *
+ * RP  read as pattern, m <= 256 (P2: reads vs genomes).  Reads are sorted by
+ *     length on the host and cut into groups of up to 64 reads of the same
+ *     word count W = ceil(m/64) (1..4); a block (128 threads = 64 reads x 2
+ *     strands) runs one group against one text segment [s0, s1) of one
+ *     target, staged once in shared memory; every thread reads the same text
+ *     byte at the same time (broadcast).  Masks: 4 per word per thread in
+ *     shared memory ([base][word][thread], 64-bit, conflict-free), so Eq of
+ *     a single base is one LDS.64 (IUPAC text codes: a uniform branch ORs
+ *     up to four).  Ukkonen's cut-off exactly as run_blocks() of the CPU
+ *     twin (Hyyrö 2003 / edlib): with k = 15 of m = 150 the first 64-bit
+ *     word holds every row that can be <= k (about 2k rows on random DNA),
+ *     so most columns cost one word, not three, and lanes rarely diverge.
+ *     Why 64-bit words here: a 64-bit Myers step is ~20 SASS integer ops
+ *     (two per AND/OR/LOP3, IADD3 + IADD3.X for the add, two funnel shifts
+ *     per <<1), a 32-bit step ~10 plus ~2 for the hin hand-over between
+ *     words: the same per cell, but with the cut-off the active band (~2k =
+ *     30 rows) fits one 64-bit word and would need one or two 32-bit words,
+ *     the second one often in only some lanes of a warp (divergence).
+ *     Estimated ops per column per thread with one active word: text byte
+ *     LDS 1, Eq LDS.64 1, step ~20, score 3, cut-off tests ~4, local-min
+ *     test 2, loop ~3: ~34 for 150 cells (4.4 cells per op).
+ *     Group segment overlap: the DP of the block starts at s0 - ov,
+ *     ov = max over the group of m + k, reports only j in [s0, s1) and runs
+ *     to s1 (inclusive) for the right-neighbour test.
+ *
+ * TP  target as pattern, m <= 64 (P3 adapters; P1 m = 32, 64; the ceiling
+ *     comparison P4).  A thread per (read, strand, text segment of the read)
+ *     stages its text window (4-bit codes, [word][thread] in shared memory,
+ *     conflict-free) and loops over the small targets in length order; a
+ *     target's 16-entry Eq table (computed once at set_targets) is a
+ *     shared-memory load indexed by the thread's text code (the 16 codes x 8
+ *     bytes span the 32 banks exactly once: conflict-free).  32-bit words
+ *     for m <= 32, 64-bit otherwise.  Ops per column (32-bit): code 2, Eq 2,
+ *     step 10, score 4, local min 2, loop 2: ~22 for 32 cells.
+ *
+ * WARP long patterns up to 4096 bases (either orientation; P1 m = 128..1024,
+ *     long reads vs genomes): warp-cooperative wavefront (seed 003's
+ *     thread-cooperative idea after Chacón et al.).  A group of LP lanes
+ *     (LP = 1..32, LP | 32; several groups per warp for short patterns) runs
+ *     one (pair, strand, text segment); lane g owns 32-bit words
+ *     [gR, gR + R) (R = 1..4); at step t lane g processes column t - g and
+ *     hands the horizontal delta of its top word to lane g+1 with one
+ *     __shfl_up_sync(width LP).  Eq from a 16-code table in shared memory
+ *     ([code][word][lane], conflict-free).  The lane owning row m-1 keeps the
+ *     score and applies the local-minimum rule.  No cut-off (the wavefront
+ *     computes every word anyway).  ~14 ops per lane-word-step + ~8 per step.
+ *
+ * LONG patterns of any length with Ukkonen's cut-off across strips (issue
+ *     #11; P1's missing cut-off, issue #14), knob cuda_long (1, the
+ *     default since the GPU suite ran it (CUDA = CPU bytes, H100): m > 4096
+ *     instead of SIMPLE; 2: also the WARP pairs; 0: off): the pattern's 32-bit words cut into strips of
+ *     LP lanes x R words (8x1 .. 32x6, the smallest holding 2.5k + 64
+ *     rows), a group of LP lanes per (pair, strand, text segment) running
+ *     the WARP wavefront strip after strip; a deeper strip starts at the
+ *     first column where the row above it is <= k, so on unrelated text
+ *     only the first strip runs, and the last strip leaves where all its
+ *     rows are > k and is entered again from the row above.  Between strips
+ *     an int8 record per column
+ *     (the bottom row's horizontal delta) in global scratch, two per group,
+ *     bounded by SCRATCH_BUDGET through the grid.  Items from a work queue,
+ *     longest first, on a grid of what the SMs hold at once, the classes
+ *     (shapes) of a chunk launched at once (launch_long).  A pass that is
+ *     not the last runs its steps where every lane computes in blocks of
+ *     LP steps with no per-step test (wavefront_steady: the lean step of
+ *     R = 5 went from about 111 to 82 instructions, the words being 65;
+ *     the kernel is bound by integer issue).  The text-end
+ *     partials of its pairs come from column n - 2.  Segments of at least
+ *     2 (m + k).  Per-lane code in myers_long_core.cuh (its header comment
+ *     has the exactness argument), run on the host by
+ *     tests/c/test_long_cuda.
+ *
+ * SIMPLE the #2 kernel (one thread per item, W <= 4 64-bit words in
+ *     registers, longer in global scratch), now with the local-minimum rule;
+ *     everything with the cuda_simple knob, otherwise patterns longer than
+ *     4096 (e.g. a 100,000-base pattern) only with cuda_long = 0.
+ *
+ * Few pairs (<= 4096, one chunk; P1's one pattern against one text): the
+ * per-pair classes' item offsets are planned on the host and uploaded with
+ * the plan, so a class is one launch, not three (count, scan, search).
+ *
+ * Segments: see cuda_device.cuh (seed 000 §V); starting earlier than needed
+ * (a group's max overlap) stays exact.
+ *
+ * Local minima are decided on the device (gcore::lm_push): only they are
+ * copied back, and the host takes them as they are.
+ *
+ * The host planner (myers_plan.cu) works from the lengths alone; the
+ * Eq tables of small targets are built once per target set and kept in the
+ * lane's state.  Hits go to the lane's device array (cuda_kit.cuh's
+ * dev_out: a warp-aggregated atomic counter; the backend re-runs the
+ * launcher after an overflow).  No device allocation once warm.
+ *
+ * Knobs (settings.h): cuda_simple, cuda_force_global, cuda_force_warp,
+ * cuda_no_warp, cuda_long, cuda_warp_lanes, cuda_group, cuda_seg_min (segment length
+ * of every path: default RP 4096 bases of target, TP 256 of read (at most
+ * 384), WARP 4096, SIMPLE 2048, LONG max(4096, 2 (m + k)); always >= m + k where the path needs it),
+ * cuda_pair_chunk (pairs per chunk of the per-pair enumeration, default
+ * 4 Mi).  Myers on the byte alphabet has its own kernel
+ * (myers_byte_cuda.cu), reached through the same launcher.
+ */
+#include <cuda_runtime.h>
+#include <cub/cub.cuh>
+#include <cooperative_groups.h>
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <algorithm>
+#include <new>
+#include <utility>
+#include <vector>
+
+#include "kernels/cuda_kit.cuh"
+#include "kernels/myers/myers_cuda_core.cuh"
+#include "kernels/myers/myers_long_core.cuh"
+#include "kernels/myers/myers_plan.h"
+
+using gcore::seqv;
+using gcore::window;
+using myers::RP_NT;
+
+/* Myers on the byte alphabet (myers_byte_cuda.cu): the launcher hands
+ * such batches over. */
+int gpuasm_myers_byte_cuda_launch(const gpuasm_cuda_batch &b, gpuasm_err *err);
+
+enum {
+    THREADS = 128,
+    TP_NT = 128,
+    TP_CHUNK = 32,             /* small targets per shared-memory chunk */
+    WARPS = THREADS / 32,
+    /* Scratch slots (cuda_kit.cuh) of one scan. */
+    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5,
+    SLOT_LONG_OFF = 6,         /* LONG: item offsets counted on the device, one run per class */
+    SLOT_LONG_QUEUE = 8        /* LONG: the queues' counters and their item orders */
+};
+/* Global scratch for long patterns: at most this much, but at least 1 slot. */
+static const size_t SCRATCH_BUDGET = (size_t)512 << 20;
+
+/* ---- RP path: decode (host and device) ------------------------------------- */
+
+struct rp_launch {
+    gpuasm_batch_view v;       /* the batch on the device */
+    const uint64_t *blk_off;   /* [ntargets + 1] cumulative blocks of this W */
+    const uint32_t *ng;        /* [ntargets] eligible groups of this W */
+    const gcore::rp_group *groups;   /* this W's groups */
+    const uint32_t *perm;      /* reads by length */
+    uint32_t seglen;
+    uint64_t total;            /* blocks */
+};
+
+struct rp_ctx {
+    uint32_t t, n;
+    gcore::rp_group gr;
+    window win;
+};
+
+HD rp_ctx rp_setup(const rp_launch &L, uint64_t b)
+{
+    rp_ctx c;
+    c.t = (uint32_t)gcore::find_slot(L.blk_off, L.v.targets.n, b);
+    const uint64_t local = b - L.blk_off[c.t];
+    const uint32_t ng = L.ng[c.t];
+    c.gr = L.groups[local % ng];
+    c.n = (uint32_t)(L.v.targets.off[c.t + 1] - L.v.targets.off[c.t]);
+    c.win = gcore::make_window(local / ng, L.seglen, c.n, c.gr.ov);
+    return c;
+}
+
+struct rp_pat {
+    int valid;
+    uint32_t r, strand, m;
+    int32_t k;
+    seqv pat;
+};
+
+/* Thread tid of the block: read tid/2 of the group, strand tid&1. */
+HD rp_pat rp_thread_pattern(const rp_launch &L, const rp_ctx &c, uint32_t tid)
+{
+    rp_pat p;
+    p.valid = 0;
+    p.r = 0;
+    p.strand = tid & 1u;
+    p.m = 0;
+    p.k = 0;
+    p.pat.p = L.v.reads.code;
+    p.pat.len = 0;
+    p.pat.rc = 0;
+    const uint32_t ri = tid >> 1;
+    if (ri >= c.gr.count) return p;
+    p.r = L.perm[c.gr.first + ri];
+    const gpuasm_pair pr = gpuasm_view_pair(&L.v, p.r, c.t);
+    p.m = (uint32_t)pr.m;
+    p.k = pr.k;
+    p.pat.p = L.v.reads.code + L.v.reads.off[p.r];
+    p.pat.len = p.m;
+    p.pat.rc = (int32_t)p.strand;
+    p.valid = pr.read_is_pattern && pr.searched;
+    return p;
+}
+
+/* ---- TP path: decode -------------------------------------------------------- */
+
+struct tp_launch {
+    gcore::tp_params tp;
+    const uint64_t *off;       /* [nreads + 1] exclusive scan of items per read */
+    uint32_t nreads;
+    const gcore::tp_tgt *tg;   /* eligible small targets, by length */
+    uint32_t ntg;
+    const uint64_t *eq16;      /* [small][16] */
+    uint32_t win_words;        /* words per thread of the staged window */
+};
+
+struct tp_item_ctx {
+    uint32_t r, strand, rlen;
+    seqv txt;
+    window win;
+};
+
+HD tp_item_ctx tp_item(const tp_launch &L, uint64_t item)
+{
+    tp_item_ctx c;
+    c.r = (uint32_t)gcore::find_slot(L.off, L.nreads, item);
+    const uint64_t local = item - L.off[c.r];
+    c.strand = (uint32_t)(local & 1u);
+    c.rlen = (uint32_t)(L.tp.v.reads.off[c.r + 1] - L.tp.v.reads.off[c.r]);
+    c.txt.p = L.tp.v.reads.code + L.tp.v.reads.off[c.r];
+    c.txt.len = c.rlen;
+    c.txt.rc = (int32_t)c.strand;
+    c.win = gcore::make_window(local >> 1, L.tp.seglen, c.rlen, L.tp.ov);
+    return c;
+}
+
+/* Run every eligible target of tg_s[0 .. cnt) (Eq tables eq_s[i][16]) over
+ * the staged window of this thread. */
+template <class Out>
+HD void tp_targets(const uint32_t *win_s, uint32_t tid, uint32_t nt, const uint64_t *eq_s,
+                   const gcore::tp_tgt *tg_s, uint32_t cnt, const tp_item_ctx &c,
+                   const gpuasm_search_opt &opt, Out &out)
+{
+    for (uint32_t i = 0; i < cnt; ++i) {
+        const gcore::tp_tgt tg = tg_s[i];
+        if (gpuasm_read_is_pattern(&opt, c.rlen, tg.m)) continue;   /* not a TP pair */
+        emitter<Out> e;
+        e.out = &out;
+        e.r = c.r;
+        e.t = tg.t;
+        e.s = c.strand;
+        if (tg.m <= 32)
+            gcore::tp_run<uint32_t>(win_s, tid, nt, eq_s + 16 * (size_t)i, c.win, c.rlen, tg.m, tg.k, e);
+        else
+            gcore::tp_run<uint64_t>(win_s, tid, nt, eq_s + 16 * (size_t)i, c.win, c.rlen, tg.m, tg.k, e);
+    }
+}
+
+/* ---- per-pair enumeration (WARP and SIMPLE): decode -------------------------- */
+
+struct pair_launch {
+    gcore::pair_params sp;
+    const uint64_t *off;       /* [np + 1] exclusive scan of items of this class */
+    uint64_t np;
+    int32_t cls;
+    uint32_t R, lp;            /* warp classes */
+};
+
+struct pitem {
+    uint32_t r, t, strand;
+    int32_t rip;               /* the read is the pattern */
+    gcore::witem it;
+};
+
+HD pitem pair_item(const pair_launch &L, uint64_t w)
+{
+    pitem p;
+    const uint64_t slot = gcore::find_slot(L.off, L.np, w);
+    const gcore::pair_info pi = gcore::get_pair(L.sp, L.sp.pair0 + slot);
+    gcore::item_views(pi, w - L.off[slot], &p.strand, &p.it.pat, &p.it.txt, &p.it.win);
+    p.r = pi.r;
+    p.t = pi.t;
+    p.rip = pi.rip;
+    p.it.m = pi.m;
+    p.it.n = pi.n;
+    p.it.k = pi.k;
+    p.it.w32 = (pi.m + 31u) / 32u;
+    p.it.ncols = p.it.win.jend - p.it.win.j0;
+    return p;
+}
+
+/* The item of a warp group (WARP and LONG): item < total, else an empty
+ * slot (no columns) whose lanes only join the warp's shuffles. */
+HD void group_item(const pair_launch &L, uint64_t item, uint64_t total, pitem &p)
+{
+    p.it.ncols = 0;
+    p.it.m = 1;
+    p.it.n = 0;
+    p.it.w32 = 1;
+    p.r = p.t = p.strand = 0;
+    p.rip = 0;
+    if (item < total) p = pair_item(L, item);
+}
+
+/* ---- device side ------------------------------------------------------------- */
+
+template <int W>
+static __global__ void __launch_bounds__(RP_NT)
+k_rp(rp_launch L, dev_out out)
+{
+    extern __shared__ uint64_t rp_smem[];
+    uint64_t *peq_s = rp_smem;
+    uint8_t *text_s = (uint8_t *)(rp_smem + 4 * W * RP_NT);
+    const uint32_t tid = threadIdx.x;
+    for (uint64_t b = blockIdx.x; b < L.total; b += gridDim.x) {
+        const rp_ctx c = rp_setup(L, b);
+        const uint8_t *tc = L.v.targets.code + L.v.targets.off[c.t] + c.win.j0;
+        for (uint32_t i = tid; i < c.win.jend - c.win.j0; i += RP_NT)
+            text_s[i] = gcore::enc_text(tc[i]);
+        const rp_pat p = rp_thread_pattern(L, c, tid);
+        gcore::rp_build_peq<W>(peq_s, tid, RP_NT, p.pat, p.valid);
+        __syncthreads();
+        if (p.valid) {
+            emitter<dev_out> e;
+            e.out = &out;
+            e.r = p.r;
+            e.t = c.t;
+            e.s = p.strand;
+            gcore::rp_thread<W>(text_s, peq_s, tid, RP_NT, c.win, c.n, p.m, p.k, e);
+        }
+        __syncthreads();
+    }
+}
+
+/* cnt[r] = TP items of read r (r < nreads), cnt[nreads] = 0. */
+static __global__ void __launch_bounds__(THREADS)
+k_count_tp(gcore::tp_params tp, uint32_t nreads, uint64_t *cnt)
+{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > nreads) return;
+    cnt[i] = i == nreads ? 0 : gcore::tp_read_items(tp, tp.v.reads.off[i + 1] - tp.v.reads.off[i]);
+}
+
+static __global__ void __launch_bounds__(TP_NT)
+k_tp(tp_launch L, dev_out out)
+{
+    extern __shared__ uint64_t tp_smem[];
+    uint64_t *eq_s = tp_smem;                                        /* [TP_CHUNK][16] */
+    gcore::tp_tgt *tg_s = (gcore::tp_tgt *)(eq_s + 16 * TP_CHUNK);  /* [TP_CHUNK] */
+    uint32_t *win_s = (uint32_t *)(tg_s + TP_CHUNK);                 /* [words][TP_NT] */
+    const uint32_t tid = threadIdx.x;
+    const uint64_t total = L.off[L.nreads];
+    for (uint64_t base = (uint64_t)blockIdx.x * TP_NT; base < total;
+         base += (uint64_t)gridDim.x * TP_NT) {
+        const uint64_t item = base + tid;
+        const bool have = item < total;
+        tp_item_ctx c;
+        if (have) {
+            c = tp_item(L, item);
+            gcore::tp_stage(win_s, tid, TP_NT, c.txt, c.win.j0, c.win.jend);
+        }
+        for (uint32_t c0 = 0; c0 < L.ntg; c0 += TP_CHUNK) {
+            const uint32_t cnt = L.ntg - c0 < TP_CHUNK ? L.ntg - c0 : TP_CHUNK;
+            __syncthreads();
+            for (uint32_t i = tid; i < cnt * 16; i += TP_NT) {
+                const gcore::tp_tgt tg = L.tg[c0 + i / 16];
+                eq_s[i] = L.eq16[(size_t)tg.small * 16 + i % 16];
+            }
+            for (uint32_t i = tid; i < cnt; i += TP_NT) tg_s[i] = L.tg[c0 + i];
+            __syncthreads();
+            if (have) tp_targets(win_s, tid, TP_NT, eq_s, tg_s, cnt, c, L.tp.v.opt, out);
+        }
+        __syncthreads();
+    }
+}
+
+/* cnt[i] = items of pair pair0 + i in class cls (i < np), cnt[np] = 0. */
+static __global__ void __launch_bounds__(THREADS)
+k_count_pairs(gcore::pair_params sp, uint64_t np, int cls, uint64_t *cnt)
+{
+    const uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i > np) return;
+    cnt[i] = i == np ? 0 : gcore::pair_items(sp, sp.pair0 + i, cls);
+}
+
+template <int R>
+static __global__ void __launch_bounds__(THREADS)
+k_warp(pair_launch L, dev_out out)
+{
+    __shared__ uint32_t peq_all[WARPS][16 * R * 32];
+    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    const uint32_t lp = L.lp, gpw = 32u / lp;
+    const uint32_t grp = lane / lp, g = lane % lp;
+    const uint64_t total = L.off[L.np];
+    const uint64_t wstride = (uint64_t)gridDim.x * WARPS * gpw;
+    for (uint64_t wbase = ((uint64_t)blockIdx.x * WARPS + warp) * gpw; wbase < total;
+         wbase += wstride) {
+        pitem p;
+        group_item(L, wbase + grp, total, p);
+        gcore::wc_build_peq<R>(peq_w, lane, g, p.it);
+        __syncwarp();
+        const uint32_t mine = p.it.ncols ? p.it.ncols + lp - 1u : 0u;
+        const uint32_t steps = __reduce_max_sync(0xffffffffu, mine);
+        gcore::wlane<R> st;
+        gcore::wc_init<R>(st, p.it);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        uint32_t hout = 0;
+        /* The text code of the next step is loaded one step ahead. */
+        uint32_t code = (g == 0 && p.it.ncols) ? p.it.txt.at(p.it.win.j0) : 0u;
+        for (uint32_t t = 0; t < steps; ++t) {
+            uint32_t hin = __shfl_up_sync(0xffffffffu, hout, 1, (int)lp);
+            if (g == 0) hin = 0;
+            const uint32_t cn = t + 1u - g;      /* column of step t+1 */
+            const uint32_t next = (t + 1u >= g && cn < p.it.ncols) ? p.it.txt.at(p.it.win.j0 + cn) : 0u;
+            hout = gcore::wc_step<R>(st, peq_w, lane, g, p.it, t, hin, code, e);
+            code = next;
+        }
+        gcore::wc_finish<R>(st, g, p.it, e);
+        __syncwarp();
+    }
+}
+
+/* One strip pass of k_long: `steps` wavefront steps of the group's lanes,
+ * lane 0 fed by wavefront_in (myers_long_core.cuh).  LEAN: long_step_lean
+ * (a strip that is not the last, in every group of the warp), else
+ * long_step.  col != NULL: the group's item takes its text-end partial,
+ * and each lane stores its words at column ncols - 2 (long_dump); the
+ * steps before any lane of the warp gets there run without the test. */
+template <int R, bool LEAN, class Dump>
+static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
+                                                     uint32_t g, uint32_t lp, const gcore::witem &it,
+                                                     const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
+                                                     uint8_t *rout, emitter<dev_out> &e, bool dump_on,
+                                                     const Dump &dump, bool may_leave)
+{
+    const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(it, rin, sp.c0 + x) : 0u; };
+    uint32_t cur = load(g), nxt = load(lp + g), out = 0;
+    uint32_t td = UINT32_MAX;
+    if (dump_on && sp.steps) {
+        td = gcore::long_dump_step(it, sp, g);
+        if (td == UINT32_MAX) dump();   /* entered at ncols - 1 */
+    }
+    const auto step = [&](uint32_t t) {
+        const uint32_t in = gcore::wavefront_in(cur, nxt, t, g, lp, out, load);
+        if (LEAN)
+            out = gcore::long_step_lean<R>(st, peq_w, lane, g, it, sp, t, in, rout);
+        else
+            out = gcore::long_step<R>(st, peq_w, lane, g, it, sp, t, in, rout, e);
+    };
+    const uint32_t split = min(steps, __reduce_min_sync(0xffffffffu, td));
+    uint32_t t = 0;
+    bool prev = false;
+    if (LEAN) {
+        /* Steps where every lane of every group computes (lane 0's column
+         * below the window's end, before any dump) run without tests
+         * (wavefront_steady): from lp on, to a multiple of lp. */
+        const uint32_t win = sp.steps && it.ncols > sp.c0 ? min(split, it.ncols - sp.c0) : 0u;
+        const uint32_t t1 = __reduce_min_sync(0xffffffffu, win) & ~(lp - 1u);
+        if (t1 > lp) {
+            for (; t < lp; ++t) step(t);
+            uint8_t *rec = g == (sp.nw - 1u) / (uint32_t)R ? rout : NULL;   /* the bottom lane's */
+            gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, lane, g, lp, cur, nxt, out, lp, t1, sp.c0, load, rec);
+            t = t1;
+        }
+    }
+    for (; t < split; ++t) {
+        step(t);
+        /* The last strip leaves (myers_long_core.cuh, long_lane_out) where
+         * every lane is out at two consecutive steps, tested at the steps
+         * 32 j - 1 and 32 j once all lanes run; never after a lane stored
+         * its column n - 2 (t < split). */
+        if (!LEAN && may_leave) {
+            const uint32_t tl = t & 31u;
+            if ((tl == 31u || (tl == 0u && t)) && t >= lp && sp.c0 + t < it.ncols) {
+                const bool out = __all_sync(0xffffffffu, gcore::long_lane_out<R>(st, g, it, sp));
+                if (tl == 31u) prev = out;
+                else if (prev && out) return t;
+            }
+        }
+    }
+    for (; t < steps; ++t) {
+        step(t);
+        if (t == td) dump();
+    }
+    return UINT32_MAX;
+}
+
+/* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
+ * strip; the group's two records (a byte per column: the bottom row's io
+ * of the strip above and of this one) at rec + group * 2 * rec_cols, and
+ * for text-end partials its column n - 2 at col + group * 2 * cs.
+ *
+ * Items come from a work queue: lane 0 takes the next gpw queue places
+ * (*queue, zeroed by the launcher), place q runs item order[q] (the
+ * launcher's longest-first order; order == NULL: item q).  The grid is
+ * what the SMs hold at once (launch_long), so every warp slot works
+ * until the queue is empty.  Before, a fixed grid stride over 1,802 blocks
+ * ran 2.3 waves of blocks with 2 of 4 warps busy (ncu: 16.9% achieved
+ * occupancy of 37.5%), and a 10 kb read's items differ 7x in length
+ * (phiX 5.4 kb, a lambda segment 36 kb): a long item started last set the
+ * kernel's end. */
+template <int R>
+static __global__ void __launch_bounds__(THREADS)
+k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t *rec, uint32_t rec_cols,
+       uint32_t *col, uint32_t cs, dev_out out)
+{
+    __shared__ uint32_t peq_all[WARPS][16 * R * 32];
+    const uint32_t lane = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    const uint32_t lp = L.lp, gpw = 32u / lp;
+    const uint32_t grp = lane / lp, g = lane % lp;
+    const uint64_t group = ((uint64_t)blockIdx.x * WARPS + warp) * gpw + grp;
+    uint8_t *rec_g = rec + group * 2 * (uint64_t)rec_cols;
+    /* The group's column n - 2 (text-end partials; col == NULL: none). */
+    uint32_t *col_g = col ? col + group * 2 * (uint64_t)cs : NULL;
+    const uint64_t total = L.off[L.np];
+    for (;;) {
+        unsigned long long q0 = 0;
+        if (lane == 0) q0 = atomicAdd(queue, (unsigned long long)gpw);
+        q0 = __shfl_sync(0xffffffffu, q0, 0);
+        if (q0 >= total) break;
+        const uint64_t q = q0 + grp;
+        pitem p;
+        group_item(L, q < total && order ? (uint64_t)order[q] : q, total, p);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        bool live = p.it.ncols != 0;
+        /* The text-end partial: the segment that ends the text. */
+        const uint32_t eomin = col_g && live && p.it.win.s1 == p.it.n
+                                   ? gcore::long_end_omin(L.sp.kn, L.sp.v.opt, p.rip, p.it.m, p.it.k, p.it.n, p.strand)
+                                   : 0u;
+        uint32_t wend = 0;     /* words of the strips entered */
+        uint32_t c0 = 0;
+        int32_t base = 0;
+        for (uint32_t s = 0;; ++s) {
+            gcore::lstrip sp;
+            if (live) {
+                sp = gcore::long_strip(p.it, R, lp, s, c0, base);
+            } else {
+                sp.w0 = sp.nw = sp.c0 = sp.steps = 0;
+                sp.base = 0;
+                sp.last = 1;
+            }
+            const uint32_t steps = __reduce_max_sync(0xffffffffu, sp.steps);
+            if (steps == 0) break;
+            __syncwarp();   /* the previous pass's Peq reads and record writes are done */
+            gcore::long_build_peq<R>(peq_w, lane, g, p.it, sp);
+            gcore::llane<R> st;
+            gcore::long_begin<R>(st, g, p.it, sp);
+            __syncwarp();
+            const uint8_t *rin = s ? rec_g + (uint64_t)((s - 1u) & 1u) * rec_cols : NULL;
+            uint8_t *rout = rec_g + (uint64_t)(s & 1u) * rec_cols;
+            /* LEAN passes (no group of the warp in its last strip) keep no
+             * score per step: the entry comes from the record after. */
+            const bool lean = __all_sync(0xffffffffu, !sp.steps || !sp.last);
+            /* The column store, its address made where it runs (once a
+             * pass): kept live through the pass, it cost 9-16 registers. */
+            const auto dump = [&]() {
+                const uint64_t gi = ((uint64_t)blockIdx.x * WARPS + (threadIdx.x >> 5)) * (32u / L.lp) +
+                                    (threadIdx.x & 31u) / L.lp;
+                gcore::long_dump<R>(st, g, sp, col + gi * 2 * (uint64_t)cs, cs);
+            };
+            uint32_t first;
+            int32_t first_d;
+            uint32_t left = UINT32_MAX;
+            if (lean) {
+                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump, false);
+                __syncwarp();   /* the record, written by the bottom lanes */
+                gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
+                                        gcore::STRIP_NO_SLOPE, live && sp.steps, g, grp, lp, first, first_d);
+            } else {
+                /* The last strip below the first may leave (lp = 32: one
+                 * group, so the test is the warp's). */
+                const bool may_leave = lp == 32u && live && s > 0 && sp.last;
+                left = long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump,
+                                           may_leave);
+                if (left != UINT32_MAX) {
+                    /* Entered again at 1 + the first f >= c with D[b][f]
+                     * <= k, c = c0 + left (lane 0's column, D[b][c] its top). */
+                    const int32_t dc = __shfl_sync(0xffffffffu, st.top, 0);
+                    gcore::strip_entry_warp(rin, sp.c0 + left + 1u, p.it.ncols, dc, p.it.k, gcore::STRIP_NO_SLOPE,
+                                            1, g, grp, lp, first, first_d);
+                    if (first != UINT32_MAX) {
+                        c0 = first;
+                        base = first_d;
+                        --s;   /* the same strip again */
+                        continue;
+                    }
+                }
+                gcore::long_finish<R>(st, g, p.it, sp, e);
+                /* The next strip's entry, from the lane holding this strip's
+                 * bottom row; the record it reads was written by this warp
+                 * (ordered by the __syncwarp above the next pass). */
+                const uint32_t gb = live ? (sp.nw - 1u) / R : 0u;
+                first = __shfl_sync(0xffffffffu, st.first, (int)gb, (int)lp);
+                first_d = __shfl_sync(0xffffffffu, st.first_d, (int)gb, (int)lp);
+            }
+            /* The strips whose rows the text-end partial walks: entered and
+             * in at column n - 2 (a pass that left stored nothing). */
+            if (live && sp.steps && left == UINT32_MAX) wend = sp.w0 + sp.nw;
+            if (live && (sp.last || first == UINT32_MAX)) live = false;
+            c0 = first;
+            base = first_d;
+        }
+        /* The text-end partial (myers_long_core.cuh): lane g of the group
+         * walks a run of the stored words, from D of the row above it (a
+         * scan of the runs' sums). */
+        if (__any_sync(0xffffffffu, eomin != 0)) {
+            __syncwarp();   /* the stored column */
+            const uint32_t per = (wend + lp - 1u) / lp;
+            const uint32_t w0 = eomin ? min(wend, g * per) : 0u, w1 = eomin ? min(wend, w0 + per) : 0u;
+            const int32_t sum = gcore::long_end_sum(col_g, cs, w0, w1, p.it.m);
+            int32_t inc = sum;
+            for (uint32_t off = 1; off < lp; off <<= 1) {
+                const int32_t v = __shfl_up_sync(0xffffffffu, inc, off, (int)lp);
+                if (g >= off) inc += v;
+            }
+            gpuasm_partial best;
+            best.plen = 0;
+            best.dist = 0;
+            if (eomin)
+                gcore::long_end_rows(col_g, cs, w0, w1, inc - sum, p.it.pat, p.it.m, eomin,
+                                     gpuasm_pair_partial_floor(&L.sp.v.opt, p.rip),
+                                     p.it.txt.at(p.it.n - 1u), L.sp.v.opt, best);
+            for (uint32_t off = lp / 2u; off; off >>= 1) {
+                gpuasm_partial o;
+                o.plen = __shfl_xor_sync(0xffffffffu, best.plen, off, (int)lp);
+                o.dist = __shfl_xor_sync(0xffffffffu, best.dist, off, (int)lp);
+                if (o.plen) gpuasm_partial_keep(&best, o.plen, o.dist);
+            }
+            if (eomin && g == 0 && best.plen)
+                out.emit_kind(p.r, p.t, p.it.n - 1u, best.dist, p.strand, GPUASM_HIT_TEXT_END, best.plen);
+        }
+        __syncwarp();
+    }
+}
+
+template <int W>
+static __global__ void __launch_bounds__(THREADS)
+k_simple_reg(pair_launch L, dev_out out)
+{
+    const uint64_t total = L.off[L.np];
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t w = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; w < total; w += stride) {
+        const pitem p = pair_item(L, w);
+        gcore::reg_store<W> st;
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        gcore::simple_run<W>(st, (uint32_t)W, p.it.pat, p.it.txt, p.it.win, p.it.k, e);
+    }
+}
+
+static __global__ void __launch_bounds__(THREADS)
+k_simple_glob(pair_launch L, uint64_t *scratch, uint64_t nslot, uint64_t wmax, dev_out out)
+{
+    const uint64_t slot = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (slot >= nslot) return;
+    gcore::glob_store st;
+    st.p = scratch + slot;
+    st.nslot = nslot;
+    st.wmax = wmax;
+    const uint64_t total = L.off[L.np];
+    for (uint64_t w = slot; w < total; w += nslot) {
+        const pitem p = pair_item(L, w);
+        emitter<dev_out> e;
+        e.out = &out;
+        e.r = p.r;
+        e.t = p.t;
+        e.s = p.strand;
+        gcore::simple_run<0>(st, p.it.w32 / 2u + (p.it.w32 & 1u), p.it.pat, p.it.txt, p.it.win,
+                             p.it.k, e);
+    }
+}
+
+/* ---- the launcher ------------------------------------------------------------ */
+
+/* What a lane keeps between scans: the small targets' Eq tables (built at
+ * the first scan after the targets change) and the planner's buffers. */
+struct myers_state {
+    uint64_t targets_version;
+    myers::target_info ti;
+    uint64_t *d_eq16;
+    size_t eq16_cap;
+    myers::host_plan hp;
+    std::vector<uint8_t> plan_buf;
+};
+
+extern "C" void gpuasm_myers_cuda_free_state(void *state)
+{
+    myers_state *s = (myers_state *)state;
+    if (!s) return;
+    if (s->d_eq16) (void)cudaFree(s->d_eq16);
+    delete s;
+}
+
+/* Device copies of the host plan, carved out of one buffer (one upload). */
+struct dev_plan {
+    uint32_t *perm;
+    gcore::rp_group *groups;
+    uint64_t *blk_off[5];
+    uint32_t *ng[5];
+    gcore::tp_tgt *tps;
+    uint64_t *pair_off[gcore::NCLS];   /* host-planned item offsets (NULL: count on the device) */
+};
+
+static size_t align_up(size_t x) { return (x + 15) & ~(size_t)15; }
+
+static int upload_plan(const gpuasm_cuda_batch &b, myers_state &S, dev_plan &dp, gpuasm_err *err)
+{
+    const myers::host_plan &hp = S.hp;
+    const uint32_t nt = b.host.targets.n;
+    size_t at = 0;
+    size_t o_perm = at; at = align_up(at + hp.perm.size() * sizeof(uint32_t));
+    size_t o_groups = at; at = align_up(at + hp.groups.size() * sizeof(gcore::rp_group));
+    size_t o_blk[5], o_ng[5];
+    for (int w = 1; w <= 4; ++w) {
+        o_blk[w] = at; at = align_up(at + ((size_t)nt + 1) * sizeof(uint64_t));
+        o_ng[w] = at; at = align_up(at + (size_t)nt * sizeof(uint32_t));
+    }
+    size_t o_tps = at; at = align_up(at + hp.tps.size() * sizeof(gcore::tp_tgt));
+    size_t o_poff[gcore::NCLS];
+    for (int c = 0; c < gcore::NCLS; ++c) {
+        o_poff[c] = at;
+        at = align_up(at + hp.pair_off[c].size() * sizeof(uint64_t));
+    }
+    S.plan_buf.resize(at);
+    uint8_t *h = S.plan_buf.data();
+    if (!hp.perm.empty()) memcpy(h + o_perm, hp.perm.data(), hp.perm.size() * sizeof(uint32_t));
+    if (!hp.groups.empty()) memcpy(h + o_groups, hp.groups.data(), hp.groups.size() * sizeof(gcore::rp_group));
+    for (int w = 1; w <= 4; ++w) {
+        memcpy(h + o_blk[w], hp.blk_off[w].data(), ((size_t)nt + 1) * sizeof(uint64_t));
+        if (nt) memcpy(h + o_ng[w], hp.ng[w].data(), (size_t)nt * sizeof(uint32_t));
+    }
+    if (!hp.tps.empty()) memcpy(h + o_tps, hp.tps.data(), hp.tps.size() * sizeof(gcore::tp_tgt));
+    for (int c = 0; c < gcore::NCLS; ++c)
+        if (!hp.pair_off[c].empty())
+            memcpy(h + o_poff[c], hp.pair_off[c].data(), hp.pair_off[c].size() * sizeof(uint64_t));
+    void *dv = NULL;
+    int rc = kit_grow(b, SLOT_PLAN, at, &dv, err);
+    if (rc < 0) return rc;
+    uint8_t *d = (uint8_t *)dv;
+    if (at) KIT_CK(cudaMemcpyAsync(d, h, at, cudaMemcpyHostToDevice, b.stream));
+    dp.perm = (uint32_t *)(d + o_perm);
+    dp.groups = (gcore::rp_group *)(d + o_groups);
+    for (int w = 1; w <= 4; ++w) {
+        dp.blk_off[w] = (uint64_t *)(d + o_blk[w]);
+        dp.ng[w] = (uint32_t *)(d + o_ng[w]);
+    }
+    dp.tps = (gcore::tp_tgt *)(d + o_tps);
+    for (int c = 0; c < gcore::NCLS; ++c)
+        dp.pair_off[c] = hp.pair_off[c].empty() ? NULL : (uint64_t *)(d + o_poff[c]);
+    return 0;
+}
+
+/* Everything one launch sequence needs. */
+struct scan_ctx {
+    const gpuasm_cuda_batch *b;
+    const myers_state *S;
+    myers::knobs K;
+    dev_plan dp;
+    uint64_t npairs, chunk;
+    unsigned grid;        /* blocks of the grid-stride kernels */
+    uint64_t *d_cnt, *d_off;
+    void *d_cub;
+    size_t cub_cap;
+};
+
+/* LONG's work queue (k_long): one upload of the counter (zero) and, for
+ * chunks of at most LONG_ORDER_PAIRS pairs and LONG_ORDER_ITEMS items
+ * (knob cuda_long_order_items; the list's host memory stays under 16 MiB,
+ * and with more items than that the order matters little: they outnumber
+ * the warps), the class's items
+ * longest first, numbered as the offsets number them (pair_items() in pair
+ * order).
+ * An item's cost is its columns x its pattern's strips (an upper bound:
+ * deeper strips start late or never), so the 36 kb lambda segments of a
+ * 10 kb read start before the 5 kb phiX items, not after them.  *items:
+ * the class's items (0 when not listed). */
+enum { LONG_ORDER_PAIRS = 1 << 16, LONG_ORDER_ITEMS = 1 << 20 };
+
+static void long_list(const gpuasm_cuda_batch &b, gcore::pair_params sp, uint64_t np, int cls, uint32_t R,
+                      uint32_t lp, std::vector<uint32_t> &order, uint64_t *items)
+{
+    std::vector<std::pair<uint64_t, uint32_t>> cost;
+    uint64_t id = 0;
+    sp.v = b.host;
+    const uint64_t most = (uint64_t)gpuasm_knob(b.settings->cuda_long_order_items, LONG_ORDER_ITEMS);
+    /* One pass over the pairs; a list that would pass `most` is dropped
+     * before it does (so it never holds more than `most` entries). */
+    for (uint64_t i = 0; np <= LONG_ORDER_PAIRS && i < np; ++i) {
+        const gcore::pair_info pi = gcore::get_pair(sp, sp.pair0 + i);
+        if (pi.nseg == 0 || pi.cls != cls) continue;
+        if (id + 2 * pi.nseg > most) {
+            cost.clear();
+            break;
+        }
+        const uint64_t strips = ((pi.m + 31u) / 32u + R * lp - 1u) / (R * lp);
+        for (uint64_t local = 0; local < 2 * pi.nseg; ++local, ++id) {
+            const gcore::window w = gcore::make_window(local >> 1, pi.seglen, pi.n,
+                                                       (uint64_t)pi.m + (uint64_t)pi.k);
+            cost.emplace_back((uint64_t)(w.jend - w.j0) * strips, (uint32_t)id);
+        }
+    }
+    if (!cost.empty())
+        std::stable_sort(cost.begin(), cost.end(),
+                         [](const std::pair<uint64_t, uint32_t> &a, const std::pair<uint64_t, uint32_t> &c) {
+                             return a.first > c.first;
+                         });
+    *items = cost.empty() ? 0 : id;
+    order.resize(cost.size());
+    for (size_t i = 0; i < cost.size(); ++i) order[i] = cost[i].second;
+}
+
+/* Blocks of k_long<R> that the SMs hold at once (the occupancy API). */
+template <int R>
+static uint64_t long_resident(const gpuasm_cuda_batch &b)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_long<R>, THREADS, 0) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    return (uint64_t)per_sm * (uint64_t)b.sm_count;
+}
+
+/* Item offsets of class cls in a chunk of np pairs: the host's plan, else
+ * counted and scanned on the batch's stream into d_off ([np + 1]). */
+static int class_offsets(const scan_ctx &sc, const gcore::pair_params &sp, uint64_t np, int cls, uint64_t *d_off,
+                         const uint64_t **off, gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *sc.b;
+    *off = sc.dp.pair_off[cls];
+    if (*off) return 0;
+    const uint64_t nblk = (np + 1 + THREADS - 1) / THREADS;
+    KIT_CLEAR_ERR();
+    k_count_pairs<<<(unsigned)nblk, THREADS, 0, b.stream>>>(sp, np, cls, sc.d_cnt);
+    KIT_CK_LAUNCH("k_count_pairs");
+    size_t cub_bytes = sc.cub_cap;
+    KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, d_off, (int)(np + 1), b.stream));
+    *off = d_off;
+    return 0;
+}
+
+static uint64_t long_resident_of(uint32_t R, const gpuasm_cuda_batch &b)
+{
+    switch (R) {
+    case 1: return long_resident<1>(b);
+    case 2: return long_resident<2>(b);
+    case 3: return long_resident<3>(b);
+    case 4: return long_resident<4>(b);
+    case 5: return long_resident<5>(b);
+    default: return long_resident<6>(b);
+    }
+}
+
+/* One LONG class of a chunk: its launch, item order, grid and places in
+ * the shared scratch (queue words, record and column bytes). */
+struct long_class {
+    pair_launch L;
+    std::vector<uint32_t> order;
+    uint64_t items, blocks, q_at, rec_at, col_at;
+};
+
+/* The LONG classes of a chunk, launched at once (kit_fork: the first on
+ * the batch's stream, the others on side streams forked after the uploads
+ * and joined back).  Patterns of similar length fall into neighbouring classes (a
+ * 10 kb read at -e 0.2 takes R = 5 up to m = 10,100 and R = 6 above), and
+ * one after the other each class's last items ran alone on an idle GPU
+ * (ncu: k_long<5> at 4.8% achieved occupancy on 142 blocks, 20.9 ms,
+ * before its sibling started); at once, the next class's blocks take the
+ * SMs the first one's tail leaves.  Records: two per group, as long as
+ * the longest window of the chunk (segment + m + k + 1, get_pair()), and
+ * the text-end partials' column n - 2 (long_end_omin: two words per 32
+ * rows of the longest pattern) per group, bounded by the budget through
+ * the grids; no per-item allocation.  Offsets the host did not plan are
+ * counted here, one buffer per class. */
+static int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, const std::vector<int> &classes,
+                       gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *sc.b;
+    const size_t nc = classes.size();
+    if (nc == 0) return 0;
+    uint64_t maxr = 1;
+    for (uint32_t r = 0; r < b.host.reads.n; ++r)
+        maxr = std::max<uint64_t>(maxr, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+    const uint64_t maxt = std::max<uint64_t>(sc.S->ti.maxlen, 1);
+    const int32_t side = b.host.opt.pattern_side;   /* the longest pattern */
+    const uint64_t maxm = side == GPUASM_PATTERN_READ ? maxr
+                        : side == GPUASM_PATTERN_TARGET ? maxt : std::min(maxr, maxt);
+    const uint64_t mk = maxm + (uint64_t)std::max<int32_t>(gpuasm_pair_k(&b.host.opt, maxm), 0);
+    const uint64_t seg = sc.K.seg_long ? std::max<uint64_t>(sc.K.seg_long, mk)
+                                       : std::max<uint64_t>(sc.K.seg_warp, 2 * mk);
+    const uint64_t rec_cols = seg + mk + 2;
+    const gpuasm_search_opt &o = b.host.opt;
+    const bool ends = sp.kn.long_ends && o.alphabet == GPUASM_ALPHABET_NT16 && gpuasm_partial_on(&o);
+    const uint64_t cs = ends ? (maxm + 31u) / 32u : 0u;
+
+    std::vector<long_class> C(nc);
+    size_t counted = 0;
+    for (size_t i = 0; i < nc; ++i) counted += sc.dp.pair_off[classes[i]] == NULL;
+    void *offp = NULL;
+    int rc = 0;
+    if (counted && (rc = kit_grow(b, SLOT_LONG_OFF, counted * (size_t)(np + 1) * sizeof(uint64_t), &offp, err)) < 0)
+        return rc;
+    uint64_t qwords = 0, bytes = 0;
+    for (size_t i = 0, ci = 0; i < nc; ++i) {
+        long_class &c = C[i];
+        const int cls = classes[i];
+        const uint64_t *off = NULL;
+        uint64_t *d_off = sc.dp.pair_off[cls] ? NULL : (uint64_t *)offp + ci++ * (np + 1);
+        if ((rc = class_offsets(sc, sp, np, cls, d_off, &off, err)) < 0) return rc;
+        c.L.sp = sp;
+        c.L.off = off;
+        c.L.np = np;
+        c.L.cls = cls;
+        gcore::long_shape(cls - gcore::CLS_LONG, &c.L.R, &c.L.lp);
+        long_list(b, sp, np, cls, c.L.R, c.L.lp, c.order, &c.items);
+        const uint64_t groups = (uint64_t)WARPS * (32u / c.L.lp);
+        const uint64_t per_block = groups * 2 * rec_cols, col_per_block = groups * 2 * cs * sizeof(uint32_t);
+        /* The grid: what the SMs hold at once (the queue feeds every
+         * warp), no more than the items need, within the class's share of
+         * the budget. */
+        c.blocks = std::max<uint64_t>(1, SCRATCH_BUDGET / nc / (per_block + col_per_block));
+        c.blocks = std::min<uint64_t>(c.blocks, long_resident_of(c.L.R, b));
+        if (c.items) c.blocks = std::min<uint64_t>(c.blocks, (c.items + groups - 1) / groups);
+        c.q_at = qwords;                      /* 2 words of counter, then the order */
+        qwords += 2 + c.order.size() + (c.order.size() & 1u);
+        c.rec_at = bytes;
+        bytes += (c.blocks * per_block + 15u) & ~(uint64_t)15u;
+        c.col_at = bytes;
+        bytes += c.blocks * col_per_block;
+    }
+    /* One upload of the counters (zero) and the lists; the host waits for
+     * it (the list is pageable and local, as partial_cuda.cu's are). */
+    std::vector<uint32_t> host(qwords, 0);
+    for (size_t i = 0; i < nc; ++i)
+        std::copy(C[i].order.begin(), C[i].order.end(), host.begin() + (ptrdiff_t)(C[i].q_at + 2));
+    void *dq = NULL, *rec = NULL;
+    if ((rc = kit_grow(b, SLOT_LONG_QUEUE, host.size() * sizeof(uint32_t), &dq, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SLOT_LONG, (size_t)std::max<uint64_t>(bytes, 1), &rec, err)) < 0) return rc;
+    KIT_CK(cudaMemcpyAsync(dq, host.data(), host.size() * sizeof(uint32_t), cudaMemcpyHostToDevice, b.stream));
+    KIT_CK(cudaStreamSynchronize(b.stream));
+    kit_fork f;
+    if ((rc = kit_fork_open(f, b.stream, nc, err)) < 0) return rc;
+    for (size_t i = 0; i < nc; ++i) {
+        long_class &c = C[i];
+        const cudaStream_t st = kit_fork_stream(f, i);
+        unsigned long long *queue = (unsigned long long *)((uint32_t *)dq + c.q_at);
+        const uint32_t *order = c.order.empty() ? NULL : (const uint32_t *)dq + c.q_at + 2;
+        uint8_t *r8 = (uint8_t *)rec + c.rec_at;
+        uint32_t *col = ends ? (uint32_t *)((uint8_t *)rec + c.col_at) : NULL;
+        const unsigned nb = (unsigned)c.blocks;
+        KIT_CLEAR_ERR();
+        switch (c.L.R) {
+#define LONG_LAUNCH(R_) k_long<R_><<<nb, THREADS, 0, st>>>(c.L, order, queue, r8, (uint32_t)rec_cols, col, (uint32_t)cs, b.out)
+        case 1: LONG_LAUNCH(1); break;
+        case 2: LONG_LAUNCH(2); break;
+        case 3: LONG_LAUNCH(3); break;
+        case 4: LONG_LAUNCH(4); break;
+        case 5: LONG_LAUNCH(5); break;
+        default: LONG_LAUNCH(6); break;
+#undef LONG_LAUNCH
+        }
+        KIT_CK_LAUNCH("k_long");
+    }
+    if ((rc = kit_fork_join(f, err)) < 0) return rc;
+    return 0;
+}
+
+static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, int cls,
+                             gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *sc.b;
+    const uint64_t *off = NULL;
+    int rc = class_offsets(sc, sp, np, cls, sc.d_off, &off, err);
+    if (rc < 0) return rc;
+    pair_launch L;
+    L.sp = sp;
+    L.off = off;
+    L.np = np;
+    L.cls = cls;
+    L.R = 1;
+    L.lp = 32;
+    KIT_CLEAR_ERR();
+    if (cls >= gcore::CLS_WARP_R1) {
+        gcore::warp_shape(cls, &L.R, &L.lp);
+        switch (L.R) {
+        case 1: k_warp<1><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        case 2: k_warp<2><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        case 3: k_warp<3><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        default: k_warp<4><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_warp");
+    } else if (cls >= gcore::CLS_REG1) {
+        switch (cls) {
+        case 1: k_simple_reg<1><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        case 2: k_simple_reg<2><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        case 3: k_simple_reg<3><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        default: k_simple_reg<4><<<sc.grid, THREADS, 0, b.stream>>>(L, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_simple_reg");
+    } else {
+        /* Global scratch: slots for the longest sequence of the batch and
+         * the targets (a bound on every pattern of this chunk). */
+        uint64_t maxm = std::max<uint64_t>(sc.S->ti.maxlen, 1);
+        for (uint32_t r = 0; r < b.host.reads.n; ++r)
+            maxm = std::max<uint64_t>(maxm, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+        const uint64_t wmax = (maxm + 63) / 64;
+        const uint64_t slot_bytes = 6 * wmax * sizeof(uint64_t);
+        uint64_t nslot = SCRATCH_BUDGET / slot_bytes;
+        const uint64_t most = (uint64_t)b.sm_count * 1024;
+        if (nslot > most) nslot = most;
+        if (nslot < 1) nslot = 1;
+        void *scratch = NULL;
+        rc = kit_grow(b, SLOT_GLOB, (size_t)(nslot * slot_bytes), &scratch, err);
+        if (rc < 0) return rc;
+        const uint64_t blocks = (nslot + THREADS - 1) / THREADS;
+        KIT_CLEAR_ERR();
+        k_simple_glob<<<(unsigned)blocks, THREADS, 0, b.stream>>>(L, (uint64_t *)scratch, nslot, wmax, b.out);
+        KIT_CK_LAUNCH("k_simple_glob");
+    }
+    return 0;
+}
+
+/* Few pairs in one chunk (P1: one pattern against one text): the items of
+ * each possible class counted and scanned here, from the lengths, and
+ * uploaded with the plan, so the class costs one launch instead of three
+ * (k_count_pairs, CUB's scan, the search kernel; issue #14 P1). */
+enum { HOST_OFF_PAIRS = 4096 };
+
+static void plan_pair_offsets(const gpuasm_cuda_batch &b, const scan_ctx &sc, myers::host_plan &hp)
+{
+    for (int c = 0; c < gcore::NCLS; ++c) hp.pair_off[c].clear();
+    if (sc.npairs == 0 || sc.npairs > HOST_OFF_PAIRS || sc.chunk < sc.npairs) return;
+    gcore::pair_params sp;
+    sp.v = b.host;
+    sp.kn = sc.K.kn;
+    sp.seg_simple = sc.K.seg_simple;
+    sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = sc.K.seg_long;
+    sp.pair0 = 0;
+    for (int c = 0; c < gcore::NCLS; ++c) {
+        if (!hp.cls_possible[c]) continue;
+        std::vector<uint64_t> &off = hp.pair_off[c];
+        off.resize(sc.npairs + 1);
+        uint64_t at = 0;
+        for (uint64_t i = 0; i < sc.npairs; ++i) {
+            off[i] = at;
+            at += gcore::pair_items(sp, i, c);
+        }
+        off[sc.npairs] = at;
+    }
+}
+
+/* One pass of every search kernel of the scan. */
+static int launch_all(const scan_ctx &sc, gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *sc.b;
+    const myers::host_plan &hp = sc.S->hp;
+
+    /* RP groups. */
+    for (int w = 1; w <= 4; ++w) {
+        const uint64_t total = hp.blk_off[w][b.host.targets.n];
+        if (total == 0) continue;
+        rp_launch L;
+        L.v = b.dev;
+        L.blk_off = sc.dp.blk_off[w];
+        L.ng = sc.dp.ng[w];
+        L.groups = sc.dp.groups + hp.g_lo[w];
+        L.perm = sc.dp.perm;
+        L.seglen = sc.K.seg_rp;
+        L.total = total;
+        const size_t smem = (size_t)4 * w * RP_NT * sizeof(uint64_t) +
+                            align_up((size_t)sc.K.seg_rp + 2 * gcore::RP_MAX_M + 16);
+        const unsigned grid = (unsigned)std::min<uint64_t>(total, (uint64_t)INT32_MAX);
+        KIT_CLEAR_ERR();
+        switch (w) {
+        case 1: k_rp<1><<<grid, RP_NT, smem, b.stream>>>(L, b.out); break;
+        case 2: k_rp<2><<<grid, RP_NT, smem, b.stream>>>(L, b.out); break;
+        case 3: k_rp<3><<<grid, RP_NT, smem, b.stream>>>(L, b.out); break;
+        default: k_rp<4><<<grid, RP_NT, smem, b.stream>>>(L, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_rp");
+    }
+
+    /* TP small targets: items per read, scan, search. */
+    if (!hp.tps.empty()) {
+        const uint32_t nr = b.host.reads.n;
+        tp_launch L;
+        L.tp.v = b.dev;
+        L.tp.seglen = sc.K.seg_tp;
+        L.tp.ov = hp.tp_ov;
+        L.tp.minlen = hp.tp_minlen;
+        L.tp.active = 1;
+        L.off = sc.d_off;
+        L.nreads = nr;
+        L.tg = sc.dp.tps;
+        L.ntg = (uint32_t)hp.tps.size();
+        L.eq16 = sc.S->d_eq16;
+        L.win_words = (sc.K.seg_tp + hp.tp_ov + 1 + 7) / 8 + 1;
+        const uint64_t nblk = ((uint64_t)nr + 1 + THREADS - 1) / THREADS;
+        KIT_CLEAR_ERR();
+        k_count_tp<<<(unsigned)nblk, THREADS, 0, b.stream>>>(L.tp, nr, sc.d_cnt);
+        KIT_CK_LAUNCH("k_count_tp");
+        size_t cub_bytes = sc.cub_cap;
+        KIT_CK(cub::DeviceScan::ExclusiveSum(sc.d_cub, cub_bytes, sc.d_cnt, sc.d_off, (int)(nr + 1), b.stream));
+        const size_t smem = (size_t)TP_CHUNK * 16 * sizeof(uint64_t) + TP_CHUNK * sizeof(gcore::tp_tgt) +
+                            (size_t)L.win_words * TP_NT * sizeof(uint32_t);
+        KIT_CLEAR_ERR();
+        k_tp<<<sc.grid, TP_NT, smem, b.stream>>>(L, b.out);
+        KIT_CK_LAUNCH("k_tp");
+    }
+
+    /* Per-pair classes (WARP, SIMPLE), chunk by chunk. */
+    bool any = false;
+    for (int c = 0; c < gcore::NCLS; ++c) any = any || hp.cls_possible[c];
+    if (!any) return 0;
+    gcore::pair_params sp;
+    sp.v = b.dev;
+    sp.kn = sc.K.kn;
+    sp.seg_simple = sc.K.seg_simple;
+    sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = sc.K.seg_long;
+    for (uint64_t p0 = 0; p0 < sc.npairs; p0 += sc.chunk) {
+        const uint64_t np = std::min<uint64_t>(sc.npairs - p0, sc.chunk);
+        sp.pair0 = p0;
+        std::vector<int> longs;
+        for (int c = 0; c < gcore::NCLS; ++c) {
+            if (!hp.cls_possible[c]) continue;
+            if (c >= gcore::CLS_LONG) {
+                longs.push_back(c);
+                continue;
+            }
+            const int rc = launch_pair_class(sc, sp, np, c, err);
+            if (rc < 0) return rc;
+        }
+        const int rc = launch_long(sc, sp, np, longs, err);
+        if (rc < 0) return rc;
+    }
+    return 0;
+}
+
+/* The small targets' Eq tables on the device, for the current targets. */
+static int prepare_targets(const gpuasm_cuda_batch &b, myers_state &S, gpuasm_err *err)
+{
+    if (S.targets_version == b.targets_version && S.d_eq16) return 0;
+    myers::build_target_info(&b.host.targets, S.ti);
+    const size_t ebytes = S.ti.eq16.size() * sizeof(uint64_t);
+    int rc = kit_grow_buf(b.stream, (void **)&S.d_eq16, &S.eq16_cap, ebytes, err);
+    if (rc < 0) return rc;
+    if (ebytes) KIT_CK(cudaMemcpyAsync(S.d_eq16, S.ti.eq16.data(), ebytes, cudaMemcpyHostToDevice, b.stream));
+    /* The table is pageable host memory that build_target_info may refill
+     * at the next target change: let the copy finish. */
+    KIT_CK(cudaStreamSynchronize(b.stream));
+    S.targets_version = b.targets_version;
+    return 0;
+}
+
+extern "C" int gpuasm_myers_cuda_launch(const gpuasm_cuda_batch *bp, gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *bp;
+    if (b.host.opt.alphabet != GPUASM_ALPHABET_NT16) return gpuasm_myers_byte_cuda_launch(b, err);
+    if (!*b.state) {
+        *b.state = new myers_state();
+        ((myers_state *)*b.state)->d_eq16 = NULL;
+    }
+    myers_state &S = *(myers_state *)*b.state;
+    int rc = prepare_targets(b, S, err);
+    if (rc < 0) return rc;
+
+    scan_ctx sc;
+    sc.b = bp;
+    sc.S = &S;
+    sc.K = myers::knobs_of(*b.settings);
+    myers::plan_scan(&b.host.reads, S.ti, &b.host.opt, sc.K, S.hp);
+    sc.npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
+    sc.chunk = std::max<uint64_t>(1, std::min<uint64_t>(sc.npairs, sc.K.pair_chunk));
+    sc.grid = (unsigned)(b.sm_count * KIT_GRID_PER_SM);
+
+    /* Scan buffers for the per-read (TP) and per-pair enumerations, and
+     * CUB's temporary storage: sized before any launch (growing syncs). */
+    const size_t cnt_n = (size_t)std::max<uint64_t>(b.host.reads.n, sc.chunk) + 1;
+    void *p = NULL;
+    if ((rc = kit_grow(b, SLOT_CNT, cnt_n * sizeof(uint64_t), &p, err)) < 0) return rc;
+    sc.d_cnt = (uint64_t *)p;
+    if ((rc = kit_grow(b, SLOT_OFF, cnt_n * sizeof(uint64_t), &p, err)) < 0) return rc;
+    sc.d_off = (uint64_t *)p;
+    size_t cub_bytes = 0;
+    KIT_CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, sc.d_cnt, sc.d_off, (int)cnt_n, b.stream));
+    if ((rc = kit_grow(b, SLOT_CUB, cub_bytes, &sc.d_cub, err)) < 0) return rc;
+    sc.cub_cap = b.scratch[SLOT_CUB].cap;
+    plan_pair_offsets(b, sc, S.hp);
+    if ((rc = upload_plan(b, S, sc.dp, err)) < 0) return rc;
+    if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
+    return launch_all(sc, err);
+}
