@@ -611,19 +611,10 @@ int main(int argc, char **argv)
      * one mode; --mode alone takes that mode's default kernel, --kernel alone
      * implies its mode, both must agree. */
     if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
-        /* The sequence kernels: the signal mode's are gpuasm-signal's. */
-        kstring_t names = KS_INITIALIZE;
-        int32_t nseq = 0, i = 0;
-        for (int32_t k = 0; gpuasm_kernel_get(k); k++)
-            nseq += gpuasm_kernel_get(k)->mode != GPUASM_MODE_SIGNAL;
-        for (int32_t k = 0; gpuasm_kernel_get(k); k++) {
-            if (gpuasm_kernel_get(k)->mode == GPUASM_MODE_SIGNAL) continue;
-            ksprintf(&names, "%s%s", i == 0 ? "" : i + 1 < nseq ? ", " : " or ",
-                     gpuasm_kernel_get(k)->name);
-            i++;
-        }
-        fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names.s);
-        ks_free(&names);
+        /* The sequence kernels, from the table: the signal mode's are gpuasm-signal's. */
+        char names[256];
+        gpuasm_kernel_names(0, 1, names, sizeof names);
+        fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names);
         return 1;
     }
     if (mode) {

@@ -70,7 +70,8 @@ struct cuda_lane {
     gpuasm_endhit *d_hit; size_t hit_cap;    /* bytes */
     unsigned long long *d_count;             /* [1] hit counter */
     unsigned long long *h_count;             /* pinned [1] */
-    kit_scratch scratch[KIT_SCRATCH_SLOTS];
+    kit_scratch scratch[KIT_SCRATCH_SLOTS];       /* the search kernels' (cuda_kit.cuh) */
+    kit_scratch ends_scratch[KIT_SCRATCH_SLOTS];  /* the ends pass's */
     void *state[GPUASM_N_KERNELS];
     void *ballast;       /* GPUASM_CUDA_MEM_LIMIT: device memory held back, or NULL */
     /* --filter (filter_plan.h): the targets' filters (built on the host
@@ -115,8 +116,10 @@ void lane_close(void *self)
     void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) (void)cudaFree(dev[i]);
-    for (int i = 0; i < KIT_SCRATCH_SLOTS; i++)
+    for (int i = 0; i < KIT_SCRATCH_SLOTS; i++) {
         if (g->scratch[i].p) (void)cudaFree(g->scratch[i].p);
+        if (g->ends_scratch[i].p) (void)cudaFree(g->ends_scratch[i].p);
+    }
     if (g->h_count) (void)cudaFreeHost(g->h_count);
     if (g->ev0) (void)cudaEventDestroy(g->ev0);
     if (g->ev1) (void)cudaEventDestroy(g->ev1);
@@ -244,11 +247,19 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
     *planned = 0;
     const char *name = gpuasm_filter_name(opt->filter);
     if (!gpuasm_plan_applies(reads, g->targets, opt)) {
-        snprintf(g->filter_desc, sizeof g->filter_desc, "%s: exhaustive on the GPU (%s)", name,
-                 opt->filter == GPUASM_FILTER_OFF ? "--filter off"
-                 : opt->kernel != GPUASM_KERNEL_MYERS || opt->alphabet != GPUASM_ALPHABET_NT16
-                     ? "only the myers kernel on nt16 is filtered on the GPU"
-                     : "patterns longer than 256 bases");
+        /* the kernels filtered on the GPU, from the table (GPUASM_CAP_GPU_FILTER) */
+        char names[128];
+        const int n = gpuasm_kernel_names(GPUASM_CAP_GPU_FILTER, 1, names, sizeof names);
+        char why[200];
+        if (opt->filter == GPUASM_FILTER_OFF)
+            snprintf(why, sizeof why, "--filter off");
+        else if (!(gpuasm_kernel_get(opt->kernel)->caps & GPUASM_CAP_GPU_FILTER) ||
+                 opt->alphabet != GPUASM_ALPHABET_NT16)
+            snprintf(why, sizeof why, "only the %s kernel%s on nt16 %s filtered on the GPU", names,
+                     n == 1 ? "" : "s", n == 1 ? "is" : "are");
+        else
+            snprintf(why, sizeof why, "patterns longer than 256 bases");
+        snprintf(g->filter_desc, sizeof g->filter_desc, "%s: exhaustive on the GPU (%s)", name, why);
         return 0;
     }
     /* --filter auto on small targets: the exhaustive kernel.  On a GPU the
@@ -437,6 +448,7 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         if (ends) {
             gpuasm_cuda_batch eb = b;
             eb.stream = g->ends_stream;
+            eb.scratch = g->ends_scratch;
             CK(cudaEventRecord(g->ev_ends, g->ends_stream));
             const int long_ends = !planned && (kd->caps & GPUASM_CAP_LONG_ENDS);
             if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, &ends_cells,

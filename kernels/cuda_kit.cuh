@@ -85,14 +85,17 @@ template <class Out> struct emitter {
     HD void operator()(uint32_t j, int32_t d) { out->emit(r, t, j, d, s); }
 };
 
-/* Grow-only device memory owned by the lane, shared by the kernels (one
- * kernel runs per scan, and the ends pass beside it: partial_cuda.cu keeps
- * to slots 9-11, which no search kernel uses). */
+/* Grow-only device memory owned by the lane.  A lane has two arrays of
+ * KIT_SCRATCH_SLOTS slots: one the search kernels share (one kernel runs
+ * per scan: each names its slots in an enum of its own, e.g.
+ * kernels/myers/myers_slots.h, with a static_assert against
+ * KIT_SCRATCH_SLOTS), and one for the ends pass, which runs beside the
+ * kernel on a stream of its own (kernels/ends/partial_cuda.cu). */
 struct kit_scratch {
     void *p;
     size_t cap;   /* bytes */
 };
-enum { KIT_SCRATCH_SLOTS = 12 };
+enum { KIT_SCRATCH_SLOTS = 8 };
 
 /* One batch as a launcher sees it (the C name is in registry.h). */
 struct gpuasm_cuda_batch {
@@ -103,7 +106,7 @@ struct gpuasm_cuda_batch {
     int device, sm_count;
     size_t smem_optin;             /* opt-in shared memory per block (bytes) */
     const gpuasm_settings *settings;
-    kit_scratch *scratch;          /* [KIT_SCRATCH_SLOTS] */
+    kit_scratch *scratch;          /* [KIT_SCRATCH_SLOTS]: the kernel's (the ends pass: its own) */
     void **state;                  /* this kernel's per-lane state (NULL at first) */
     uint64_t targets_version;      /* changes whenever the targets change */
     cudaEvent_t ev_begin;          /* recorded by kit_begin_kernels() */

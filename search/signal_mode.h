@@ -1,4 +1,4 @@
-/* signal.h -- the signal mode of the search: approximate discrete signal
+/* signal_mode.h -- the signal mode of the search: approximate discrete signal
  * matching (ADSM, seed 001 §5 and §10) of numeric series, for raw nanopore
  * signal against the expected signal of a genome.
  *
@@ -36,8 +36,8 @@
  * reference always the text; there are no strands here: the caller makes
  * one reference signal per genome strand (io/pore_model.h).
  */
-#ifndef GPUASM_SIGNAL_H
-#define GPUASM_SIGNAL_H
+#ifndef GPUASM_SIGNAL_MODE_H
+#define GPUASM_SIGNAL_MODE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -97,16 +97,19 @@ GPUASM_HD int32_t gpuasm_dtw_cost(int32_t cost_kind, int32_t a, int32_t b)
 extern "C" {
 #endif
 
-/* ---- the CPU twin (kernels/dtw_cpu.c) -------------------------------------- */
+/* ---- a signal kernel's CPU side ------------------------------------------- */
 
 /* One (query, reference) pair: *cost = min_j D[m][j], *end = the smallest
  * such j (the contract above).  x: m >= 1 query values, y: n >= 1 reference
  * values; work: at least m int32 of scratch.  column, when not NULL, is
  * called with every column D[1..m][j] (col[i-1] = D[i][j]) in increasing j:
- * the tests print seed 001's Fig. 4 from it. */
-void gpuasm_dtw_cpu_pair(const int16_t *x, uint32_t m, const int16_t *y, uint64_t n,
-                         int32_t cost_kind, int32_t *work, int32_t *cost, uint64_t *end,
-                         void (*column)(void *ctx, uint64_t j, const int32_t *col), void *ctx);
+ * the tests print seed 001's Fig. 4 from it.  A signal kernel NAME's is
+ * gpuasm_NAME_cpu_pair (kernels/kernel_list.h declares it: the dtw
+ * kernel's, kernels/dtw/dtw_cpu.c). */
+typedef void gpuasm_signal_pair_fn(const int16_t *x, uint32_t m, const int16_t *y, uint64_t n,
+                                   int32_t cost_kind, int32_t *work, int32_t *cost, uint64_t *end,
+                                   void (*column)(void *ctx, uint64_t j, const int32_t *col),
+                                   void *ctx);
 
 /* The start of a best alignment that ends at `end` with cost `cost` (the
  * kernel's result): the largest s with DTW(X, Y[s .. end]) == cost, by a

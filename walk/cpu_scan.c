@@ -382,17 +382,27 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
     cfg->ends_filter = 1;
 }
 
-static int grouped_search(const gpuasm_search_opt *opt)
+/* Does opt's kernel have capability cap on opt's alphabet?  The walks
+ * below run on nt16 only. */
+static int nt16_cap(const gpuasm_search_opt *opt, uint32_t cap)
 {
-    return opt->kernel == GPUASM_KERNEL_MYERS && opt->alphabet == GPUASM_ALPHABET_NT16;
+    const gpuasm_kernel_desc *k = gpuasm_kernel_get(opt->kernel);
+    return k && (k->caps & cap) && opt->alphabet == GPUASM_ALPHABET_NT16;
 }
 
-/* The hamming kernel on nt16: its twin, behind the same pigeonhole
- * filters (with k mismatches, one of k + 1 pieces is intact at its own
- * offset, so both filters hold as they are, with no shifts). */
+/* The grouped walk: a kernel whose twin runs in SIMD lanes (myers). */
+static int grouped_search(const gpuasm_search_opt *opt)
+{
+    return nt16_cap(opt, GPUASM_CAP_LANES);
+}
+
+/* A kernel behind the pigeonhole filters without the grouped walk
+ * (hamming): its twin, pair by pair, behind the same filters (with k
+ * mismatches, one of k + 1 pieces is intact at its own offset, so both
+ * filters hold as they are, with no shifts). */
 static int filtered_hamming(const gpuasm_search_opt *opt)
 {
-    return opt->kernel == GPUASM_KERNEL_HAMMING && opt->alphabet == GPUASM_ALPHABET_NT16;
+    return nt16_cap(opt, GPUASM_CAP_CPU_FILTER) && !grouped_search(opt);
 }
 
 void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)

@@ -25,7 +25,8 @@
 int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
                         const gpuasm_search_opt *opt)
 {
-    if (opt->kernel != GPUASM_KERNEL_MYERS || opt->alphabet != GPUASM_ALPHABET_NT16 ||
+    const gpuasm_kernel_desc *k = gpuasm_kernel_get(opt->kernel);
+    if (!k || !(k->caps & GPUASM_CAP_GPU_FILTER) || opt->alphabet != GPUASM_ALPHABET_NT16 ||
         opt->filter == GPUASM_FILTER_OFF)
         return 0;
     /* Every searched pair's pattern within GPUASM_PLAN_MAX_M, decided from

@@ -34,9 +34,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "walk/cpu_scan.h"
+#include "kernels/registry.h"   /* gpuasm_cuda_batch */
 #include "search/search.h"
 #include "search/status.h"
+#include "walk/cpu_scan.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -82,6 +83,12 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
                       gpuasm_err *err);
 
 void gpuasm_plan_free(gpuasm_plan *plan);
+
+/* The planned windows on the GPU (walk/verify_cuda.cu; a CUDA build only),
+ * instead of the kernel's launcher when the backend planned the batch:
+ * d_win[c] holds n[c] windows of patterns of c + 1 words. */
+int gpuasm_verify_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_vwin *const d_win[4],
+                              const size_t n[4], gpuasm_err *err);
 
 #ifdef __cplusplus
 }

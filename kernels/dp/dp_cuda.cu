@@ -128,6 +128,14 @@
 #include "kernels/cuda_kit.cuh"
 #include "kernels/dp/dp_cuda_core.cuh"
 
+/* The dp kernel's scratch slots (cuda_kit.cuh: kit_grow). */
+enum dp_slot {
+    DP_SLOT_ENTRIES,           /* a chunk's plan entries */
+    DP_SLOT_RING,              /* LOOP_GL / BESTM_GL: the rings or rows in global memory */
+    DP_N_SLOTS
+};
+static_assert(DP_N_SLOTS <= KIT_SCRATCH_SLOTS, "the dp kernel's scratch slots");
+
 namespace {
 
 using namespace dpk;
@@ -435,7 +443,7 @@ static int dp_launch_bucket(const dp_bucket &bk, const gpuasm_cuda_batch &b, dp_
         a.ring_words = dp_gl_words(bk);
         wave = dp_gl_wave(bk, b.sm_count);
         void *p = NULL;
-        const int rc = kit_grow(b, 1, (size_t)wave * a.ring_words * sizeof(int32_t), &p, err);
+        const int rc = kit_grow(b, DP_SLOT_RING, (size_t)wave * a.ring_words * sizeof(int32_t), &p, err);
         if (rc < 0) return rc;
         a.gring = (int32_t *)p;
     }
@@ -479,7 +487,7 @@ struct dp_device_flush {
          * refilled, whatever the driver does with pageable memory). */
         if (flushes++) KIT_CK(cudaStreamSynchronize(b->stream));
         void *p = NULL;
-        int rc = kit_grow(*b, 0, host.size() * sizeof(dp_entry), &p, err);
+        int rc = kit_grow(*b, DP_SLOT_ENTRIES, host.size() * sizeof(dp_entry), &p, err);
         if (rc < 0) return rc;
         if ((rc = kit_begin_kernels(*b, err)) < 0) return rc;
         KIT_CK(cudaMemcpyAsync(p, host.data(), host.size() * sizeof(dp_entry),

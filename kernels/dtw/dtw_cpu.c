@@ -10,6 +10,7 @@
  */
 #include <stdint.h>
 
+#include "kernels/twin.h"      /* gpuasm_dtw_cpu_pair: its declaration from kernel_list.h */
 #include "search/signal_mode.h"
 
 static inline int32_t min32(int32_t a, int32_t b) { return a < b ? a : b; }

@@ -95,6 +95,20 @@
 #include "kernels/cuda_kit.cuh"
 #include "kernels/dtw/dtw_cuda_core.cuh"
 
+/* The dtw kernel's scratch slots (cuda_kit.cuh: kit_grow). */
+enum dtw_slot {
+    DTW_SLOT_VALUES,           /* the batch's read values */
+    DTW_SLOT_OFFSETS,          /* their offsets */
+    DTW_SLOT_ITEMS,            /* BEST: the items; PAPER: the plan entries */
+    DTW_SLOT_KEYS,             /* the (cost, end) keys of the pairs */
+    DTW_SLOT_COLS,             /* BEST: the bands' rows; PAPER: the check columns */
+    DTW_SLOT_LAST,             /* PAPER: the segments' last columns */
+    DTW_SLOT_SEGKEYS,          /* PAPER: the segments' keys */
+    DTW_SLOT_FIX,              /* PAPER: the check pass's rows and the global rings */
+    DTW_N_SLOTS
+};
+static_assert(DTW_N_SLOTS <= KIT_SCRATCH_SLOTS, "the dtw kernel's scratch slots");
+
 namespace {
 
 using namespace dtwk;
@@ -456,7 +470,7 @@ static int run_best(const gpuasm_cuda_batch &b, const gpuasm_signal_batch &s, co
     }
     if (all.empty()) return 0;
     void *p = NULL;
-    int rc = kit_grow(b, 2, all.size() * sizeof(uint2), &p, err);
+    int rc = kit_grow(b, DTW_SLOT_ITEMS, all.size() * sizeof(uint2), &p, err);
     if (rc < 0) return rc;
     KIT_CK(cudaMemcpyAsync(p, all.data(), all.size() * sizeof(uint2), cudaMemcpyHostToDevice, b.stream));
     const uint32_t ntiles_max = ((dtw_state *)*b.state)->maxn / DTW_TILE + 1;
@@ -485,7 +499,7 @@ static int run_best(const gpuasm_cuda_batch &b, const gpuasm_signal_batch &s, co
             wave = std::min<uint64_t>(wave, std::max<uint64_t>(1, DTW_BND_BUDGET / (a.bnd_stride * 4)));
             if (K.chunk) wave = std::min<uint64_t>(wave, K.chunk);
             void *q = NULL;
-            if ((rc = kit_grow(b, 4, (size_t)wave * a.bnd_stride * 4, &q, err)) < 0) return rc;
+            if ((rc = kit_grow(b, DTW_SLOT_COLS, (size_t)wave * a.bnd_stride * 4, &q, err)) < 0) return rc;
             a.bnd = (int32_t *)q;
         }
         const best_fn kern = best_kernel<COST>(R, i & 1);
@@ -539,11 +553,11 @@ static int run_paper(const gpuasm_cuda_batch &b, const gpuasm_signal_batch &s, c
         const uint64_t wave = gl ? slots : (uint64_t)1 << 30;
         const size_t fix_bytes = (size_t)2 * std::min<uint64_t>(ent.size(), wave) * col_bytes;
         const size_t gring_bytes = gl ? (size_t)wave * ring_bytes : 0;
-        if ((rc = kit_grow(b, 2, ent.size() * sizeof(paper_entry), &pe, err)) < 0 ||
-            (rc = kit_grow(b, 4, (size_t)blocks * col_bytes, &pc, err)) < 0 ||
-            (rc = kit_grow(b, 5, (size_t)blocks * col_bytes, &pl, err)) < 0 ||
-            (rc = kit_grow(b, 6, (size_t)blocks * 8, &pk, err)) < 0 ||
-            (rc = kit_grow(b, 7, fix_bytes + gring_bytes, &pf, err)) < 0)
+        if ((rc = kit_grow(b, DTW_SLOT_ITEMS, ent.size() * sizeof(paper_entry), &pe, err)) < 0 ||
+            (rc = kit_grow(b, DTW_SLOT_COLS, (size_t)blocks * col_bytes, &pc, err)) < 0 ||
+            (rc = kit_grow(b, DTW_SLOT_LAST, (size_t)blocks * col_bytes, &pl, err)) < 0 ||
+            (rc = kit_grow(b, DTW_SLOT_SEGKEYS, (size_t)blocks * 8, &pk, err)) < 0 ||
+            (rc = kit_grow(b, DTW_SLOT_FIX, fix_bytes + gring_bytes, &pf, err)) < 0)
             return rc;
         KIT_CK(cudaMemcpyAsync(pe, ent.data(), ent.size() * sizeof(paper_entry), cudaMemcpyHostToDevice,
                                b.stream));
@@ -614,9 +628,9 @@ static int launch_impl(const gpuasm_cuda_batch &b, gpuasm_signal_batch &s, gpuas
     const size_t nval = (size_t)s.reads.off[s.reads.n];
     const size_t npairs = (size_t)s.reads.n * s.targets.n;
     void *pv, *po, *pk;
-    if ((rc = kit_grow(b, 0, nval * 2 + 8, &pv, err)) < 0 ||
-        (rc = kit_grow(b, 1, ((size_t)s.reads.n + 1) * 8, &po, err)) < 0 ||
-        (rc = kit_grow(b, 3, npairs * 8, &pk, err)) < 0)
+    if ((rc = kit_grow(b, DTW_SLOT_VALUES, nval * 2 + 8, &pv, err)) < 0 ||
+        (rc = kit_grow(b, DTW_SLOT_OFFSETS, ((size_t)s.reads.n + 1) * 8, &po, err)) < 0 ||
+        (rc = kit_grow(b, DTW_SLOT_KEYS, npairs * 8, &pk, err)) < 0)
         return rc;
     if (nval) KIT_CK(cudaMemcpyAsync(pv, s.reads.val, nval * 2, cudaMemcpyHostToDevice, b.stream));
     KIT_CK(cudaMemcpyAsync(po, s.reads.off, ((size_t)s.reads.n + 1) * 8, cudaMemcpyHostToDevice, b.stream));

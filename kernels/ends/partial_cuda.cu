@@ -51,13 +51,18 @@ enum {
     PNT = 128,             /* threads per block */
     SMALL_M = 256,         /* patterns with a per-thread workspace */
     SMALL_WORDS = 6 * (SMALL_M / 64),
-    /* Scratch slots (cuda_kit.cuh) apart from the search kernels' (0-8):
-     * the ends pass runs beside them on a stream of its own. */
-    SLOT_PARTIAL = 9,      /* the long-pattern workspace */
-    SLOT_PW_LIST = 10,     /* the warp path's item lists and queue counters */
-    SLOT_PW_REC = 11,      /* the warp path's records */
     PW_WARPS = PNT / 32
 };
+/* Scratch slots (cuda_kit.cuh) of the ends pass: the lane's second array
+ * (gpuasm_cuda_batch.scratch of the pass's batch), since it runs beside
+ * the search kernel on a stream of its own. */
+enum ends_slot {
+    SLOT_PARTIAL,          /* the long-pattern workspace */
+    SLOT_PW_LIST,          /* the warp path's item lists and queue counters */
+    SLOT_PW_REC,           /* the warp path's records */
+    ENDS_N_SLOTS
+};
+static_assert(ENDS_N_SLOTS <= KIT_SCRATCH_SLOTS, "the ends pass's scratch slots");
 const size_t SCRATCH_BUDGET = (size_t)256 << 20;
 
 struct partial_launch {

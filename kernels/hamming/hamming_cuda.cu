@@ -119,6 +119,13 @@
 #include "kernels/cuda_kit.cuh"
 #include "kernels/hamming/hamming_cuda_core.cuh"
 
+/* The hamming kernel's scratch slots (cuda_kit.cuh: kit_grow). */
+enum hamming_slot {
+    HAMMING_SLOT_CANDIDATES,   /* the filtered launch's candidate positions */
+    HAMMING_N_SLOTS
+};
+static_assert(HAMMING_N_SLOTS <= KIT_SCRATCH_SLOTS, "the hamming kernel's scratch slots");
+
 namespace ham {
 
 /* ---- kernels: a grid-stride loop over items --------------------------- */
@@ -285,7 +292,7 @@ extern "C" int gpuasm_hamming_cuda_launch(const gpuasm_cuda_batch *bp, gpuasm_er
     }
     if (jobs.empty()) return 0;
     void *d_cand = NULL;
-    int rc = kit_grow(b, 0, cand.size() * sizeof(uint32_t), &d_cand, err);
+    int rc = kit_grow(b, HAMMING_SLOT_CANDIDATES, cand.size() * sizeof(uint32_t), &d_cand, err);
     if (rc < 0) return rc;
     if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
     /* Pageable source: the call returns once the data is staged, so the

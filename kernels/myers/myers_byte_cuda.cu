@@ -20,6 +20,7 @@
 
 #include "kernels/cuda_kit.cuh"
 #include "kernels/myers/myers_cuda_core.cuh"   /* gcore::word_step */
+#include "kernels/myers/myers_slots.h"
 
 namespace {
 
@@ -110,7 +111,7 @@ int gpuasm_myers_byte_cuda_launch(const gpuasm_cuda_batch &b, gpuasm_err *err)
     }
     void *d_plan = NULL;
     const size_t bytes = plan.size() * sizeof(mb_block);
-    int rc = kit_grow(b, 0, bytes, &d_plan, err);
+    int rc = kit_grow(b, SLOT_BYTE_PLAN, bytes, &d_plan, err);
     if (rc < 0) return rc;
     KIT_CK(cudaMemcpyAsync(d_plan, plan.data(), bytes, cudaMemcpyHostToDevice, b.stream));
     if ((rc = kit_begin_kernels(b, err)) < 0) return rc;

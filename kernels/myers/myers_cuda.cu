@@ -132,6 +132,7 @@
 #include "kernels/myers/myers_cuda_core.cuh"
 #include "kernels/myers/myers_long_core.cuh"
 #include "kernels/myers/myers_plan.h"
+#include "kernels/myers/myers_slots.h"
 
 using gcore::seqv;
 using gcore::window;
@@ -146,10 +147,6 @@ enum {
     TP_NT = 128,
     TP_CHUNK = 32,             /* small targets per shared-memory chunk */
     WARPS = THREADS / 32,
-    /* Scratch slots (cuda_kit.cuh) of one scan. */
-    SLOT_CNT = 0, SLOT_OFF = 1, SLOT_CUB = 2, SLOT_GLOB = 3, SLOT_PLAN = 4, SLOT_LONG = 5,
-    SLOT_LONG_OFF = 6,         /* LONG: item offsets counted on the device, one run per class */
-    SLOT_LONG_QUEUE = 8        /* LONG: the queues' counters and their item orders */
 };
 /* Global scratch for long patterns: at most this much, but at least 1 slot. */
 static const size_t SCRATCH_BUDGET = (size_t)512 << 20;

@@ -95,6 +95,16 @@
 
 #include "kernels/cuda_kit.cuh"
 
+/* The scan kernel's scratch slots (cuda_kit.cuh: kit_grow). */
+enum scan_slot {
+    SCAN_SLOT_COUNTS,          /* hits per item (counting pass) */
+    SCAN_SLOT_OFFSETS,         /* their exclusive sum */
+    SCAN_SLOT_CUB,             /* CUB's temporary storage */
+    SCAN_SLOT_COUNTER,         /* the work queue's counter */
+    SCAN_N_SLOTS
+};
+static_assert(SCAN_N_SLOTS <= KIT_SCRATCH_SLOTS, "the scan kernel's scratch slots");
+
 namespace scank {
 
 using gcore::seqv;
@@ -588,10 +598,10 @@ int launch_run(const gpuasm_cuda_batch &b, gpuasm_err *err)
     KIT_CK(cub::DeviceScan::ExclusiveSum(NULL, cub_bytes, (uint64_t *)NULL, (uint64_t *)NULL,
                                          (int)(chunk + 1), b.stream));
     int rc;
-    if ((rc = kit_grow(b, 0, nb, &p_cnt, err)) < 0) return rc;
-    if ((rc = kit_grow(b, 1, nb, &p_off, err)) < 0) return rc;
-    if ((rc = kit_grow(b, 2, cub_bytes, &p_cub, err)) < 0) return rc;
-    if ((rc = kit_grow(b, 3, sizeof(unsigned long long), &p_ctr, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SCAN_SLOT_COUNTS, nb, &p_cnt, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SCAN_SLOT_OFFSETS, nb, &p_off, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SCAN_SLOT_CUB, cub_bytes, &p_cub, err)) < 0) return rc;
+    if ((rc = kit_grow(b, SCAN_SLOT_COUNTER, sizeof(unsigned long long), &p_ctr, err)) < 0) return rc;
     if ((rc = kit_begin_kernels(b, err)) < 0) return rc;
     uint64_t *d_cnt = (uint64_t *)p_cnt, *d_off = (uint64_t *)p_off;
     unsigned long long *d_ctr = (unsigned long long *)p_ctr;

@@ -46,6 +46,7 @@
 #include "engine/engine.h"
 #include "naive_dtw.h"
 #include "kernels/registry.h"
+#include "kernels/twin.h"      /* gpuasm_dtw_cpu_pair */
 #include "search/signal_mode.h"
 #include "io/signal_norm.h"
 #include "io/signal_reads.h"

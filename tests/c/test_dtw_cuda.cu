@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "kernels/dtw/dtw_cuda_core.cuh"
+#include "kernels/twin.h"      /* gpuasm_dtw_cpu_pair */
 #include "tap.h"
 
 using namespace dtwk;
