@@ -26,19 +26,19 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "util/output_file.h"
-#include "util/parse_size.h"
 #include "cli/auto_move.h"
+#include "cli/options.h"
 #include "cli/pipeline.h"
-#include "kernels/registry.h"
+#include "engine/defaults.h"
 #include "io/sam_out.h"
 #include "io/target_report.h"
+#include "kernels/registry.h"
+#include "util/output_file.h"
+#include "util/parse_size.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.0.0-dev"
 #endif
-
-static const char *prog = "gpuasm-scan";
 
 static void usage(FILE *fp)
 {
@@ -170,6 +170,13 @@ static void usage(FILE *fp)
 "  -V, --version             version of gpuasm-scan and htslib\n");
 }
 
+static void version(void)
+{
+    printf("gpuasm-scan %s\nhtslib %s\n", PACKAGE_VERSION, hts_version());
+}
+
+static const gpuasm_cli cli = { "gpuasm-scan", "bases", usage, version };
+
 /* ---- signals ----------------------------------------------------------------------
  *
  * SIGINT, SIGTERM and SIGHUP (those not ignored when the program started,
@@ -204,7 +211,7 @@ static void *signal_watcher(void *arg)
     /* write(2), not stdio: another thread may hold stderr's lock. */
     char line[160];
     int n = snprintf(line, sizeof line, "%s: %s (a read or scan did not stop within %d s: "
-                     "stopped at once, no output file left)\n", prog, why, STOP_GRACE_S);
+                     "stopped at once, no output file left)\n", cli.prog, why, STOP_GRACE_S);
     if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) { /* nothing more to do */ }
     signal(sig, SIG_DFL);
     pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
@@ -249,16 +256,9 @@ static void die_of(int sig)
     pthread_sigmask(SIG_UNBLOCK, &one, NULL);   /* ... and delivered here */
 }
 
-static void fail(const char *fmt, const char *arg)
-{
-    fprintf(stderr, "%s: ", prog);
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-}
-
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
-       OPT_KEEP_TAGS, OPT_NO_PG, OPT_DEVICE, OPT_BATCH, OPT_QUIET, OPT_PROGRESS, OPT_STATS,
-       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_VERBOSITY, OPT_RG, OPT_STRAND,
+       OPT_KEEP_TAGS, OPT_NO_PG,
+       OPT_BEST, OPT_STRICT_NAMES, OPT_FMT_OPTION, OPT_RG, OPT_STRAND,
        OPT_OVERLAP, OPT_READ_OVERLAP, OPT_PARTIAL_ENDS, OPT_MAX_MEMORY,
        OPT_REPORT, OPT_MULTIQC, OPT_SAMPLE, OPT_MATCHED, OPT_MATCHED2, OPT_UNMATCHED_READS,
        OPT_UNMATCHED_READS2, OPT_TRIM, OPT_SHARD, OPT_MERGE_REPORTS, OPT_FILTER,
@@ -302,21 +302,20 @@ static int merge_report_files(int n, char **path, const char *mqc)
 {
     gpuasm_target_report sum, one;
     char err[1024];
-    if (n < 1) return fail("%s", "--merge-reports needs one or more --report files"), 1;
+    if (n < 1) return gpuasm_fail("%s", "--merge-reports needs one or more --report files");
     if (gpuasm_target_report_read_tsv(path[0], &sum, err, sizeof err) < 0)
-        return fail("%s", err), 1;
+        return gpuasm_fail("%s", err);
     for (int i = 1; i < n; i++) {
         if (gpuasm_target_report_read_tsv(path[i], &one, err, sizeof err) < 0) {
             gpuasm_target_report_free(&sum);
-            return fail("%s", err), 1;
+            return gpuasm_fail("%s", err);
         }
         int bad = strcmp(sum.sample, one.sample) != 0;
         if (bad)
-            fprintf(stderr, "%s: %s: sample '%s', but %s has '%s' (merge the shards of one "
-                    "sample)\n", prog, path[i], one.sample, path[0], sum.sample);
+            gpuasm_fail("%s: sample '%s', but %s has '%s' (merge the shards of one sample)", path[i],
+                        one.sample, path[0], sum.sample);
         else if ((bad = gpuasm_target_report_add(&sum, &one) < 0))
-            fprintf(stderr, "%s: %s: other targets than %s (not shards of one run?)\n", prog,
-                    path[i], path[0]);
+            gpuasm_fail("%s: other targets than %s (not shards of one run?)", path[i], path[0]);
         gpuasm_target_report_free(&one);
         if (bad) {
             gpuasm_target_report_free(&sum);
@@ -352,12 +351,12 @@ static int merge_report_files(int n, char **path, const char *mqc)
         }
         if (!ok) {
             gpuasm_target_report_free(&sum);
-            return fail("%s", err), 1;
+            return gpuasm_fail("%s", err);
         }
     }
     int bad = gpuasm_target_report_tsv(stdout, &sum) < 0 || fflush(stdout) != 0;
     gpuasm_target_report_free(&sum);
-    if (bad) return fail("standard output: write failed: %s", strerror(errno ? errno : EIO)), 1;
+    if (bad) return gpuasm_fail("standard output: write failed: %s", strerror(errno ? errno : EIO));
     return 0;
 }
 
@@ -378,24 +377,16 @@ int main(int argc, char **argv)
         { "filter", required_argument, NULL, OPT_FILTER },
         { "all", no_argument, NULL, OPT_ALL },
         { "match-read-wildcards", no_argument, NULL, OPT_WILDCARDS },
-        { "output", required_argument, NULL, 'o' },
         { "output-fmt", required_argument, NULL, 'O' },
         { "unmatched", no_argument, NULL, OPT_UNMATCHED },
         { "eqx", no_argument, NULL, OPT_EQX },
         { "keep-tags", no_argument, NULL, OPT_KEEP_TAGS },
         { "no-PG", no_argument, NULL, OPT_NO_PG },
-        { "threads", required_argument, NULL, '@' },
-        { "device", required_argument, NULL, OPT_DEVICE },
-        { "batch-size", required_argument, NULL, OPT_BATCH },
         { "max-memory", required_argument, NULL, OPT_MAX_MEMORY },
         { "reference", required_argument, NULL, 'T' },
-        { "quiet", no_argument, NULL, OPT_QUIET },
-        { "progress", no_argument, NULL, OPT_PROGRESS },
-        { "stats", required_argument, NULL, OPT_STATS },
         { "best", no_argument, NULL, OPT_BEST },
         { "strict-names", no_argument, NULL, OPT_STRICT_NAMES },
         { "output-fmt-option", required_argument, NULL, OPT_FMT_OPTION },
-        { "verbosity", required_argument, NULL, OPT_VERBOSITY },
         { "rg-line", required_argument, NULL, 'R' },
         { "rg", required_argument, NULL, OPT_RG },
         { "report", required_argument, NULL, OPT_REPORT },
@@ -408,19 +399,19 @@ int main(int argc, char **argv)
         { "trim", no_argument, NULL, OPT_TRIM },
         { "shard", required_argument, NULL, OPT_SHARD },
         { "merge-reports", no_argument, NULL, OPT_MERGE_REPORTS },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
+        GPUASM_COMMON_LONGOPTS,
         { NULL, 0, NULL, 0 }
     };
+    static const char shortopts[] = ":k:e:O:T:R:1:2:" GPUASM_COMMON_SHORTOPTS;
+    gpuasm_defaults d;
+    gpuasm_defaults_init(&d);
+    gpuasm_common_opt co;
+    gpuasm_common_opt_init(&cli, &co, &d);
     gpuasm_scan_opt o = {
-        .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION,
-        .verbosity = HTS_LOG_WARNING,
-        .search = { .max_diffs = -1, .error_rate = 0.1, .pattern_side = GPUASM_PATTERN_SHORTER,
-                    .strand = GPUASM_STRAND_BOTH, .overlap_min = 1, .read_overlap_min = -1,
-                    .partial_ends = GPUASM_END_3 | GPUASM_END_5 },
-        .max_chance = 0.01, .overlap_auto = 1, .read_overlap_auto = 1,
+        .version = PACKAGE_VERSION, .search = d.search, .max_chance = d.max_chance,
+        .overlap_auto = 1, .read_overlap_auto = 1,
     };
-    int no_pg = 0, c, verbosity_given = 0, ret = 1, merge_reports = 0;
+    int no_pg = 0, c, ret = 1, merge_reports = 0;
     const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
     const char *out_fmt = NULL, *r1 = NULL, *r2 = NULL, *rg_line = NULL;
     long long v;
@@ -435,10 +426,10 @@ int main(int argc, char **argv)
     opterr = 0;  /* our own messages, one line each */
     /* --preset first (as minimap2 takes -x), so that any other option
      * overrides it wherever it stands. */
-    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) >= 0) {
         if (c != OPT_PRESET) continue;
         if (strcmp(optarg, "cutadapt"))
-            return fail("invalid --preset '%s' (expected cutadapt)", optarg), 1;
+            return gpuasm_fail("invalid --preset '%s' (expected cutadapt)", optarg);
         o.search.strand = GPUASM_STRAND_FORWARD;
         o.search.partial_ends = GPUASM_END_3;
         o.search.pattern_side = GPUASM_PATTERN_TARGET;
@@ -447,18 +438,22 @@ int main(int argc, char **argv)
         o.overlap_auto = 0;
     }
     optind = 0;   /* GNU getopt: start over */
-    while ((c = getopt_long(argc, argv, ":k:e:o:O:@:T:R:1:2:hV", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, shortopts, lopts, NULL)) >= 0) {
+        const int shared = gpuasm_common_opt_parse(&cli, &co, c, argv);
+        if (shared == GPUASM_OPT_EXIT_0) return 0;
+        if (shared == GPUASM_OPT_EXIT_1) return 1;
+        if (shared == GPUASM_OPT_TAKEN) continue;
         switch (c) {
         case OPT_PRESET: break;
         case OPT_MAX_CHANCE:
             errno = 0;
             o.max_chance = strtod(optarg, &endp);
             if (endp == optarg || *endp || errno || !(o.max_chance > 0.0) || !isfinite(o.max_chance))
-                return fail("invalid --max-chance '%s' (expected a number > 0, e.g. 0.01)", optarg), 1;
+                return gpuasm_fail("invalid --max-chance '%s' (expected a number > 0, e.g. 0.01)", optarg);
             break;
         case 'k':
             if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
-                return fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg), 1;
+                return gpuasm_fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg);
             o.search.max_diffs = (int32_t)v;
             break;
         case 'e':
@@ -466,11 +461,11 @@ int main(int argc, char **argv)
             o.search.error_rate = strtod(optarg, &endp);
             if (endp == optarg || *endp || errno || !(o.search.error_rate >= 0.0) ||
                 !(o.search.error_rate < 1.0))
-                return fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg), 1;
+                return gpuasm_fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg);
             break;
         case OPT_MODE:
             if (gpuasm_mode_find(optarg) < 0)
-                return fail("invalid --mode '%s' (expected edit or hamming)", optarg), 1;
+                return gpuasm_fail("invalid --mode '%s' (expected edit or hamming)", optarg);
             mode = optarg;
             break;
         case OPT_KERNEL:
@@ -480,20 +475,20 @@ int main(int argc, char **argv)
             if (!strcmp(optarg, "shorter")) o.search.pattern_side = GPUASM_PATTERN_SHORTER;
             else if (!strcmp(optarg, "read")) o.search.pattern_side = GPUASM_PATTERN_READ;
             else if (!strcmp(optarg, "target")) o.search.pattern_side = GPUASM_PATTERN_TARGET;
-            else return fail("invalid --pattern '%s' (expected shorter, read or target)", optarg), 1;
+            else return gpuasm_fail("invalid --pattern '%s' (expected shorter, read or target)", optarg);
             break;
         case OPT_STRAND:
             if (!strcmp(optarg, "both")) o.search.strand = GPUASM_STRAND_BOTH;
             else if (!strcmp(optarg, "forward")) o.search.strand = GPUASM_STRAND_FORWARD;
-            else return fail("invalid --strand '%s' (expected both or forward)", optarg), 1;
+            else return gpuasm_fail("invalid --strand '%s' (expected both or forward)", optarg);
             break;
         case OPT_OVERLAP:
             o.overlap_auto = 0;
             if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
             else if (!strcmp(optarg, "auto")) { o.search.overlap_min = 1; o.overlap_auto = 1; }
             else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
-                return fail("invalid --overlap '%s' (expected auto, a number of bases >= 1, or full)",
-                            optarg), 1;
+                return gpuasm_fail("invalid --overlap '%s' (expected auto, a number of bases >= 1, "
+                                   "or full)", optarg);
             else o.search.overlap_min = (int32_t)v;
             break;
         case OPT_READ_OVERLAP:
@@ -501,74 +496,54 @@ int main(int argc, char **argv)
             if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
             else if (!strcmp(optarg, "half")) { o.search.read_overlap_min = -1; o.read_overlap_auto = 1; }
             else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
-                return fail("invalid --read-overlap '%s' (expected a number of bases >= 1, half or full)",
-                            optarg), 1;
+                return gpuasm_fail("invalid --read-overlap '%s' (expected a number of bases >= 1, "
+                                   "half or full)", optarg);
             else o.search.read_overlap_min = (int32_t)v;
             break;
         case OPT_PARTIAL_ENDS:
             if (!strcmp(optarg, "both")) o.search.partial_ends = GPUASM_END_3 | GPUASM_END_5;
             else if (!strcmp(optarg, "3")) o.search.partial_ends = GPUASM_END_3;
             else if (!strcmp(optarg, "5")) o.search.partial_ends = GPUASM_END_5;
-            else return fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg), 1;
+            else return gpuasm_fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg);
             break;
         case OPT_FILTER:
             if ((o.search.filter = gpuasm_filter_parse(optarg)) < 0)
-                return fail("invalid --filter '%s' (expected auto, off, on, pieces or index)", optarg), 1;
+                return gpuasm_fail("invalid --filter '%s' (expected auto, off, on, pieces or index)", optarg);
             break;
         case OPT_ALL: o.report.all = 1; break;
         case OPT_WILDCARDS: o.wildcards = 1; break;
-        case 'o': o.out_path = optarg; break;
         case 'O': out_fmt = optarg; break;
         case OPT_FMT_OPTION:
             if (hts_opt_add(&fmt_opts, optarg) < 0)
-                return fail("invalid --output-fmt-option '%s' (an htslib option such as level=1; "
-                            "see samtools' manual)", optarg), 1;
+                return gpuasm_fail("invalid --output-fmt-option '%s' (an htslib option such as level=1; "
+                            "see samtools' manual)", optarg);
             break;
         case 'R': rg_line = optarg; break;
         case OPT_RG:
             if ((rg_fields.l && kputc('\t', &rg_fields) < 0) || kputs(optarg, &rg_fields) < 0)
-                return fail("%s", "out of memory"), 1;
+                return gpuasm_fail("%s", "out of memory");
             break;
         case '1': r1 = optarg; break;
         case '2': r2 = optarg; break;
         case OPT_BEST: o.report.best = 1; break;
         case OPT_STRICT_NAMES: o.strict_names = 1; break;
-        case OPT_VERBOSITY:
-            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
-                return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg), 1;
-            o.verbosity = (int)v;
-            verbosity_given = 1;
-            break;
         case OPT_UNMATCHED: o.unmatched = 1; break;
         case OPT_EQX: o.report.eqx = 1; break;
         case OPT_KEEP_TAGS: o.keep_tags = 1; break;
         case OPT_NO_PG: no_pg = 1; break;
-        case '@':
-            /* 0 = no extra threads, as samtools (nf-core passes task.cpus - 1). */
-            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
-                return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg), 1;
-            o.n_threads = v < 1 ? 1 : (int)v;
-            break;
-        case OPT_DEVICE: o.device = optarg; break;
-        case OPT_BATCH:
-            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
-                return fail("invalid --batch-size '%s' (expected a number of bases, e.g. 4M)", optarg), 1;
-            o.batch_bases = (uint64_t)v;
-            break;
         case OPT_MAX_MEMORY:
             if (gpuasm_parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
-                return fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
-                            optarg), 1;
+                return gpuasm_fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
+                            optarg);
             o.max_memory = (uint64_t)v;
             break;
         case 'T': o.reference = optarg; break;
-        case OPT_QUIET: o.quiet = 1; break;
         case OPT_REPORT: o.screen.report = optarg; break;
         case OPT_MULTIQC: o.screen.multiqc = optarg; break;
         case OPT_SAMPLE:
             if (!*optarg || strpbrk(optarg, "\t\n\r"))
-                return fail("invalid --sample '%s' (a non-empty name without tabs or newlines)",
-                            optarg), 1;
+                return gpuasm_fail("invalid --sample '%s' (a non-empty name without tabs or newlines)",
+                            optarg);
             o.screen.sample = optarg;
             break;
         case OPT_MATCHED: o.screen.matched = optarg; break;
@@ -578,31 +553,26 @@ int main(int argc, char **argv)
         case OPT_TRIM: o.screen.trim = 1; break;
         case OPT_SHARD:
             if (gpuasm_shard_parse(optarg, &o.shard) < 0)
-                return fail("invalid --shard '%s' (expected I/N with 1 <= I <= N, e.g. 2/4)",
-                            optarg), 1;
+                return gpuasm_fail("invalid --shard '%s' (expected I/N with 1 <= I <= N, e.g. 2/4)",
+                            optarg);
             break;
         case OPT_MERGE_REPORTS: merge_reports = 1; break;
-        case OPT_PROGRESS: o.progress = 1; break;
-        case OPT_STATS: o.stats_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case 'V':
-            printf("gpuasm-scan %s\nhtslib %s\n", PACKAGE_VERSION, hts_version());
-            return 0;
-        case ':':
-            if (optopt) { char s[2] = { (char)optopt, 0 }; fail("option -%s needs a value", s); }
-            else fail("option %s needs a value", argv[optind - 1]);
-            return 1;
-        default:
-            if (optopt) { char s[2] = { (char)optopt, 0 }; fail("unknown option -%s (see --help)", s); }
-            else fail("unknown option %s (see --help)", argv[optind - 1]);
-            return 1;
+        default: return gpuasm_opt_unknown(argv);
         }
     }
+    o.out_path = co.out_path;
+    o.stats_path = co.stats_path;
+    o.device = co.device;
+    o.n_threads = co.n_threads;
+    o.batch_bases = co.batch;
+    o.verbosity = co.verbosity;
+    o.quiet = co.quiet;
+    o.progress = co.progress;
     if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
     if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
-        return fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads"), 1;
+        return gpuasm_fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads");
     if (o.screen.trim && !o.screen.matched)
-        return fail("%s", "--trim cuts the reads written by --matched: give --matched FILE"), 1;
+        return gpuasm_fail("%s", "--trim cuts the reads written by --matched: give --matched FILE");
     /* The cutadapt-style summary on stderr ends every run (issue #10: "a
      * short summary on stderr at the end of a run ... unless --quiet"), as
      * minimap2's [M::main] lines do; stdout stays the SAM alone. */
@@ -614,55 +584,54 @@ int main(int argc, char **argv)
         /* The sequence kernels, from the table: the signal mode's are gpuasm-signal's. */
         char names[256];
         gpuasm_kernel_names(0, 1, names, sizeof names);
-        fprintf(stderr, "%s: invalid --kernel '%s' (expected %s)\n", prog, kernel, names);
-        return 1;
+        return gpuasm_fail("invalid --kernel '%s' (expected %s)", kernel, names);
     }
     if (mode) {
         const int32_t m = gpuasm_mode_find(mode);
         if (kernel && gpuasm_kernel_get(o.search.kernel)->mode != m)
-            return fprintf(stderr, "%s: --kernel %s is a kernel of --mode %s; --mode %s needs a "
-                           "kernel of its own (e.g. --kernel %s)\n", prog, kernel,
-                           gpuasm_mode_name(gpuasm_kernel_get(o.search.kernel)->mode), mode,
-                           gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name), 1;
+            return gpuasm_fail("--kernel %s is a kernel of --mode %s; --mode %s needs a "
+                               "kernel of its own (e.g. --kernel %s)", kernel,
+                               gpuasm_mode_name(gpuasm_kernel_get(o.search.kernel)->mode), mode,
+                               gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name);
         if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
     }
     /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
     if (gpuasm_kernel_get(o.search.kernel)->mode == GPUASM_MODE_SIGNAL)
-        return fprintf(stderr, "%s: --%s %s compares raw signals, not sequences: use gpuasm-signal "
-                       "(see gpuasm-signal --help)\n", prog, kernel ? "kernel" : "mode",
-                       kernel ? kernel : mode), 1;
+        return gpuasm_fail("--%s %s compares raw signals, not sequences: use gpuasm-signal "
+                           "(see gpuasm-signal --help)", kernel ? "kernel" : "mode",
+                           kernel ? kernel : mode);
     if (o.report.best && o.report.all)
-        return fail("%s", "--best reports one record per read, --all every occurrence: "
-                    "give one of them"), 1;
+        return gpuasm_fail("%s", "--best reports one record per read, --all every occurrence: "
+                    "give one of them");
     /* Reads: <reads> [<reads2>] <targets>, or -1 R1 -2 R2 <targets>. */
     int npos = argc - optind;
     if (r1 || r2) {
-        if (!r1 || !r2) return fail("%s", "-1 and -2 go together (R1 and R2 of paired files)"), 1;
+        if (!r1 || !r2) return gpuasm_fail("%s", "-1 and -2 go together (R1 and R2 of paired files)");
         if (npos != 1) {
             if (npos == 0) { usage(stderr); return 1; }
-            return fail("%s", "with -1 and -2, give only <targets.fa> (see --help)"), 1;
+            return gpuasm_fail("%s", "with -1 and -2, give only <targets.fa> (see --help)");
         }
         o.reads_path = r1;
         o.reads_path2 = r2;
     } else {
         if (npos < 2 || npos > 3) {
             if (npos == 0) { usage(stderr); return 1; }
-            return fail("%s", "expected <reads> [<reads2>] <targets.fa> (see --help)"), 1;
+            return gpuasm_fail("%s", "expected <reads> [<reads2>] <targets.fa> (see --help)");
         }
         o.reads_path = argv[optind];
         if (npos == 3) o.reads_path2 = argv[optind + 1];
     }
     if (o.reads_path2 && !strcmp(o.reads_path, "-") && !strcmp(o.reads_path2, "-"))
-        return fail("%s", "R1 and R2 cannot both be - (standard input)"), 1;
+        return gpuasm_fail("%s", "R1 and R2 cannot both be - (standard input)");
     o.targets_path = argv[argc - 1];
 
     /* Output format: -O, else -o's extension (as samtools view). */
     if (out_fmt ? parse_out_format(out_fmt, &fmt) < 0 : format_from_name(o.out_path, &fmt) < 0) {
         if (out_fmt)
-            fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram, optionally with "
+            gpuasm_fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram, optionally with "
                  ",OPTION=VALUE)", out_fmt);
         else
-            fail("-o %s: gpuasm-scan writes SAM, BAM or CRAM (name the file .sam, .bam or "
+            gpuasm_fail("-o %s: gpuasm-scan writes SAM, BAM or CRAM (name the file .sam, .bam or "
                  ".cram, or give -O)", o.out_path);
         goto out;
     }
@@ -683,10 +652,10 @@ int main(int argc, char **argv)
                   (rg_line && rg_fields.l && kputc('\t', &spec) < 0) ||
                   (rg_fields.l && kputs(rg_fields.s, &spec) < 0);
         if (!bad && gpuasm_rg_line(spec.s, &rg, &rg_id, why, sizeof why) < 0) {
-            fail("invalid -R/--rg: %s", why);
+            gpuasm_fail("invalid -R/--rg: %s", why);
             bad = 1;
         } else if (bad) {
-            fail("%s", "out of memory");
+            gpuasm_fail("%s", "out of memory");
         }
         ks_free(&spec);
         if (bad) goto out;
@@ -696,8 +665,7 @@ int main(int argc, char **argv)
 
     /* htslib's own messages show (as in samtools), before our one line;
      * --quiet leaves its errors only. */
-    hts_set_log_level((enum htsLogLevel)(verbosity_given ? o.verbosity
-                                         : o.quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING));
+    gpuasm_common_opt_hts_log(&co);
 
     for (int i = 0; i < argc; i++) {
         if (i) kputc(' ', &cl);
@@ -706,8 +674,8 @@ int main(int argc, char **argv)
     o.pg_cl = no_pg ? NULL : (cl.s ? cl.s : "");
 
     char err[1024];
-    if (gpuasm_scan_run(prog, &o, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
+    if (gpuasm_scan_run(cli.prog, &o, err, sizeof err) < 0) {
+        gpuasm_fail("%s", err);
         if (stop_signal) die_of(stop_signal);
         goto out;
     }

@@ -25,11 +25,12 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "util/parse_size.h"
-#include "kernels/registry.h"
+#include "cli/options.h"
+#include "cli/signal_run.h"
+#include "engine/defaults.h"
 #include "io/signal_norm.h"
 #include "io/signal_reads.h"
-#include "cli/signal_run.h"
+#include "util/parse_size.h"
 
 #ifndef PACKAGE_VERSION
 #define PACKAGE_VERSION "0.0.0-dev"
@@ -41,8 +42,6 @@
  * viral reads. */
 #define DEFAULT_THRESHOLD 0.20
 #define DEFAULT_PREFIX 2000
-
-static const char *prog = "gpuasm-signal";
 
 static void usage(FILE *fp)
 {
@@ -100,16 +99,15 @@ static void usage(FILE *fp)
             DEFAULT_PREFIX, DEFAULT_THRESHOLD);
 }
 
-static int fail(const char *fmt, const char *arg)
+static void version(void)
 {
-    fprintf(stderr, "%s: ", prog);
-    fprintf(stderr, fmt, arg);
-    fputc('\n', stderr);
-    return 1;
+    printf("gpuasm-signal %s\nhtslib %s\nslow5lib %s\n", PACKAGE_VERSION, hts_version(),
+           gpuasm_have_slow5() ? "yes" : "no (SLOW5/BLOW5 input disabled)");
 }
 
-enum { OPT_SKIP = 256, OPT_NORM, OPT_COST, OPT_LAYOUT, OPT_SEGMENTS, OPT_TSV, OPT_DEVICE,
-       OPT_BATCH, OPT_VERBOSITY, OPT_PROGRESS, OPT_QUIET, OPT_STATS };
+static const gpuasm_cli cli = { "gpuasm-signal", "samples", usage, version };
+
+enum { OPT_SKIP = 256, OPT_NORM, OPT_COST, OPT_LAYOUT, OPT_SEGMENTS, OPT_TSV };
 
 int main(int argc, char **argv)
 {
@@ -122,51 +120,50 @@ int main(int argc, char **argv)
         { "threshold", required_argument, NULL, 't' },
         { "layout", required_argument, NULL, OPT_LAYOUT },
         { "segments", required_argument, NULL, OPT_SEGMENTS },
-        { "output", required_argument, NULL, 'o' },
         { "tsv", no_argument, NULL, OPT_TSV },
-        { "threads", required_argument, NULL, '@' },
-        { "device", required_argument, NULL, OPT_DEVICE },
-        { "batch-size", required_argument, NULL, OPT_BATCH },
-        { "verbosity", required_argument, NULL, OPT_VERBOSITY },
-        { "progress", no_argument, NULL, OPT_PROGRESS },
-        { "quiet", no_argument, NULL, OPT_QUIET },
-        { "stats", required_argument, NULL, OPT_STATS },
-        { "help", no_argument, NULL, 'h' },
-        { "version", no_argument, NULL, 'V' },
+        GPUASM_COMMON_LONGOPTS,
         { NULL, 0, NULL, 0 }
     };
+    gpuasm_defaults d;
+    gpuasm_defaults_init(&d);
+    gpuasm_common_opt co;
+    gpuasm_common_opt_init(&cli, &co, &d);
     gpuasm_signal_run_opt o = {
-        .device = "auto", .n_threads = 1, .version = PACKAGE_VERSION, .verbosity = 3,
+        .version = PACKAGE_VERSION,
         .read = { .skip = 0, .prefix = DEFAULT_PREFIX, .norm = GPUASM_NORM_MAD },
-        .search = { .kernel = GPUASM_KERNEL_DTW, .cost = GPUASM_COST_ABS,
-                    .variant = GPUASM_VARIANT_BEST, .segments = 0 },
-        .report = { .tsv = 0, .threshold = DEFAULT_THRESHOLD, .cost = GPUASM_COST_ABS },
+        .search = d.signal,
+        .report = { .tsv = 0, .threshold = DEFAULT_THRESHOLD, .cost = d.signal.cost },
     };
     long long v;
     char *endp;
     int c;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":p:n:t:o:@:hV", lopts, NULL)) >= 0) {
+    while ((c = getopt_long(argc, argv, ":p:n:t:" GPUASM_COMMON_SHORTOPTS, lopts, NULL)) >= 0) {
+        const int shared = gpuasm_common_opt_parse(&cli, &co, c, argv);
+        if (shared == GPUASM_OPT_EXIT_0) return 0;
+        if (shared == GPUASM_OPT_EXIT_1) return 1;
+        if (shared == GPUASM_OPT_TAKEN) continue;
         switch (c) {
         case 'p': o.model_path = optarg; break;
         case 'n':
             if (gpuasm_parse_size(optarg, 0, GPUASM_DTW_MAX_QUERY, 1, &v) < 0)
-                return fail("invalid -n/--signal-prefix '%s' (expected samples from 0 to 32768)", optarg);
+                return gpuasm_fail("invalid -n/--signal-prefix '%s' (expected samples from 0 to 32768)",
+                                   optarg);
             o.read.prefix = (uint64_t)v;
             break;
         case OPT_SKIP:
             if (gpuasm_parse_size(optarg, 0, 1LL << 40, 1, &v) < 0)
-                return fail("invalid --signal-skip '%s' (expected a number of samples)", optarg);
+                return gpuasm_fail("invalid --signal-skip '%s' (expected a number of samples)", optarg);
             o.read.skip = (uint64_t)v;
             break;
         case OPT_NORM:
             if ((o.read.norm = gpuasm_norm_find(optarg)) < 0)
-                return fail("invalid --norm '%s' (expected mad, sd or none)", optarg);
+                return gpuasm_fail("invalid --norm '%s' (expected mad, sd or none)", optarg);
             break;
         case OPT_COST:
             if (!strcmp(optarg, "abs")) o.search.cost = GPUASM_COST_ABS;
             else if (!strcmp(optarg, "sq")) o.search.cost = GPUASM_COST_SQ;
-            else return fail("invalid --cost '%s' (expected abs or sq)", optarg);
+            else return gpuasm_fail("invalid --cost '%s' (expected abs or sq)", optarg);
             o.report.cost = o.search.cost;
             break;
         case 't':
@@ -174,64 +171,39 @@ int main(int argc, char **argv)
             o.report.threshold = strtod(optarg, &endp);
             if (endp == optarg || *endp || errno || !isfinite(o.report.threshold) ||
                 o.report.threshold < 0)
-                return fail("invalid -t/--threshold '%s' (expected a number >= 0)", optarg);
+                return gpuasm_fail("invalid -t/--threshold '%s' (expected a number >= 0)", optarg);
             break;
         case OPT_LAYOUT:
             if (!strcmp(optarg, "best")) o.search.variant = GPUASM_VARIANT_BEST;
             else if (!strcmp(optarg, "paper")) o.search.variant = GPUASM_VARIANT_PAPER;
-            else return fail("invalid --layout '%s' (expected best or paper)", optarg);
+            else return gpuasm_fail("invalid --layout '%s' (expected best or paper)", optarg);
             break;
         case OPT_SEGMENTS:
             if (gpuasm_parse_size(optarg, 0, 1LL << 30, 0, &v) < 0)
-                return fail("invalid --segments '%s' (expected an integer >= 0)", optarg);
+                return gpuasm_fail("invalid --segments '%s' (expected an integer >= 0)", optarg);
             o.search.segments = (int32_t)v;
             break;
-        case 'o': o.out_path = optarg; break;
         case OPT_TSV: o.report.tsv = 1; break;
-        case '@':
-            if (gpuasm_parse_size(optarg, 0, 1024, 0, &v) < 0)
-                return fail("invalid -@/--threads '%s' (expected an integer from 0 to 1024)", optarg);
-            o.n_threads = v < 1 ? 1 : (int)v;
-            break;
-        case OPT_DEVICE: o.device = optarg; break;
-        case OPT_BATCH:
-            if (gpuasm_parse_size(optarg, 1, 1LL << 40, 1, &v) < 0)
-                return fail("invalid --batch-size '%s' (expected a number of samples, e.g. 4M)", optarg);
-            o.batch_samples = (uint64_t)v;
-            break;
-        case OPT_VERBOSITY:
-            if (gpuasm_parse_size(optarg, 0, 10, 0, &v) < 0)
-                return fail("invalid --verbosity '%s' (expected an integer from 0 to 10)", optarg);
-            o.verbosity = (int)v;
-            break;
-        case OPT_PROGRESS: o.progress = 1; break;
-        case OPT_QUIET: o.quiet = 1; break;
-        case OPT_STATS: o.stats_path = optarg; break;
-        case 'h': usage(stdout); return 0;
-        case 'V':
-            printf("gpuasm-signal %s\nhtslib %s\nslow5lib %s\n", PACKAGE_VERSION, hts_version(),
-                   gpuasm_have_slow5() ? "yes" : "no (SLOW5/BLOW5 input disabled)");
-            return 0;
-        case ':':
-            if (optopt) { char s[2] = { (char)optopt, 0 }; return fail("option -%s needs a value", s); }
-            return fail("option %s needs a value", argv[optind - 1]);
-        default:
-            if (optopt) { char s[2] = { (char)optopt, 0 }; return fail("unknown option -%s (see --help)", s); }
-            return fail("unknown option %s (see --help)", argv[optind - 1]);
+        default: return gpuasm_opt_unknown(argv);
         }
     }
     const int npos = argc - optind;
     if (npos != 2) {
         if (npos == 0) { usage(stderr); return 1; }
-        return fail("%s", "expected <reads> and a reference (see --help)");
+        return gpuasm_fail("%s", "expected <reads> and a reference (see --help)");
     }
     o.reads_path = argv[optind];
     o.ref_path = argv[optind + 1];
-    hts_set_log_level(o.quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING);
+    o.out_path = co.out_path;
+    o.stats_path = co.stats_path;
+    o.device = co.device;
+    o.n_threads = co.n_threads;
+    o.batch_samples = co.batch;
+    o.verbosity = co.verbosity;
+    o.quiet = co.quiet;
+    o.progress = co.progress;
+    gpuasm_common_opt_hts_log(&co);
     char err[1024];
-    if (gpuasm_signal_run(prog, &o, err, sizeof err) < 0) {
-        fprintf(stderr, "%s: %s\n", prog, err);
-        return 1;
-    }
+    if (gpuasm_signal_run(cli.prog, &o, err, sizeof err) < 0) return gpuasm_fail("%s", err);
     return 0;
 }

@@ -1166,52 +1166,14 @@ static int check_interrupt(char *err, size_t errlen)
 /* ---- the run ---------------------------------------------------------------------- */
 
 /* Refuse outputs that would destroy an input (issue #12: "-o r.fq r.fq"
- * deleted the reads): the same file, through links too.  0, or -1 with err. */
+ * deleted the reads), and --stats where the SAM goes (util/output_file.h).
+ * 0, or -1 with err. */
 static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
 {
     const char *in[] = { o->reads_path, o->reads_path2, o->targets_path, o->reference };
     const char *what[] = { "the reads file", "the second reads file", "the targets file",
                            "the reference (-T)" };
-    const char *out[] = { o->out_path, o->stats_path };
-    const char *flag[] = { "-o", "--stats" };
-    for (int k = 0; k < 2; k++) {
-        /* Standard output counts only where it is a regular file (a redirection). */
-        if (k == 1 && !o->stats_path) continue;
-        int i = gpuasm_output_is_input(out[k], in, sizeof in / sizeof in[0]);
-        if (i >= 0) {
-            char who[1024];
-            if (out[k] && strcmp(out[k], "-"))
-                snprintf(who, sizeof who, "%s %s", flag[k], out[k]);
-            else
-                snprintf(who, sizeof who, "standard output");
-            snprintf(err, errlen, "%s: this output is %s %s (the same file): refusing to "
-                     "overwrite an input", who, what[i], in[i]);
-            return -1;
-        }
-    }
-    const int sam_to_stdout = !o->out_path || !strcmp(o->out_path, "-");
-    if (o->stats_path && !strcmp(o->stats_path, "-") && sam_to_stdout) {
-        snprintf(err, errlen, "--stats -: standard output carries the SAM output (give -o FILE)");
-        return -1;
-    }
-    if (o->stats_path && strcmp(o->stats_path, "-") &&
-        ((o->out_path && !strcmp(o->out_path, o->stats_path)) ||
-         gpuasm_output_is_input(o->stats_path, (const char *const[]){ o->out_path }, 1) >= 0 ||
-         (!o->out_path && gpuasm_output_is_input(NULL, (const char *const[]){ o->stats_path }, 1) >= 0))) {
-        snprintf(err, errlen, "--stats %s: this is also the SAM output", o->stats_path);
-        return -1;
-    }
-    return 0;
-}
-
-/* Remove the result a committed output left (only when a later step of a
- * successful run failed: a --stats file that could not be moved into place). */
-static void remove_result(const char *path)
-{
-    struct stat st;
-    char *real = path && strcmp(path, "-") ? realpath(path, NULL) : NULL;
-    if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) unlink(real);
-    free(real);
+    return gpuasm_outputs_check(o->out_path, o->stats_path, "SAM", in, what, 4, err, errlen);
 }
 
 /* ---- the engine opens while the inputs do (issue #14) ------------------------ */
@@ -1518,16 +1480,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
     /* Opened now so that a bad --stats path fails before any work; written
      * through a temporary file like -o (util/output_file.h). */
-    if (o->stats_path) {
-        if (gpuasm_outfile_begin(&stats_of, o->stats_path, err, errlen) < 0) goto out;
-        errno = 0;
-        const char *name = gpuasm_outfile_name(&stats_of);
-        if (!(stats_fp = strcmp(name, "-") ? fopen(name, "w") : fdopen(dup(STDOUT_FILENO), "w"))) {
-            snprintf(err, errlen, "%s: cannot open for writing: %s", o->stats_path,
-                     strerror(errno ? errno : EIO));
-            goto out;
-        }
-    }
+    if (o->stats_path && !(stats_fp = gpuasm_outfile_open(&stats_of, o->stats_path, err, errlen)))
+        goto out;
     {
         const size_t n_slots = slots_for(gpuasm_engine_lanes(p.eng));
         const uint64_t mem = o->max_memory ? o->max_memory : gpuasm_default_max_memory(n_slots);
@@ -1654,12 +1608,12 @@ out:
     }
     if (gpuasm_screen_close(p.screen, ret == 0, prog, err, errlen) < 0 && ret == 0) {
         ret = -1;
-        remove_result(o->out_path);
+        gpuasm_output_remove_result(o->out_path);
     }
     if (stats_ok && ret == 0 && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
         ret = -1;
         /* The run fails, so its SAM output goes too (as for any failure). */
-        remove_result(o->out_path);
+        gpuasm_output_remove_result(o->out_path);
     }
     /* A failed run leaves no statistics that look like a result. */
     if (ret < 0) gpuasm_outfile_abort(&stats_of);

@@ -76,7 +76,7 @@ static int report_keys(FILE *fp, const void *ctx)
 int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *err, size_t errlen)
 {
     const double t_start = gpuasm_now_s();
-    int ret = -1, ref_ok = 0, out_ok = 0;
+    int ret = -1, ref_ok = 0;
     gpuasm_sigref ref;
     gpuasm_engine *eng = NULL;
     gpuasm_sigreader *rd = NULL;
@@ -93,10 +93,22 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
     double report_s = 0;       /* main thread: waiting for starts and writing lines */
     double starts_cpu_s = 0;
     FILE *out = NULL, *stats_fp = NULL;
+    gpuasm_outfile out_of, stats_of;   /* -o, --stats: through temporary files (util/output_file.h) */
+    memset(&out_of, 0, sizeof out_of);
+    memset(&stats_of, 0, sizeof stats_of);
     const int to_stdout = !o->out_path || !strcmp(o->out_path, "-");
     uint64_t reads = 0, samples = 0, lines = 0, passing = 0, batches = 0, clamped = 0;
     uint64_t max_samples = 0;
     gpuasm_err why, fallback;
+
+    /* The outputs, as gpuasm-scan's: never over an input. */
+    {
+        const char *in[] = { o->reads_path, o->ref_path, o->model_path };
+        const char *what[] = { "the reads file", "the reference", "the pore model (-p)" };
+        if (gpuasm_outputs_check(o->out_path, o->stats_path, o->report.tsv ? "TSV" : "PAF", in, what, 3,
+                                 err, errlen) < 0)
+            return -1;
+    }
 
     /* The references. */
     if (o->model_path) {
@@ -130,19 +142,8 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
         goto out;
     }
     if (gpuasm_sigreader_open(o->reads_path, &rd, err, errlen) < 0) goto out;
-    errno = 0;
-    if (!(out = to_stdout ? stdout : fopen(o->out_path, "w"))) {
-        snprintf(err, errlen, "%s: cannot open for writing: %s", o->out_path, strerror(errno ? errno : EIO));
-        goto out;
-    }
-    if (o->stats_path) {
-        errno = 0;
-        if (!(stats_fp = fopen(o->stats_path, "w"))) {
-            snprintf(err, errlen, "%s: cannot open for writing: %s", o->stats_path,
-                     strerror(errno ? errno : EIO));
-            goto out;
-        }
-    }
+    if (!(out = to_stdout ? stdout : gpuasm_outfile_open(&out_of, o->out_path, err, errlen))) goto out;
+    if (o->stats_path && !(stats_fp = gpuasm_outfile_open(&stats_of, o->stats_path, err, errlen))) goto out;
     if (gpuasm_sigreport_header(out, &o->report) < 0) goto write_error;
 
     max_samples = o->batch_samples ? o->batch_samples
@@ -211,7 +212,6 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
         fprintf(stderr, "%s: info: %llu normalised samples past +-8 clamped (spikes)\n", prog,
                 (unsigned long long)clamped);
     if (fflush(out) != 0 || ferror(out)) goto write_error;
-    out_ok = 1;
     ret = 0;
     goto out;
 nomem:
@@ -231,7 +231,6 @@ out:
     if (out && !to_stdout && fclose(out) != 0 && ret == 0) {
         snprintf(err, errlen, "%s: write failed: %s", o->out_path, strerror(errno ? errno : EIO));
         ret = -1;
-        out_ok = 0;
     }
     if (stats_fp) {
         if (ret == 0) {
@@ -257,9 +256,21 @@ out:
         } else {
             fclose(stats_fp);
         }
-        if (ret < 0) gpuasm_output_remove(o->stats_path);
     }
-    if (ret < 0 && !out_ok && !to_stdout && out) gpuasm_output_remove(o->out_path);
+    /* Into place only when everything succeeded: the output, then the
+     * statistics (a failure there takes the output back, as gpuasm-scan's
+     * does); a failed run leaves neither. */
+    if (ret == 0 && !to_stdout && gpuasm_outfile_commit(&out_of, err, errlen) < 0) ret = -1;
+    if (ret == 0 && stats_fp && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
+        ret = -1;
+        if (!to_stdout) gpuasm_output_remove_result(o->out_path);
+    }
+    if (ret < 0) {
+        gpuasm_outfile_abort(&out_of);
+        gpuasm_outfile_abort(&stats_of);
+    }
+    gpuasm_outfile_free(&out_of);
+    gpuasm_outfile_free(&stats_of);
     free(hits[0]);
     free(hits[1]);
     free(start);

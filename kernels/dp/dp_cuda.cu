@@ -134,7 +134,7 @@ enum dp_slot {
     DP_SLOT_RING,              /* LOOP_GL / BESTM_GL: the rings or rows in global memory */
     DP_N_SLOTS
 };
-static_assert(DP_N_SLOTS <= KIT_SCRATCH_SLOTS, "the dp kernel's scratch slots");
+static_assert((int)DP_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the dp kernel's scratch slots");
 
 namespace {
 

@@ -72,9 +72,10 @@
  *
  * Uploads: the reference signals once per set of targets (the lane's
  *   state: padded to whole tiles of 4 samples, so a tile is one 8-byte
- *   load), each batch's read signals into scratch slots 0 and 1, the plan
- *   into slot 2, the result keys into slot 3 (copied back through a pinned
- *   buffer of the state), band buffers / PAPER columns into slots 4-7.
+ *   load), each batch's read signals into scratch slots DTW_SLOT_VALUES and
+ *   DTW_SLOT_OFFSETS, the plan into DTW_SLOT_ITEMS, the result keys into
+ *   DTW_SLOT_KEYS (copied back through a pinned buffer of the state), band
+ *   buffers / PAPER columns into the others (enum dtw_slot below).
  *
  * Knobs (settings.h): dtw_rows (BEST: at most R rows per lane, so short
  * queries take the multi-band path; on the sets path at most R0 rows a
@@ -107,14 +108,11 @@ enum dtw_slot {
     DTW_SLOT_FIX,              /* PAPER: the check pass's rows and the global rings */
     DTW_N_SLOTS
 };
-static_assert(DTW_N_SLOTS <= KIT_SCRATCH_SLOTS, "the dtw kernel's scratch slots");
+static_assert((int)DTW_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the dtw kernel's scratch slots");
 
 namespace {
 
 using namespace dtwk;
-
-/* Scratch slots 0-7 (see "Uploads" above). */
-static_assert(KIT_SCRATCH_SLOTS >= 8, "the dtw kernel uses scratch slots 0 to 7");
 
 /* Global scratch of band buffers and PAPER columns (bytes per launch). */
 const size_t DTW_BND_BUDGET = (size_t)256 << 20;

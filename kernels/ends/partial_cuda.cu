@@ -62,7 +62,7 @@ enum ends_slot {
     SLOT_PW_REC,           /* the warp path's records */
     ENDS_N_SLOTS
 };
-static_assert(ENDS_N_SLOTS <= KIT_SCRATCH_SLOTS, "the ends pass's scratch slots");
+static_assert((int)ENDS_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the ends pass's scratch slots");
 const size_t SCRATCH_BUDGET = (size_t)256 << 20;
 
 struct partial_launch {

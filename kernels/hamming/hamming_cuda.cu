@@ -124,7 +124,7 @@ enum hamming_slot {
     HAMMING_SLOT_CANDIDATES,   /* the filtered launch's candidate positions */
     HAMMING_N_SLOTS
 };
-static_assert(HAMMING_N_SLOTS <= KIT_SCRATCH_SLOTS, "the hamming kernel's scratch slots");
+static_assert((int)HAMMING_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the hamming kernel's scratch slots");
 
 namespace ham {
 

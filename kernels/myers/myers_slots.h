@@ -19,6 +19,6 @@ enum myers_slot {
     MYERS_N_SLOTS,
     SLOT_BYTE_PLAN = SLOT_CNT  /* the byte alphabet's plan (myers_byte_cuda.cu) */
 };
-static_assert(MYERS_N_SLOTS <= KIT_SCRATCH_SLOTS, "the myers kernel's scratch slots");
+static_assert((int)MYERS_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the myers kernel's scratch slots");
 
 #endif

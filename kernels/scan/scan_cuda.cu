@@ -103,7 +103,7 @@ enum scan_slot {
     SCAN_SLOT_COUNTER,         /* the work queue's counter */
     SCAN_N_SLOTS
 };
-static_assert(SCAN_N_SLOTS <= KIT_SCRATCH_SLOTS, "the scan kernel's scratch slots");
+static_assert((int)SCAN_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the scan kernel's scratch slots");
 
 namespace scank {
 
