@@ -360,6 +360,247 @@ static int merge_report_files(int n, char **path, const char *mqc)
     return 0;
 }
 
+/* What gpuasm-scan gathers from its command line besides gpuasm_scan_opt. */
+typedef struct {
+    const char *mode, *kernel;     /* --mode, --kernel as given */
+    const char *out_fmt, *r1, *r2, *rg_line;
+    int no_pg, merge_reports;
+    hts_opt *fmt_opts;             /* --output-fmt-option, in order */
+    kstring_t rg_fields;           /* --rg's fields */
+} scan_args;
+
+/* Option c (one of gpuasm-scan's own, optarg its value) into o and a.
+ * 0, or 1 when it is bad (its one line printed: exit 1). */
+static int parse_option(int c, gpuasm_scan_opt *o, scan_args *a, char **argv)
+{
+    long long v;
+    char *endp;
+    switch (c) {
+    case OPT_PRESET: break;
+    case OPT_MAX_CHANCE:
+        errno = 0;
+        o->max_chance = strtod(optarg, &endp);
+        if (endp == optarg || *endp || errno || !(o->max_chance > 0.0) || !isfinite(o->max_chance))
+            return gpuasm_fail("invalid --max-chance '%s' (expected a number > 0, e.g. 0.01)", optarg);
+        break;
+    case 'k':
+        if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
+            return gpuasm_fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg);
+        o->search.max_diffs = (int32_t)v;
+        break;
+    case 'e':
+        errno = 0;
+        o->search.error_rate = strtod(optarg, &endp);
+        if (endp == optarg || *endp || errno || !(o->search.error_rate >= 0.0) ||
+            !(o->search.error_rate < 1.0))
+            return gpuasm_fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg);
+        break;
+    case OPT_MODE:
+        if (gpuasm_mode_find(optarg) < 0)
+            return gpuasm_fail("invalid --mode '%s' (expected edit or hamming)", optarg);
+        a->mode = optarg;
+        break;
+    case OPT_KERNEL:
+        a->kernel = optarg;
+        break;
+    case OPT_PATTERN:
+        if (!strcmp(optarg, "shorter")) o->search.pattern_side = GPUASM_PATTERN_SHORTER;
+        else if (!strcmp(optarg, "read")) o->search.pattern_side = GPUASM_PATTERN_READ;
+        else if (!strcmp(optarg, "target")) o->search.pattern_side = GPUASM_PATTERN_TARGET;
+        else return gpuasm_fail("invalid --pattern '%s' (expected shorter, read or target)", optarg);
+        break;
+    case OPT_STRAND:
+        if (!strcmp(optarg, "both")) o->search.strand = GPUASM_STRAND_BOTH;
+        else if (!strcmp(optarg, "forward")) o->search.strand = GPUASM_STRAND_FORWARD;
+        else return gpuasm_fail("invalid --strand '%s' (expected both or forward)", optarg);
+        break;
+    case OPT_OVERLAP:
+        o->overlap_auto = 0;
+        if (!strcmp(optarg, "full")) o->search.overlap_min = 0;
+        else if (!strcmp(optarg, "auto")) { o->search.overlap_min = 1; o->overlap_auto = 1; }
+        else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+            return gpuasm_fail("invalid --overlap '%s' (expected auto, a number of bases >= 1, "
+                               "or full)", optarg);
+        else o->search.overlap_min = (int32_t)v;
+        break;
+    case OPT_READ_OVERLAP:
+        o->read_overlap_auto = 0;
+        if (!strcmp(optarg, "full")) o->search.read_overlap_min = 0;
+        else if (!strcmp(optarg, "half")) { o->search.read_overlap_min = -1; o->read_overlap_auto = 1; }
+        else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
+            return gpuasm_fail("invalid --read-overlap '%s' (expected a number of bases >= 1, "
+                               "half or full)", optarg);
+        else o->search.read_overlap_min = (int32_t)v;
+        break;
+    case OPT_PARTIAL_ENDS:
+        if (!strcmp(optarg, "both")) o->search.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+        else if (!strcmp(optarg, "3")) o->search.partial_ends = GPUASM_END_3;
+        else if (!strcmp(optarg, "5")) o->search.partial_ends = GPUASM_END_5;
+        else return gpuasm_fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg);
+        break;
+    case OPT_FILTER:
+        if ((o->search.filter = gpuasm_filter_parse(optarg)) < 0)
+            return gpuasm_fail("invalid --filter '%s' (expected auto, off, on, pieces or index)", optarg);
+        break;
+    case OPT_ALL: o->report.all = 1; break;
+    case OPT_WILDCARDS: o->wildcards = 1; break;
+    case 'O': a->out_fmt = optarg; break;
+    case OPT_FMT_OPTION:
+        if (hts_opt_add(&a->fmt_opts, optarg) < 0)
+            return gpuasm_fail("invalid --output-fmt-option '%s' (an htslib option such as level=1; "
+                        "see samtools' manual)", optarg);
+        break;
+    case 'R': a->rg_line = optarg; break;
+    case OPT_RG:
+        if ((a->rg_fields.l && kputc('\t', &a->rg_fields) < 0) || kputs(optarg, &a->rg_fields) < 0)
+            return gpuasm_fail("%s", "out of memory");
+        break;
+    case '1': a->r1 = optarg; break;
+    case '2': a->r2 = optarg; break;
+    case OPT_BEST: o->report.best = 1; break;
+    case OPT_STRICT_NAMES: o->strict_names = 1; break;
+    case OPT_UNMATCHED: o->unmatched = 1; break;
+    case OPT_EQX: o->report.eqx = 1; break;
+    case OPT_KEEP_TAGS: o->keep_tags = 1; break;
+    case OPT_NO_PG: a->no_pg = 1; break;
+    case OPT_MAX_MEMORY:
+        if (gpuasm_parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
+            return gpuasm_fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
+                        optarg);
+        o->max_memory = (uint64_t)v;
+        break;
+    case 'T': o->reference = optarg; break;
+    case OPT_REPORT: o->screen.report = optarg; break;
+    case OPT_MULTIQC: o->screen.multiqc = optarg; break;
+    case OPT_SAMPLE:
+        if (!*optarg || strpbrk(optarg, "\t\n\r"))
+            return gpuasm_fail("invalid --sample '%s' (a non-empty name without tabs or newlines)",
+                        optarg);
+        o->screen.sample = optarg;
+        break;
+    case OPT_MATCHED: o->screen.matched = optarg; break;
+    case OPT_MATCHED2: o->screen.matched2 = optarg; break;
+    case OPT_UNMATCHED_READS: o->screen.unmatched = optarg; break;
+    case OPT_UNMATCHED_READS2: o->screen.unmatched2 = optarg; break;
+    case OPT_TRIM: o->screen.trim = 1; break;
+    case OPT_SHARD:
+        if (gpuasm_shard_parse(optarg, &o->shard) < 0)
+            return gpuasm_fail("invalid --shard '%s' (expected I/N with 1 <= I <= N, e.g. 2/4)",
+                        optarg);
+        break;
+    case OPT_MERGE_REPORTS: a->merge_reports = 1; break;
+    default: return gpuasm_opt_unknown(argv);
+    }
+    return 0;
+}
+
+/* The options as a whole, and the positional arguments (argv[optind..]):
+ * the kernel and mode, the reads and targets.  0, or 1 (its one line
+ * printed: exit 1). */
+static int check_args(int argc, char **argv, gpuasm_scan_opt *o, const scan_args *a)
+{
+    if ((o->screen.matched2 && !o->screen.matched) || (o->screen.unmatched2 && !o->screen.unmatched))
+        return gpuasm_fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads");
+    if (o->screen.trim && !o->screen.matched)
+        return gpuasm_fail("%s", "--trim cuts the reads written by --matched: give --matched FILE");
+    /* The cutadapt-style summary on stderr ends every run (issue #10: "a
+     * short summary on stderr at the end of a run ... unless --quiet"), as
+     * minimap2's [M::main] lines do; stdout stays the SAM alone. */
+    o->screen.summary = !o->quiet;
+    /* --mode and --kernel (the kernel table, registry.h): a kernel computes
+     * one mode; --mode alone takes that mode's default kernel, --kernel alone
+     * implies its mode, both must agree. */
+    if (a->kernel && (o->search.kernel = gpuasm_kernel_find(a->kernel)) < 0) {
+        /* The sequence kernels, from the table: the signal mode's are gpuasm-signal's. */
+        char names[256];
+        gpuasm_kernel_names(0, 1, names, sizeof names);
+        return gpuasm_fail("invalid --kernel '%s' (expected %s)", a->kernel, names);
+    }
+    if (a->mode) {
+        const int32_t m = gpuasm_mode_find(a->mode);
+        if (a->kernel && gpuasm_kernel_get(o->search.kernel)->mode != m)
+            return gpuasm_fail("--kernel %s is a kernel of --mode %s; --mode %s needs a "
+                               "kernel of its own (e.g. --kernel %s)", a->kernel,
+                               gpuasm_mode_name(gpuasm_kernel_get(o->search.kernel)->mode), a->mode,
+                               gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name);
+        if (!a->kernel) o->search.kernel = gpuasm_mode_default_kernel(m);
+    }
+    /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
+    if (gpuasm_kernel_get(o->search.kernel)->mode == GPUASM_MODE_SIGNAL)
+        return gpuasm_fail("--%s %s compares raw signals, not sequences: use gpuasm-signal "
+                           "(see gpuasm-signal --help)", a->kernel ? "kernel" : "mode",
+                           a->kernel ? a->kernel : a->mode);
+    if (o->report.best && o->report.all)
+        return gpuasm_fail("%s", "--best reports one record per read, --all every occurrence: "
+                           "give one of them");
+    /* Reads: <reads> [<reads2>] <targets>, or -1 R1 -2 R2 <targets>. */
+    int npos = argc - optind;
+    if (a->r1 || a->r2) {
+        if (!a->r1 || !a->r2)
+            return gpuasm_fail("%s", "-1 and -2 go together (R1 and R2 of paired files)");
+        if (npos != 1) {
+            if (npos == 0) { usage(stderr); return 1; }
+            return gpuasm_fail("%s", "with -1 and -2, give only <targets.fa> (see --help)");
+        }
+        o->reads_path = a->r1;
+        o->reads_path2 = a->r2;
+    } else {
+        if (npos < 2 || npos > 3) {
+            if (npos == 0) { usage(stderr); return 1; }
+            return gpuasm_fail("%s", "expected <reads> [<reads2>] <targets.fa> (see --help)");
+        }
+        o->reads_path = argv[optind];
+        if (npos == 3) o->reads_path2 = argv[optind + 1];
+    }
+    if (o->reads_path2 && !strcmp(o->reads_path, "-") && !strcmp(o->reads_path2, "-"))
+        return gpuasm_fail("%s", "R1 and R2 cannot both be - (standard input)");
+    o->targets_path = argv[argc - 1];
+    return 0;
+}
+
+/* The output format: -O, else -o's extension (as samtools view), with
+ * --output-fmt-option's options after -O's own (hts_opt_apply applies them
+ * in order; a->fmt_opts is fmt's then).  0, or 1 (its one line printed). */
+static int output_format(const char *out_path, scan_args *a, htsFormat *fmt)
+{
+    if (a->out_fmt ? parse_out_format(a->out_fmt, fmt) < 0 : format_from_name(out_path, fmt) < 0) {
+        if (a->out_fmt)
+            gpuasm_fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram, optionally with "
+                        ",OPTION=VALUE)", a->out_fmt);
+        else
+            gpuasm_fail("-o %s: gpuasm-scan writes SAM, BAM or CRAM (name the file .sam, .bam or "
+                        ".cram, or give -O)", out_path);
+        return 1;
+    }
+    if (a->fmt_opts) {
+        hts_opt **tail = (hts_opt **)&fmt->specific;
+        while (*tail) tail = &(*tail)->next;
+        *tail = a->fmt_opts;
+        a->fmt_opts = NULL;
+    }
+
+    return 0;
+}
+
+/* The read group: -R's line, then --rg's fields, as one @RG line and its
+ * ID (gpuasm_rg_line).  0, or 1 (its one line printed). */
+static int read_group(const scan_args *a, kstring_t *rg, kstring_t *rg_id)
+{
+    kstring_t spec = KS_INITIALIZE;
+    char why[1024];
+    int bad = (a->rg_line && kputs(a->rg_line, &spec) < 0) ||
+              (a->rg_line && a->rg_fields.l && kputc('\t', &spec) < 0) ||
+              (a->rg_fields.l && kputs(a->rg_fields.s, &spec) < 0);
+    if (!bad && gpuasm_rg_line(spec.s, rg, rg_id, why, sizeof why) < 0) {
+        gpuasm_fail("invalid -R/--rg: %s", why);
+        bad = 1;
+    } else if (bad) {
+        gpuasm_fail("%s", "out of memory");
+    }
+    ks_free(&spec);
+    return bad;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option lopts[] = {
@@ -411,16 +652,12 @@ int main(int argc, char **argv)
         .version = PACKAGE_VERSION, .search = d.search, .max_chance = d.max_chance,
         .overlap_auto = 1, .read_overlap_auto = 1,
     };
-    int no_pg = 0, c, ret = 1, merge_reports = 0;
-    const char *mode = NULL, *kernel = NULL;   /* --mode, --kernel as given */
-    const char *out_fmt = NULL, *r1 = NULL, *r2 = NULL, *rg_line = NULL;
-    long long v;
-    char *endp;
+    scan_args a;
+    memset(&a, 0, sizeof a);
+    int c, ret = 1;
     htsFormat fmt;
     memset(&fmt, 0, sizeof fmt);
-    hts_opt *fmt_opts = NULL;                    /* --output-fmt-option, in order */
-    kstring_t rg_fields = KS_INITIALIZE, rg = KS_INITIALIZE, rg_id = KS_INITIALIZE;
-    kstring_t cl = KS_INITIALIZE;
+    kstring_t rg = KS_INITIALIZE, rg_id = KS_INITIALIZE, cl = KS_INITIALIZE;
 
     watch_signals();
     opterr = 0;  /* our own messages, one line each */
@@ -442,123 +679,7 @@ int main(int argc, char **argv)
         const int shared = gpuasm_common_opt_parse(&cli, &co, c, argv);
         if (shared == GPUASM_OPT_EXIT_0) return 0;
         if (shared == GPUASM_OPT_EXIT_1) return 1;
-        if (shared == GPUASM_OPT_TAKEN) continue;
-        switch (c) {
-        case OPT_PRESET: break;
-        case OPT_MAX_CHANCE:
-            errno = 0;
-            o.max_chance = strtod(optarg, &endp);
-            if (endp == optarg || *endp || errno || !(o.max_chance > 0.0) || !isfinite(o.max_chance))
-                return gpuasm_fail("invalid --max-chance '%s' (expected a number > 0, e.g. 0.01)", optarg);
-            break;
-        case 'k':
-            if (gpuasm_parse_size(optarg, 0, 1000000000LL, 0, &v) < 0)
-                return gpuasm_fail("invalid -k/--max-diffs '%s' (expected an integer >= 0)", optarg);
-            o.search.max_diffs = (int32_t)v;
-            break;
-        case 'e':
-            errno = 0;
-            o.search.error_rate = strtod(optarg, &endp);
-            if (endp == optarg || *endp || errno || !(o.search.error_rate >= 0.0) ||
-                !(o.search.error_rate < 1.0))
-                return gpuasm_fail("invalid -e/--error-rate '%s' (expected a number in [0, 1))", optarg);
-            break;
-        case OPT_MODE:
-            if (gpuasm_mode_find(optarg) < 0)
-                return gpuasm_fail("invalid --mode '%s' (expected edit or hamming)", optarg);
-            mode = optarg;
-            break;
-        case OPT_KERNEL:
-            kernel = optarg;
-            break;
-        case OPT_PATTERN:
-            if (!strcmp(optarg, "shorter")) o.search.pattern_side = GPUASM_PATTERN_SHORTER;
-            else if (!strcmp(optarg, "read")) o.search.pattern_side = GPUASM_PATTERN_READ;
-            else if (!strcmp(optarg, "target")) o.search.pattern_side = GPUASM_PATTERN_TARGET;
-            else return gpuasm_fail("invalid --pattern '%s' (expected shorter, read or target)", optarg);
-            break;
-        case OPT_STRAND:
-            if (!strcmp(optarg, "both")) o.search.strand = GPUASM_STRAND_BOTH;
-            else if (!strcmp(optarg, "forward")) o.search.strand = GPUASM_STRAND_FORWARD;
-            else return gpuasm_fail("invalid --strand '%s' (expected both or forward)", optarg);
-            break;
-        case OPT_OVERLAP:
-            o.overlap_auto = 0;
-            if (!strcmp(optarg, "full")) o.search.overlap_min = 0;
-            else if (!strcmp(optarg, "auto")) { o.search.overlap_min = 1; o.overlap_auto = 1; }
-            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
-                return gpuasm_fail("invalid --overlap '%s' (expected auto, a number of bases >= 1, "
-                                   "or full)", optarg);
-            else o.search.overlap_min = (int32_t)v;
-            break;
-        case OPT_READ_OVERLAP:
-            o.read_overlap_auto = 0;
-            if (!strcmp(optarg, "full")) o.search.read_overlap_min = 0;
-            else if (!strcmp(optarg, "half")) { o.search.read_overlap_min = -1; o.read_overlap_auto = 1; }
-            else if (gpuasm_parse_size(optarg, 1, 1000000000LL, 0, &v) < 0)
-                return gpuasm_fail("invalid --read-overlap '%s' (expected a number of bases >= 1, "
-                                   "half or full)", optarg);
-            else o.search.read_overlap_min = (int32_t)v;
-            break;
-        case OPT_PARTIAL_ENDS:
-            if (!strcmp(optarg, "both")) o.search.partial_ends = GPUASM_END_3 | GPUASM_END_5;
-            else if (!strcmp(optarg, "3")) o.search.partial_ends = GPUASM_END_3;
-            else if (!strcmp(optarg, "5")) o.search.partial_ends = GPUASM_END_5;
-            else return gpuasm_fail("invalid --partial-ends '%s' (expected 3, 5 or both)", optarg);
-            break;
-        case OPT_FILTER:
-            if ((o.search.filter = gpuasm_filter_parse(optarg)) < 0)
-                return gpuasm_fail("invalid --filter '%s' (expected auto, off, on, pieces or index)", optarg);
-            break;
-        case OPT_ALL: o.report.all = 1; break;
-        case OPT_WILDCARDS: o.wildcards = 1; break;
-        case 'O': out_fmt = optarg; break;
-        case OPT_FMT_OPTION:
-            if (hts_opt_add(&fmt_opts, optarg) < 0)
-                return gpuasm_fail("invalid --output-fmt-option '%s' (an htslib option such as level=1; "
-                            "see samtools' manual)", optarg);
-            break;
-        case 'R': rg_line = optarg; break;
-        case OPT_RG:
-            if ((rg_fields.l && kputc('\t', &rg_fields) < 0) || kputs(optarg, &rg_fields) < 0)
-                return gpuasm_fail("%s", "out of memory");
-            break;
-        case '1': r1 = optarg; break;
-        case '2': r2 = optarg; break;
-        case OPT_BEST: o.report.best = 1; break;
-        case OPT_STRICT_NAMES: o.strict_names = 1; break;
-        case OPT_UNMATCHED: o.unmatched = 1; break;
-        case OPT_EQX: o.report.eqx = 1; break;
-        case OPT_KEEP_TAGS: o.keep_tags = 1; break;
-        case OPT_NO_PG: no_pg = 1; break;
-        case OPT_MAX_MEMORY:
-            if (gpuasm_parse_size(optarg, 16LL << 20, 1LL << 50, 2, &v) < 0)
-                return gpuasm_fail("invalid --max-memory '%s' (expected bytes, at least 16M, e.g. 2G)",
-                            optarg);
-            o.max_memory = (uint64_t)v;
-            break;
-        case 'T': o.reference = optarg; break;
-        case OPT_REPORT: o.screen.report = optarg; break;
-        case OPT_MULTIQC: o.screen.multiqc = optarg; break;
-        case OPT_SAMPLE:
-            if (!*optarg || strpbrk(optarg, "\t\n\r"))
-                return gpuasm_fail("invalid --sample '%s' (a non-empty name without tabs or newlines)",
-                            optarg);
-            o.screen.sample = optarg;
-            break;
-        case OPT_MATCHED: o.screen.matched = optarg; break;
-        case OPT_MATCHED2: o.screen.matched2 = optarg; break;
-        case OPT_UNMATCHED_READS: o.screen.unmatched = optarg; break;
-        case OPT_UNMATCHED_READS2: o.screen.unmatched2 = optarg; break;
-        case OPT_TRIM: o.screen.trim = 1; break;
-        case OPT_SHARD:
-            if (gpuasm_shard_parse(optarg, &o.shard) < 0)
-                return gpuasm_fail("invalid --shard '%s' (expected I/N with 1 <= I <= N, e.g. 2/4)",
-                            optarg);
-            break;
-        case OPT_MERGE_REPORTS: merge_reports = 1; break;
-        default: return gpuasm_opt_unknown(argv);
-        }
+        if (shared == GPUASM_OPT_NOT_SHARED && parse_option(c, &o, &a, argv)) return 1;
     }
     o.out_path = co.out_path;
     o.stats_path = co.stats_path;
@@ -568,97 +689,12 @@ int main(int argc, char **argv)
     o.verbosity = co.verbosity;
     o.quiet = co.quiet;
     o.progress = co.progress;
-    if (merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
-    if ((o.screen.matched2 && !o.screen.matched) || (o.screen.unmatched2 && !o.screen.unmatched))
-        return gpuasm_fail("%s", "--matched2 needs --matched, --unmatched-reads2 --unmatched-reads");
-    if (o.screen.trim && !o.screen.matched)
-        return gpuasm_fail("%s", "--trim cuts the reads written by --matched: give --matched FILE");
-    /* The cutadapt-style summary on stderr ends every run (issue #10: "a
-     * short summary on stderr at the end of a run ... unless --quiet"), as
-     * minimap2's [M::main] lines do; stdout stays the SAM alone. */
-    o.screen.summary = !o.quiet;
-    /* --mode and --kernel (the kernel table, registry.h): a kernel computes
-     * one mode; --mode alone takes that mode's default kernel, --kernel alone
-     * implies its mode, both must agree. */
-    if (kernel && (o.search.kernel = gpuasm_kernel_find(kernel)) < 0) {
-        /* The sequence kernels, from the table: the signal mode's are gpuasm-signal's. */
-        char names[256];
-        gpuasm_kernel_names(0, 1, names, sizeof names);
-        return gpuasm_fail("invalid --kernel '%s' (expected %s)", kernel, names);
-    }
-    if (mode) {
-        const int32_t m = gpuasm_mode_find(mode);
-        if (kernel && gpuasm_kernel_get(o.search.kernel)->mode != m)
-            return gpuasm_fail("--kernel %s is a kernel of --mode %s; --mode %s needs a "
-                               "kernel of its own (e.g. --kernel %s)", kernel,
-                               gpuasm_mode_name(gpuasm_kernel_get(o.search.kernel)->mode), mode,
-                               gpuasm_kernel_get(gpuasm_mode_default_kernel(m))->name);
-        if (!kernel) o.search.kernel = gpuasm_mode_default_kernel(m);
-    }
-    /* The signal mode's kernels compare numeric signals: gpuasm-signal. */
-    if (gpuasm_kernel_get(o.search.kernel)->mode == GPUASM_MODE_SIGNAL)
-        return gpuasm_fail("--%s %s compares raw signals, not sequences: use gpuasm-signal "
-                           "(see gpuasm-signal --help)", kernel ? "kernel" : "mode",
-                           kernel ? kernel : mode);
-    if (o.report.best && o.report.all)
-        return gpuasm_fail("%s", "--best reports one record per read, --all every occurrence: "
-                    "give one of them");
-    /* Reads: <reads> [<reads2>] <targets>, or -1 R1 -2 R2 <targets>. */
-    int npos = argc - optind;
-    if (r1 || r2) {
-        if (!r1 || !r2) return gpuasm_fail("%s", "-1 and -2 go together (R1 and R2 of paired files)");
-        if (npos != 1) {
-            if (npos == 0) { usage(stderr); return 1; }
-            return gpuasm_fail("%s", "with -1 and -2, give only <targets.fa> (see --help)");
-        }
-        o.reads_path = r1;
-        o.reads_path2 = r2;
-    } else {
-        if (npos < 2 || npos > 3) {
-            if (npos == 0) { usage(stderr); return 1; }
-            return gpuasm_fail("%s", "expected <reads> [<reads2>] <targets.fa> (see --help)");
-        }
-        o.reads_path = argv[optind];
-        if (npos == 3) o.reads_path2 = argv[optind + 1];
-    }
-    if (o.reads_path2 && !strcmp(o.reads_path, "-") && !strcmp(o.reads_path2, "-"))
-        return gpuasm_fail("%s", "R1 and R2 cannot both be - (standard input)");
-    o.targets_path = argv[argc - 1];
-
-    /* Output format: -O, else -o's extension (as samtools view). */
-    if (out_fmt ? parse_out_format(out_fmt, &fmt) < 0 : format_from_name(o.out_path, &fmt) < 0) {
-        if (out_fmt)
-            gpuasm_fail("invalid -O/--output-fmt '%s' (expected sam, bam or cram, optionally with "
-                 ",OPTION=VALUE)", out_fmt);
-        else
-            gpuasm_fail("-o %s: gpuasm-scan writes SAM, BAM or CRAM (name the file .sam, .bam or "
-                 ".cram, or give -O)", o.out_path);
-        goto out;
-    }
-    /* --output-fmt-option after -O's own options (hts_opt_apply applies in order). */
-    if (fmt_opts) {
-        hts_opt **tail = (hts_opt **)&fmt.specific;
-        while (*tail) tail = &(*tail)->next;
-        *tail = fmt_opts;
-        fmt_opts = NULL;
-    }
+    if (a.merge_reports) return merge_report_files(argc - optind, argv + optind, o.screen.multiqc);
+    if (check_args(argc, argv, &o, &a)) return 1;
+    if (output_format(o.out_path, &a, &fmt)) goto out;
     o.out_format = &fmt;
-
-    /* Read group: -R's line, then --rg's fields. */
-    if (rg_line || rg_fields.l) {
-        kstring_t spec = KS_INITIALIZE;
-        char why[1024];
-        int bad = (rg_line && kputs(rg_line, &spec) < 0) ||
-                  (rg_line && rg_fields.l && kputc('\t', &spec) < 0) ||
-                  (rg_fields.l && kputs(rg_fields.s, &spec) < 0);
-        if (!bad && gpuasm_rg_line(spec.s, &rg, &rg_id, why, sizeof why) < 0) {
-            gpuasm_fail("invalid -R/--rg: %s", why);
-            bad = 1;
-        } else if (bad) {
-            gpuasm_fail("%s", "out of memory");
-        }
-        ks_free(&spec);
-        if (bad) goto out;
+    if (a.rg_line || a.rg_fields.l) {
+        if (read_group(&a, &rg, &rg_id)) goto out;
         o.rg_line = rg.s;
         o.rg_id = rg_id.s;
     }
@@ -671,7 +707,7 @@ int main(int argc, char **argv)
         if (i) kputc(' ', &cl);
         kputs(argv[i], &cl);
     }
-    o.pg_cl = no_pg ? NULL : (cl.s ? cl.s : "");
+    o.pg_cl = a.no_pg ? NULL : (cl.s ? cl.s : "");
 
     char err[1024];
     if (gpuasm_scan_run(cli.prog, &o, err, sizeof err) < 0) {
@@ -684,8 +720,8 @@ out:
     ks_free(&cl);
     ks_free(&rg);
     ks_free(&rg_id);
-    ks_free(&rg_fields);
-    hts_opt_free(fmt_opts);
+    ks_free(&a.rg_fields);
+    hts_opt_free(a.fmt_opts);
     hts_opt_free((hts_opt *)fmt.specific);
     /* --device auto ended before CUDA had started: a thread is still inside
      * its open, and exit()'s handlers (the CUDA runtime's teardown) must

@@ -73,6 +73,106 @@ static int report_keys(FILE *fp, const void *ctx)
     return fprintf(fp, ",\"report_s\":%.6f,\"starts_cpu_s\":%.6f", t[0], t[1]) < 0 ? -1 : 0;
 }
 
+/* The outputs, as gpuasm-scan's (util/output_file.h): never over an
+ * input.  0, or -1 with err. */
+static int check_outputs(const gpuasm_signal_run_opt *o, char *err, size_t errlen)
+{
+    const char *in[] = { o->reads_path, o->ref_path, o->model_path };
+    const char *what[] = { "the reads file", "the reference", "the pore model (-p)" };
+    return gpuasm_outputs_check(o->out_path, o->stats_path, o->report.tsv ? "TSV" : "PAF", in, what, 3,
+                                err, errlen);
+}
+
+/* The reference signals: a genome through its pore model (-p), or signals
+ * as they are.  0, or -1 with err. */
+static int load_references(const char *prog, const gpuasm_signal_run_opt *o, gpuasm_sigref *ref, char *err,
+                           size_t errlen)
+{
+    if (o->model_path) {
+        if (gpuasm_sigref_from_fasta(o->ref_path, o->model_path, o->read.norm, ref, err, errlen) < 0)
+            return -1;
+    } else {
+        if (looks_like_fasta(o->ref_path)) {
+            snprintf(err, errlen, "%s: a FASTA/FASTQ genome: give its pore model with -p "
+                     "(e.g. r9.4.1_400bps_6mer.model.tsv), or give a signal file", o->ref_path);
+            return -1;
+        }
+        if (gpuasm_sigref_from_signals(o->ref_path, o->read.norm, ref, err, errlen) < 0) return -1;
+    }
+    if (o->verbosity >= 3 && !o->quiet)
+        for (uint32_t i = 0; i < ref->n; i++)
+            if (ref->off[i + 1] == ref->off[i]) {
+                fprintf(stderr, "%s: warning: %s: %s is shorter than the model's k = %u: nothing to "
+                        "compare with on strand %c\n", prog, o->ref_path, ref->tname[ref->target[i]],
+                        ref->k, ref->strand[i]);
+            }
+    return 0;
+}
+
+/* --stats of a successful run: rs and the engine's totals into fp (closed
+ * here).  0, or -1 with err. */
+static int write_stats(FILE *fp, const gpuasm_signal_run_opt *o, gpuasm_engine *eng, gpuasm_run_stats rs,
+                       char *err, size_t errlen)
+{
+    gpuasm_scan_stats es;
+    gpuasm_engine_stats(eng, &es);
+    rs.scan_s = es.scan_s;
+    rs.kernel_s = es.kernel_s;
+    rs.cells = es.cells;
+    errno = 0;
+    int bad = gpuasm_stats_json_write(fp, &rs) < 0;
+    bad |= fclose(fp) != 0;
+    if (bad) {
+        snprintf(err, errlen, "%s: write failed: %s", o->stats_path, strerror(errno ? errno : EIO));
+        return -1;
+    }
+    return 0;
+}
+
+/* Into place only when everything succeeded (ret 0): the output, then the
+ * statistics (a failure there takes the output back, as gpuasm-scan's
+ * does); a failed run leaves neither.  The run's status. */
+static int finish_outputs(const gpuasm_signal_run_opt *o, int ret, int stats, gpuasm_outfile *out_of,
+                          gpuasm_outfile *stats_of, char *err, size_t errlen)
+{
+    const int to_stdout = !o->out_path || !strcmp(o->out_path, "-");
+    if (ret == 0 && !to_stdout && gpuasm_outfile_commit(out_of, err, errlen) < 0) ret = -1;
+    if (ret == 0 && stats && gpuasm_outfile_commit(stats_of, err, errlen) < 0) {
+        ret = -1;
+        if (!to_stdout) gpuasm_output_remove_result(o->out_path);
+    }
+    if (ret < 0) {
+        gpuasm_outfile_abort(out_of);
+        gpuasm_outfile_abort(stats_of);
+    }
+    gpuasm_outfile_free(out_of);
+    gpuasm_outfile_free(stats_of);
+    return ret;
+}
+
+/* Batch b's alignment starts onto the pool (signal_starts.h), into
+ * *start (grown to the batch's pairs); report_s takes the time this
+ * thread spent (with one thread: the whole search).  0, -1 when out of
+ * memory, or another negative value when a result has no start. */
+static int submit_starts(gpuasm_sigstarts *starts, const gpuasm_signal_run_opt *o, const gpuasm_sigbatch *b,
+                         const gpuasm_sigref *ref, const gpuasm_adsm_hit *hits, int64_t **start,
+                         size_t *m_start, double *report_s)
+{
+    const size_t npairs = (size_t)b->n * ref->n;
+    if (npairs > *m_start) {
+        free(*start);
+        *m_start = npairs + npairs / 4;
+        if (!(*start = malloc(*m_start * sizeof(**start)))) return -1;
+    }
+    uint64_t maxm = 0;
+    for (uint32_t r = 0; r < b->n; r++)
+        if (b->off[r + 1] - b->off[r] > maxm) maxm = b->off[r + 1] - b->off[r];
+    const double tr = gpuasm_now_s();
+    const int rc = gpuasm_sigstarts_submit(starts, &o->report, b, ref, hits, maxm, *start);
+    *report_s += gpuasm_now_s() - tr;
+    return rc;
+}
+
 int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *err, size_t errlen)
 {
     const double t_start = gpuasm_now_s();
@@ -101,35 +201,8 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
     uint64_t max_samples = 0;
     gpuasm_err why, fallback;
 
-    /* The outputs, as gpuasm-scan's: never over an input. */
-    {
-        const char *in[] = { o->reads_path, o->ref_path, o->model_path };
-        const char *what[] = { "the reads file", "the reference", "the pore model (-p)" };
-        if (gpuasm_outputs_check(o->out_path, o->stats_path, o->report.tsv ? "TSV" : "PAF", in, what, 3,
-                                 err, errlen) < 0)
-            return -1;
-    }
-
-    /* The references. */
-    if (o->model_path) {
-        if (gpuasm_sigref_from_fasta(o->ref_path, o->model_path, o->read.norm, &ref, err, errlen) < 0)
-            return -1;
-    } else {
-        if (looks_like_fasta(o->ref_path)) {
-            snprintf(err, errlen, "%s: a FASTA/FASTQ genome: give its pore model with -p "
-                     "(e.g. r9.4.1_400bps_6mer.model.tsv), or give a signal file", o->ref_path);
-            return -1;
-        }
-        if (gpuasm_sigref_from_signals(o->ref_path, o->read.norm, &ref, err, errlen) < 0) return -1;
-    }
+    if (check_outputs(o, err, errlen) < 0 || load_references(prog, o, &ref, err, errlen) < 0) return -1;
     ref_ok = 1;
-    if (o->verbosity >= 3 && !o->quiet)
-        for (uint32_t i = 0; i < ref.n; i++)
-            if (ref.off[i + 1] == ref.off[i]) {
-                fprintf(stderr, "%s: warning: %s: %s is shorter than the model's k = %u: nothing to "
-                        "compare with on strand %c\n", prog, o->ref_path, ref.tname[ref.target[i]],
-                        ref.k, ref.strand[i]);
-            }
 
     if (gpuasm_engine_open(o->device, o->n_threads, &eng, &why, &fallback) < 0) {
         gpuasm_msg_engine_open(o->device, &why, err, errlen);
@@ -190,18 +263,7 @@ int gpuasm_signal_run(const char *prog, const gpuasm_signal_run_opt *o, char *er
             }
         }
         if (n == 0) break;
-        const size_t npairs = (size_t)b->n * ref.n;
-        if (npairs > m_start) {
-            free(start);
-            m_start = npairs + npairs / 4;
-            if (!(start = malloc(m_start * sizeof(*start)))) goto nomem;
-        }
-        uint64_t maxm = 0;
-        for (uint32_t r = 0; r < b->n; r++)
-            if (b->off[r + 1] - b->off[r] > maxm) maxm = b->off[r + 1] - b->off[r];
-        const double tr = gpuasm_now_s();
-        const int rc = gpuasm_sigstarts_submit(starts, &o->report, b, &ref, hits[cur], maxm, start);
-        report_s += gpuasm_now_s() - tr;   /* one thread: the whole search */
+        const int rc = submit_starts(starts, o, b, &ref, hits[cur], &start, &m_start, &report_s);
         if (rc == -1) goto nomem;
         if (rc < 0) goto no_start;
         prev = cur;
@@ -234,43 +296,21 @@ out:
     }
     if (stats_fp) {
         if (ret == 0) {
-            gpuasm_scan_stats es;
-            gpuasm_engine_stats(eng, &es);
-            gpuasm_run_stats rs = {
+            const gpuasm_run_stats rs = {
                 .program = prog, .version = o->version, .device = gpuasm_engine_describe(eng),
                 .lanes = 1, .reads = reads, .bases = samples, .records = lines,
                 .reads_with_hits = passing, .batches = batches,
                 .batch_bases = max_samples, .wall_s = gpuasm_now_s() - t_start,
-                .scan_s = es.scan_s, .kernel_s = es.kernel_s, .cells = es.cells,
                 .peak_rss_kb = gpuasm_peak_rss_kb(),
                 .stage = { .engine_ready_at = -1, .first_scan_at = -1, .last_scan_end_at = -1 },
                 .extra = report_keys, .extra_ctx = (const double[2]){report_s, starts_cpu_s},
             };
-            errno = 0;
-            int bad = gpuasm_stats_json_write(stats_fp, &rs) < 0;
-            bad |= fclose(stats_fp) != 0;
-            if (bad) {
-                snprintf(err, errlen, "%s: write failed: %s", o->stats_path, strerror(errno ? errno : EIO));
-                ret = -1;
-            }
+            ret = write_stats(stats_fp, o, eng, rs, err, errlen);
         } else {
             fclose(stats_fp);
         }
     }
-    /* Into place only when everything succeeded: the output, then the
-     * statistics (a failure there takes the output back, as gpuasm-scan's
-     * does); a failed run leaves neither. */
-    if (ret == 0 && !to_stdout && gpuasm_outfile_commit(&out_of, err, errlen) < 0) ret = -1;
-    if (ret == 0 && stats_fp && gpuasm_outfile_commit(&stats_of, err, errlen) < 0) {
-        ret = -1;
-        if (!to_stdout) gpuasm_output_remove_result(o->out_path);
-    }
-    if (ret < 0) {
-        gpuasm_outfile_abort(&out_of);
-        gpuasm_outfile_abort(&stats_of);
-    }
-    gpuasm_outfile_free(&out_of);
-    gpuasm_outfile_free(&stats_of);
+    ret = finish_outputs(o, ret, stats_fp != NULL, &out_of, &stats_of, err, errlen);
     free(hits[0]);
     free(hits[1]);
     free(start);

@@ -101,6 +101,47 @@ typedef struct {
     int32_t last;           /* Ukkonen: blocks 0 .. last are active */
 } tl_lane;
 
+/* Blocks 1 .. of text lane l in column j, scalar, after block 0 (in the
+ * vector) went from T = tp to t (k minus its last row's score): the
+ * blocks Ukkonen's cut-off keeps (lane->last), a block brought in below
+ * them where the last one's last row was <= k in column j-1 (run_blocks'
+ * rule), and the hit of column j when the last block is active and <= k.
+ * st: the lane's Pv, Mv and scores of W blocks.  0, or -1 when out of
+ * memory. */
+static inline int tl_lower_blocks(gpuasm_lanes_ws *ws, tl_lane *lane, int l, uint64_t *st, const uint64_t *peq,
+                                  uint32_t m, uint32_t W, int32_t k, uint64_t j, int64_t tp, int64_t t)
+{
+    uint64_t *pv = st, *mv = pv + W;
+    int64_t *sc = (int64_t *)(mv + W);
+    const unsigned code = lane->txt[j] & 15u;
+    int h = (int)(tp - t);   /* block 0's hout */
+    int32_t last = lane->last;
+    uint64_t ph1, mh1;
+    for (int32_t b = 1; b <= last; b++) {
+        h = gpuasm_myers_block_step(&pv[b], &mv[b], peq[(size_t)b * 16 + code], h, hbit_of(m, W, (uint32_t)b),
+                                    &ph1, &mh1);
+        sc[b] += h;
+    }
+    /* The last active block's last row in column j-1. */
+    const int64_t prev = last == 0 ? (int64_t)k - tp : sc[last] - h;
+    if ((uint32_t)last + 1 < W && prev <= k) {
+        const int32_t b = last + 1;
+        pv[b] = ~(uint64_t)0;
+        mv[b] = 0;
+        sc[b] = prev + rows_of(m, W, (uint32_t)b);
+        h = gpuasm_myers_block_step(&pv[b], &mv[b], peq[(size_t)b * 16 + code], h, hbit_of(m, W, (uint32_t)b),
+                                    &ph1, &mh1);
+        sc[b] += h;
+        last = b;
+    }
+    while (last > 0 && sc[last] >= (int64_t)k + rows_of(m, W, (uint32_t)last)) last--;
+    lane->last = last;
+    if ((uint32_t)last == W - 1 && sc[last] <= k && j >= lane->s &&
+        gpuasm_lanes_push(ws, l, lane->id, j, (int32_t)sc[last]) < 0)
+        return -1;
+    return 0;
+}
+
 int LANES_FN(gpuasm_text_lanes)(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
                                 const gpuasm_lane_text *texts, uint32_t n_texts)
 {
@@ -240,36 +281,10 @@ int LANES_FN(gpuasm_text_lanes)(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32
                     memcpy(a_tp, &tp, sizeof tp);
                     for (int l = 0; l < LN; l++) {
                         if (!(cand >> l & 1)) continue;
-                        uint64_t *pv = blk + (size_t)l * 3 * W, *mv = pv + W;
-                        int64_t *sc = (int64_t *)(mv + W);
-                        const uint64_t j = ln[l].p + c;
-                        const unsigned code = ln[l].txt[j] & 15u;
-                        int h = (int)(a_tp[l] - a_t[l]);   /* block 0's hout */
-                        int32_t last = ln[l].last;
-                        uint64_t ph1, mh1;
-                        for (int32_t b = 1; b <= last; b++) {
-                            h = gpuasm_myers_block_step(&pv[b], &mv[b], peq[(size_t)b * 16 + code], h,
-                                                        hbit_of(m, W, (uint32_t)b), &ph1, &mh1);
-                            sc[b] += h;
-                        }
-                        /* The last active block's last row in column j-1. */
-                        const int64_t prev = last == 0 ? (int64_t)k - a_tp[l] : sc[last] - h;
-                        if ((uint32_t)last + 1 < W && prev <= k) {
-                            const int32_t b = last + 1;
-                            pv[b] = ~(uint64_t)0;
-                            mv[b] = 0;
-                            sc[b] = prev + rows_of(m, W, (uint32_t)b);
-                            h = gpuasm_myers_block_step(&pv[b], &mv[b], peq[(size_t)b * 16 + code], h,
-                                                        hbit_of(m, W, (uint32_t)b), &ph1, &mh1);
-                            sc[b] += h;
-                            last = b;
-                        }
-                        while (last > 0 && sc[last] >= (int64_t)k + rows_of(m, W, (uint32_t)last)) last--;
-                        if ((uint32_t)last == W - 1 && sc[last] <= k && j >= ln[l].s &&
-                            gpuasm_lanes_push(ws, l, ln[l].id, j, (int32_t)sc[last]) < 0)
+                        if (tl_lower_blocks(ws, &ln[l], l, blk + (size_t)l * 3 * W, peq, m, W, k, ln[l].p + c,
+                                            a_tp[l], a_t[l]) < 0)
                             return -1;
-                        ln[l].last = last;
-                        busy = last > 0 ? busy | (1u << l) : busy & ~(1u << l);
+                        busy = ln[l].last > 0 ? busy | (1u << l) : busy & ~(1u << l);
                     }
                 }
             }
