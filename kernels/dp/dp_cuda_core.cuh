@@ -82,15 +82,12 @@ HD uint64_t dp_nseg(uint64_t m, int32_t k, uint64_t n, int32_t segments)
 }
 
 /* Index of the entry holding item (entries sorted by item0, e[0].item0 == 0). */
+struct dp_entry_first {
+    HD uint64_t operator()(const dp_entry &e) const { return e.item0; }
+};
 HD uint32_t dp_find(const dp_entry *e, uint32_t ne, uint64_t item)
 {
-    uint32_t lo = 0, hi = ne;
-    while (hi - lo > 1) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (e[mid].item0 <= item) lo = mid;
-        else hi = mid;
-    }
-    return lo;
+    return wave::find_entry(e, ne, item, dp_entry_first());
 }
 
 /* Item `item` (bucket-relative) of a launch: search.h's pair rule. */
@@ -234,6 +231,18 @@ HD size_t best_smem(uint32_t B)
     return (size_t)2 * B * sizeof(int4) + (size_t)stage_of(B).TR * sizeof(uint32_t);
 }
 
+/* A BEST cell of pattern code pc against the tile's text word w (4 codes,
+ * a byte each): wave::tile_row's cell. */
+template <int A> struct dp_tile_cell {
+    const uint32_t &pc;
+    uint32_t w;
+    HD int32_t operator()(int c, int32_t d, int32_t up, int32_t l) const
+    {
+        const uint32_t tc = A == DP_ALPHA_BYTE ? (w >> (8 * c)) & 0xffu : (w >> (8 * c));
+        return dp_cell(d, dp_ne<A>(pc, tc), up, l);
+    }
+};
+
 template <int H> struct best_st {
     int32_t left[H];   /* D(row, 4q - 1) of each row */
     uint32_t pc[H];    /* pattern codes */
@@ -283,15 +292,7 @@ HD void best_step(best_st<H> &st, const dp_item &it, const best_geo &geo, uint32
     for (int h = 0; h < H; ++h) {
         int32_t l = st.left[h];
         const int32_t dnext = l;   /* diagonal of column 4q for the row below */
-        int32_t d = dg;
-        DEV_UNROLL
-        for (int c = 0; c < DP_R; ++c) {
-            const uint32_t tc = A == DP_ALPHA_BYTE ? (w >> (8 * c)) & 0xffu : (w >> (8 * c));
-            const int32_t v = dp_cell(d, dp_ne<A>(st.pc[h], tc), up[c], l);
-            d = up[c];
-            up[c] = v;
-            l = v;
-        }
+        wave::tile_row<DP_R>(up, l, dg, dp_tile_cell<A>{ st.pc[h], w });
         st.left[h] = l;
         dg = dnext;
         if (H > 1 && (uint32_t)h == geo.hl) {      /* block-uniform */
@@ -398,15 +399,7 @@ HD void bestm_step(bestm_st &st, const dp_item &it, const bestm_geo &geo, uint32
         int32_t l = L[(size_t)h * B + g];
         const uint32_t pc = P[(size_t)h * B + g];
         const int32_t dnext = l;
-        int32_t d = dg;
-        DEV_UNROLL
-        for (int c = 0; c < DP_R; ++c) {
-            const uint32_t tc = A == DP_ALPHA_BYTE ? (w >> (8 * c)) & 0xffu : (w >> (8 * c));
-            const int32_t v = dp_cell(d, dp_ne<A>(pc, tc), up[c], l);
-            d = up[c];
-            up[c] = v;
-            l = v;
-        }
+        wave::tile_row<DP_R>(up, l, dg, dp_tile_cell<A>{ pc, w });
         L[(size_t)h * B + g] = l;
         dg = dnext;
         if (h == bg.hl) {

@@ -272,15 +272,12 @@ struct paper_args {
     uint64_t *keys;
 };
 
+struct paper_entry_first {
+    __device__ uint32_t operator()(const paper_entry &e) const { return e.blk0; }
+};
 __device__ uint32_t paper_find(const paper_entry *e, uint32_t ne, uint32_t blk)
 {
-    uint32_t lo = 0, hi = ne;
-    while (hi - lo > 1) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (e[mid].blk0 <= blk) lo = mid;
-        else hi = mid;
-    }
-    return lo;
+    return wave::find_entry(e, ne, blk, paper_entry_first());
 }
 
 __device__ paper_item paper_entry_item(const paper_args &a, const paper_entry &e, uint32_t seg,

@@ -131,6 +131,17 @@ HD int4 best_top(const int32_t *bnd, uint32_t band, uint32_t q, uint32_t ntiles)
     return make_int4(b[0], b[1], b[2], b[3]);
 }
 
+/* A BEST cell of query value x against the tile's reference values y[]:
+ * wave::tile_row's cell. */
+template <int COST> struct tile_cell {
+    int32_t x;
+    const int32_t *y;
+    HD int32_t operator()(int c, int32_t d, int32_t up, int32_t l) const
+    {
+        return cell<COST>(l, up, d, x, y[c]);
+    }
+};
+
 /* Step t of lane `lane` (idle unless 0 <= q = t - lane < ntiles): from_above
  * is lane - 1's return value of step t - 1 (lane 0: best_top()).  Returns
  * the lane's bottom row over the tile, for lane + 1.  Lane 31 of a band
@@ -157,14 +168,7 @@ HD int4 best_band_step(best_lane<R> &s, const best_item &it, uint32_t lane, uint
     for (int h = 0; h < R; ++h) {
         int32_t l = s.left[h];
         const int32_t dnext = l;                   /* diagonal of column 4q for the row below */
-        int32_t d = dg;
-        DEV_UNROLL
-        for (int c = 0; c < DTW_TILE; ++c) {
-            const int32_t v = cell<COST>(l, up[c], d, s.xv[h], yv[c]);
-            d = up[c];
-            up[c] = v;
-            l = v;
-        }
+        wave::tile_row<DTW_TILE>(up, l, dg, tile_cell<COST>{ s.xv[h], yv });
         s.left[h] = l;
         dg = dnext;
         if (!ALIGNED && h == s.hl) {
