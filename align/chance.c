@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chance.c -- expected chance occurrences and the significance floor (see
  * chance.h for the model and the formulas). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* chance.h -- how many occurrences a run expects by chance: the significance
  * floor of partial occurrences and the XE:f tag of every record (issue #26).
  *
@@ -6,7 +7,7 @@
  * for a partial one): one point per aligned pattern base, two off per
  * difference, as cutadapt scores (match +1, mismatch -1; here an indel
  * costs the same as a mismatch).  It is SAM's AS:i, it ranks a read's
- * records (plugin/report.h), and it is what "at least as good" means below.
+ * records (align/report.h), and it is what "at least as good" means below.
  *
  * CHANCE MODEL.  The random side of a comparison (the read) has independent
  * bases, each A, C, G or T with probability 1/4; the fixed side (the

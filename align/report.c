@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* report.c -- choose occurrences and describe them (see report.h). */
 #include <math.h>
 #include <stdio.h>

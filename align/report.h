@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* report.h -- from a read's end hits to the occurrences that are reported,
- * each with position, CIGAR, MD and NM (DESIGN.md §1 "Report").
+ * each with position, CIGAR, MD and NM (README.md, "What it finds" and "SAM output").
  *
  * Candidates are the end hits themselves: the kernels report only the
  * local minima of D[m][j] (search.h).  They are ranked by score (below),
@@ -17,7 +18,7 @@
  * THE ORDER (issue #26).  An occurrence's score is S = a - 2 x dist, a the
  * aligned pattern bases (the pattern's length for a whole occurrence, the
  * aligned part of a partial one): one point per aligned base, two off per
- * difference (kernels/chance.h).  A read's occurrences, over all targets,
+ * difference (align/chance.h).  A read's occurrences, over all targets,
  * are ordered best first: the highest score, then the lowest distance, then
  * the longest aligned part, then the forward strand, then the first target
  * in file order, then the leftmost.  The first is the primary SAM record,
@@ -53,7 +54,7 @@ typedef struct gpuasm_report_opt {
     int all;   /* --all */
     int best;  /* --best: one occurrence per read (not with all) */
     int eqx;   /* --eqx: =/X instead of M */
-    const struct gpuasm_chance *chance;   /* the run's chance model (kernels/chance.h):
+    const struct gpuasm_chance *chance;   /* the run's chance model (align/chance.h):
                                            * each occurrence's XE; NULL: none */
 } gpuasm_report_opt;
 
@@ -79,7 +80,7 @@ typedef struct gpuasm_occ {
     uint32_t plen;       /* pattern bases in the alignment */
     int64_t  score;      /* plen - 2 x dist: SAM's AS (the order above) */
     double   chance;     /* XE: occurrences at least as good a random read expects
-                          * (kernels/chance.h); NaN: no model */
+                          * (align/chance.h); NaN: no model */
     uint32_t partial;    /* GPUASM_OCC_*: a full occurrence, or where a partial one ran off */
     int32_t  has_xs;     /* a second whole occurrence of this (read, target): */
     int64_t  xs;         /* its score (XS:i, the same scale as AS) */

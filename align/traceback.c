@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* traceback.c -- end hit -> alignment (traceback.h).
  *
  * The tie rule.  Cell (i, x) = pattern[0..i) aligned to text[s..x) (x

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* traceback.h -- from an end hit (end position, distance) to an alignment:
  * start position, CIGAR and MD.  CPU only, run for reported hits only.
  *

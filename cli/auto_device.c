@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auto_device.c -- the --device auto policy (see auto_device.h): what it
  * opens (the CPU for a small input), and, for the scan pipeline
  * (pipeline_int.h), when CUDA starts (the input proves large), how the CPU
@@ -24,13 +25,11 @@
 #include "util/grow.h"
 
 /* Cells per CPU thread below which the CPU is taken: ~0.3 s of CUDA start
- * at the slowest CPU rate measured (issue #14, 2-core dev machine, -@ 2,
- * end to end): the P3 adapter screen (illumina reads vs bbmap's 158
- * adapters, ~13 records a read) 8.4e8 cells per thread-second; the P2
- * virus screen runs at 6.6e11, 800x faster (the filters of issue #13), so
- * a size estimate cannot tell them apart: this bound keeps auto from ever
- * being much slower than CUDA, and takes the CPU only for inputs that are
- * small for every workload.  Calibrate on the GPU host (tests/bench/pipeline,
+ * at the slowest CPU rate measured (issue #14: the P3 adapter screen; the
+ * P2 virus screen runs 800x faster, BENCHMARKS.md, "Measurements behind
+ * the code"), so a size estimate cannot tell them apart: this bound keeps
+ * auto from ever being much slower than CUDA, and takes the CPU only for
+ * inputs that are small for every workload.  Calibrate on the GPU host (tests/bench/pipeline,
  * small-input rows).  Above the bound auto starts on the CPU anyway and
  * moves to CUDA once it is ready (auto_move.h), which serves both; the
  * bound now only spares tiny inputs CUDA's start in the background. */
@@ -142,9 +141,8 @@ static void auto_spawn(pipe_t *p)
 
 /* Has the input proved large enough to start CUDA (issue #14: "starts on
  * the CPU and moves to the GPU when the input proves large")?  Opening
- * CUDA costs even a run that never uses it: ~80-150 ms of driver start and
- * teardown measured on an H100 host for runs whose every read stayed on
- * the CPU (BENCHMARKS.md, "Small inputs").  So CUDA starts only when the
+ * CUDA costs even a run that never uses it: a driver start and teardown
+ * (BENCHMARKS.md, "Measurements behind the code").  So CUDA starts only when the
  * CPU alone would take at least go_s for the whole input: predicted from
  * its calls so far and the input's size estimated from its file
  * (auto_device.h), or spent already where the size is unknown (a pipe). */
@@ -152,8 +150,9 @@ static int auto_proved_large(const auto_side_t *am)
 {
     if (am->cpu_s >= am->go_s) return 1;
     /* The rate leaves the first call out (it also builds the filters and
-     * wakes the threads: a 20,000-read input predicted over 400 ms from it
-     * took 0.3 s in all), is measured over AUTO_GO_MEASURE_S at least (one
+     * wakes the threads: its prediction was off by more than the start it
+     * saves, BENCHMARKS.md, "Measurements behind the code"), is measured
+     * over AUTO_GO_MEASURE_S at least (one
      * slow call must not start CUDA), and is the better of the calls'
      * average and the last call's (the calls grow, and larger calls spread
      * the threads' hand-offs over more bases). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auto_device.h -- what --device auto opens: the CPU for an input too
  * small to pay for starting CUDA, else "auto" (the CPU at once and every
  * CUDA device once it has started: auto_move.h; the CPU where there is
@@ -8,7 +9,7 @@
  * 0.01 s on the CPU, 0.34 s through CUDA).  The decision is taken before
  * anything is opened, from the file sizes (stat): the cells of the search
  * (2 strands x read bases x target bases), estimated from the bytes, are
- * compared with GPUASM_AUTO_CPU_CELLS per CPU thread (kernels/settings.h).
+ * compared with GPUASM_AUTO_CPU_CELLS per CPU thread (search/settings.h).
  * Standard input or any file whose size is unknown (a pipe) keeps "auto".
  * Both backends give the same bytes, so the decision only moves time.
  */

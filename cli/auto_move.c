@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auto_move.c -- the engine --device auto moves to, opened in a thread
  * (see auto_move.h). */
 #define _POSIX_C_SOURCE 200809L

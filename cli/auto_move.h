@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* auto_move.h -- --device auto starts on the CPU and moves to CUDA once it
  * is ready (issue #14, "Start-up").
  *
@@ -19,7 +20,7 @@
  * What is not safe is exit(): its atexit handlers (the CUDA runtime's
  * teardown among them) would run while the thread is inside cuInit, so the
  * program ends such a process with fflush(NULL) + _exit() after every
- * output is closed (plugin/gpuasm-scan.c): the kernel then ends the thread
+ * output is closed (cli/gpuasm-scan.c): the kernel then ends the thread
  * and frees its half-made context, as when the process is killed.
  */
 #ifndef GPUASM_AUTO_MOVE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpuasm-scan -- screen reads for adapters, primers and virus signatures by
  * exhaustive approximate string matching, and write every hit as SAM.
  *
@@ -726,7 +727,7 @@ out:
     /* --device auto ended before CUDA had started: a thread is still inside
      * its open, and exit()'s handlers (the CUDA runtime's teardown) must
      * not run beside it; every output is closed, so _exit() loses nothing
-     * once stdio is flushed (plugin/auto_move.h). */
+     * once stdio is flushed (cli/auto_move.h). */
     if (gpuasm_auto_move_pending()) {
         fflush(NULL);
         _exit(ret);

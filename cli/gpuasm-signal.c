@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpuasm-signal -- screen raw nanopore signal for a genome: approximate
  * discrete signal matching (ADSM, seed 001 §5 and §10) of every read's first
  * samples against the expected signal of both strands of each genome, on

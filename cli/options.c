@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.c -- the options both commands share (see options.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>

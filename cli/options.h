@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* options.h -- what gpuasm-scan and gpuasm-signal share on their command
  * lines: the options both take (-o, -@, --device, --batch-size,
  * --verbosity, --progress, --quiet, --stats, -h, -V), their parsing and

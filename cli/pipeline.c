@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline.c -- read -> prep -> scan -> report -> write (see pipeline.h).
  *
  * Stages and who runs them:
@@ -78,15 +79,14 @@
  * unit of overlap: the first batch is read before any scan starts and the
  * last is written after every scan ended, so batches far larger than this
  * (say, a device-memory-sized one holding a whole 1 M-read input) would
- * serialise the stages again.  Measured on an H200 (tests/bench/sweep-batch,
- * 1 M P2 reads): 32 M-base batches 3.10 s wall, 16 M 2.33 s, 8 M 1.93 s,
- * 4 M 1.70 s, 2 M 1.66 s, with the scan flat at ~0.85 s; 4 M bases is
- * ~27 k reads of 150 bp, still thousands of blocks per launch. */
+ * serialise the stages again; 4 M bases ran fastest of the sizes measured
+ * (BENCHMARKS.md, "Measurements behind the code": batch size), and is
+ * still thousands of blocks per launch. */
 #define BATCH_BASES_MAX (4ull << 20)
 /* Host bytes per read base in flight: its code (1), its BAM record (SEQ
- * 0.5, QUAL 1, name, core, allocation rounding), output records and hits;
- * measured 6.7 for 100-bp FASTQ reads (peak RSS over 4 slots of 1 M
- * bases).  Sizes a batch within its half of a slot's memory (below). */
+ * 0.5, QUAL 1, name, core, allocation rounding), output records and hits,
+ * rounded up from what was measured (BENCHMARKS.md, "Measurements behind
+ * the code").  Sizes a batch within its half of a slot's memory (below). */
 #define HOST_BYTES_PER_BASE 8
 
 /* The memory bound (issue #12; README.md "Memory"): the batches, hits and
@@ -226,9 +226,9 @@ static void *reader_main(void *arg)
  * one place every batch passes once (rounds of a hit-dense batch go back
  * to the scan queue, already prepared): on the one scan thread of
  * the CPU engine the encoding was serial with each batch's parallel scan
- * (issue #13: 0.36 s of a 2.3 s run on 16 threads, measured with --stats'
- * encode_s), and on the reader it would lengthen the one stage that cannot
- * run in parallel.  Batches keep their order (one thread, one queue). */
+ * (issue #13: a sixth of a run's time, BENCHMARKS.md, "Measurements behind
+ * the code"), and on the reader it would lengthen the one stage that
+ * cannot run in parallel.  Batches keep their order (one thread, one queue). */
 static void *prep_main(void *arg)
 {
     pipe_t *p = arg;

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline.h -- the ordered read -> scan -> report -> write pipeline behind
  * gpuasm-scan.
  *
  * Threads: one reader (fills batches of about batch_bases read bases), one
- * scan thread per engine lane (engine.h: two per CUDA device, one for the
- * CPU), a pool of report threads (traceback and SAM record building, one
+ * scan thread per engine lane (engine.h: one per CUDA device unless
+ * GPUASM_CUDA_LANES says more, one for the CPU), a pool of report threads (traceback and SAM record building, one
  * per -@ thread) and the writer (the calling thread), which writes batches
  * strictly in input order.  A fixed set of 4 x lanes + 4 batches circulates
  * between them, and a batch whose reads hit too often is scanned and written
@@ -38,7 +39,7 @@ typedef struct gpuasm_scan_opt {
                                 * flight; 0: gpuasm_default_max_memory() */
     gpuasm_search_opt search;  /* what to search for: -k/-e, --mode, --kernel, --pattern;
                                 * the run sets its floors (below) */
-    double max_chance;         /* --max-chance: alpha of the significance floors (kernels/chance.h) */
+    double max_chance;         /* --max-chance: alpha of the significance floors (align/chance.h) */
     int overlap_auto;          /* --overlap auto (the default): the targets' floor from the
                                 * chance model; else none (cutadapt's -O semantics) */
     int read_overlap_auto;     /* --read-overlap half (the default): the reads' floor too */
@@ -53,8 +54,8 @@ typedef struct gpuasm_scan_opt {
     const char *pg_cl;         /* @PG CL, NULL for --no-PG */
     const char *version;
     gpuasm_screen_opt screen;  /* --report, --multiqc, --sample, --matched, --unmatched-reads,
-                                * --trim, the summary (plugin/screen.h) */
-    gpuasm_shard shard;        /* --shard I/N (plugin/shard.h); n == 0: every read */
+                                * --trim, the summary (cli/screen.h) */
+    gpuasm_shard shard;        /* --shard I/N (cli/shard.h); n == 0: every read */
 } gpuasm_scan_opt;
 
 /* --max-memory's default for n_slots batches in flight: 1 GiB, or 64 MiB

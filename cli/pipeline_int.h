@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline_int.h -- the scan pipeline's insides, shared by its units
  * (internal to cli/): the stages and their threads (cli/pipeline.c), the
  * scan threads' --device auto side (cli/auto_device.c: the policy), and
@@ -128,7 +129,7 @@ struct pipe {
     const gpuasm_targets *t;
     gpuasm_engine *eng;
     gpuasm_reader *rd;
-    gpuasm_screen *screen;     /* report and reads out (plugin/screen.h), or NULL */
+    gpuasm_screen *screen;     /* report and reads out (cli/screen.h), or NULL */
     gpuasm_shard shard;        /* --shard: the reader's template count */
     gpuasm_writer *w;
     int text_out;              /* SAM text: the report threads format the lines */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pipeline_report.c -- the report threads of the scan pipeline
  * (pipeline_int.h): a scanned batch's hits become each read's reported
  * occurrences (align/report.h) and its SAM records (io/records.h: the
@@ -42,7 +43,7 @@ static int format_records(worker_t *w, part_t *s, size_t first, char *err, size_
 }
 
 /* The whole occurrences a random read of len bases expects by chance
- * (kernels/chance.h; cached for the last length: reads of a run are
+ * (align/chance.h; cached for the last length: reads of a run are
  * mostly of one length), added to *sum (the run's mean decides the
  * warning of chance_tell). */
 static void chance_read(worker_t *w, uint64_t len, double *sum)
@@ -97,7 +98,7 @@ static int report_part(worker_t *w, slot_t *sl, part_t *s, char *err, size_t err
         if (w->p->text_out) {
             if (format_records(w, s, first, err, errlen) < 0) return -1;
             /* The lines are all the writer needs, unless the screening
-             * outputs (plugin/screen.h) read the records too: then they
+             * outputs (cli/screen.h) read the records too: then they
              * are kept; else their memory is reused by the next read's. */
             if (!w->p->screen) {
                 s->n_rec += s->out.n;

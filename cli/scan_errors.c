@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan_errors.c -- see scan_errors.h. */
 #include <stdio.h>
 

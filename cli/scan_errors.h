@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* scan_errors.h -- what a failed search says to the user.
  *
  * The search layer (kernels/) reports failures as status codes with the
- * read and target they are about (kernels/status.h) and never names a
+ * read and target they are about (search/status.h) and never names a
  * command-line option.  These functions turn them into gpuasm-scan's one
  * line: the option, the file and the record ("FILE: record N (NAME): ...").
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan_run.c -- gpuasm_scan_run (pipeline.h): the run around the scan
  * pipeline.  It checks the outputs, opens the engine in a thread while the
  * targets load and the reads open, sets up the chance model, opens the
@@ -109,7 +110,7 @@ static int opener_join(opener_t *op)
     return op->rc;
 }
 
-/* The chance model of the run (kernels/chance.h): the floors in effect go
+/* The chance model of the run (align/chance.h): the floors in effect go
  * into oc's search options, the model into its report options (XE:f), and
  * the floors into the @CO line co and, at --verbosity 4, onto stderr.
  * 0, or -1 with err. */

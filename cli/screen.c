@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* screen.c -- the per-target report and the reads out, fed by the writer
  * (see screen.h). */
 #define _POSIX_C_SOURCE 200809L

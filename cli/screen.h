@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* screen.h -- what a screening step hands on besides the SAM (issue #10):
  * the per-target report (io/target_report.h: --report TSV, the --stats
  * JSON's targets, --multiqc, the stderr summary) and the reads themselves
@@ -14,7 +15,7 @@
  * pattern (an adapter, not a genome the read lies in), not a 5' partial one
  * (XP:Z:read5): the hit's first read base is the CIGAR's leading soft clip.
  * Best: the first such record, a read's records being best first
- * (plugin/report.h: the highest score, then the lowest distance, then the
+ * (align/report.h: the highest score, then the lowest distance, then the
  * longest aligned part, ...), so with --best it is the read's one record.
  * Each mate is cut at its own hit (cutadapt -a with -A).  Reads without
  * such a hit stay whole.
@@ -47,7 +48,7 @@ typedef struct gpuasm_screen_opt {
 typedef struct gpuasm_screen gpuasm_screen;
 
 /* Set up for a run: t the targets, so the search options (pattern side),
- * chance the run's chance model (kernels/chance.h; NULL: no
+ * chance the run's chance model (align/chance.h; NULL: no
  * reads_expected), in_hdr the reads' header, reads_path the reads (the
  * default sample name); inputs[0..n_inputs): the run's input files (NULL
  * entries skipped), which no output may be.  Files are opened now, so

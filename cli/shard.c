@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shard.c -- --shard I/N (see shard.h). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* shard.h -- --shard I/N: one of N disjoint parts of the reads (issue #10),
  * so that N jobs on N machines cover the input once.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_run.c -- the gpuasm-signal run (see signal_run.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

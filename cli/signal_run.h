@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_run.h -- the run behind gpuasm-signal: read signals in batches,
  * compare each read's window with every reference strand (the engine's
- * signal mode, kernels/signal.h), write a line per (read, strand)
+ * signal mode, search/signal_mode.h), write a line per (read, strand)
  * (signal_report.h).
  *
  * One batch at a time on the engine's first lane (reading and writing are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_starts.c -- gpuasm-signal's start search on an hts_tpool (see
  * signal_starts.h). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_starts.h -- the start search of gpuasm-signal's report on the
  * run's threads: gpuasm_dtw_start() for every (read, strand) pair of a
  * batch, split into chunks over an htslib thread pool (hts_tpool), while

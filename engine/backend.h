@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* backend.h -- the interface every search backend implements: open, take
  * the targets, scan a batch, say what it did, close.
  *
@@ -54,7 +55,7 @@ typedef struct gpuasm_backend_ops {
      * memory running out in a scan is GPUASM_ERR_NOMEM (the same answer). */
     int (*scan)(void *self, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 gpuasm_hits *out, gpuasm_scan_stats *st, gpuasm_err *err);
-    /* The signal mode (signal.h).  set_signal_targets: the reference
+    /* The signal mode (signal_mode.h).  set_signal_targets: the reference
      * signals of later scan_signals calls (kept by pointer, like
      * set_targets).  scan_signals: out[r * targets->n + t] for every (read,
      * reference) pair of the batch (the caller checked the batch with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_backend.c -- the CPU backend (backend.h): every scan spread over
  * n_threads threads, each running opt->kernel's CPU twin (cpu_scan.c; in
  * the signal mode signal_scan.c) on chunks of reads taken from a shared

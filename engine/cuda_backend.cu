@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_backend.cu -- the CUDA backend (backend.h): one lane = one device,
  * one stream, and everything a scan needs around the kernel.
  *
@@ -263,12 +264,11 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
         return 0;
     }
     /* --filter auto on small targets: the exhaustive kernel.  On a GPU the
-     * planned windows come in launches of a few dozen blocks (under one wave,
-     * 12% occupancy) behind the host's planning, while the exhaustive kernel
-     * runs at ~36 TCUPS: measured on an H100 (BENCHMARKS.md, "H100 runs of
-     * 2026-11-24, second session"): 1 M reads vs the four genomes (177 kb)
-     * 3.1 s filtered vs 1.8 s exhaustive, whole adapters 3.8 s vs 1.9 s;
-     * against 20 Mb the filter wins 2.6 s vs 14.0 s per 100 k reads. */
+     * planned windows come in launches of a few dozen blocks (under one wave)
+     * behind the host's planning, while the exhaustive kernel runs near its
+     * ceiling: against the four genomes and the adapters the filter was
+     * slower, against 20 Mb much faster (BENCHMARKS.md, "Measurements behind
+     * the code"). */
     const uint64_t tbases = g->targets->off[g->targets->n];
     const int64_t min_bases = gpuasm_knob(g->settings->cuda_filter_min_bases, 1000000);
     if (opt->filter == GPUASM_FILTER_AUTO && tbases < (uint64_t)min_bases) {
@@ -573,7 +573,8 @@ uint64_t lane_suggest(const void *self)
      * offsets, permutation and scan arrays (~28 bytes per read, i.e. ~0.2
      * byte per base for 150-bp reads) and the hits; 4 bytes per base is a
      * generous bound for short reads.  At most 1/8 of the free memory per
-     * lane (two lanes per device are expected), between 16 Mi and 256 Mi
+     * lane (set when two lanes per device were the default; one is now,
+     * engine.c, so one lane leaves room to spare), between 16 Mi and 256 Mi
      * bases. */
     const cuda_lane *g = (const cuda_lane *)self;
     size_t free_b = 0, total_b = 0;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* defaults.c -- the defaults of every entry point (see defaults.h). */
 #include <string.h>
 

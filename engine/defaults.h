@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* defaults.h -- what a run does when nothing is said: the defaults of the
  * options gpuasm-scan, gpuasm-signal and the library (lib/gpuasm.c) share,
  * in one place, as minimap2's mm_mapopt_init() holds its mapper's.  Each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* engine.c -- a device list -> lanes of backends (see engine.h).
  *
  * Each lane keeps its own statistics, touched only by the one thread that
@@ -30,10 +31,9 @@ const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return NULL; }
 #define MAX_DEVICES 64
 /* CUDA lanes (streams) per device: one.  Two were meant to let one batch's
  * copies overlap another's kernels, but the A/B of issue #14 on an H100
- * (tests/bench/pipeline, 2 alternating runs) measured 1 lane faster: P2
- * 1.86 s vs 2.01 s (kernel 36.4 vs 23.6 TCUPS: two batches' kernels share
- * the SMs), P3 1.80 s vs 2.00 s.  GPUASM_CUDA_LANES (settings.h) sets
- * 1..MAX_LANES. */
+ * measured 1 lane faster on P2 and P3: two batches' kernels share the SMs
+ * (BENCHMARKS.md, "Measurements behind the code").  GPUASM_CUDA_LANES
+ * (settings.h) sets 1..MAX_LANES. */
 #define LANES_PER_DEVICE 1
 #define MAX_LANES_PER_DEVICE 8
 

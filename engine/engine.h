@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /* engine.h -- run searches on the lanes of one or more backends.
  *
  * The engine turns a device list ("auto", "cpu", "cuda:0,1", ...) into
- * lanes, instances of the backends of backend.h (two per CUDA device, so
- * one batch's copies overlap another's kernels; one for the CPU, which
- * spreads each scan over its threads), reads the tuning knobs once
+ * lanes, instances of the backends of backend.h (one per CUDA device by
+ * default, GPUASM_CUDA_LANES for more: engine.c says why; one for the CPU,
+ * which spreads each scan over its threads), reads the tuning knobs once
  * (settings.h), and keeps per-lane statistics.  Whatever the backend, lane,
  * thread count or batch size, a scan returns the same hits in the same
  * order (gpuasm_hits_sort), which is what makes the SAM byte-identical.
@@ -65,7 +66,7 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
 int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,
                        const gpuasm_search_opt *opt, gpuasm_hits *out, gpuasm_err *err);
 
-/* The signal mode (signal.h).  The reference signals of every later
+/* The signal mode (signal_mode.h).  The reference signals of every later
  * signal scan (kept by pointer: they must outlive the engine); checked
  * with gpuasm_signal_check.  0 or a status. */
 int gpuasm_engine_set_signal_targets(gpuasm_engine *e, const gpuasm_sigset *targets,
@@ -84,7 +85,7 @@ int gpuasm_engine_scan_signals_lane(gpuasm_engine *e, int lane, const gpuasm_sig
 void gpuasm_engine_stats(gpuasm_engine *e, gpuasm_scan_stats *total);
 
 /* Add s into to, field by field (the totals of two engines, as --device
- * auto's move has: plugin/pipeline.c). */
+ * auto's move has: cli/pipeline.c). */
 void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s);
 
 /* Read bases per batch that every lane can take (device memory, threads). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pore_model.c -- read a k-mer pore model TSV (see pore_model.h) with
  * htslib's BGZF and kstring. */
 #define _POSIX_C_SOURCE 200809L

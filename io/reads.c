@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reads.c -- stream reads into batches (see reads.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

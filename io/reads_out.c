@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reads_out.c -- --matched / --unmatched-reads through htslib (reads_out.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

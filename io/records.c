@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* records.c -- FLAG, mate fields and read group of the output records (the
  * rules are in records.h). */
 #include <stdlib.h>

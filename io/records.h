@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* records.h -- the SAM records of one read, or of the two mates of a pair:
  * which records there are, their FLAG, mate fields and read group.
  *
@@ -15,7 +16,7 @@
  *     them).  A paired read whose mate is not next to it keeps 0x1/0x40/0x80
  *     with RNEXT '*', PNEXT 0, no 0x8/0x20, and is counted in lone_mates
  *     (the caller warns: samtools collate groups mates).
- *  3. A read's records: one per reported occurrence (plugin/report.h), the
+ *  3. A read's records: one per reported occurrence (align/report.h), the
  *     first primary and the others FLAG 0x100; 0x10 when the read was
  *     reverse-complemented; MAPQ 255 (not computed); TLEN 0.  A read without
  *     an occurrence gets one FLAG 0x4 record (MAPQ 0, CIGAR '*') with

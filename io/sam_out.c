@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sam_out.c -- SAM/BAM/CRAM output (see sam_out.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>

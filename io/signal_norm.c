@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_norm.c -- normalisation and quantisation of signals (see
  * signal_norm.h). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_reads.c -- raw signals in batches (see signal_reads.h): slow5lib
  * for SLOW5/BLOW5, htslib's hFILE/BGZF and kstring for text.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_ref.c -- reference signals from a genome and a pore model, or
  * from a signal file (see signal_ref.h). */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_report.c -- PAF or TSV lines of gpuasm-signal (see
  * signal_report.h). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_report.h -- the output of gpuasm-signal: one line per (read,
  * reference strand) with the best ADSM cost of the read's window, where it
  * aligns, and the decision against the threshold.
@@ -13,7 +14,7 @@
  *   references), 11 bases the interval spans, 12 mapping quality 255
  *   (missing: DTW costs are no probabilities), then
  *   ad:i: the ADSM cost (quantised units: 1/64 of a normalised unit per
- *   sample, signal.h), an:f: the cost per query sample in normalised units
+ *   sample, signal_mode.h), an:f: the cost per query sample in normalised units
  *   (ad / 64 / window length; what the threshold is on), pa:A: Y when an
  *   <= the threshold, else N, ks:i: and ke:i: the interval in k-mers (or
  *   samples) of the strand's own signal.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats_json.c -- the --stats JSON object (see stats_json.h).  Formatted by
  * hand: one flat object does not need a JSON library. */
 #define _POSIX_C_SOURCE 200809L

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* targets.c -- load the target set through htslib (see targets.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* targets.h -- the sequences to look for, read once through htslib.
  *
  * FASTA or FASTQ, plain, gzip or bgzf, or "-" for stdin: the file is opened
@@ -8,7 +9,7 @@
  * their sequences "PrefixPE/1", "PrefixPE/2".  No .fai is written (fai_load
  * would, and fails in read-only directories).
  *
- * Names (DESIGN.md §1 "SAM output"; issue #9):
+ * Names (README.md, "SAM output"; issue #9):
  *   - a target's name is the first word of its header line (up to the first
  *     space or tab), as samtools faidx and BBDuk take it;
  *   - characters SAM does not allow in @SQ SN (SAM v1.6 §1.2.1:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_device.cuh -- device-side pieces every CUDA kernel shares: a
  * sequence in its search orientation, the segment window of seed 000 §V,
  * and the local-minimum rule of search.h.  __host__ __device__ code, so a

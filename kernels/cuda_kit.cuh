@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_kit.cuh -- what the CUDA backend (cuda_backend.cu) gives every
  * kernel's launcher: the batch on the device, where hits go, grow-only
  * scratch memory, per-lane kernel state, the knobs, and CUDA error checks.
@@ -120,7 +121,7 @@ struct gpuasm_cuda_batch {
  * references once per targets_version, into its state), queues its
  * kernels, records ev_end after the last of them, and writes every
  * (read, reference) result into out (host memory, reads.n x targets.n,
- * signal.h's order), waiting for b->stream only; kernel_ms: device time
+ * signal_mode.h's order), waiting for b->stream only; kernel_ms: device time
  * from ev_begin to ev_end. */
 struct gpuasm_signal_batch {
     gpuasm_sigset reads;           /* host */

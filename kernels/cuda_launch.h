@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_launch.h -- the C names of what the kernels' CUDA files export:
  * each kernel's launcher (NAME_cuda.cu), for the kernel's row, and the ends
  * pass (kernels/ends), for the CUDA backend (engine/cuda_backend.cu, which

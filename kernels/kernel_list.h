@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* kernel_list.h -- every kernel, one line each, in the table's order (the
  * order of --help and of the messages that list kernels).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* registry.c -- the kernel table (see registry.h): its rows in the order
  * of kernel_list.h, each kernel's own in kernels/NAME/NAME_row.c, and what
  * the rest of the tree asks of them.  Adding a kernel: kernels/README.md.

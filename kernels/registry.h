@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* registry.h -- the kernel table: one row per search kernel.
  *
  * A kernel is a way of computing D[m][j] for search.h's contract, in one
@@ -151,7 +152,7 @@ uint64_t gpuasm_kernel_max_pattern(const gpuasm_search_opt *opt);
 
 /* Is opt a search the table can run?  0, or GPUASM_ERR_BAD_OPTION when the
  * kernel, the alphabet or the filter is unknown, or the kernel compares signals (the
- * signal mode has its own entry points: signal.h).  (A variant a kernel does not have
+ * signal mode has its own entry points: signal_mode.h).  (A variant a kernel does not have
  * runs its best layout: variants never change hits.) */
 int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err);
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* row.h -- what a kernel's row file (kernels/NAME/NAME_row.c) includes:
  * the table's types (registry.h), the CPU sides (twin.h) and, in a CUDA
  * build, the launchers (cuda_launch.h).  GPUASM_CUDA_SIDE(launch, free)

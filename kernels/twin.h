@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* twin.h -- what a CPU twin implements.
  *
  * walk/cpu_scan.c owns everything the twins share: walking the (read,

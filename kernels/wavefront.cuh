@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* wavefront.cuh -- what the two anti-diagonal wavefront kernels share: the
  * dp kernel (kernels/dp: seed 000's ASM) and the dtw kernel (kernels/dtw:
  * seed 001's ADSM) sweep a DP matrix by anti-diagonals, the PAPER layouts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpuasm.c -- the public library call (gpuasm.h) over the engine and the
  * report of gpuasm-scan: the same search and the same choice of
  * occurrences, without files or SAM. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_simd.c -- the SIMD level of a run (see cpu_simd.h). */
 #include "search/cpu_simd.h"
 

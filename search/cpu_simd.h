@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_simd.h -- which SIMD instruction set the CPU twins use (internal to
  * kernels/).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hits.c -- the growable end-hit array of search.h.
  *
  * Every backend appends hits in its own order; gpuasm_hits_sort() gives the

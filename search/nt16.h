@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* nt16.h -- base codes shared by host C and CUDA device code.
  *
  * gpuasm stores every base as htslib's 4-bit "nt16" code, which is a set of

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* search.h -- the one interface every search kernel implements: a batch of
  * reads and the target set in, a list of end positions ("end hits") out.
  *
- * Problem (DESIGN.md §1; seed 000 §IV, seed 001 §4): for every read r, every
+ * Problem (README.md, "What it finds"; seed 000 §IV, seed 001 §4): for every read r, every
  * target t and both strands s of the read, pattern P = the shorter of the two
  * sequences (override: gpuasm_search_opt.pattern_side), text T = the longer.
  * For every text position j the kernel computes
@@ -13,7 +14,7 @@
  *     j == n-1 or D[m][j+1] >= D[m][j]
  * (the leftmost end of each valley), where k = gpuasm_pair_k().  One
  * occurrence makes about 2k+1 ends with D <= k but usually one local
- * minimum, and only minima are ever reported (plugin/report.h), so only
+ * minimum, and only minima are ever reported (align/report.h), so only
  * they leave the kernel.  Pairs with m <= k are not searched (every
  * position would match; this also skips empty reads).
  *
@@ -117,7 +118,7 @@ typedef struct gpuasm_search_opt {
     int32_t filter;        /* enum gpuasm_filter: the exact pigeonhole filters (prefilter.h);
                             * never changes a hit, only which cells are computed */
     int32_t partial_floor; /* the significance floor of partial occurrences of targets as
-                            * patterns: the least score p - 2 D_p kept (kernels/chance.h);
+                            * patterns: the least score p - 2 D_p kept (align/chance.h);
                             * 0: none (cutadapt's -O semantics) */
     int32_t read_partial_floor; /* the same for reads as patterns */
 } gpuasm_search_opt;
@@ -266,7 +267,7 @@ GPUASM_HD gpuasm_pair gpuasm_pair_of(const gpuasm_search_opt *o, uint64_t read_l
  * and k_p = gpuasm_partial_kf(opt, floor, p, m) (cutadapt: errors <= e x
  * aligned length; an absolute k is the rate k/m, as cutadapt turns -e >= 1
  * into; and with a significance floor F > 0 of the pair's role, also
- * 2 D_p <= p - F: the score p - 2 D_p is at least F, kernels/chance.h);
+ * 2 D_p <= p - F: the score p - 2 D_p is at least F, align/chance.h);
  * p is acceptable when k_p < p and D_p <= k_p.  The end hit is the
  * acceptable p with the highest score p - 2 D_p (one point per aligned
  * pattern base, minus two per difference: cutadapt's +1/-1/-2 score when
@@ -369,7 +370,7 @@ void gpuasm_hits_free(gpuasm_hits *h);
 double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t count,
                          const gpuasm_seqset *targets, const gpuasm_search_opt *opt);
 
-/* ---- the CPU twins (kernels/cpu_scan.c runs opt->kernel's twin) ----------- */
+/* ---- the CPU twins (walk/cpu_scan.c runs opt->kernel's twin) ----------- */
 
 /* Scan every (read, target, strand) pair of reads[first .. first+count)
  * with opt->kernel's CPU twin and append its end hits to out, at this

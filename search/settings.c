@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* settings.c -- the one reader of the tuning knobs (see settings.h for the
  * list and why they exist). */
 #define _POSIX_C_SOURCE 200809L

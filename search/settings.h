@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* settings.h -- the tuning knobs of the search, read once, in one place.
  *
  * Knobs never change a result: they only choose which code path runs and
  * how work is cut (segment lengths, chunk sizes, buffer sizes), so the GPU
  * suite (tests/gpu/run) can force every path on small inputs and check that
  * each gives the CPU's bytes.  They come from the environment, read by
- * gpuasm_settings_read() when an engine opens (kernels/engine.c), and reach
+ * gpuasm_settings_read() when an engine opens (engine/engine.c), and reach
  * the kernels as a plain struct; nothing else in kernels/ calls getenv().
  *
  * The list (name, range, what it forces; "unset" = the kernel's own choice):
@@ -52,7 +53,7 @@
  *                                       [1,000,000]; below, the exhaustive kernel (on a
  *                                       GPU it beats the planned windows there: issue #14)
  *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
- *                                       input stays on the CPU (plugin/auto_device.h;
+ *                                       input stays on the CPU (cli/auto_device.h;
  *                                       0: always try CUDA)
  *   GPUASM_AUTO_GO_MS=N        0..2^31  --device auto: CUDA starts opening once the CPU
  *                                       alone would take at least N ms for the whole
@@ -60,7 +61,7 @@
  *                                       the file sizes; spent, for a pipe) [500]; 0: at once
  *   GPUASM_AUTO_MOVE=B         0|1      --device auto: 1 (default) scans on the CPU while
  *                                       CUDA starts and moves to it once ready
- *                                       (plugin/auto_move.h); 0 waits for CUDA first,
+ *                                       (cli/auto_move.h); 0 waits for CUDA first,
  *                                       as before issue #14 (A/B runs)
  *   GPUASM_AUTO_CHUNK_BASES=N  1..2^40  --device auto: read bases per CPU scan call while
  *                                       CUDA starts (default: about 20 ms a call, adapted;

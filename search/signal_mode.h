@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_mode.h -- the signal mode of the search: approximate discrete signal
  * matching (ADSM, seed 001 §5 and §10) of numeric series, for raw nanopore
  * signal against the expected signal of a genome.

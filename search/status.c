@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.c -- see status.h. */
 #include <stdarg.h>
 #include <stdio.h>

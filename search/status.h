@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* status.h -- how the search layer (kernels/) says that something failed.
  *
  * Every function of kernels/ that can fail returns 0 or a negative
@@ -5,9 +6,9 @@
  * failure is about (when it is about one), the length and limit involved,
  * and one line of detail (CUDA's own error string included).  Like edlib's
  * status codes and htslib's return values, the caller decides what to say:
- * the messages here never name command-line options; plugin/ turns a code
+ * the messages here never name command-line options; cli/ turns a code
  * and its indices into a message that names the flag, the file and the
- * record (plugin/scan_errors.c).
+ * record (cli/scan_errors.c).
  */
 #ifndef GPUASM_STATUS_H
 #define GPUASM_STATUS_H

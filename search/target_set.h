@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* target_set.h -- the targets of a run as the search and the report see
  * them: names, codes and lengths, in file order.  io/targets.h loads them
  * from a FASTA/FASTQ file (and says how names are made SAM-valid and

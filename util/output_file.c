@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.c -- see output_file.h. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.h -- the files a run writes (-o, --stats): nothing that
  * looks like a result unless the run succeeded, and never over an input.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printable.c -- see printable.h. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* write_guard.c -- see write_guard.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_grouped.c -- the CPU walk's grouped pairs (cpu_walk.h): a kernel
  * whose twin runs in SIMD lanes (GPUASM_CAP_LANES: myers on nt16) takes a
  * read's pairs in two groups instead of one by one (cpu_scan.c's top says

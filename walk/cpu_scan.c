@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_scan.c -- gpuasm_cpu_scan(): the pair walk every CPU twin shares.
  *
  * For each (read, target, strand) of the batch slice: pattern, text and k

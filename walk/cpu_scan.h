@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_scan.h -- the CPU pair walk's configuration and per-run tables
  * (internal to kernels/; gpuasm_cpu_scan() in search.h is the plain entry).
  *

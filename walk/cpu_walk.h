@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_walk.h -- what the CPU pair walk's units share (internal to walk/):
  * the walk's state and its local-minimum filter, the per-run tables
  * (struct gpuasm_cpu_prep: cpu_scan.h is its outside), and the grouped

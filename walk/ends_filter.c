@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ends_filter.c -- the exact candidate filter of the ends pass (see
  * ends_filter.h for the rules and the proof). */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* ends_filter.h -- the exact candidate filter of the ends pass for many
  * short target patterns (adapters, primers, barcodes) against a read
  * (internal to kernels/; issue #16 with #9's default --overlap 3).

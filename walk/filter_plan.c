@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filter_plan.c -- the candidate windows of a batch (filter_plan.h).
  *
  * The plan runs on the host, in threads over chunks of reads: looking up a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* filter_plan.h -- the exact filters' candidate windows as a list, for a
  * backend that verifies them elsewhere (the CUDA backend: kernels/
  * verify_cuda.cu; internal to kernels/).

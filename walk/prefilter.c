@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prefilter.c -- the pigeonhole filter of target patterns (see prefilter.h;
  * the targets' window index is tindex.c). */
 #include <pthread.h>

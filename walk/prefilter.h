@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prefilter.h -- the exact pigeonhole filter for many short patterns
  * (adapters, primers) against one text (internal to kernels/).
  *

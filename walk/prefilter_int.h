@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* prefilter_int.h -- what the two pigeonhole filters' units share
  * (internal to walk/): the q-gram keys of the windows both index
  * (prefilter.c: the pieces of target patterns; tindex.c: the targets'

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* qkey.h -- 2-bit keys of q single bases, for the exact filters'
  * tables (prefilter.c, ends_filter.c; internal to kernels/). */
 #ifndef GPUASM_QKEY_H

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_scan.c -- the signal mode's pair walk on the CPU, the checks every
- * backend shares, and the cell count (signal.h).
+ * backend shares, and the cell count (signal_mode.h).
  *
  * gpuasm_signal_cpu_scan() runs the CPU twin of opt->kernel's row
  * (registry.h) on every (read, reference) pair of a slice of reads, with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tindex.c -- the targets' window index of the pigeonhole filter (see
  * prefilter.h): a read's pieces looked up in the targets, the end ranges
  * that can hold hits, and the ends pass's marks of reads as patterns. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* verify_cuda.cu -- the CUDA verification of the exact filters' candidate
  * windows (filter_plan.h): one thread per window, the per-thread code of
  * verify_cuda_core.cuh, one launch per pattern width (1..4 words, so each

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* verify_cuda_core.cuh -- the per-thread code of the CUDA verification of
- * the filters' candidate windows (kernels/verify_cuda.cu), __host__
+ * the filters' candidate windows (walk/verify_cuda.cu), __host__
  * __device__ so that tests/c/test_verify_cuda runs exactly this code on
  * the CPU against gpuasm_cpu_scan().
  *

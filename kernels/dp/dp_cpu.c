@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dp_cpu.c -- the CPU twin of the dp kernel (seed 000 HMM ASM; seed 001
  * §6-8): the plain edit-distance DP of approximate string matching,
  *     D[0][j] = 0, D[i][-1] = i,

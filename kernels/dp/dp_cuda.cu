@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dp_cuda.cu -- the CUDA dp kernel (--kernel dp): seed 000 (Man, Nakano,
  * Ito, "The approximate string matching on the Hierarchical Memory
  * Machine", §IV-V) with seed 001 §6-8: the plain edit-distance DP of

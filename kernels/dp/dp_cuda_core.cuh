@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dp_cuda_core.cuh -- the per-thread logic of the CUDA dp kernel
  * (dp_cuda.cu: seed 000's anti-diagonal wavefront, its header comment has
  * the design): work-item decoding, the BEST tiles, the BEST-MEM rows, the

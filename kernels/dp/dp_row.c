@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dp_row.c -- the dp kernel's row (registry.h): seed 000's anti-diagonal
  * wavefront DP (and seed 001 §6-8's ring), with its segments. */
 #include "kernels/row.h"

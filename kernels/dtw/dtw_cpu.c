@@ -1,4 +1,5 @@
-/* dtw_cpu.c -- the CPU twin of the dtw kernel (signal.h): seed 001 §5's
+/* SPDX-License-Identifier: MIT */
+/* dtw_cpu.c -- the CPU twin of the dtw kernel (signal_mode.h): seed 001 §5's
  * sequential ADSM, one column of D at a time, and the host-side start of
  * a best alignment.
  *

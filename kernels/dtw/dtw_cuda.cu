@@ -1,4 +1,5 @@
-/* dtw_cuda.cu -- the CUDA dtw kernel (the signal mode, signal.h): seed 001
+/* SPDX-License-Identifier: MIT */
+/* dtw_cuda.cu -- the CUDA dtw kernel (the signal mode, signal_mode.h): seed 001
  * (Nakano, "Optimal implementations of the approximate string matching and
  * the approximate discrete signal matching on the memory machine models")
  * §5 and §10, ADSM by the anti-diagonal DP of §6-8, for raw nanopore
@@ -6,7 +7,7 @@
  *
  * Contract: gpuasm_dtw_cuda_launch() (the dtw row of registry.c, the
  * signal launcher signature of cuda_kit.cuh) gives, for every (read,
- * reference) pair of the batch, exactly the (cost, end) of signal.h that
+ * reference) pair of the batch, exactly the (cost, end) of signal_mode.h that
  * gpuasm_dtw_cpu_pair() gives: integer costs, so bit for bit.  Results are
  * 64-bit keys (cost << 32 | end, dtw_cuda_core.cuh): the smallest key is
  * the best cost at its smallest end, so several blocks of one pair combine
@@ -35,9 +36,8 @@
  * BEST, sets path (default where it fits): rows per lane decoupled from
  *   the divisibility of m.  The band path needs R | m for ALIGNED (else a
  *   select per cell, ~25% more work), so 2,000-sample queries got R = 16
- *   and ran as 4 bands (R = 4/8/16 measured 2.09/2.92/3.59e12 cells/s on
- *   an H100: more rows per lane helped, but 32 and 64 do not divide
- *   2,000).  Here lane L holds S sets of R0 rows (R0 in {4, 8, 16}
+ *   and ran as 4 bands (more rows per lane helped, BENCHMARKS.md,
+ *   "Measurements behind the code", but 32 and 64 do not divide 2,000).  Here lane L holds S sets of R0 rows (R0 in {4, 8, 16}
  *   dividing m, S = ceil(m / 32 R0) <= 8): set s is the virtual lane
  *   v = 32 s + L, rows [v R0, v R0 + R0), which at step t computes tile
  *   t - v with the band path's per-lane code (dtw_cuda_core.cuh, "sets").

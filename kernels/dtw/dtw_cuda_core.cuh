@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dtw_cuda_core.cuh -- the per-thread and per-lane logic of the CUDA dtw
  * kernel (dtw_cuda.cu has the design in its header comment): the BEST warp
  * wavefront and the PAPER ring wavefront with its segments and their
@@ -7,7 +8,7 @@
  * and that harness include it.  C++ for .cu files only.
  *
  * Rows here are 0-based query positions p = 0 .. m-1 (D[p+1][.] of
- * signal.h); "row -1" is D[0][.] = 0.  Columns are reference positions.
+ * signal_mode.h); "row -1" is D[0][.] = 0.  Columns are reference positions.
  */
 #ifndef GPUASM_DTW_CUDA_CORE_CUH
 #define GPUASM_DTW_CUDA_CORE_CUH
@@ -30,11 +31,11 @@ enum {
 
 /* Key of a result: cost in the high word, end in the low one, so that the
  * smallest key is the smallest cost and, among equal costs, the smallest
- * end: signal.h's tie rule, and atomicMin-able.  No result: all ones. */
+ * end: signal_mode.h's tie rule, and atomicMin-able.  No result: all ones. */
 HD uint64_t key_of(int32_t cost, uint32_t end) { return ((uint64_t)(uint32_t)cost << 32) | end; }
 const uint64_t KEY_NONE = ~(uint64_t)0;
 
-/* The cell of signal.h: min of the three neighbours (one Hopper DPX
+/* The cell of signal_mode.h: min of the three neighbours (one Hopper DPX
  * instruction, VIMNMX3; CUDA's headers emulate it on the host) plus the
  * cost.  On the device the |x - y| cost and the add are one instruction:
  * __sad(x, y, z) = |x - y| + z compiles to VABSDIFF with its accumulate

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dtw_row.c -- the dtw kernel's row (registry.h): seed 001's approximate
  * discrete signal matching (subsequence DTW), the signal mode's kernel
  * (gpuasm-signal).  Signals, not nt16 codes: no twin, no sequence

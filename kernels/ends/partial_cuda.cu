@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* partial_cuda.cu -- the ends pass on the GPU: the partial occurrences of
  * search.h ("Partial occurrences") for every kernel, launched after its
  * launcher on a stream of the lane's own, so that it runs beside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* partial_warp.cuh -- the ends pass for long patterns on the GPU (issue #11):
  * partial.h's gpuasm_partial_best() in edit mode on the nt16 alphabet,
  * computed by a warp per item instead of one thread, as __host__ __device__

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hamming_cpu.c -- the CPU twin of the hamming kernel (seed 004): the
  * k-mismatch problem (seed 004 Definition 3).  For every window end
  * j in [m-1, n-1], D[m][j] = #{ i : P[i] does not match T[j-m+1+i] };

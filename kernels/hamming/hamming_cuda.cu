@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hamming_cuda.cu -- the CUDA hamming kernel (seed 004: k-mismatch on the
  * GPU): the hamming row of registry.c, gpuasm_hamming_cuda_launch()
  * (cuda_kit.cuh says what a launcher does).  The per-thread logic is in
@@ -9,7 +10,7 @@
  * against T[j-m+1 .. j] for j in [m-1, n-1]; the end hits are the local
  * minima of D[m][.] that are <= k (positions j < m-1 count as > k).
  * Exactly the hits of gpuasm_cpu_scan() with GPUASM_KERNEL_HAMMING
- * (kernels/hamming_cpu.c + the local-minimum filter of cpu_scan.c).
+ * (kernels/hamming/hamming_cpu.c + the local-minimum filter of cpu_scan.c).
  *
  * ---- Work items (every variant) ------------------------------------------
  * A batch has two orientations: O1 = the read is the text (pattern = a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hamming_cuda_core.cuh -- the per-thread and per-warp logic of the CUDA
  * hamming kernel (hamming_cuda.cu: seed 004, its header comment has the
  * design): windows, the THREAD / PAPER / BEST block programs written once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* hamming_row.c -- the hamming kernel's row (registry.h): seed 004's
  * k-mismatch search, the default of --mode hamming.  On nt16 its twin runs
  * behind the pigeonhole filters without shifts (with k mismatches, one of

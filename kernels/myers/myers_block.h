@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_block.h -- one step of Myers' bit-vector algorithm on a block of
  * 64 pattern rows (host C), shared by the Myers CPU twin (myers_cpu.c) and
  * the linear traceback (traceback.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_byte_cuda.cu -- the Myers kernel on the byte alphabet (library API,
  * GPUASM_ALPHABET_BYTE), for texts that are not DNA: seed 003's King James
  * Bible experiment (Tabela 4.1) runs here.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_cpu.c -- the CPU twin of the Myers kernel (search.h).
  *
  * Myers' bit-vector algorithm (Myers 1999; seed 003 §2.2, whose names are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_cpu.h -- the scalar Myers twin's pieces that the CPU pair walk
  * (cpu_scan.c) and the SIMD lanes (myers_lanes.h) share (internal to
  * kernels/): the PEq table and one pattern's search from a prebuilt one.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_cuda.cu -- the CUDA Myers kernels: the myers row of the kernel
  * table (registry.c), launched by the CUDA backend (cuda_backend.cu) through
  * gpuasm_myers_cuda_launch() (cuda_kit.cuh says what a launcher does).

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_cuda_core.cuh -- the per-thread and per-lane logic of the CUDA Myers
- * kernels (kernels/myers_cuda.cu), as __host__ __device__ code so that a
+ * kernels (kernels/myers/myers_cuda.cu), as __host__ __device__ code so that a
  * host program can run exactly this code on the CPU (a throwaway harness
  * drives every path against the CPU twin on random inputs), plus the
  * routing rule and pair enumeration that the host planner (myers_plan.cu)

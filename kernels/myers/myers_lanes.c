@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_lanes.c -- what the lane kernels of every SIMD level share: the
  * segment plan of text lanes, the per-lane hit buffers, scratch, and the
  * dispatch on the level (see myers_lanes.h).

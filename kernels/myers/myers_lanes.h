@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_lanes.h -- Myers' bit-vector search in SIMD lanes: the CPU twin of
  * the myers row run on several (pattern, text) streams at once (internal
  * to kernels/).

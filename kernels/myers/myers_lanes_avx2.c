@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_lanes_avx2.c -- the lane kernels (myers_lanes.h) with 4 x 64-bit
  * lanes (AVX2), compiled for that instruction set whatever the build's
  * flags; cpu_simd.c checks that the processor has it first.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_lanes_impl.h -- the lane kernels of myers_lanes.h, written once for
  * every SIMD level with gcc's vector extensions.  Each level's file
  * (myers_lanes_sse41.c, _avx2.c, _avx512.c) sets `#pragma GCC target`,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_lanes_sse41.c -- the lane kernels (myers_lanes.h) with 2 x 64-bit
  * lanes (SSE4.1: 64-bit compares), compiled for that instruction set
  * whatever the build's flags; cpu_simd.c checks that the processor has it

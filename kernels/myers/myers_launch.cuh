@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_launch.cuh -- what the myers kernel's two launcher files share
  * (internal to kernels/myers): myers_cuda.cu (the plan, the RP, TP, WARP
  * and SIMPLE paths, the launcher) and myers_long_cuda.cu (the LONG path's

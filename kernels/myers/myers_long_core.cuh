@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_long_core.cuh -- the per-lane logic of the CUDA Myers LONG path
  * (issue #11: patterns over 4,096 bases; issue #14 P1: the cut-off the warp
  * wavefront lacks), as __host__ __device__ code: k_long of myers_cuda.cu

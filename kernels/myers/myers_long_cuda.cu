@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_long_cuda.cu -- the myers kernel's LONG path (myers_cuda.cu's top
  * says when it runs): k_long, a warp per item in strips of LP lanes x R
  * words with the wavefront and Ukkonen's cut-off of myers_long_core.cuh,

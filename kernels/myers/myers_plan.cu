@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_plan.cu -- the host planner of the CUDA Myers kernels (see
  * myers_plan.h and myers_cuda.cu's header for the paths).  Host code only. */
 #include <stdint.h>

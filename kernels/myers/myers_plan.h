@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_plan.h -- the host planner of the CUDA Myers kernels
  * (myers_plan.cu): from the lengths alone, which pairs take which path,
  * the read-as-pattern groups and their blocks, the small targets of the

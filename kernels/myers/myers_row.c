@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_row.c -- the myers kernel's row (registry.h): bit-parallel Myers
  * 1999 (seed 003), the default of --mode edit.
  *

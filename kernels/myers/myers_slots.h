@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* myers_slots.h -- the myers kernel's scratch slots (kernels/cuda_kit.cuh:
  * kit_grow): its launcher's (myers_cuda.cu) and, on the byte alphabet,
  * myers_byte_cuda.cu's, whose batches run none of the others.  C++ for .cu

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan_cpu.c -- the CPU twin of the scan kernel (search.h, twin.h): Wu-Manber
  * k-differences in shift-and form, each error level computed as an INCLUSIVE
  * SCAN over the text with an associative operator (seed 002: Mitani, Ino,

@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* scan_cuda.cu -- the CUDA scan kernel (--kernel scan; issue #4, seed 002:
  * Mitani, Ino, Hagihara, "Parallelizing exact and approximate string
  * matching via inclusive scan on a GPU", TPDS 2017).
  *
- * Same end hits as the CPU twin (kernels/scan_cpu.c, gpuasm_cpu_scan):
+ * Same end hits as the CPU twin (kernels/scan/scan_cpu.c, gpuasm_cpu_scan):
  * local minima of D[m][.] <= k (search.h) for every searched (read,
  * target, strand), patterns of 1..64 symbols, nt16 (two strands) and byte
  * (strand 0) alphabets.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* scan_row.c -- the scan kernel's row (registry.h): seed 002's bit-parallel
  * Wu-Manber recast as inclusive scans, patterns of at most 64 bases. */
 #include "kernels/row.h"

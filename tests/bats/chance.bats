@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Screening answers that mean something (issue #26; kernels/chance.h):
+# SPDX-License-Identifier: MIT
+# Screening answers that mean something (issue #26; align/chance.h):
 # random reads screened with the defaults hit at most 1% of the time, and
 # as often as the chance model predicts; the floors are said in @CO,
 # --stats and --verbosity 4; --overlap N and --preset cutadapt have no

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Command line: help, version, exit codes, option values.
 
 setup() {
@@ -193,7 +194,7 @@ bad_value() {
     assert_equal "$stderr" "$auto_err"
 }
 
-@test "tuning knobs (kernels/settings.h): a bad value is a one-line error naming the knob" {
+@test "tuning knobs (search/settings.h): a bad value is a one-line error naming the knob" {
     GPUASM_CUDA_GROUP=100 run --separate-stderr scan --device cpu "$READS" "$TARGETS"
     strip_summary
     assert_one_error

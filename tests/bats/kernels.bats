@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The seed kernels from the command line (issue #4): --kernel dp and scan
 # give the bytes of the default myers kernel; --mode hamming agrees with an
 # independent naive Hamming search; every refusal is one clear line.

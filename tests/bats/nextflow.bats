@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The nf-core style module of workflows/nextflow (issue #10).  Nextflow cannot
 # be installed here, so its script: and stub: blocks are run with bash after
 # substituting the task variables (tests/nextflow_block.py), and the

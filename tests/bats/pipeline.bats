@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The streaming pipeline (plugin/pipeline.c): the same bytes whatever the
+# SPDX-License-Identifier: MIT
+# The streaming pipeline (cli/pipeline.c): the same bytes whatever the
 # batch size and thread count, --stats, the progress line, errors in the
 # middle of a stream, bounded memory, and --device parsing.  CPU only.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # gpuasm-signal (issue #15): the command, its inputs, outputs and errors, on
 # small inputs made here.  Real signals: tests/data/signal.bats.
 

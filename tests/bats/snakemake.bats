@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The Snakemake wrapper and example workflow of workflows/snakemake (issue #10),
 # run by the real Snakemake (Debian's snakemake, installed by quickstart):
 # the outputs must be what gpuasm-scan writes when run whole by hand.

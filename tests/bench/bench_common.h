@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_common.h -- what the benchmark programs share: the random generator
  * (splitmix64, fixed start, so that bench_kernels and edlib_hw draw the same
  * P1 pattern and text), the clock, and the comparator for medians. */

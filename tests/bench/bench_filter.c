@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_filter -- the host side of the exact filter (issue #16), apart:
  * the targets' index build (prefilter.h) on 1 and on T threads, and the
  * CUDA backend's planning of candidate windows (filter_plan.h) per read,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_seeds -- the seed papers' headline experiments on our kernels
  * (issue #4, "Reproductions"; tests/bench/seeds.md explains each table).
  *

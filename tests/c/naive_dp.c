@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* naive_dp.c -- the O(m*n) oracle; see naive_dp.h. */
 #include <stdint.h>
 #include <stdlib.h>

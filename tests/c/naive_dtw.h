@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* naive_dtw.h -- the oracle of the signal-mode tests: seed 001 §5's DP
  * computed the plainest way, row by row over the whole reference in double
- * precision, with the three moves and the cost of signal.h (the same
+ * precision, with the three moves and the cost of signal_mode.h (the same
  * function of two ints: exact in double).  O(m n) time, O(n) memory; no
  * code shared with the twins beyond gpuasm_dtw_cost().  Usable from C and
  * from the nvcc-compiled harness.

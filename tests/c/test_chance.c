@@ -1,4 +1,5 @@
-/* test_chance.c -- the chance model of kernels/chance.h (issue #26):
+/* SPDX-License-Identifier: MIT */
+/* test_chance.c -- the chance model of align/chance.h (issue #26):
  *
  *  (a) one source: the bound pi(q, d) against the exact probability,
  *      found by enumerating every text, that a random text end holds an

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* test_dtw_cuda.cu -- the host harness of the CUDA dtw kernel: the very
- * per-lane and per-thread code of kernels/dtw_cuda_core.cuh (the functions
+ * per-lane and per-thread code of kernels/dtw/dtw_cuda_core.cuh (the functions
  * the kernels of dtw_cuda.cu call between their shuffles and barriers), run
  * on the CPU lane by lane and thread by thread, phase by phase, against the
  * CPU twin.  Built by nvcc as host code in CUDA builds (no GPU needed);

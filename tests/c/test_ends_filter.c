@@ -1,4 +1,5 @@
-/* test_ends_filter.c -- the ends filter (kernels/ends_filter.h) against
+/* SPDX-License-Identifier: MIT */
+/* test_ends_filter.c -- the ends filter (walk/ends_filter.h) against
  * the ends pass itself (gpuasm_partial_best, kernels/partial.h) on seeded
  * random cases.  Output is TAP.
  *

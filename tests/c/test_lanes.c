@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lanes.c -- seeded random differential tests of the CPU's SIMD lanes
- * (kernels/myers_lanes.h) and the pigeonhole filter (kernels/prefilter.h).
+ * (kernels/myers/myers_lanes.h) and the pigeonhole filter (walk/prefilter.h).
  * Output is TAP.
  *
  *   (a) text lanes at every SIMD level this processor has: one pattern

@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* test_verify_cuda.cu -- the host harness of the CUDA verification of the
- * filters' candidate windows (issue #16): the plan (kernels/filter_plan.c,
+ * filters' candidate windows (issue #16): the plan (walk/filter_plan.c,
  * the host side the CUDA backend runs) and the very per-thread code of
- * kernels/verify_cuda_core.cuh (what each thread of k_verify runs), run
+ * walk/verify_cuda_core.cuh (what each thread of k_verify runs), run
  * here on the CPU window by window, must give exactly the end hits of the
  * CPU backend's walk without any filter (gpuasm_cpu_scan_cfg, --filter
  * off), for every --filter value that plans windows: reads as patterns of

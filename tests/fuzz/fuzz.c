@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz.c -- libFuzzer harness for gpuasm's input path and search API
  * (issue #12).  One binary, three targets, chosen by GPUASM_FUZZ:
  *
