@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reads.c -- stream reads into batches (see reads.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -18,10 +19,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "diagnose.h"
-#include "printable.h"
-#include "reads.h"
-#include "thread_error.h"
+#include "io/diagnose.h"
+#include "util/printable.h"
+#include "io/reads.h"
+#include "util/thread_error.h"
 
 /* One input file. */
 typedef struct {
@@ -164,6 +165,22 @@ static int skip_empty_members(hFILE *h)
     }
 }
 
+/* -T's reference for a CRAM input (hts_set_fai_filename).  Issue #31:
+ * say why it fails (htslib's [E::] line names only the file); one that
+ * cannot be opened is told before htslib tries, as its failed load of a
+ * CRAM reference leaks (htslib 1.16, LeakSanitizer).  0, or -1 with err. */
+static int use_reference(htsFile *in, const char *path, const char *reference, char *err, size_t errlen)
+{
+    FILE *rf = fopen(reference, "r");
+    const int e = rf ? 0 : errno;
+    if (rf) fclose(rf);
+    if (!e && hts_set_fai_filename(in, reference) == 0) return 0;
+    snprintf(err, errlen, "%s: the reference %s (-T) %s%s%s (give the FASTA the CRAM file was "
+             "written against)", path, reference, e ? "cannot be read: " : "cannot be used: ",
+             e ? strerror(e) : "htslib cannot index it", e ? "" : " (a FASTA? plain or bgzip?)");
+    return -1;
+}
+
 static int source_open(source_t *s, const char *path, const char *reference,
                        htsThreadPool *tp, char *err, size_t errlen)
 {
@@ -229,18 +246,7 @@ static int source_open(source_t *s, const char *path, const char *reference,
             snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
         return -1;
     }
-    /* Issue #31: say why (htslib's [E::] line names only the file).  A
-     * reference that cannot be opened is told before htslib tries: its
-     * failed load of the CRAM reference leaks (htslib 1.16, LeakSanitizer). */
-    FILE *rf = reference ? fopen(reference, "r") : NULL;
-    const int e = reference && !rf ? errno : 0;
-    if (rf) fclose(rf);
-    if (reference && (e || hts_set_fai_filename(s->in, reference) < 0)) {
-        snprintf(err, errlen, "%s: the reference %s (-T) %s%s%s (give the FASTA the CRAM file was "
-                 "written against)", path, reference, e ? "cannot be read: " : "cannot be used: ",
-                 e ? strerror(e) : "htslib cannot index it", e ? "" : " (a FASTA? plain or bgzip?)");
-        return -1;
-    }
+    if (reference && use_reference(s->in, path, reference, err, errlen) < 0) return -1;
     const htsFormat *fmt = hts_get_format(s->in);
     enum htsExactFormat f = fmt->format;
     if (fmt->compression == xz_compression || fmt->compression == bzip2_compression ||

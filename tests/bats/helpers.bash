@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # helpers.bash -- shared setup of gpuasm's bats tests (tests/bats, tests/data).
 #
 # make check exports absolute paths (Makefile.am, AM_TESTS_ENVIRONMENT):

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The library installs where it is put (issue #29): `make install
 # prefix=DIR` into a fresh temporary prefix, then the README's compile
 # lines (Library section: shared, and static through `pkg-config

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Issue #31, "Nothing lost, round 2" (the input half): reads whose first
 # gzip member or BGZF block is empty are read whole, RNA reads, SLOW5/BLOW5
 # checked before slow5lib parses them (valgrind-clean on the cases that

@@ -1,4 +1,5 @@
-/* test_chance.c -- the chance model of kernels/chance.h (issue #26):
+/* SPDX-License-Identifier: MIT */
+/* test_chance.c -- the chance model of align/chance.h (issue #26):
  *
  *  (a) one source: the bound pi(q, d) against the exact probability,
  *      found by enumerating every text, that a random text end holds an
@@ -20,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chance.h"
-#include "registry.h"
-#include "search.h"
+#include "align/chance.h"
+#include "kernels/registry.h"
+#include "search/search.h"
 #include "tap.h"
 
 static const uint8_t ACGT[4] = { 1, 2, 4, 8 };
