@@ -437,7 +437,7 @@ static int parse_option(int c, gpuasm_scan_opt *o, scan_args *a, char **argv)
  * to move the output into place).  0, or 1 (its one line printed). */
 static int check_file_names(int argc, char **argv, const gpuasm_scan_opt *o, const scan_args *a)
 {
-    const struct { const char *opt, *val; } files[] = {
+    const gpuasm_file_opt files[] = {
         { "-o", o->out_path }, { "--stats", o->stats_path }, { "--report", o->screen.report },
         { "--multiqc", o->screen.multiqc }, { "--matched", o->screen.matched },
         { "--matched2", o->screen.matched2 }, { "--unmatched-reads", o->screen.unmatched },
@@ -445,15 +445,7 @@ static int check_file_names(int argc, char **argv, const gpuasm_scan_opt *o, con
         { "--write-reference", o->write_reference }, { "-T", o->reference }, { "-1", a->r1 },
         { "-2", a->r2 },
     };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i].val && !*files[i].val)
-            return gpuasm_fail("%s '': an empty file name (give a file, or - for standard input "
-                               "or output)", files[i].opt);
-    for (int i = optind; i < argc; i++)
-        if (!*argv[i])
-            return gpuasm_fail("%s", "an empty file name ('') among the inputs (give a file, or - "
-                               "for standard input)");
-    return 0;
+    return gpuasm_opt_file_names(files, sizeof files / sizeof files[0], argc, argv);
 }
 
 /* The options as a whole, and the positional arguments (argv[optind..]):

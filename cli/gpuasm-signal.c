@@ -191,17 +191,10 @@ int main(int argc, char **argv)
         }
     }
     /* Issue #31: an empty file name names no file (gpuasm-scan's rule). */
-    const struct { const char *opt, *val; } files[] = {
+    const gpuasm_file_opt files[] = {
         { "-o", co.out_path }, { "--stats", co.stats_path }, { "-p", o.model_path },
     };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i].val && !*files[i].val)
-            return gpuasm_fail("%s '': an empty file name (give a file, or - for standard input "
-                               "or output)", files[i].opt);
-    for (int i = optind; i < argc; i++)
-        if (!*argv[i])
-            return gpuasm_fail("%s", "an empty file name ('') among the inputs (give a file, or - "
-                               "for standard input)");
+    if (gpuasm_opt_file_names(files, sizeof files / sizeof files[0], argc, argv)) return 1;
     const int npos = argc - optind;
     if (npos != 2) {
         if (npos == 0) { usage(stderr); return 1; }
