@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ends_filter.c -- the exact candidate filter of the ends pass (see
  * ends_filter.h for the rules and the proof). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -239,6 +240,9 @@ static int mark_one(mark_ctx *c, int e, uint32_t t)
     return 0;
 }
 
+/* nt16 codes that match several bases (IUPAC sets; not N's 0). */
+static const uint8_t several[16] = { 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1 };
+
 int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64_t n, uint32_t ends,
                             uint32_t *mark[2], uint32_t stamp, uint32_t **list, size_t *cap,
                             gpuasm_ef_ws *ws)
@@ -252,9 +256,11 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
         /* the text as the rules see it: its last L bases, or its first L
          * reversed (the text start) */
         uint8_t *tail = ws->tail;
-        for (uint32_t i = 0; i < L; i++) {
-            const uint8_t x = e ? text[L - 1 - i] : text[n - L + i];
-            if (gpuasm_base2[x & 15] < 0 && (x & 15) != 0) return -2;   /* matches several bases */
+        const uint8_t *src = e ? text + L - 1 : text + n - L;
+        const ptrdiff_t step = e ? -1 : 1;
+        for (uint32_t i = 0; i < L; i++, src += step) {
+            const uint8_t x = *src;
+            if (several[x & 15]) return -2;
             tail[i] = x;
         }
         /* exact rule: the text's last p bases against the patterns' first p */
