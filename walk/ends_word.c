@@ -27,6 +27,19 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
     }
 }
 
+/* Bits set in x (SWAR: no popcnt in a generic x86-64 build, where
+ * __builtin_popcountll is a libgcc call of ~21 instructions). */
+static inline int32_t pop64(uint64_t x)
+{
+    x = x - ((x >> 1) & 0x5555555555555555u);
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (int32_t)((x * 0x0101010101010101u) >> 56);
+}
+
+/* The shortest run of rows summed by pop64 rather than a row at a time. */
+#define EW_JUMP 3
+
 /* The row rule over the last column's vectors (nw words; a constant where
  * inlined).  D of row p of the last column is the prefix sum of the
  * vertical deltas, popcounts to get to row omin - 1.  D_p >= D[p][n-1]
@@ -56,7 +69,20 @@ rows_best(const ends_word *e, const uint64_t *pv, const uint64_t *mv, const uint
         for (uint32_t b = blo; b <= bhi; b++, vp >>= 1, vm >>= 1) {
             const int32_t dprev = d;
             d += (int32_t)(vp & 1u) - (int32_t)(vm & 1u);
-            if (d > kmax) continue;
+            if (d > kmax) {
+                /* D drops at most 1 a row: the g rows after this one are
+                 * past kmax too, their deltas summed at once */
+                uint32_t g = (uint32_t)(d - kmax - 1);
+                if (g > bhi - b) g = bhi - b;   /* < 64 */
+                if (g >= EW_JUMP) {
+                    const uint64_t low = ((uint64_t)2 << g) - 2u;   /* bits 1 .. g */
+                    d += pop64(vp & low) - pop64(vm & low);
+                    vp >>= g;
+                    vm >>= g;
+                    b += g;
+                }
+                continue;
+            }
             const uint32_t p = b + 1u, s = b % 64u;
             const int32_t kp = e->kp[p];
             if (kp < 0) continue;
