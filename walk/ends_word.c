@@ -18,8 +18,8 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
      * nt16 rule (a & b) != 0, IUPAC sets on either side included). */
     for (uint32_t i = 0; i < m; i++)
         for (uint32_t c = 0; c < 16; c++) {
-            if (pat[i] & c) e->peq[0][c][i / 64u] |= (uint64_t)1 << (i % 64u);
-            if (pat[m - 1u - i] & c) e->peq[1][c][i / 64u] |= (uint64_t)1 << (i % 64u);
+            if (pat[i] & c) e->peq[0][i / 64u][c] |= (uint64_t)1 << (i % 64u);
+            if (pat[m - 1u - i] & c) e->peq[1][i / 64u][c] |= (uint64_t)1 << (i % 64u);
         }
     for (uint32_t p = 0; p < m; p++) {
         const int32_t k = p < omin ? -1 : gpuasm_partial_kf(opt, fl, p, m);
@@ -109,13 +109,13 @@ static gpuasm_partial partial_best_word1(const ends_word *e, const uint8_t *text
     const uint32_t m = e->m;
     uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)e->kmax;
     const uint32_t W = (uint32_t)(wlen > n ? n : wlen);
-    const uint64_t (*peq)[EW_WORDS] = e->peq[at_start];
+    const uint64_t *peq = e->peq[at_start][0];
     /* text start: the first W bases reversed */
-    const uint8_t *tp = at_start ? text + W - 1u : text + n - W;
     const ptrdiff_t step = at_start ? -1 : 1;
+    const uint8_t *tp = at_start ? text + W - 1u : text + n - W, *const tend = tp + step * (ptrdiff_t)W;
     uint64_t pv = ~(uint64_t)0, mv = 0, leq = 0, lph = 0, lmh = 0;
-    for (uint32_t q = 0; q < W; q++, tp += step) {
-        const uint64_t eq = peq[*tp & 15u][0];
+    for (; tp != tend; tp += step) {
+        const uint64_t eq = peq[*tp & 15u];
         const uint64_t xv = eq | mv;
         const uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
         uint64_t ph = mv | ~(xh | pv);
@@ -141,15 +141,15 @@ static gpuasm_partial partial_best_word2(const ends_word *e, const uint8_t *text
     const uint32_t m = e->m;
     uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)e->kmax;
     const uint32_t W = (uint32_t)(wlen > n ? n : wlen);
-    const uint64_t (*peq)[EW_WORDS] = e->peq[at_start];
-    const uint8_t *tp = at_start ? text + W - 1u : text + n - W;
+    const uint64_t *peq0 = e->peq[at_start][0], *peq1 = e->peq[at_start][1];
     const ptrdiff_t step = at_start ? -1 : 1;
+    const uint8_t *tp = at_start ? text + W - 1u : text + n - W, *const tend = tp + step * (ptrdiff_t)W;
     uint64_t pv[2] = { ~(uint64_t)0, ~(uint64_t)0 }, mv[2] = { 0, 0 };
     uint64_t leq[2] = { 0, 0 }, lph[2] = { 0, 0 }, lmh[2] = { 0, 0 };
     uint64_t pv0 = pv[0], pv1 = pv[1], mv0 = 0, mv1 = 0;
-    for (uint32_t q = 0; q < W; q++, tp += step) {
-        const uint64_t *eqc = peq[*tp & 15u];
-        const uint64_t eq0 = eqc[0], eq1 = eqc[1];
+    for (; tp != tend; tp += step) {
+        const uint32_t c = *tp & 15u;
+        const uint64_t eq0 = peq0[c], eq1 = peq1[c];
         const uint64_t xv0 = eq0 | mv0;
         const uint64_t xh0 = (((eq0 & pv0) + pv0) ^ pv0) | eq0;
         const uint64_t ph0 = mv0 | ~(xh0 | pv0), mh0 = pv0 & xh0;

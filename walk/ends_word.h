@@ -24,7 +24,7 @@
 #define EW_WORDS 2
 #define EW_MAX (64 * EW_WORDS)
 typedef struct ends_word {
-    uint64_t peq[2][16][EW_WORDS];
+    uint64_t peq[2][EW_WORDS][16];
     int8_t kp[EW_MAX];
     uint32_t m, omin, nw;
     int32_t kmax;         /* k_{m-1} (partial.h's window: W = m - 1 + kmax) */
