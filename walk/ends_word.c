@@ -11,7 +11,11 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
     const int32_t fl = gpuasm_pair_partial_floor(opt, 0);
     memset(e, 0, sizeof *e);
     e->m = m;
-    e->nw = (m + 63u) / 64u;
+    /* The words of rows 1 .. m - 1, the only rows the rule reads: D of
+     * row p depends on rows <= p alone (the carry runs down the words), so
+     * a 65-base pattern's row 65 and its word are never needed (12 of the
+     * 158 bbmap adapters: a two-word step for a one-word answer). */
+    e->nw = m <= 65u ? 1u : 2u;
     e->omin = omin;
     e->kmax = gpuasm_partial_kf(opt, fl, m - 1u, m);
     /* Eq of code c: bit i set when pattern base i shares a base with c (the

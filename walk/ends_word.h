@@ -26,7 +26,7 @@
 typedef struct ends_word {
     uint64_t peq[2][EW_WORDS][16];
     int8_t kp[EW_MAX];
-    uint32_t m, omin, nw;
+    uint32_t m, omin, nw;  /* nw: the words of rows 1 .. m - 1 (the rule's rows) */
     int32_t kmax;         /* k_{m-1} (partial.h's window: W = m - 1 + kmax) */
 } ends_word;
 
