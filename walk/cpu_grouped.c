@@ -45,6 +45,8 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->always_b);
     free(g->bmark[0]);
     free(g->bmark[1]);
+    free(g->breach[0]);
+    free(g->breach[1]);
     free(g->ecand);
     free(g->ealways);
     gpuasm_ef_ws_free(&g->efws);
@@ -406,6 +408,16 @@ uint32_t gpuasm_ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uin
            (uint32_t)(((a & 2u) || g->bmark[1][t] == g->bstamp) << 1);
 }
 
+/* The text bases the ends pass of an allowed end of candidate t needs to
+ * look at (ends_filter.h, gpuasm_efilter_mark's reach): UINT32_MAX (all
+ * of its window) where the end is "always" or the strand was not
+ * filtered. */
+void gpuasm_ends_reach(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t, uint32_t reach[2])
+{
+    for (int e = 0; e < 2; e++)
+        reach[e] = (prep->ef.always[t] >> e & 1u) || g->bmark[e][t] != g->bstamp ? UINT32_MAX : g->breach[e][t];
+}
+
 /* The ends filter for group B of one read strand (ends_filter.h): the
  * targets whose ends pass may find something, in target order, in
  * g->ecand; which ends each may have is in g->bmark and ef.always
@@ -423,8 +435,8 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
         memset(g->bmark[1], 0, (size_t)targets->n * sizeof(uint32_t));
         g->bstamp = 1;
     }
-    const int64_t nm = gpuasm_efilter_mark(&prep->ef, rseq, n, ends, g->bmark, g->bstamp, &g->ecand,
-                                           &g->cap_ecand, &g->efws);
+    const int64_t nm = gpuasm_efilter_mark(&prep->ef, rseq, n, ends, g->bmark, g->bstamp, g->breach,
+                                           &g->ecand, &g->cap_ecand, &g->efws);
     if (nm == -1) return -1;
     if (nm < 0) return -2;
     /* the marked targets of group B, then its "always" ones, each once */
@@ -435,7 +447,18 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
     }
     if (gpuasm_grow((void **)&g->ecand, &g->cap_ecand, (size_t)u + g->n_ealways, sizeof(uint32_t)) < 0) return -1;
     for (uint32_t i = 0; i < g->n_ealways; i++) g->ecand[u++] = g->ealways[i];
-    if (u > 1) qsort(g->ecand, u, sizeof(uint32_t), cmp_u32);
+    /* target order; a few dozen at most where the filter cuts, so an
+     * insertion sort (qsort's calls were a tenth of the filter's cost) */
+    if (u > 64) {
+        qsort(g->ecand, u, sizeof(uint32_t), cmp_u32);
+    } else {
+        for (uint32_t i = 1; i < u; i++) {
+            const uint32_t x = g->ecand[i];
+            uint32_t j = i;
+            for (; j > 0 && g->ecand[j - 1] > x; j--) g->ecand[j] = g->ecand[j - 1];
+            g->ecand[j] = x;
+        }
+    }
     g->cnt.ends_skipped += (uint64_t)(g->n_b_partial - u) * per;   /* every candidate takes them */
     return u;
 }

@@ -131,10 +131,11 @@ done:
  * most one end hit per end, at the ends in allow (bit 0: the text's end,
  * bit 1: its start; an exact filter may rule ends out).  ws grows to the
  * pattern's needs.  fast: the target's ends_word when it is the pattern
- * and has one (edit mode), else NULL.  0 or -1. */
+ * and has one (edit mode), else NULL; reach: with fast, the text bases
+ * each end needs (gpuasm_ends_reach(), UINT32_MAX: all).  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
-                        size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast)
+                        size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast, const uint32_t reach[2])
 {
     const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
     const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
@@ -146,7 +147,7 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     if (fast && !hamming && !pr->read_is_pattern) {
         for (int at_start = 0; at_start < 2; at_start++) {
             if (!(ends & (1u << at_start))) continue;
-            const gpuasm_partial b = gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start);
+            const gpuasm_partial b = gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
             if (!b.plen) continue;
             gpuasm_endhit e = w->cur;
             e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
@@ -609,9 +610,11 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
             const uint32_t allow = grp == 0 ? (emarked ? g->emark[t] : 3u)
                                             : by_ends ? gpuasm_ends_allowed(g, prep, t) : 3u;
             const ends_word *fast = prep && prep->ew && prep->ew[t].m ? &prep->ew[t] : NULL;
+            uint32_t reach[2] = { UINT32_MAX, UINT32_MAX };
+            if (by_ends) gpuasm_ends_reach(g, prep, t, reach);
             if (c->partial &&
                 partial_hits(w, opt, c->hamming, &pr, p.pattern, p.text, allow, &c->pws, &c->pws_cap, &g->cnt,
-                             fast) < 0)
+                             fast, reach) < 0)
                 return -1;
         }
     }
@@ -629,7 +632,9 @@ static int group_ws_open(scan_call *c)
     if (filtered && prep->has_filter && !(g->mark = calloc(nt, sizeof(uint32_t)))) return -1;
     if (filtered && (prep->has_filter || c->efilt) && !(g->in_b = calloc(nt, sizeof(uint32_t)))) return -1;
     if (c->efilt && (!(g->bmark[0] = calloc(nt, sizeof(uint32_t))) ||
-                     !(g->bmark[1] = calloc(nt, sizeof(uint32_t)))))
+                     !(g->bmark[1] = calloc(nt, sizeof(uint32_t))) ||
+                     !(g->breach[0] = calloc(nt, sizeof(uint32_t))) ||
+                     !(g->breach[1] = calloc(nt, sizeof(uint32_t)))))
         return -1;
     /* k of every target as the pattern, once (the pair rule's floor(e m)
      * per pair and read was a visible share of the adapter screen). */

@@ -132,6 +132,7 @@ typedef struct group_ws {
     size_t cap_always_b;
     /* the ends filter (ends_filter.h): marks per end, the candidates */
     uint32_t *bmark[2], bstamp;
+    uint32_t *breach[2];            /* the text bases a marked end's rules reach (ends_filter.h) */
     uint32_t *ecand;
     size_t cap_ecand;
     uint32_t *ealways, n_ealways;   /* group B's targets "always" at some end */
@@ -158,5 +159,6 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
 int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
                                const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand);
 uint32_t gpuasm_ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t);
+void gpuasm_ends_reach(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t, uint32_t reach[2]);
 
 #endif

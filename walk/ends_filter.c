@@ -43,6 +43,7 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
         free(f->xids[e]);
         free(f->pstart[e]);
         free(f->pent[e]);
+        free(f->pmaxw[e]);
         free(f->qmask[e]);
     }
     memset(f, 0, sizeof *f);
@@ -120,6 +121,16 @@ always:
     return 1;
 }
 
+/* Piece entries by dlo, then target and piece (a total order: the rows
+ * come out the same on every platform). */
+static int cmp_dlo(const void *a, const void *b)
+{
+    const gpuasm_ef_piece *x = a, *y = b;
+    if (x->dlo != y->dlo) return x->dlo < y->dlo ? -1 : 1;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    return (x->s > y->s) - (x->s < y->s);
+}
+
 /* Rows of v in CSR form: start[EF_ROWS + 1], the ids / entries by row. */
 static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
 {
@@ -153,6 +164,16 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     memcpy(fill, f->pstart[e], (size_t)rows * sizeof(uint32_t));
     for (size_t i = 0; i < v->np; i++) f->pent[e][fill[v->p[i].row]++] = v->p[i].e;
     free(fill);
+    /* each piece row by dlo, and its widest range (gpuasm_efilter_mark's
+     * binary search) */
+    if (!(f->pmaxw[e] = calloc(rows, sizeof(uint16_t)))) return -1;
+    for (uint32_t r = 0; r < rows; r++) {
+        gpuasm_ef_piece *row = f->pent[e] + f->pstart[e][r];
+        const uint32_t len = f->pstart[e][r + 1] - f->pstart[e][r];
+        if (len > 1) qsort(row, len, sizeof *row, cmp_dlo);
+        for (uint32_t i = 0; i < len; i++)
+            if (row[i].dhi - row[i].dlo > f->pmaxw[e][r]) f->pmaxw[e][r] = (uint16_t)(row[i].dhi - row[i].dlo);
+    }
     f->n_entries += v->nx + v->np;
     return 0;
 }
@@ -225,15 +246,21 @@ void gpuasm_ef_ws_free(gpuasm_ef_ws *ws)
 }
 
 typedef struct {
-    uint32_t **mark, stamp;
+    uint32_t **mark, stamp, **reach;
     uint32_t **list;
     size_t *cap, n;
 } mark_ctx;
 
-static int mark_one(mark_ctx *c, int e, uint32_t t)
+/* Target t fired at end e by a rule whose occurrences span at most r text
+ * bases. */
+static int mark_one(mark_ctx *c, int e, uint32_t t, uint32_t r)
 {
-    if (c->mark[e][t] == c->stamp) return 0;
+    if (c->mark[e][t] == c->stamp) {
+        if (c->reach && c->reach[e][t] < r) c->reach[e][t] = r;
+        return 0;
+    }
     c->mark[e][t] = c->stamp;
+    if (c->reach) c->reach[e][t] = r;
     if (e == 1 && c->mark[0][t] == c->stamp) return 0;   /* listed at the end */
     if (gpuasm_grow((void **)c->list, c->cap, c->n + 1, sizeof(uint32_t)) < 0) return -1;
     (*c->list)[c->n++] = t;
@@ -244,10 +271,10 @@ static int mark_one(mark_ctx *c, int e, uint32_t t)
 static const uint8_t several[16] = { 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1 };
 
 int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64_t n, uint32_t ends,
-                            uint32_t *mark[2], uint32_t stamp, uint32_t **list, size_t *cap,
-                            gpuasm_ef_ws *ws)
+                            uint32_t *mark[2], uint32_t stamp, uint32_t *reach[2], uint32_t **list,
+                            size_t *cap, gpuasm_ef_ws *ws)
 {
-    mark_ctx c = { mark, stamp, list, cap, 0 };
+    mark_ctx c = { mark, stamp, reach, list, cap, 0 };
     for (int e = 0; e < 2; e++) {
         if (!(ends >> e & 1u)) continue;
         const uint32_t L = (uint32_t)(n < f->dmax[e] ? n : f->dmax[e]);
@@ -272,7 +299,7 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             if (!(f->x_used[e] >> p & 1)) continue;
             const uint32_t row = q_base((int)p) + key;
             for (uint32_t i = f->xstart[e][row]; i < f->xstart[e][row + 1]; i++)
-                if (mark_one(&c, e, f->xids[e][i]) < 0) return -1;
+                if (mark_one(&c, e, f->xids[e][i], p) < 0) return -1;
         }
         /* piece rule: every window of q single bases, d bases before the end */
         if (!f->p_used[e]) continue;
@@ -298,14 +325,25 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
                 qm &= qm - 1;
                 const uint32_t row = q_base((int)q) + (key & (((uint32_t)1 << (2 * q)) - 1));
                 const uint32_t x = j + 1 - q, d = L - x;
-                for (uint32_t i = f->pstart[e][row]; i < f->pstart[e][row + 1]; i++) {
-                    const gpuasm_ef_piece *pe = &f->pent[e][i];
-                    if (d < pe->dlo || d > pe->dhi) continue;
-                    if (c.mark[e][pe->t] == stamp) continue;
+                /* the entries with dlo <= d (a binary search in the row,
+                 * sorted by dlo), back to dlo = d - (the row's widest
+                 * range): the only ones whose range can hold d */
+                const gpuasm_ef_piece *const row0 = f->pent[e] + f->pstart[e][row];
+                uint32_t lo = 0, hi = f->pstart[e][row + 1] - f->pstart[e][row];
+                while (lo < hi) {
+                    const uint32_t mid = (lo + hi) >> 1;
+                    if (row0[mid].dlo <= d) lo = mid + 1; else hi = mid;
+                }
+                const uint32_t dfloor = d > f->pmaxw[e][row] ? d - f->pmaxw[e][row] : 0;
+                for (const gpuasm_ef_piece *pe = row0 + lo; pe-- != row0 && pe->dlo >= dfloor;) {
+                    if (d > pe->dhi) continue;
+                    /* the text bases its run's occurrences can span */
+                    const uint32_t r = (uint32_t)pe->dhi + pe->s;
+                    if (c.mark[e][pe->t] == stamp && (!reach || reach[e][pe->t] >= r)) continue;
                     const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : tg->code + tg->off[pe->t];
                     uint32_t y = q;
                     while (y < pe->a && (qc[pe->s + y] & tail[x + y])) y++;
-                    if (y == pe->a && mark_one(&c, e, pe->t) < 0) return -1;
+                    if (y == pe->a && mark_one(&c, e, pe->t, r) < 0) return -1;
                 }
             }
         }

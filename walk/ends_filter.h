@@ -104,6 +104,9 @@ typedef struct gpuasm_efilter {
     uint32_t *xstart[2], *xids[2];
     uint32_t *pstart[2];
     gpuasm_ef_piece *pent[2];
+    uint16_t *pmaxw[2];         /* [rows] the widest dhi - dlo of a piece row (its entries
+                                 * are sorted by dlo: a window's look-up is a binary search
+                                 * and the few entries within pmaxw of d) */
     uint8_t *qmask[2];          /* [4^GPUASM_EF_Q] by the key of a window's last 8 bases:
                                  * bit q - GPUASM_EF_AMIN set when the piece row of its
                                  * last q bases has entries */
@@ -133,10 +136,20 @@ typedef struct gpuasm_ef_ws {
  * *list (grown; targets that are only "always" are not listed).  Returns
  * the number listed, -1 when out of memory, or -2 when the text cannot be
  * filtered (an ambiguity code other than 0 in the bases looked at): every
- * item is then a candidate. */
+ * item is then a candidate.
+ *
+ * reach (NULL: not wanted): reach[e][t], valid where mark[e][t] == stamp,
+ * is set to the most text bases, counted from end e, that an acceptable
+ * partial occurrence of a fired rule can span: hi + c of its run [lo, hi]
+ * with c differences (hi for hamming: no shifts), p for an exact p.  Every
+ * acceptable occurrence of the item lies in a fired run (the proof above),
+ * and one of p pattern bases at cost D <= k_p spans at most p + D text
+ * bases, so the ends pass restricted to the last reach[e][t] text bases
+ * finds the same acceptable lengths with the same D_p (a restricted D is
+ * never below the whole one): gpuasm_ends_word_best()'s reach. */
 int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64_t n, uint32_t ends,
-                            uint32_t *mark[2], uint32_t stamp, uint32_t **list, size_t *cap,
-                            gpuasm_ef_ws *ws);
+                            uint32_t *mark[2], uint32_t stamp, uint32_t *reach[2], uint32_t **list,
+                            size_t *cap, gpuasm_ef_ws *ws);
 
 void gpuasm_ef_ws_free(gpuasm_ef_ws *ws);
 

@@ -106,13 +106,21 @@ rows_best(const ends_word *e, const uint64_t *pv, const uint64_t *mv, const uint
     return best;
 }
 
+/* The text bases the step runs over: partial.h's window W = m - 1 + kmax,
+ * at most the text, at most reach. */
+static inline uint32_t window(const ends_word *e, uint32_t n, uint32_t reach)
+{
+    uint64_t w = (uint64_t)(e->m - 1u) + (uint64_t)e->kmax;
+    if (w > n) w = n;
+    return (uint32_t)(w > reach ? reach : w);
+}
+
 /* gpuasm_ends_word_best() for a pattern of one word: the same step without
  * the carry (most adapters and primers). */
-static gpuasm_partial partial_best_word1(const ends_word *e, const uint8_t *text, uint32_t n, int at_start)
+static gpuasm_partial partial_best_word1(const ends_word *e, const uint8_t *text, uint32_t n, int at_start,
+                                         uint32_t reach)
 {
-    const uint32_t m = e->m;
-    uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)e->kmax;
-    const uint32_t W = (uint32_t)(wlen > n ? n : wlen);
+    const uint32_t W = window(e, n, reach);
     const uint64_t *peq = e->peq[at_start][0];
     /* text start: the first W bases reversed */
     const ptrdiff_t step = at_start ? -1 : 1;
@@ -140,11 +148,10 @@ static gpuasm_partial partial_best_word1(const ends_word *e, const uint8_t *text
  * Mh never share a bit); row 0's delta is 0 (a free start in the text).
  * The word loop with the carry as an int cost 2.5 times these steps
  * (callgrind). */
-static gpuasm_partial partial_best_word2(const ends_word *e, const uint8_t *text, uint32_t n, int at_start)
+static gpuasm_partial partial_best_word2(const ends_word *e, const uint8_t *text, uint32_t n, int at_start,
+                                         uint32_t reach)
 {
-    const uint32_t m = e->m;
-    uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)e->kmax;
-    const uint32_t W = (uint32_t)(wlen > n ? n : wlen);
+    const uint32_t W = window(e, n, reach);
     const uint64_t *peq0 = e->peq[at_start][0], *peq1 = e->peq[at_start][1];
     const ptrdiff_t step = at_start ? -1 : 1;
     const uint8_t *tp = at_start ? text + W - 1u : text + n - W, *const tend = tp + step * (ptrdiff_t)W;
@@ -186,9 +193,11 @@ static gpuasm_partial partial_best_word2(const ends_word *e, const uint8_t *text
  * step (Hyyro's, a carry between the words) over the same window and the
  * same row rule, so the same (plen, dist); test_kernels' engine cases and
  * tests/c/test_ends_filter.c compare the two. */
-gpuasm_partial gpuasm_ends_word_best(const ends_word *e, const uint8_t *text, uint32_t n, int at_start)
+gpuasm_partial gpuasm_ends_word_best(const ends_word *e, const uint8_t *text, uint32_t n, int at_start,
+                                     uint32_t reach)
 {
     const gpuasm_partial none = { 0, 0 };
-    if (e->omin == 0 || e->omin >= e->m || n == 0 || e->kmax < 0) return none;
-    return e->nw == 1 ? partial_best_word1(e, text, n, at_start) : partial_best_word2(e, text, n, at_start);
+    if (e->omin == 0 || e->omin >= e->m || n == 0 || e->kmax < 0 || reach == 0) return none;
+    return e->nw == 1 ? partial_best_word1(e, text, n, at_start, reach)
+                      : partial_best_word2(e, text, n, at_start, reach);
 }

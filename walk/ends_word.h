@@ -41,8 +41,13 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
  * block step (seed 000; Hyyro's carry between the words) over the same
  * window and the same row rule, so the same (plen, dist): plen the aligned
  * pattern bases (0: none), at_start 0 for the text's end (a pattern
- * prefix), 1 for its start (a suffix).  test_kernels' engine cases and
- * tests/c/test_ends_filter.c compare the two. */
-gpuasm_partial gpuasm_ends_word_best(const ends_word *e, const uint8_t *text, uint32_t n, int at_start);
+ * prefix), 1 for its start (a suffix).  reach: look at no more than the
+ * last (first) reach text bases (UINT32_MAX: the whole window), exact when
+ * every acceptable occurrence spans at most that many, as the ends
+ * filter's reach proves (ends_filter.h, gpuasm_efilter_mark): a chance
+ * candidate fired by a short run costs a short window.  test_kernels'
+ * engine cases and tests/c/test_ends_filter.c compare the two. */
+gpuasm_partial gpuasm_ends_word_best(const ends_word *e, const uint8_t *text, uint32_t n, int at_start,
+                                     uint32_t reach);
 
 #endif

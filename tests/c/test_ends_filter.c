@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "walk/ends_filter.h"
+#include "walk/ends_word.h"
 #include "search/nt16.h"
 #include "kernels/partial.h"
 #include "kernels/registry.h"
@@ -128,6 +129,17 @@ int main(void)
                 return tap_done();
             }
             uint32_t *mark[2] = { xmalloc(NT * sizeof(uint32_t)), xmalloc(NT * sizeof(uint32_t)) };
+            uint32_t *reach[2] = { xmalloc(NT * sizeof(uint32_t)), xmalloc(NT * sizeof(uint32_t)) };
+            /* the CPU ends pass of each target (edit mode), to hold its
+             * reach-restricted window to gpuasm_partial_best() */
+            ends_word *ew = xmalloc(NT * sizeof(ends_word));
+            for (uint32_t t = 0; t < NT; t++) {
+                const uint32_t m = (uint32_t)(off[t + 1] - off[t]);
+                const uint32_t omin = gpuasm_pair_overlap_min(&opt, 0, m);
+                ew[t].m = 0;
+                if (!os->hamming && omin) gpuasm_ends_word_build(&ew[t], &opt, code + off[t], m, omin);
+            }
+            uint64_t reach_bad = 0, reach_cut = 0, reach_items = 0;
             memset(mark[0], 0, NT * sizeof(uint32_t));
             memset(mark[1], 0, NT * sizeof(uint32_t));
             uint32_t *list = NULL;
@@ -160,7 +172,7 @@ int main(void)
                 if (!wildcards)
                     for (uint32_t i = 0; i < n; i++) read[i] = gpuasm_read_code(read[i], 0);
                 const uint32_t stamp = r + 1;
-                const int64_t nm = gpuasm_efilter_mark(&f, read, n, 3u, mark, stamp, &list, &cap, &ws);
+                const int64_t nm = gpuasm_efilter_mark(&f, read, n, 3u, mark, stamp, reach, &list, &cap, &ws);
                 if (nm == -1) {
                     tap(0, "%s: out of memory", os->name);
                     return tap_done();
@@ -188,6 +200,19 @@ int main(void)
                         const int cand = nm == -2 || (f.always[t] >> e & 1) || mark[e][t] == stamp;
                         if (b.plen) hits++;
                         if (cand) kept++; else dropped++;
+                        /* a candidate by its rules alone: the ends pass over
+                         * the last reach bases gives the same answer */
+                        if (ew[t].m && nm >= 0 && !(f.always[t] >> e & 1) && mark[e][t] == stamp) {
+                            const gpuasm_partial rb = gpuasm_ends_word_best(&ew[t], read, n, e, reach[e][t]);
+                            reach_items++;
+                            if (reach[e][t] < n) reach_cut++;
+                            if (rb.plen != b.plen || (b.plen && rb.dist != b.dist)) {
+                                reach_bad++;
+                                diag("%s: read %u (n %u) target %u end %d reach %u: (%u, %d) where the whole "
+                                     "window gives (%u, %d)", os->name, r, n, t, e, reach[e][t], rb.plen,
+                                     rb.dist, b.plen, b.dist);
+                            }
+                        }
                         if (b.plen && !cand) {
                             lost++;
                             diag("%s: read %u (n %u) target %u (m %llu) end %d: plen %u dist %d dropped", os->name,
@@ -202,6 +227,11 @@ int main(void)
                 (unsigned long long)unfiltered);
             tap(bad_wild == 0, "%s%s: -2 only for wildcard codes, each target listed once", os->name,
                 wildcards ? " wildcards" : "");
+            if (!os->hamming)
+                tap(reach_bad == 0 && (wildcards || reach_cut > 0),
+                    "%s%s: the ends pass within the filter's reach = the whole window (%llu items, %llu of "
+                    "them cut short)", os->name, wildcards ? " wildcards" : "", (unsigned long long)reach_items,
+                    (unsigned long long)reach_cut);
             /* the filter must do something where it can cut: pieces of 4+
              * bases (k_p runs of the longer targets), or exact prefixes */
             if (!wildcards) tap(dropped > 0, "%s: the filter drops items (%llu of %llu)", os->name,
@@ -215,6 +245,9 @@ int main(void)
             free(list);
             free(mark[0]);
             free(mark[1]);
+            free(reach[0]);
+            free(reach[1]);
+            free(ew);
             gpuasm_ef_ws_free(&ws);
             gpuasm_efilter_free(&f);
             free(off);
