@@ -36,6 +36,7 @@
 #include "walk/cpu_scan.h"
 #include "kernels/cuda_kit.cuh"
 #include "walk/filter_plan.h"
+#include "walk/ends_plan.h"
 
 /* Sequences of 2^31 bases or more are refused (scores and positions are
  * 32-bit on the device; end hits are 32-bit anyway). */
@@ -83,6 +84,17 @@ struct cuda_lane {
     gpuasm_vwin *d_win[4];
     size_t win_cap[4];   /* bytes */
     char filter_desc[300];
+    /* the ends pass over the ends filter's items (walk/ends_plan.h): the
+     * filter (built on the host by the first scan that uses it, for the
+     * targets and options in ef_opt), the batch's items and their copy */
+    gpuasm_efilter ef;
+    int ef_built;
+    const gpuasm_seqset *ef_targets;
+    uint64_t ef_version;
+    gpuasm_search_opt ef_opt;
+    gpuasm_ends_plan eplan;
+    uint64_t *d_eitem;
+    size_t eitem_cap;    /* bytes */
 };
 
 #define CK KIT_CK
@@ -112,6 +124,9 @@ void lane_close(void *self)
     }
     gpuasm_cpu_prep_free(g->prep);
     gpuasm_plan_free(&g->plan);
+    if (g->ef_built) gpuasm_efilter_free(&g->ef);
+    gpuasm_ends_plan_free(&g->eplan);
+    if (g->d_eitem) (void)cudaFree(g->d_eitem);
     for (int c = 0; c < 4; c++)
         if (g->d_win[c]) (void)cudaFree(g->d_win[c]);
     void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
@@ -340,6 +355,33 @@ int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
     return 0;
 }
 
+/* Does the ends pass of this batch run over the ends filter's items
+ * (walk/ends_plan.h)?  Builds the filter for the lane's targets and opt
+ * when it has none that fits.  1 yes, 0 no (the dense pass), or < 0. */
+int ends_listed(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, gpuasm_err *err)
+{
+    if (opt->filter == GPUASM_FILTER_OFF || gpuasm_knob(g->settings->cuda_ends_plan, 1) == 0) return 0;
+    if (!gpuasm_ends_plan_applies(reads, g->targets, opt)) return 0;
+    /* the filter's rules depend on the targets and on k, k_p and the
+     * floor as the options give them (gpuasm_cpu_prep_fits' fields) */
+    const int fits = g->ef_built && g->ef_targets == g->targets && g->ef_version == g->targets_version &&
+                     g->ef_opt.kernel == opt->kernel && g->ef_opt.max_diffs == opt->max_diffs &&
+                     g->ef_opt.error_rate == opt->error_rate && g->ef_opt.overlap_min == opt->overlap_min &&
+                     g->ef_opt.partial_ends == opt->partial_ends && g->ef_opt.partial_floor == opt->partial_floor &&
+                     g->ef_opt.alphabet == opt->alphabet;
+    if (!fits) {
+        if (g->ef_built) gpuasm_efilter_free(&g->ef);
+        g->ef_built = 0;
+        if (gpuasm_efilter_build(&g->ef, g->targets, opt) < 0)
+            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        g->ef_built = 1;
+        g->ef_targets = g->targets;
+        g->ef_version = g->targets_version;
+        g->ef_opt = *opt;
+    }
+    return g->ef.n_filtered > 0;
+}
+
 /* What no backend may take (the CPU twins refuse the same pairs). */
 int check_batch(const cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 gpuasm_err *err)
@@ -416,6 +458,9 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     b.dev.opt = *opt;
     int planned = 0, first_pass = 1;
     if ((rc = plan_batch(g, reads, opt, &planned, st, err)) < 0) return rc;
+    const int listed = gpuasm_partial_on(opt) ? ends_listed(g, reads, opt, err) : 0;
+    if (listed < 0) return listed;
+    int items_up = 0;   /* the batch's ends items listed and on the device */
 
     for (;;) {
         const unsigned long long cap = g->hit_cap / sizeof(gpuasm_endhit);
@@ -451,9 +496,32 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
             eb.scratch = g->ends_scratch;
             CK(cudaEventRecord(g->ev_ends, g->ends_stream));
             const int long_ends = !planned && (kd->caps & GPUASM_CAP_LONG_ENDS);
-            if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, &ends_cells,
-                                                 err)) < 0)
+            if (listed) {
+                /* listed on the host while the search kernel runs, once
+                 * per batch (a rerun for a grown hit buffer reuses them) */
+                if (!items_up) {
+                    const double t0 = gpuasm_now_s();
+                    if ((rc = gpuasm_ends_plan_build(&g->eplan, &g->ef, reads, g->targets, opt, g->n_threads,
+                                                     err)) < 0)
+                        return rc;
+                    st->plan_s += gpuasm_now_s() - t0;
+                    const size_t bytes = g->eplan.n * sizeof(uint64_t);
+                    if (bytes) {
+                        if ((rc = kit_grow_buf(g->ends_stream, (void **)&g->d_eitem, &g->eitem_cap, bytes, err)) < 0)
+                            return rc;
+                        /* pageable source: the call returns once the list may be reused */
+                        CK(cudaMemcpyAsync(g->d_eitem, g->eplan.item, bytes, cudaMemcpyHostToDevice,
+                                           g->ends_stream));
+                    }
+                    items_up = 1;
+                }
+                if ((rc = gpuasm_partial_cuda_launch_list(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends,
+                                                          g->d_eitem, g->eplan.n, err)) < 0)
+                    return rc;
+            } else if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends,
+                                                        &ends_cells, err)) < 0) {
                 return rc;
+            }
             CK(cudaEventRecord(g->ev_ends_end, g->ends_stream));
             CK(cudaStreamWaitEvent(g->stream, g->ev_ends_end, 0));
         }

@@ -39,6 +39,13 @@ extern "C" {
 int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends, double *cells,
                                gpuasm_err *err);
 
+/* The same pass over the n items at d_items only (device memory; the
+ * items the ends filter keeps, listed on the host by walk/ends_plan.h): the
+ * same hits as the dense pass, since every item left out has none.
+ * Patterns of at most GPUASM_ENDS_PLAN_MAX_M bases. */
+int gpuasm_partial_cuda_launch_list(const gpuasm_cuda_batch *b, int hamming, int long_ends,
+                                    const uint64_t *d_items, uint64_t n, gpuasm_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -114,6 +114,10 @@
  *   GPUASM_CPU_ENDS_FILTER=B   0|1      CPU: the ends filter (ends_filter.h) as --filter
  *                                       says (1, default), or never (0: the ends pass
  *                                       for every item, the benchmarks' "before" rows)
+ *   GPUASM_CUDA_ENDS_PLAN=B    0|1      CUDA: the ends pass over the ends filter's items,
+ *                                       listed on the host (walk/ends_plan.h; 1, default,
+ *                                       where it applies and --filter is not off), or over
+ *                                       every item (0: the dense pass, the "before" rows)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -140,6 +144,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
+    int64_t cuda_ends_plan;
 } gpuasm_settings;
 
 /* Every knob unset. */

@@ -140,6 +140,16 @@ __global__ void __launch_bounds__(PNT) k_partial_small(partial_launch L, dev_out
         partial_item(L, it, ws, out);
 }
 
+/* The items the host listed (walk/ends_plan.h), the same per-item code. */
+__global__ void __launch_bounds__(PNT) k_partial_list(partial_launch L, const uint64_t *items, uint64_t n,
+                                                      dev_out out)
+{
+    uint64_t ws[SMALL_WORDS];
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride)
+        partial_item(L, items[i], ws, out);
+}
+
 __global__ void __launch_bounds__(PNT) k_partial_big(partial_launch L, uint64_t nslot, dev_out out)
 {
     const uint64_t slot = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
@@ -378,6 +388,26 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
     return 0;
 }
 
+/* The thread-per-item launch of batch b over `items` items, small
+ * patterns (the callers set big, warp_min and glob for the long ones).
+ * long_ends: the myers kernel's LONG path took the text ends of its pairs
+ * (the same knobs as its launcher: myers_plan.h). */
+static partial_launch launch_of(const gpuasm_cuda_batch &b, int hamming, int long_ends, uint64_t items)
+{
+    partial_launch L;
+    L.v = b.dev;
+    L.hamming = hamming;
+    L.strands = (uint32_t)gpuasm_strands(&b.host.opt);
+    L.items = items;
+    L.big = 0;
+    L.warp_min = UINT64_MAX;
+    L.glob = NULL;
+    L.glob_words = 0;
+    L.long_ends = long_ends && !hamming;
+    L.kn = myers::knobs_of(*b.settings).kn;
+    return L;
+}
+
 /* The ends pass of batch b (cuda_launch.h).  Called by the backend after
  * the kernel's launcher, on the same stream and hit output. */
 extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, int long_ends, double *cells,
@@ -388,19 +418,7 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     const uint32_t strands = (uint32_t)gpuasm_strands(&b.host.opt);
     const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
     if (npairs == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
-    partial_launch L;
-    L.v = b.dev;
-    L.hamming = hamming;
-    L.strands = strands;
-    L.items = npairs * strands * 2;
-    L.big = 0;
-    L.warp_min = UINT64_MAX;
-    L.glob = NULL;
-    L.glob_words = 0;
-    /* The myers kernel's LONG path took the text ends of its pairs (the
-     * same knobs as its launcher: myers_plan.h). */
-    L.long_ends = long_ends && !hamming;
-    L.kn = myers::knobs_of(*b.settings).kn;
+    partial_launch L = launch_of(b, hamming, long_ends, npairs * strands * 2);
     const gcore::route_knobs *kn = L.long_ends ? &L.kn : NULL;
     /* The longest pattern decides whether the long-pattern launch is needed
      * and sizes its slots (a bound: the longest sequence of either set). */
@@ -437,5 +455,23 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
         k_partial_big<<<(unsigned)((nslot + PNT - 1) / PNT), PNT, 0, b.stream>>>(L, nslot, b.out);
         KIT_CK_LAUNCH("k_partial_big");
     }
+    return 0;
+}
+
+/* The ends pass of batch b over the n items at d_items (device memory,
+ * listed by walk/ends_plan.h; cuda_launch.h).  Patterns of at most SMALL_M
+ * bases only (gpuasm_ends_plan_applies). */
+extern "C" int gpuasm_partial_cuda_launch_list(const gpuasm_cuda_batch *bp, int hamming, int long_ends,
+                                               const uint64_t *d_items, uint64_t n, gpuasm_err *err)
+{
+    const gpuasm_cuda_batch &b = *bp;
+    if (n == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
+    const partial_launch L = launch_of(b, hamming, long_ends, n);
+    int rc = kit_begin_kernels(b, err);
+    if (rc < 0) return rc;
+    const unsigned grid = (unsigned)std::min<uint64_t>((n + PNT - 1) / PNT, (uint64_t)b.sm_count * KIT_GRID_PER_SM);
+    KIT_CLEAR_ERR();
+    k_partial_list<<<grid, PNT, 0, b.stream>>>(L, d_items, n, b.out);
+    KIT_CK_LAUNCH("k_partial_list");
     return 0;
 }

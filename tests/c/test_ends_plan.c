@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* test_ends_plan.c -- the ends plan (walk/ends_plan.h), the list of ends-pass
+ * items the CUDA backend runs, against the dense pass it replaces: for
+ * random targets and reads (planted target prefixes and suffixes at the
+ * read's ends, on both strands, mutated), every item of reads x targets x
+ * strands x ends for which gpuasm_partial_best() (the per-item code of
+ * kernels/ends/partial_cuda.cu) finds a partial occurrence must be listed,
+ * no item twice, on 1 and on 3 listing threads alike.  The GPU half (the
+ * kernel runs the listed items with that code) is tests/gpu/run's CUDA =
+ * CPU SAM comparison. */
+#define _POSIX_C_SOURCE 200809L
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk/ends_plan.h"
+#include "search/nt16.h"
+#include "kernels/partial.h"
+#include "kernels/registry.h"
+#include "search/search.h"
+#include "tap.h"
+
+static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+
+static uint8_t base_of(double iupac)
+{
+    return chance(iupac) ? (uint8_t)(1 + below(15)) : acgt[rnd() & 3];
+}
+
+/* out <- in (len bases) with up to `edits` random substitutions,
+ * insertions and deletions; returns the new length. */
+static uint32_t mutate(uint8_t *out, const uint8_t *in, uint32_t len, uint32_t edits)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < len; i++) {
+        if (edits && chance((double)edits / (len + 1))) {
+            edits--;
+            const int kind = (int)below(3);
+            if (kind == 0) out[n++] = acgt[rnd() & 3];
+            else if (kind == 1) { out[n++] = acgt[rnd() & 3]; out[n++] = in[i] ? in[i] : 1; }
+            continue;
+        }
+        out[n++] = in[i] ? in[i] : 1;
+    }
+    return n;
+}
+
+typedef struct {
+    const char *name;
+    int32_t max_diffs;
+    double error_rate;
+    int32_t overlap, floor;
+    int hamming, forward, side_target, ends;
+} optset;
+
+int main(void)
+{
+    rng_seed_from_env();
+    const optset sets[] = {
+        { "defaults-like e=0.1 floor 9", -1, 0.1, 1, 9, 0, 0, 0, GPUASM_END_3 | GPUASM_END_5 },
+        { "k=2 O=3", 2, 0, 3, 0, 0, 0, 0, GPUASM_END_3 | GPUASM_END_5 },
+        { "k=1 O=5 3' only", 1, 0, 5, 0, 0, 0, 0, GPUASM_END_3 },
+        { "e=0.2 O=1 floor 6, forward", -1, 0.2, 1, 6, 0, 1, 0, GPUASM_END_3 | GPUASM_END_5 },
+        { "k=2 O=3 --pattern target, short reads", 2, 0, 3, 0, 0, 0, 1, GPUASM_END_3 | GPUASM_END_5 },
+        { "hamming e=0.1 O=3", -1, 0.1, 3, 0, 1, 0, 0, GPUASM_END_3 | GPUASM_END_5 },
+        { "hamming k=1 O=1 floor 8 5' only", 1, 0, 1, 8, 1, 0, 0, GPUASM_END_5 },
+    };
+    const uint32_t NT = 200, NR = 120, MAXM = 48;
+    for (size_t si = 0; si < sizeof sets / sizeof *sets; si++) {
+        const optset *os = &sets[si];
+        gpuasm_search_opt opt;
+        memset(&opt, 0, sizeof opt);
+        opt.max_diffs = os->max_diffs;
+        opt.error_rate = os->error_rate;
+        opt.kernel = os->hamming ? GPUASM_KERNEL_HAMMING : GPUASM_KERNEL_MYERS;
+        opt.overlap_min = os->overlap;
+        opt.partial_floor = os->floor;
+        opt.partial_ends = os->ends;
+        opt.strand = os->forward ? GPUASM_STRAND_FORWARD : GPUASM_STRAND_BOTH;
+        opt.pattern_side = os->side_target ? GPUASM_PATTERN_TARGET : GPUASM_PATTERN_SHORTER;
+        /* targets: 4..48 bases, a fifth with an IUPAC code or N now and then */
+        uint64_t *toff = xmalloc((NT + 1) * sizeof *toff);
+        uint8_t *tcode = xmalloc((size_t)NT * MAXM);
+        toff[0] = 0;
+        for (uint32_t t = 0; t < NT; t++) {
+            const uint32_t m = 4 + (uint32_t)below(MAXM - 3);
+            for (uint32_t i = 0; i < m; i++) tcode[toff[t] + i] = base_of(t % 5 == 0 ? 0.03 : 0);
+            toff[t + 1] = toff[t] + m;
+        }
+        const gpuasm_seqset targets = { NT, toff, tcode };
+        /* reads: longer than every target (the target is the pattern), or
+         * any length with --pattern target; now and then an N or an IUPAC
+         * code, a target prefix at the end, a suffix at the start, or the
+         * reverse complement of either */
+        uint64_t *roff = xmalloc((NR + 1) * sizeof *roff);
+        uint8_t *rcode = xmalloc((size_t)NR * 200), tmp[200];
+        roff[0] = 0;
+        for (uint32_t r = 0; r < NR; r++) {
+            const uint32_t n = os->side_target ? (uint32_t)below(80) : MAXM + 1 + (uint32_t)below(100);
+            uint8_t *s = rcode + roff[r];
+            for (uint32_t i = 0; i < n; i++) s[i] = chance(0.01) ? (chance(0.9) ? 0 : base_of(1)) : acgt[rnd() & 3];
+            for (int side = 0; side < 2 && n >= 8; side++) {
+                if (!chance(0.7)) continue;
+                const uint32_t t = (uint32_t)below(NT), m = (uint32_t)(toff[t + 1] - toff[t]);
+                const uint32_t p = 1 + (uint32_t)below(m);
+                const uint8_t *src = tcode + toff[t] + (side ? m - p : 0);
+                uint32_t len = mutate(tmp, src, p, (uint32_t)below(3));
+                if (len > n) len = n;
+                if (chance(0.5)) {   /* the reverse complement, at the other end */
+                    uint8_t rc[200];
+                    for (uint32_t i = 0; i < len; i++) rc[i] = gpuasm_nt16_comp(tmp[len - 1 - i]);
+                    memcpy(side ? s + n - len : s, rc, len);
+                } else {
+                    memcpy(side ? s : s + n - len, tmp, len);
+                }
+            }
+            roff[r + 1] = roff[r] + n;
+        }
+        const gpuasm_seqset reads = { NR, roff, rcode };
+        tap(gpuasm_ends_plan_applies(&reads, &targets, &opt), "%s: the plan applies", os->name);
+        gpuasm_efilter f;
+        if (gpuasm_efilter_build(&f, &targets, &opt) < 0) {
+            tap(0, "%s: filter build", os->name);
+            return tap_done();
+        }
+        const uint32_t strands = (uint32_t)gpuasm_strands(&opt);
+        const uint64_t nitems = (uint64_t)NR * NT * strands * 2;
+        uint8_t *listed = xmalloc(nitems);
+        uint64_t *ws = xmalloc(gpuasm_partial_ws_words(MAXM) * sizeof(uint64_t));
+        for (int threads = 1; threads <= 3; threads += 2) {
+            gpuasm_ends_plan plan;
+            memset(&plan, 0, sizeof plan);
+            gpuasm_err err;
+            memset(&err, 0, sizeof err);
+            /* built twice: the second build reuses the first's buffers */
+            int rc = gpuasm_ends_plan_build(&plan, &f, &reads, &targets, &opt, threads, &err);
+            if (rc == 0) rc = gpuasm_ends_plan_build(&plan, &f, &reads, &targets, &opt, threads, &err);
+            if (rc < 0) {
+                tap(0, "%s: plan build (%d)", os->name, rc);
+                return tap_done();
+            }
+            memset(listed, 0, nitems);
+            uint64_t twice = 0, outside = 0, hits = 0, lost = 0, live = 0;
+            for (size_t i = 0; i < plan.n; i++) {
+                if (plan.item[i] >= nitems) outside++;
+                else if (listed[plan.item[i]]++) twice++;
+            }
+            for (uint32_t r = 0; r < NR; r++) {
+                const uint64_t n = roff[r + 1] - roff[r];
+                for (uint32_t t = 0; t < NT; t++) {
+                    const uint64_t m = toff[t + 1] - toff[t];
+                    const gpuasm_pair pr = gpuasm_pair_of(&opt, n, m);
+                    if (!pr.searched || pr.read_is_pattern) continue;
+                    const uint32_t omin = gpuasm_pair_overlap_min(&opt, 0, m);
+                    if (!omin) continue;
+                    const gpuasm_seqview pv = { tcode + toff[t], (uint32_t)m, 0 };
+                    for (uint32_t s = 0; s < strands; s++) {
+                        const uint32_t ends = gpuasm_partial_text_ends(&opt, 0, s);
+                        const gpuasm_seqview tv = { rcode + roff[r], (uint32_t)n, (int)s };
+                        for (uint32_t e = 0; e < 2; e++) {
+                            if (!(ends >> e & 1u)) continue;
+                            live++;
+                            const gpuasm_partial b = gpuasm_partial_best(&opt, omin, gpuasm_pair_partial_floor(&opt, 0),
+                                                                         &pv, &tv, (int)e, os->hamming, ws);
+                            if (!b.plen) continue;
+                            hits++;
+                            const uint64_t item = ((((uint64_t)r * NT + t) * strands) + s) * 2u + e;
+                            if (!listed[item]) {
+                                lost++;
+                                diag("%s: read %u target %u strand %u end %u: (%u, %d) not listed", os->name, r, t,
+                                     s, e, b.plen, b.dist);
+                            }
+                        }
+                    }
+                }
+            }
+            tap(lost == 0 && twice == 0 && outside == 0 && hits > 0,
+                "%s, %d thread%s: every item with a partial occurrence listed, none twice (%llu hits; %zu of "
+                "%llu live items listed)", os->name, threads, threads > 1 ? "s" : "", (unsigned long long)hits,
+                plan.n, (unsigned long long)live);
+            /* the filter must cut: a plan of every item would pass the
+             * test above and save the GPU nothing */
+            tap(plan.n < live, "%s, %d thread%s: fewer items than the dense pass (%zu of %llu)", os->name, threads,
+                threads > 1 ? "s" : "", plan.n, (unsigned long long)plan.dense);
+            gpuasm_ends_plan_free(&plan);
+        }
+        free(listed);
+        free(ws);
+        gpuasm_efilter_free(&f);
+        free(roff);
+        free(rcode);
+        free(toff);
+        free(tcode);
+    }
+    return tap_done();
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* ends_plan.h -- the ends filter's candidates as a list of ends-pass items,
+ * for a backend that runs the ends pass elsewhere (the CUDA backend:
+ * kernels/ends/partial_cuda.cu; internal to kernels/ and engine/; issue #26).
+ *
+ * The GPU's ends pass runs one thread per item, item = ((pair x strands) +
+ * strand) x 2 + end with pair = read x n_targets + target (partial_cuda.cu),
+ * over every item of a batch.  Against many short targets (10,000 primers)
+ * almost every item finds nothing, and the dense pass cost the GPU twice
+ * the CPU's time on the same input.  This plan lists only the items the
+ * ends filter (ends_filter.h) keeps: for each read strand, the targets
+ * whose rules fire at an end, and the targets "always" there; a strand the
+ * filter cannot read (an ambiguity code) lists every target at its ends.
+ * An item left out provably has no partial occurrence (ends_filter.h's
+ * proof), and the kernel runs the listed ones with the same per-item code
+ * (gpuasm_partial_best), so the hits are the dense pass's: CUDA = CPU bytes
+ * by construction, and tests/gpu/run holds them to the CPU backend's SAM.
+ *
+ * Used only where every pair of the batch has the target as its pattern
+ * (targets shorter than every read, or --pattern target), on nt16, for
+ * targets of at most GPUASM_ENDS_PLAN_MAX_M bases (a thread's workspace
+ * in the kernel); gpuasm_ends_plan_applies() says so. */
+#ifndef GPUASM_ENDS_PLAN_H
+#define GPUASM_ENDS_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "search/search.h"
+#include "search/status.h"
+#include "walk/ends_filter.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* partial_cuda.cu's per-thread workspace bound (SMALL_M). */
+#define GPUASM_ENDS_PLAN_MAX_M 256
+
+typedef struct gpuasm_ends_plan {
+    uint64_t *item;             /* [n] items as above, in read order */
+    size_t n, cap;
+    uint64_t dense;             /* the items the dense pass would have run (pairs x strands x 2) */
+    uint32_t *always, n_always; /* the targets "always" at some end */
+    size_t cap_always;
+    /* each listing thread's marks, buffers and items, kept from build to
+     * build (nothing is allocated per read or per batch once grown) */
+    struct gpuasm_ends_plan_ws *ws;
+    int n_ws;
+} gpuasm_ends_plan;
+
+/* Does the plan apply to this batch: partial occurrences on, nt16, every
+ * target at most GPUASM_ENDS_PLAN_MAX_M bases and the pattern of every
+ * pair with a read of the batch (1), or not (0: run the dense pass). */
+int gpuasm_ends_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                             const gpuasm_search_opt *opt);
+
+/* Fill p (emptied first; buffers reused) with the items of reads x
+ * targets that the ends filter f (built by gpuasm_efilter_build for
+ * targets and opt) keeps, on up to n_threads host threads (the caller's
+ * among them).  0, or a negative gpuasm status (out of memory, a thread
+ * that cannot start) with err set. */
+int gpuasm_ends_plan_build(gpuasm_ends_plan *p, const gpuasm_efilter *f, const gpuasm_seqset *reads,
+                           const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
+                           gpuasm_err *err);
+
+void gpuasm_ends_plan_free(gpuasm_ends_plan *p);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
