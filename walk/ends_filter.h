@@ -71,6 +71,10 @@
 
 #include "search/search.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The shortest piece the piece rule keys (bases); shorter runs: "always". */
 #define GPUASM_EF_AMIN 4
 /* Keys hold at most this many bases (exact prefixes p <= 8; longer pieces
@@ -152,5 +156,9 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
                             size_t *cap, gpuasm_ef_ws *ws);
 
 void gpuasm_ef_ws_free(gpuasm_ef_ws *ws);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
