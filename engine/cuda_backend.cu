@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include <new>
+#include <vector>
 
 #include "engine/backend.h"
 #include "util/clock.h"
@@ -37,12 +38,16 @@
 #include "kernels/cuda_kit.cuh"
 #include "walk/filter_plan.h"
 #include "walk/ends_plan.h"
+#include "walk/ends_word.h"
 
 /* Sequences of 2^31 bases or more are refused (scores and positions are
  * 32-bit on the device; end hits are 32-bit anyway). */
 #define CUDA_MAX_LEN ((uint64_t)INT32_MAX)
 
 enum { DEFAULT_HIT_CAP = 1 << 20 };
+/* Filtered targets from which the ends pass runs over the host's list
+ * (GPUASM_CUDA_ENDS_PLAN=1; ends_listed). */
+enum { ENDS_LIST_MIN_TARGETS = 1000 };
 
 namespace {
 
@@ -95,6 +100,14 @@ struct cuda_lane {
     gpuasm_ends_plan eplan;
     uint64_t *d_eitem;
     size_t eitem_cap;    /* bytes */
+    /* the targets' ends_word tables on the device (walk/ends_word.h), for
+     * the options in ew_opt: d_ew[d_ew_slot[t]], slot -1 for none */
+    ends_word *d_ew;
+    int32_t *d_ew_slot;
+    int ew_built;
+    const gpuasm_seqset *ew_targets;
+    uint64_t ew_version;
+    gpuasm_search_opt ew_opt;
 };
 
 #define CK KIT_CK
@@ -127,6 +140,8 @@ void lane_close(void *self)
     if (g->ef_built) gpuasm_efilter_free(&g->ef);
     gpuasm_ends_plan_free(&g->eplan);
     if (g->d_eitem) (void)cudaFree(g->d_eitem);
+    if (g->d_ew) (void)cudaFree(g->d_ew);
+    if (g->d_ew_slot) (void)cudaFree(g->d_ew_slot);
     for (int c = 0; c < 4; c++)
         if (g->d_win[c]) (void)cudaFree(g->d_win[c]);
     void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
@@ -355,21 +370,65 @@ int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
     return 0;
 }
 
+/* Were the ends tables (the filter, the ends_word tables) built with
+ * `built` for the lane's targets and opt?  They depend on the targets and
+ * on k, k_p and the floor as the options give them (gpuasm_cpu_prep_fits'
+ * fields). */
+int ends_fits(const cuda_lane *g, int built, const gpuasm_seqset *targets, uint64_t version,
+              const gpuasm_search_opt *was, const gpuasm_search_opt *opt)
+{
+    return built && targets == g->targets && version == g->targets_version && was->kernel == opt->kernel &&
+           was->max_diffs == opt->max_diffs && was->error_rate == opt->error_rate &&
+           was->overlap_min == opt->overlap_min && was->partial_ends == opt->partial_ends &&
+           was->partial_floor == opt->partial_floor && was->alphabet == opt->alphabet &&
+           was->pattern_side == opt->pattern_side;
+}
+
+/* The targets' ends_word tables on the device (walk/ends_word.h) for opt:
+ * edit mode on nt16, every target of at most EW_MAX bases that takes
+ * partial occurrences as the pattern.  0 or a status. */
+int ends_words(cuda_lane *g, const gpuasm_search_opt *opt, gpuasm_err *err)
+{
+    if (ends_fits(g, g->ew_built, g->ew_targets, g->ew_version, &g->ew_opt, opt)) return 0;
+    g->ew_built = 0;
+    const uint32_t nt = g->targets->n;
+    std::vector<int32_t> slot(nt ? nt : 1, -1);
+    std::vector<ends_word> ew;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t m = g->targets->off[t + 1] - g->targets->off[t];
+        if (m == 0 || m > EW_MAX || !gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;
+        const uint32_t omin = gpuasm_pair_overlap_min(opt, 0, m);
+        if (!omin) continue;
+        slot[t] = (int32_t)ew.size();
+        ew.emplace_back();
+        gpuasm_ends_word_build(&ew.back(), opt, g->targets->code + g->targets->off[t], (uint32_t)m, omin);
+    }
+    if (g->d_ew) CK(cudaFree(g->d_ew));
+    if (g->d_ew_slot) CK(cudaFree(g->d_ew_slot));
+    g->d_ew = NULL;
+    g->d_ew_slot = NULL;
+    if (!ew.empty()) {
+        CK(cudaMalloc((void **)&g->d_ew, ew.size() * sizeof(ends_word)));
+        CK(cudaMalloc((void **)&g->d_ew_slot, slot.size() * sizeof(int32_t)));
+        CK(cudaMemcpy(g->d_ew, ew.data(), ew.size() * sizeof(ends_word), cudaMemcpyHostToDevice));
+        CK(cudaMemcpy(g->d_ew_slot, slot.data(), slot.size() * sizeof(int32_t), cudaMemcpyHostToDevice));
+    }
+    g->ew_built = 1;
+    g->ew_targets = g->targets;
+    g->ew_version = g->targets_version;
+    g->ew_opt = *opt;
+    return 0;
+}
+
 /* Does the ends pass of this batch run over the ends filter's items
  * (walk/ends_plan.h)?  Builds the filter for the lane's targets and opt
  * when it has none that fits.  1 yes, 0 no (the dense pass), or < 0. */
 int ends_listed(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, gpuasm_err *err)
 {
-    if (opt->filter == GPUASM_FILTER_OFF || gpuasm_knob(g->settings->cuda_ends_plan, 1) == 0) return 0;
+    const int64_t mode = gpuasm_knob(g->settings->cuda_ends_plan, 1);
+    if (opt->filter == GPUASM_FILTER_OFF || mode == 0) return 0;
     if (!gpuasm_ends_plan_applies(reads, g->targets, opt)) return 0;
-    /* the filter's rules depend on the targets and on k, k_p and the
-     * floor as the options give them (gpuasm_cpu_prep_fits' fields) */
-    const int fits = g->ef_built && g->ef_targets == g->targets && g->ef_version == g->targets_version &&
-                     g->ef_opt.kernel == opt->kernel && g->ef_opt.max_diffs == opt->max_diffs &&
-                     g->ef_opt.error_rate == opt->error_rate && g->ef_opt.overlap_min == opt->overlap_min &&
-                     g->ef_opt.partial_ends == opt->partial_ends && g->ef_opt.partial_floor == opt->partial_floor &&
-                     g->ef_opt.alphabet == opt->alphabet;
-    if (!fits) {
+    if (!ends_fits(g, g->ef_built, g->ef_targets, g->ef_version, &g->ef_opt, opt)) {
         if (g->ef_built) gpuasm_efilter_free(&g->ef);
         g->ef_built = 0;
         if (gpuasm_efilter_build(&g->ef, g->targets, opt) < 0)
@@ -379,7 +438,14 @@ int ends_listed(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
         g->ef_version = g->targets_version;
         g->ef_opt = *opt;
     }
-    return g->ef.n_filtered > 0;
+    /* The list costs the host a filter pass per read strand whatever the
+     * targets; the dense pass costs the GPU an item per target.  Few
+     * targets: the dense pass (158 adapters, 5 M reads, H200 with 16 host
+     * threads: listing 4.8 s of host time against 3.7 s of dense pass
+     * before the ends_word tables made the dense pass cheaper); many: the
+     * list (10,000 primers: 2.45 s against 4.96 s for the run,
+     * BENCHMARKS.md). */
+    return g->ef.n_filtered > 0 && (mode == 2 || g->ef.n_filtered >= ENDS_LIST_MIN_TARGETS);
 }
 
 /* What no backend may take (the CPU twins refuse the same pairs). */
@@ -460,6 +526,10 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     if ((rc = plan_batch(g, reads, opt, &planned, st, err)) < 0) return rc;
     const int listed = gpuasm_partial_on(opt) ? ends_listed(g, reads, opt, err) : 0;
     if (listed < 0) return listed;
+    const int ew_on = gpuasm_partial_on(opt) && kd->mode != GPUASM_MODE_HAMMING &&
+                      opt->alphabet == GPUASM_ALPHABET_NT16;
+    if (ew_on && (rc = ends_words(g, opt, err)) < 0) return rc;
+    const ends_word *d_ew = ew_on ? g->d_ew : NULL;
     int items_up = 0;   /* the batch's ends items listed and on the device */
 
     for (;;) {
@@ -515,11 +585,11 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
                     }
                     items_up = 1;
                 }
-                if ((rc = gpuasm_partial_cuda_launch_list(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends,
-                                                          g->d_eitem, g->eplan.n, err)) < 0)
+                if ((rc = gpuasm_partial_cuda_launch_list(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, d_ew,
+                                                          g->d_ew_slot, g->d_eitem, g->eplan.n, err)) < 0)
                     return rc;
-            } else if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends,
-                                                        &ends_cells, err)) < 0) {
+            } else if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, d_ew,
+                                                        g->d_ew_slot, &ends_cells, err)) < 0) {
                 return rc;
             }
             CK(cudaEventRecord(g->ev_ends_end, g->ends_stream));

@@ -35,8 +35,12 @@ extern "C" {
  * mode of the kernel (mismatches only); long_ends: the launcher was the
  * myers kernel's (GPUASM_CAP_LONG_ENDS), whose LONG path took the text
  * ends that gcore::long_end_omin() names, so the pass leaves those;
+ * ew, ew_slot (device memory, or NULL): the targets' ends_word tables
+ * (walk/ends_word.h; slot -1: none), which the pass uses for a target as
+ * the pattern in edit mode instead of rebuilding Eq and k_p per item;
  * *cells: set to the cells of its warp path (gpuasm_scan_stats.ends_cells). */
-int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends, double *cells,
+int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends,
+                               const struct ends_word *ew, const int32_t *ew_slot, double *cells,
                                gpuasm_err *err);
 
 /* The same pass over the n items at d_items only (device memory; the
@@ -44,6 +48,7 @@ int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long
  * same hits as the dense pass, since every item left out has none.
  * Patterns of at most GPUASM_ENDS_PLAN_MAX_M bases. */
 int gpuasm_partial_cuda_launch_list(const gpuasm_cuda_batch *b, int hamming, int long_ends,
+                                    const struct ends_word *ew, const int32_t *ew_slot,
                                     const uint64_t *d_items, uint64_t n, gpuasm_err *err);
 
 #ifdef __cplusplus

@@ -114,10 +114,11 @@
  *   GPUASM_CPU_ENDS_FILTER=B   0|1      CPU: the ends filter (ends_filter.h) as --filter
  *                                       says (1, default), or never (0: the ends pass
  *                                       for every item, the benchmarks' "before" rows)
- *   GPUASM_CUDA_ENDS_PLAN=B    0|1      CUDA: the ends pass over the ends filter's items,
- *                                       listed on the host (walk/ends_plan.h; 1, default,
- *                                       where it applies and --filter is not off), or over
- *                                       every item (0: the dense pass, the "before" rows)
+ *   GPUASM_CUDA_ENDS_PLAN=N    0..2     CUDA: the ends pass over the ends filter's items,
+ *                                       listed on the host (walk/ends_plan.h) where it
+ *                                       applies and --filter is not off: 1 (default) for
+ *                                       at least 1,000 filtered targets, 2 always, 0 never
+ *                                       (the dense pass over every item)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path

@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
+#include <stddef.h>
+
 #include "kernels/partial.h"
+#include "search/nt16.h"
 #include "search/search.h"
 
 /* The ends pass of a target that is the pattern, up to EW_MAX bases, in
@@ -33,6 +36,10 @@ typedef struct ends_word {
 /* e for pattern pat[0 .. m) (nt16 codes, 1 <= m <= EW_MAX bases) under
  * opt, with omin the shortest partial occurrence (bases) the pair rule
  * admits (gpuasm_pair_overlap_min, >= 1). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const uint8_t *pat, uint32_t m,
                             uint32_t omin);
 
@@ -49,5 +56,192 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
  * engine cases and tests/c/test_ends_filter.c compare the two. */
 gpuasm_partial gpuasm_ends_word_best(const ends_word *e, const uint8_t *text, uint32_t n, int at_start,
                                      uint32_t reach);
+
+#ifdef __cplusplus
+}
+#endif
+
+/* ---- the step, for the host and the GPU (GPUASM_HD) ---------------------- */
+
+/* Bits set in x (SWAR on the host: no popcnt in a generic x86-64 build,
+ * where __builtin_popcountll is a libgcc call of ~21 instructions). */
+GPUASM_HD int32_t gpuasm_ew_pop64(uint64_t x)
+{
+#ifdef __CUDA_ARCH__
+    return __popcll(x);
+#else
+    x = x - ((x >> 1) & 0x5555555555555555u);
+    x = (x & 0x3333333333333333u) + ((x >> 2) & 0x3333333333333333u);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fu;
+    return (int32_t)((x * 0x0101010101010101u) >> 56);
+#endif
+}
+
+/* The shortest run of rows summed by pop64 rather than a row at a time. */
+#define EW_JUMP 3
+
+/* The row rule over the last column's vectors (nw words; a constant where
+ * inlined).  D of row p of the last column is the prefix sum of the
+ * vertical deltas, popcounts to get to row omin - 1.  D_p >= D[p][n-1]
+ * (the last column's cell is the minimum of D_p's two terms and a
+ * trailing deletion), and k_p <= k_{m-1}: a row whose D[p][n-1] is past
+ * kmax holds no hit, and costs only its delta, taken from the vectors
+ * shifted a bit a row (most rows of a text with no occurrence: the row
+ * pass was two fifths of the ends pass, callgrind). */
+GPUASM_HD gpuasm_partial
+gpuasm_ew_rows_best(const ends_word *e, const uint64_t *pv, const uint64_t *mv, const uint64_t *leq,
+          const uint64_t *lph, const uint64_t *lmh, uint32_t nw)
+{
+    gpuasm_partial best = { 0, 0 };
+    const uint32_t m = e->m, p0 = e->omin - 1u;
+    const int32_t kmax = e->kmax;
+    int32_t d = 0;
+    for (uint32_t w = 0; w < nw && 64u * w < p0; w++) {
+        const uint32_t rows = p0 - 64u * w;
+        const uint64_t below = rows >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << rows) - 1u);
+        d += gpuasm_ew_pop64(pv[w] & below) - gpuasm_ew_pop64(mv[w] & below);
+    }
+    /* rows p = b + 1 for the bits b in [omin - 1, m - 2], word by word */
+    for (uint32_t w = 0; w < nw; w++) {
+        const uint32_t blo = p0 > 64u * w ? p0 : 64u * w, bhi = m - 2u < 64u * w + 63u ? m - 2u : 64u * w + 63u;
+        if (blo > bhi) continue;
+        uint64_t vp = pv[w] >> (blo % 64u), vm = mv[w] >> (blo % 64u);
+        for (uint32_t b = blo; b <= bhi; b++, vp >>= 1, vm >>= 1) {
+            const int32_t dprev = d;
+            d += (int32_t)(vp & 1u) - (int32_t)(vm & 1u);
+            if (d > kmax) {
+                /* D drops at most 1 a row: the g rows after this one are
+                 * past kmax too, their deltas summed at once */
+                uint32_t g = (uint32_t)(d - kmax - 1);
+                if (g > bhi - b) g = bhi - b;   /* < 64 */
+                if (g >= EW_JUMP) {
+                    const uint64_t low = ((uint64_t)2 << g) - 2u;   /* bits 1 .. g */
+                    d += gpuasm_ew_pop64(vp & low) - gpuasm_ew_pop64(vm & low);
+                    vp >>= g;
+                    vm >>= g;
+                    b += g;
+                }
+                continue;
+            }
+            const uint32_t p = b + 1u, s = b % 64u;
+            const int32_t kp = e->kp[p];
+            if (kp < 0) continue;
+            /* e1 = D[p-1][n-2], ev = D[p][n-2]: D of the last column minus
+             * the last step's horizontal delta (row 0: D[0][n-2] = 0) */
+            const int32_t ev = d - ((int32_t)((lph[w] >> s) & 1u) - (int32_t)((lmh[w] >> s) & 1u));
+            int32_t e1 = 0;
+            if (b) {
+                const uint32_t w1 = nw == 1 ? 0 : (b - 1u) / 64u, s1 = (b - 1u) % 64u;
+                e1 = dprev - ((int32_t)((lph[w1] >> s1) & 1u) - (int32_t)((lmh[w1] >> s1) & 1u));
+            }
+            const int32_t diag = e1 + (int32_t)!((leq[w] >> s) & 1u), left = ev + 1;
+            const int32_t dp = diag < left ? diag : left;
+            if (dp <= kp) gpuasm_partial_keep(&best, p, dp);
+        }
+    }
+    return best;
+}
+
+/* The text bases the step runs over: partial.h's window W = m - 1 + kmax,
+ * at most the text, at most reach. */
+GPUASM_HD uint32_t gpuasm_ew_window(const ends_word *e, uint32_t n, uint32_t reach)
+{
+    uint64_t w = (uint64_t)(e->m - 1u) + (uint64_t)e->kmax;
+    if (w > n) w = n;
+    return (uint32_t)(w > reach ? reach : w);
+}
+
+/* The step over a pattern of one word (most adapters and primers; no
+ * carry), then the row rule: the W text bases from tp on, one every step
+ * (+1 or -1) bases, complemented where comp (the read's reverse
+ * complement read from the read itself: the GPU's text views). */
+GPUASM_HD gpuasm_partial gpuasm_ew_word1(const ends_word *e, const uint8_t *tp, ptrdiff_t step, uint32_t W,
+                                         int comp, int at_start)
+{
+    const uint64_t *peq = e->peq[at_start][0];
+    const uint8_t *const tend = tp + step * (ptrdiff_t)W;
+    uint64_t pv = ~(uint64_t)0, mv = 0, leq = 0, lph = 0, lmh = 0;
+    for (; tp != tend; tp += step) {
+        uint8_t c = *tp & 15u;
+        if (comp) c = gpuasm_nt16_comp(c);
+        const uint64_t eq = peq[c];
+        const uint64_t xv = eq | mv;
+        const uint64_t xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(xh | pv);
+        uint64_t mh = pv & xh;
+        leq = eq;
+        lph = ph;
+        lmh = mh;
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+    }
+    return gpuasm_ew_rows_best(e, &pv, &mv, &leq, &lph, &lmh, 1);
+}
+
+/* The same on two words (patterns of 66 .. 128 bases), unrolled: Hyyro's
+ * carry from word 0 into word 1 is word 0's last horizontal delta (Ph and
+ * Mh never share a bit); row 0's delta is 0 (a free start in the text).
+ * The word loop with the carry as an int cost 2.5 times these steps
+ * (callgrind). */
+GPUASM_HD gpuasm_partial gpuasm_ew_word2(const ends_word *e, const uint8_t *tp, ptrdiff_t step, uint32_t W,
+                                         int comp, int at_start)
+{
+    const uint64_t *peq0 = e->peq[at_start][0], *peq1 = e->peq[at_start][1];
+    const uint8_t *const tend = tp + step * (ptrdiff_t)W;
+    uint64_t pv[2] = { ~(uint64_t)0, ~(uint64_t)0 }, mv[2] = { 0, 0 };
+    uint64_t leq[2] = { 0, 0 }, lph[2] = { 0, 0 }, lmh[2] = { 0, 0 };
+    uint64_t pv0 = pv[0], pv1 = pv[1], mv0 = 0, mv1 = 0;
+    for (; tp != tend; tp += step) {
+        uint32_t c = *tp & 15u;
+        if (comp) c = gpuasm_nt16_comp((uint8_t)c);
+        const uint64_t eq0 = peq0[c], eq1 = peq1[c];
+        const uint64_t xv0 = eq0 | mv0;
+        const uint64_t xh0 = (((eq0 & pv0) + pv0) ^ pv0) | eq0;
+        const uint64_t ph0 = mv0 | ~(xh0 | pv0), mh0 = pv0 & xh0;
+        const uint64_t hpos = ph0 >> 63, hneg = mh0 >> 63;
+        const uint64_t ph0s = ph0 << 1, mh0s = mh0 << 1;
+        pv0 = mh0s | ~(xv0 | ph0s);
+        mv0 = ph0s & xv0;
+        const uint64_t xv1 = eq1 | mv1, eqh = eq1 | hneg;
+        const uint64_t xh1 = (((eqh & pv1) + pv1) ^ pv1) | eqh;
+        const uint64_t ph1 = mv1 | ~(xh1 | pv1), mh1 = pv1 & xh1;
+        const uint64_t ph1s = (ph1 << 1) | hpos, mh1s = (mh1 << 1) | hneg;
+        pv1 = mh1s | ~(xv1 | ph1s);
+        mv1 = ph1s & xv1;
+        leq[0] = eq0;
+        leq[1] = eq1;
+        lph[0] = ph0;
+        lph[1] = ph1;
+        lmh[0] = mh0;
+        lmh[1] = mh1;
+    }
+    pv[0] = pv0;
+    pv[1] = pv1;
+    mv[0] = mv0;
+    mv[1] = mv1;
+    return gpuasm_ew_rows_best(e, pv, mv, leq, lph, lmh, 2);
+}
+
+/* gpuasm_ends_word_best() against a text view (kernels/partial.h): the
+ * read, or its reverse complement read backwards from the read (rc), the
+ * whole window.  The GPU's ends pass runs this for targets with an
+ * ends_word; the CPU walk runs gpuasm_ends_word_best() on its own rc copy
+ * (the same bases, so the same answer). */
+GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t *p, uint32_t n, int rc,
+                                               int at_start, uint32_t reach)
+{
+    const gpuasm_partial none = { 0, 0 };
+    if (e->omin == 0 || e->omin >= e->m || n == 0 || e->kmax < 0 || reach == 0) return none;
+    const uint32_t W = gpuasm_ew_window(e, n, reach);
+    /* the window's first base and direction: the text's last W bases
+     * forwards (its end) or its first W backwards (its start); on the
+     * reverse complement each is the other end of the read */
+    const int back = at_start != rc;
+    const uint8_t *tp = back ? p + W - 1u : p + n - W;
+    const ptrdiff_t step = back ? -1 : 1;
+    return e->nw == 1 ? gpuasm_ew_word1(e, tp, step, W, rc, at_start) : gpuasm_ew_word2(e, tp, step, W, rc, at_start);
+}
 
 #endif

@@ -45,6 +45,7 @@
 #include "kernels/myers/myers_long_core.cuh"
 #include "kernels/myers/myers_plan.h"
 #include "kernels/ends/partial_warp.cuh"
+#include "walk/ends_word.h"
 
 namespace {
 
@@ -77,6 +78,11 @@ struct partial_launch {
     uint64_t glob_words;
     int32_t long_ends;     /* the search took the text ends long_end_omin(kn, ...) names */
     gcore::route_knobs kn;
+    /* the CPU walk's ends pass of short targets (walk/ends_word.h), built
+     * once per run on the host: ew[ew_slot[t]] for target t, slot -1 (or
+     * ew NULL): the generic gpuasm_partial_best() */
+    const ends_word *ew;
+    const int32_t *ew_slot;
 };
 
 /* Item `item` = ((pair x strands) + strand) x 2 + end of a batch view (host
@@ -128,7 +134,14 @@ __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t i
 {
     const pitem_views e = partial_views(L.v, L.strands, item, L.long_ends ? &L.kn : NULL);
     if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
-    const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, e.sfloor, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
+    /* a target as the pattern with an ends_word (edit mode): its Eq and
+     * k_p from the table instead of rebuilt per item, the same (plen,
+     * dist) (ends_word.h; tests/c/test_ends_filter holds the view form to
+     * gpuasm_partial_best on both strands) */
+    const int32_t slot = L.ew && !e.x.p.read_is_pattern ? L.ew_slot[e.x.t] : -1;
+    const gpuasm_partial b = slot >= 0
+        ? gpuasm_ends_word_view(&L.ew[slot], e.tv.p, e.tv.len, e.tv.rc, (int)e.end, UINT32_MAX)
+        : gpuasm_partial_best(&L.v.opt, e.omin, e.sfloor, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
     if (b.plen) partial_emit(out, e, b);
 }
 
@@ -392,7 +405,8 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
  * patterns (the callers set big, warp_min and glob for the long ones).
  * long_ends: the myers kernel's LONG path took the text ends of its pairs
  * (the same knobs as its launcher: myers_plan.h). */
-static partial_launch launch_of(const gpuasm_cuda_batch &b, int hamming, int long_ends, uint64_t items)
+static partial_launch launch_of(const gpuasm_cuda_batch &b, int hamming, int long_ends, uint64_t items,
+                                const ends_word *ew, const int32_t *ew_slot)
 {
     partial_launch L;
     L.v = b.dev;
@@ -405,12 +419,15 @@ static partial_launch launch_of(const gpuasm_cuda_batch &b, int hamming, int lon
     L.glob_words = 0;
     L.long_ends = long_ends && !hamming;
     L.kn = myers::knobs_of(*b.settings).kn;
+    L.ew = hamming ? NULL : ew;
+    L.ew_slot = ew_slot;
     return L;
 }
 
 /* The ends pass of batch b (cuda_launch.h).  Called by the backend after
  * the kernel's launcher, on the same stream and hit output. */
-extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, int long_ends, double *cells,
+extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, int long_ends,
+                                          const ends_word *ew, const int32_t *ew_slot, double *cells,
                                           gpuasm_err *err)
 {
     *cells = 0;
@@ -418,7 +435,7 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
     const uint32_t strands = (uint32_t)gpuasm_strands(&b.host.opt);
     const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
     if (npairs == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
-    partial_launch L = launch_of(b, hamming, long_ends, npairs * strands * 2);
+    partial_launch L = launch_of(b, hamming, long_ends, npairs * strands * 2, ew, ew_slot);
     const gcore::route_knobs *kn = L.long_ends ? &L.kn : NULL;
     /* The longest pattern decides whether the long-pattern launch is needed
      * and sizes its slots (a bound: the longest sequence of either set). */
@@ -462,11 +479,12 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
  * listed by walk/ends_plan.h; cuda_launch.h).  Patterns of at most SMALL_M
  * bases only (gpuasm_ends_plan_applies). */
 extern "C" int gpuasm_partial_cuda_launch_list(const gpuasm_cuda_batch *bp, int hamming, int long_ends,
+                                               const ends_word *ew, const int32_t *ew_slot,
                                                const uint64_t *d_items, uint64_t n, gpuasm_err *err)
 {
     const gpuasm_cuda_batch &b = *bp;
     if (n == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
-    const partial_launch L = launch_of(b, hamming, long_ends, n);
+    const partial_launch L = launch_of(b, hamming, long_ends, n, ew, ew_slot);
     int rc = kit_begin_kernels(b, err);
     if (rc < 0) return rc;
     const unsigned grid = (unsigned)std::min<uint64_t>((n + PNT - 1) / PNT, (uint64_t)b.sm_count * KIT_GRID_PER_SM);

@@ -139,7 +139,7 @@ int main(void)
                 ew[t].m = 0;
                 if (!os->hamming && omin) gpuasm_ends_word_build(&ew[t], &opt, code + off[t], m, omin);
             }
-            uint64_t reach_bad = 0, reach_cut = 0, reach_items = 0;
+            uint64_t reach_bad = 0, reach_cut = 0, reach_items = 0, view_bad = 0, view_items = 0;
             memset(mark[0], 0, NT * sizeof(uint32_t));
             memset(mark[1], 0, NT * sizeof(uint32_t));
             uint32_t *list = NULL;
@@ -202,6 +202,20 @@ int main(void)
                         if (cand) kept++; else dropped++;
                         /* a candidate by its rules alone: the ends pass over
                          * the last reach bases gives the same answer */
+                        /* the GPU's form: the same ends pass on the read's
+                         * reverse complement, read from the read itself */
+                        if (ew[t].m) {
+                            const gpuasm_seqview tvr = { read, n, 1 };
+                            const gpuasm_partial bw = omin ? gpuasm_partial_best(&opt, omin, opt.partial_floor, &pv, &tvr, e, 0, pws)
+                                                           : (gpuasm_partial){ 0, 0 };
+                            const gpuasm_partial vw = gpuasm_ends_word_view(&ew[t], read, n, 1, e, UINT32_MAX);
+                            view_items++;
+                            if (vw.plen != bw.plen || (bw.plen && vw.dist != bw.dist)) {
+                                view_bad++;
+                                diag("%s: read %u target %u end %d, reverse complement: view (%u, %d), "
+                                     "partial_best (%u, %d)", os->name, r, t, e, vw.plen, vw.dist, bw.plen, bw.dist);
+                            }
+                        }
                         if (ew[t].m && nm >= 0 && !(f.always[t] >> e & 1) && mark[e][t] == stamp) {
                             const gpuasm_partial rb = gpuasm_ends_word_best(&ew[t], read, n, e, reach[e][t]);
                             reach_items++;
@@ -227,6 +241,10 @@ int main(void)
                 (unsigned long long)unfiltered);
             tap(bad_wild == 0, "%s%s: -2 only for wildcard codes, each target listed once", os->name,
                 wildcards ? " wildcards" : "");
+            if (!os->hamming)
+                tap(view_bad == 0 && view_items > 0,
+                    "%s%s: the ends pass on the reverse-complement view = gpuasm_partial_best (%llu items)",
+                    os->name, wildcards ? " wildcards" : "", (unsigned long long)view_items);
             if (!os->hamming)
                 tap(reach_bad == 0 && (wildcards || reach_cut > 0),
                     "%s%s: the ends pass within the filter's reach = the whole window (%llu items, %llu of "
