@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "diagnose.h"
+#include "fastx_chunks.h"
 #include "printable.h"
 #include "reads.h"
 #include "thread_error.h"
@@ -35,6 +36,7 @@ typedef struct {
     int pooled;          /* htslib's decoding threads are attached */
     uint64_t n_read;     /* records read so far (all, skipped ones included) */
     int eof;
+    gpuasm_fastx *fx;    /* FASTQ/FASTA: the chunked reader (issue #30), else NULL */
 } source_t;
 
 struct gpuasm_reader {
@@ -162,6 +164,24 @@ static int skip_empty_members(hFILE *h)
         if (memcmp(buf + used, zeros, 8)) return 0;   /* CRC32 and ISIZE of nothing */
         if (hread(h, buf, used + 8) != (ssize_t)(used + 8)) return -1;
     }
+}
+
+/* The chunked FASTQ/FASTA reader's knobs, from the environment (tests
+ * and benchmarks; reads.h): GPUASM_READ_CHUNK, text bytes per chunk (the
+ * output must not depend on it); GPUASM_READ_SERIAL=1, htslib's reader
+ * alone, record after record (the reader before issue #30). */
+static size_t chunk_bytes(void)
+{
+    const char *v = getenv("GPUASM_READ_CHUNK");
+    char *end;
+    const unsigned long long n = v && *v ? strtoull(v, &end, 10) : 0;
+    return v && *v && !*end && n > 0 && n <= (1ull << 30) ? (size_t)n : 0;
+}
+
+static int chunks_off(void)
+{
+    const char *v = getenv("GPUASM_READ_SERIAL");
+    return v && !strcmp(v, "1");
 }
 
 static int source_open(source_t *s, const char *path, const char *reference,
@@ -304,6 +324,31 @@ static int source_open(source_t *s, const char *path, const char *reference,
      * forever for a multi-threaded reader that already stopped on a
      * truncated or corrupt block (samtools view -@ hangs the same way).
      * Attached after the header, the pool starts at the first record. */
+    if (s->seqfile && !s->eof && !chunks_off()) {
+        /* FASTQ/FASTA (issue #30): read in chunks, parsed by htslib on
+         * the pool's threads (io/fastx_chunks.h); the pool also inflates
+         * a BGZF file's blocks.  A plain gzip file is inflated by ISA-L
+         * (io/inflate.h), not through htslib's BGZF handle: no pool there. */
+        const BGZF *bz = bgzf_of(s->in);
+        if (tp && bz && bz->is_compressed && !bz->is_gzip) {
+            if (hts_set_thread_pool(s->in, tp) < 0) {
+                snprintf(err, errlen, "%s: cannot start the decoding threads", path);
+                return -1;
+            }
+            s->pooled = 1;
+        }
+        const int n_chunks = tp ? 2 * hts_tpool_size(tp->pool) + 2 : 3;
+        errno = 0;
+        if (gpuasm_fastx_open(s->in, s->fastq, tp ? tp->pool : NULL, chunk_bytes(), n_chunks,
+                              &s->fx) < 0) {
+            char why[600];
+            snprintf(err, errlen, "%s: %s", path,
+                     errno == ENOMEM ? "out of memory"
+                     : gpuasm_thread_error("cannot start the reading thread", errno, why, sizeof why));
+            return -1;
+        }
+        return 0;
+    }
     if (tp && !s->eof) {
         if (hts_set_thread_pool(s->in, tp) < 0) {
             snprintf(err, errlen, "%s: cannot start the decoding threads", path);
@@ -316,6 +361,7 @@ static int source_open(source_t *s, const char *path, const char *reference,
 
 static void source_close(source_t *s)
 {
+    gpuasm_fastx_close(s->fx);   /* its feeder reads s->in: first */
     if (s->hdr) sam_hdr_destroy(s->hdr);
     if (s->in) sam_close(s->in);
     free(s->path);
@@ -498,15 +544,57 @@ static int32_t bad_quality(const bam1_t *b, int fastq)
     return -1;
 }
 
+/* The chunked reader met an error below the records (fastx_chunks.h):
+ * every whole record before it has been read.  The words are today's, as
+ * htslib's own reader gives them: a regular file is read again
+ * (diagnose.h: the compressed layer checked with zlib, the records
+ * counted by htslib alone, -@ 1's count), stdin is told from the error
+ * code, as a BGZF handle would carry it.  -1 with err. */
+static int fastx_error(const source_t *s, char *err, size_t errlen)
+{
+    const unsigned ec = gpuasm_fastx_errcode(s->fx);
+    if (ec & GPUASM_FASTX_ERR_NOMEM) {
+        snprintf(err, errlen, "%s: out of memory", s->path);
+        return -1;
+    }
+    if (ec & GPUASM_FASTX_ERR_SPLIT) {
+        snprintf(err, errlen, "%s: record %llu: the records found in a chunk of the file are not "
+                 "those htslib reads from it (a bug in gpuasm's chunked reader; "
+                 "GPUASM_READ_SERIAL=1 reads without it)", s->path,
+                 (unsigned long long)s->n_read + 1);
+        return -1;
+    }
+    /* The live handle htslib's reader would have: BGZF's own (its error
+     * code set by the reads through it), or one that carries ISA-L's or
+     * hread's error code for a plain gzip or plain file. */
+    BGZF carrier;
+    const BGZF *live = bgzf_of(s->in);
+    if (!live || !live->errcode) {
+        memset(&carrier, 0, sizeof carrier);
+        carrier.errcode = ec & 0xffff;
+        carrier.is_compressed = s->compressed;
+        carrier.is_gzip = 1;   /* not a BGZF block size to blame */
+        live = s->compressed ? &carrier : NULL;
+    }
+    char what[512];
+    gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, gpuasm_rereadable(s->path), live,
+                          s->n_read + 1, 0, what, sizeof what);
+    snprintf(err, errlen, "%s: %s", s->path, what);
+    return -1;
+}
+
 /* Read the next primary record of one file into *dst (a reused bam1_t).
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
                         char *err, size_t errlen)
 {
     if (s->eof) return 0;
+    /* The chunked reader counts records exactly, threads or not: no
+     * recount when it names one (diagnose.h). */
+    const int recount = s->fx ? 0 : s->pooled;
     for (;;) {
         errno = 0;
-        int ret = sam_read1(s->in, s->hdr, dst);
+        int ret = s->fx ? gpuasm_fastx_read1(s->fx, dst) : sam_read1(s->in, s->hdr, dst);
         if (ret == -1) {
             /* The end, as htslib says -- unless it is not (issue #12):
              * htslib's FASTQ/FASTA reader says "end" when bam_set1 refuses
@@ -516,7 +604,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             const BGZF *bz = bgzf_of(s->in);
             int suspect = (s->seqfile && errno == EINVAL) || (bz && bz->errcode);
             char what[512];
-            if (suspect && gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, s->pooled, bz,
+            if (suspect && gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, recount, bz,
                                                  s->n_read + 1, !(bz && bz->errcode),
                                                  what, sizeof what)) {
                 snprintf(err, errlen, "%s: %s", s->path, what);
@@ -526,6 +614,8 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             end_of_source(r, s);
             return 0;
         }
+        if (ret < -1 && s->fx && gpuasm_fastx_errcode(s->fx))
+            return fastx_error(s, err, errlen);
         if (ret < -1) {
             char what[512];
             if (s->cram)
@@ -534,7 +624,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                          "message above says why; a CRAM file needs its reference: -T FILE)",
                          (unsigned long long)s->n_read + 1);
             else
-                gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, s->pooled,
+                gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, recount,
                                       bgzf_of(s->in), s->n_read + 1, 0, what, sizeof what);
             snprintf(err, errlen, "%s: %s", s->path, what);
             return -1;
