@@ -279,8 +279,14 @@ static ssize_t source_read(gpuasm_fastx *fx, char *buf, size_t n, unsigned *errc
         r = gpuasm_gunzip_read(fx->gz, buf, n);
         if (r < 0) *errcode = gpuasm_gunzip_errcode(fx->gz);
         return r;
-    case SRC_BGZF:
-        r = bgzf_read(fx->bz, buf, n);
+    case SRC_BGZF: {
+        /* No more than the current block holds, or one byte to load the
+         * next: bgzf_read() drops what it copied before a bad block, and
+         * the records before it are to be read (and counted) first. */
+        const BGZF *bz = fx->bz;
+        const size_t in_block = bz->block_length > bz->block_offset
+                              ? (size_t)(bz->block_length - bz->block_offset) : 0;
+        r = bgzf_read(fx->bz, buf, in_block ? (n < in_block ? n : in_block) : 1);
         /* htslib 1.16's threaded reader may call a bad block the end,
          * keeping its error code (issue #12). */
         if (r < 0 || (r == 0 && fx->bz->errcode)) {
@@ -288,6 +294,7 @@ static ssize_t source_read(gpuasm_fastx *fx, char *buf, size_t n, unsigned *errc
             return -1;
         }
         return r;
+    }
     default:
         r = hread(fx->h, buf, n);
         if (r < 0) *errcode = BGZF_ERR_IO;

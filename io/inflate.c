@@ -51,7 +51,7 @@ ssize_t gpuasm_gunzip_read(gpuasm_gunzip *z, void *buf, size_t n)
         if (z->st.avail_in == 0 && !z->in_eof) {
             const ssize_t r = hread(z->h, z->in, GUNZIP_IN_BYTES);
             if (r < 0) {
-                z->errcode |= BGZF_ERR_IO;
+                z->errcode |= BGZF_ERR_IO | BGZF_ERR_ZLIB;
                 break;
             }
             z->in_eof = r == 0;
@@ -92,8 +92,10 @@ ssize_t gpuasm_gunzip_read(gpuasm_gunzip *z, void *buf, size_t n)
         }
         if (out == 0 && z->st.avail_in == in_before) {
             if (z->st.avail_in == 0 && z->in_eof) {
-                /* Inside a member and nothing more to read: cut short. */
-                z->errcode |= BGZF_ERR_IO;
+                /* Inside a member and nothing more to read: cut short.
+                 * htslib's reader says so with both bits (inflate_gzip_block
+                 * sets IO, bgzf_read_block adds ZLIB): the same words. */
+                z->errcode |= BGZF_ERR_IO | BGZF_ERR_ZLIB;
                 break;
             }
             /* Input there and room for output, yet no progress: igzip

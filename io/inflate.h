@@ -38,10 +38,11 @@ gpuasm_gunzip *gpuasm_gunzip_open(hFILE *h);
 /* Up to n inflated bytes into buf: the count (> 0), 0 at the end of the
  * last member, or -1 on an error, with gpuasm_gunzip_errcode() telling
  * which as BGZF_ERR_* bits (htslib/bgzf.h), as htslib's BGZF reader sets
- * them for a plain gzip file: BGZF_ERR_IO for data cut short (or a read
- * error), BGZF_ERR_ZLIB for data that does not inflate (a bad block, a
- * CRC or length that does not match, bytes after a member that are not
- * another member). */
+ * them for a plain gzip file: BGZF_ERR_IO | BGZF_ERR_ZLIB for data cut
+ * short (or a read error), BGZF_ERR_ZLIB for data that does not inflate
+ * (a bad block, a CRC or length that does not match, bytes after a
+ * member that are not another member).  The bytes before an error are
+ * all given first. */
 ssize_t gpuasm_gunzip_read(gpuasm_gunzip *z, void *buf, size_t n);
 
 unsigned gpuasm_gunzip_errcode(const gpuasm_gunzip *z);
