@@ -1,5 +1,5 @@
 /* fastx_chunks.c -- FASTQ/FASTA records read in parallel (see fastx_chunks.h). */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE   /* pthread_setname_np */
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
@@ -26,7 +26,11 @@ typedef struct chunk {
     char *buf;               /* the text: whole records, or the last chunk's all */
     size_t len, cap;         /* cap > len: one spare byte for the '\n' a compressed file lacks */
     bam1_t **rec;            /* [m_rec] records, parsed into; swapped with the caller's */
+    uint8_t *mark;           /* [m_rec] the mark hook's */
+    uint64_t *code_off;      /* [m_rec] where each record's codes start in codes */
     size_t m_rec;
+    uint8_t *codes;          /* the encode hook's, all records one after the other */
+    size_t code_len, m_codes;
     uint32_t n_rec;          /* records parsed */
     uint32_t want;           /* records the split found, or WANT_UNKNOWN (a refused one is here) */
     uint32_t next;           /* the caller's position in rec */
@@ -43,6 +47,7 @@ struct gpuasm_fastx {
     BGZF *bz;                /* SRC_BGZF (and a zlib gzip file: htslib's reader) */
     gpuasm_gunzip *gz;       /* SRC_ISAL */
     const char *source;
+    gpuasm_fastx_hooks hooks;
     size_t chunk_bytes;
     hts_tpool *pool;
     hts_tpool_process *q;    /* pool: the parse jobs, results in input order */
@@ -168,12 +173,10 @@ static uint32_t split_fasta(const char *buf, size_t len, int final, size_t *cut,
 
 /* ---- parsing one chunk: htslib's parser on an in-memory hFILE -------------------- */
 
-/* An htsFile htslib set up as a FASTQ/FASTA reader (its format detected
- * from a one-record text, as from any file), then given the chunk as its
- * byte source.  Detection on the chunk itself would not do: a record
- * with a control byte or a NUL in its first lines is not "FASTQ" to the
- * detector, though fastq_parse1 reads it. */
-static samFile *parser_open(int fastq, chunk_t *c)
+/* An htsFile htslib set up as a FASTQ/FASTA reader, its format detected
+ * from a one-record text, as from any file; NULL when htslib would not
+ * (out of memory). */
+static samFile *template_open(int fastq)
 {
     static const char fq[] = "@r\nA\n+\nI\n", fa[] = ">r\nA\n";
     const char *t = fastq ? fq : fa;
@@ -193,6 +196,17 @@ static samFile *parser_open(int fastq, chunk_t *c)
         hts_close(f);
         return NULL;
     }
+    return f;
+}
+
+/* The template reader (template_open) given the chunk as its byte
+ * source.  Detection on the chunk itself would not do: a record with a
+ * control byte or a NUL in its first lines is not "FASTQ" to the
+ * detector, though fastq_parse1 reads it. */
+static samFile *parser_open(int fastq, chunk_t *c)
+{
+    samFile *f = template_open(fastq);
+    if (!f) return NULL;
     hFILE *ch = hopen("mem:", "r:", c->buf, c->len);
     if (!ch) {
         /* hopen freed the buffer: the chunk has none now. */
@@ -219,6 +233,7 @@ static void *parse_chunk(void *arg)
 {
     chunk_t *c = arg;
     c->n_rec = 0;
+    c->code_len = 0;
     c->next = 0;
     c->ret = -1;
     c->err = 0;
@@ -247,8 +262,13 @@ static void *parse_chunk(void *arg)
                 break;
             }
             c->rec = r;
-            for (; c->m_rec < m; c->m_rec++)
-                if (!(c->rec[c->m_rec] = bam_init1())) break;
+            uint8_t *mk = realloc(c->mark, m * sizeof(*mk));
+            if (mk) c->mark = mk;
+            uint64_t *co = realloc(c->code_off, m * sizeof(*co));
+            if (co) c->code_off = co;
+            if (mk && co)
+                for (; c->m_rec < m; c->m_rec++)
+                    if (!(c->rec[c->m_rec] = bam_init1())) break;
             if (c->n_rec == c->m_rec) {
                 c->nomem = 1;
                 c->ret = -2;
@@ -261,6 +281,29 @@ static void *parse_chunk(void *arg)
             c->ret = r;
             c->err = errno;
             break;
+        }
+        const bam1_t *b = c->rec[c->n_rec];
+        const gpuasm_fastx_hooks *hk = &c->fx->hooks;
+        c->mark[c->n_rec] = hk->mark ? (uint8_t)hk->mark(b, hk->ctx) : 0;
+        if (hk->encode) {
+            const size_t l = (size_t)b->core.l_qseq;
+            /* Allocated before the first record, empty or not: *codes
+             * is never NULL + 0 (undefined, and UBSan says so). */
+            if (!c->codes || c->code_len + l > c->m_codes) {
+                size_t m = c->m_codes ? c->m_codes : 1u << 16;
+                while (m < c->code_len + l) m *= 2;
+                uint8_t *cd = realloc(c->codes, m);
+                if (!cd) {
+                    c->nomem = 1;
+                    c->ret = -2;
+                    break;
+                }
+                c->codes = cd;
+                c->m_codes = m;
+            }
+            c->code_off[c->n_rec] = c->code_len;
+            hk->encode(b, c->codes + c->code_len, hk->ctx);
+            c->code_len += l;
         }
         c->n_rec++;
         if (c->want != WANT_UNKNOWN && c->n_rec > c->want) break;   /* a mismatch: read1 says */
@@ -346,6 +389,7 @@ static int dispatch(gpuasm_fastx *fx, chunk_t *c)
 static void *feeder_main(void *arg)
 {
     gpuasm_fastx *fx = arg;
+    pthread_setname_np(pthread_self(), "gpuasm-feeder");   /* for top -H and perf */
     chunk_t *cur = take_free(fx);
     size_t fill = fx->chunk_bytes;   /* bytes to gather before a split */
     int final = 0;
@@ -464,8 +508,10 @@ static int finish(gpuasm_fastx *fx, int ret, int err, unsigned errcode)
     return ret;
 }
 
-int gpuasm_fastx_read1(gpuasm_fastx *fx, bam1_t *dst)
+int gpuasm_fastx_read1(gpuasm_fastx *fx, bam1_t *dst, unsigned *mark, const uint8_t **codes)
 {
+    *mark = 0;
+    *codes = NULL;
     if (fx->ended) {
         errno = fx->end_errno;
         return fx->end_ret;
@@ -482,9 +528,12 @@ int gpuasm_fastx_read1(gpuasm_fastx *fx, bam1_t *dst)
         }
         chunk_t *c = fx->cur;
         if (c->next < c->n_rec && (c->want == WANT_UNKNOWN || c->next < c->want)) {
-            bam1_t *r = c->rec[c->next++], t = *dst;
+            const uint32_t i = c->next++;
+            bam1_t *r = c->rec[i], t = *dst;
             *dst = *r;
             *r = t;
+            *mark = c->mark[i];
+            if (fx->hooks.encode) *codes = c->codes + c->code_off[i];
             return 0;
         }
         if (c->nomem) return finish(fx, -2, ENOMEM, GPUASM_FASTX_ERR_NOMEM);
@@ -531,10 +580,13 @@ void gpuasm_fastx_close(gpuasm_fastx *fx)
     /* Parse jobs running finish; queued ones and results are dropped
      * (their chunks are freed below, with the rest). */
     if (fx->q) hts_tpool_process_destroy(fx->q);
-    for (int i = 0; i < fx->n_chunks; i++) {
+    for (int i = 0; fx->all && i < fx->n_chunks; i++) {
         chunk_t *c = &fx->all[i];
         for (size_t k = 0; k < c->m_rec; k++) bam_destroy1(c->rec[k]);
         free(c->rec);
+        free(c->mark);
+        free(c->code_off);
+        free(c->codes);
         free(c->buf);
     }
     gpuasm_gunzip_close(fx->gz);
@@ -548,7 +600,7 @@ void gpuasm_fastx_close(gpuasm_fastx *fx)
 }
 
 int gpuasm_fastx_open(samFile *in, int fastq, hts_tpool *pool, size_t chunk_bytes,
-                      int n_chunks, gpuasm_fastx **out)
+                      int n_chunks, const gpuasm_fastx_hooks *hooks, gpuasm_fastx **out)
 {
     *out = NULL;
     gpuasm_fastx *fx = calloc(1, sizeof(*fx));
@@ -557,6 +609,7 @@ int gpuasm_fastx_open(samFile *in, int fastq, hts_tpool *pool, size_t chunk_byte
     pthread_cond_init(&fx->cv_free, NULL);
     pthread_cond_init(&fx->cv_ready, NULL);
     fx->in = in;
+    if (hooks) fx->hooks = *hooks;
     fx->fastq = fastq;
     fx->pool = pool;
     fx->chunk_bytes = chunk_bytes ? chunk_bytes : CHUNK_BYTES_DEFAULT;
@@ -579,11 +632,20 @@ int gpuasm_fastx_open(samFile *in, int fastq, hts_tpool *pool, size_t chunk_byte
         fx->h = in->fp.hfile;
         fx->source = "plain";
     }
+    /* htslib loads its hFILE plugins (hfile_libcurl and its libraries:
+     * about 8 MiB resident and 10-20 ms here) at the first hopen() of any
+     * scheme, "mem:" included.  Once, here on the caller's thread rather
+     * than on a parse thread mid-run: the cost belongs to the open, not
+     * to the reads (gpuasm-scan measures --max-memory's peak from after
+     * the open), and a template htslib would not detect fails the open. */
+    samFile *probe = template_open(fastq);
+    if (!probe) goto fail;
+    hts_close(probe);
     if (!(fx->all = calloc((size_t)fx->n_chunks, sizeof(*fx->all))) ||
         !(fx->free_list = calloc((size_t)fx->n_chunks, sizeof(*fx->free_list))) ||
         !(fx->ready = calloc((size_t)fx->n_chunks, sizeof(*fx->ready))))
         goto fail;
-    for (int i = 0; i < fx->n_chunks; i++) {
+    for (int i = 0; fx->all && i < fx->n_chunks; i++) {
         chunk_t *c = &fx->all[i];
         c->fx = fx;
         if (grow_buf(c, fx->chunk_bytes + 1) < 0) goto fail;

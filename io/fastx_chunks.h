@@ -43,6 +43,7 @@
 #define GPUASM_FASTX_CHUNKS_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <htslib/sam.h>
 #include <htslib/thread_pool.h>
 
@@ -54,6 +55,16 @@ typedef struct gpuasm_fastx gpuasm_fastx;
 #define GPUASM_FASTX_ERR_NOMEM 0x100
 #define GPUASM_FASTX_ERR_SPLIT 0x200
 
+/* What the parse threads do for each record besides parsing it, so that
+ * the caller's thread need not: a mark (0: nothing to look at; what else
+ * it means is the caller's) and the record's bases as codes, one byte
+ * each (l_qseq of them).  Either may be NULL; both must be thread-safe. */
+typedef struct gpuasm_fastx_hooks {
+    unsigned (*mark)(const bam1_t *b, void *ctx);
+    void (*encode)(const bam1_t *b, uint8_t *out, void *ctx);
+    void *ctx;
+} gpuasm_fastx_hooks;
+
 /* Start reading the records of `in`: a FASTQ (fastq = 1) or FASTA file
  * htslib opened, its (empty) header read and no record yet.  Its bytes
  * come from in's hFILE or BGZF handle from then on; in must stay open
@@ -64,18 +75,19 @@ typedef struct gpuasm_fastx gpuasm_fastx;
  * Returns 0, or -1 (out of memory, or the feeder thread would not start:
  * errno says). */
 int gpuasm_fastx_open(samFile *in, int fastq, hts_tpool *pool, size_t chunk_bytes,
-                      int n_chunks, gpuasm_fastx **out);
+                      int n_chunks, const gpuasm_fastx_hooks *hooks, gpuasm_fastx **out);
 
 /* The next record into dst, whose contents are swapped with the parsed
- * record's (no copy).  As sam_read1: >= 0 a record; -1 the end, or
- * htslib's -1 for a record it would not store (errno as htslib left it:
- * EINVAL for a read name over 254 characters); < -1 an error:
- * gpuasm_fastx_errcode() is 0 for a record htslib refused, else the
- * byte layer's BGZF_ERR_* bits (data cut short, corrupt, not gzip after
- * a member) or GPUASM_FASTX_ERR_*.  Every record before the error has
- * been returned.  After the end or an error it keeps returning the
- * same. */
-int gpuasm_fastx_read1(gpuasm_fastx *fx, bam1_t *dst);
+ * record's (no copy); with it, what the hooks made of it: *mark, and
+ * *codes (NULL without an encode hook), valid until the next call.  As
+ * sam_read1: >= 0 a record; -1 the end, or htslib's -1 for a record it
+ * would not store (errno as htslib left it: EINVAL for a read name over
+ * 254 characters); < -1 an error: gpuasm_fastx_errcode() is 0 for a
+ * record htslib refused, else the byte layer's BGZF_ERR_* bits (data cut
+ * short, corrupt, not gzip after a member) or GPUASM_FASTX_ERR_*.  Every
+ * record before the error has been returned.  After the end or an error
+ * it keeps returning the same. */
+int gpuasm_fastx_read1(gpuasm_fastx *fx, bam1_t *dst, unsigned *mark, const uint8_t **codes);
 
 unsigned gpuasm_fastx_errcode(const gpuasm_fastx *fx);
 

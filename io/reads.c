@@ -37,6 +37,9 @@ typedef struct {
     uint64_t n_read;     /* records read so far (all, skipped ones included) */
     int eof;
     gpuasm_fastx *fx;    /* FASTQ/FASTA: the chunked reader (issue #30), else NULL */
+    int wildcards;       /* the reader's (the encode hook's) */
+    int encode;          /* the parse threads make the codes: one file (paired
+                          * files' batches are encoded on the prep thread) */
 } source_t;
 
 struct gpuasm_reader {
@@ -54,6 +57,8 @@ struct gpuasm_reader {
     uint64_t odd_names;      /* read names with bytes SAM's QNAME does not allow */
     char odd_first[1024];    /* the first of them: "FILE: record N (NAME)" */
     char warning[2][1280];   /* gpuasm_reader_warning() */
+    const uint8_t *codes;    /* the codes of the record next_record() read, when the parse
+                              * threads made them (fastx_chunks.h), else NULL */
     uint64_t longest;        /* the longest read so far, bases (gpuasm_reader_longest) */
     char longest_at[1280];   /* "FILE: record N (NAME)" */
 };
@@ -164,6 +169,35 @@ static int skip_empty_members(hFILE *h)
         if (memcmp(buf + used, zeros, 8)) return 0;   /* CRC32 and ISIZE of nothing */
         if (hread(h, buf, used + 8) != (ssize_t)(used + 8)) return -1;
     }
+}
+
+/* Marks the parse threads give a record (fastx_hooks): what the reader
+ * thread must look at; a record without is not looked at again there. */
+enum { MARK_QUAL = 1, MARK_NAME = 2 };
+static int32_t bad_quality(const bam1_t *b, int fastq);
+static int odd_name(const bam1_t *b);
+static void encode_read(const bam1_t *b, int wildcards, uint8_t *c);
+
+static unsigned hook_mark(const bam1_t *b, void *ctx)
+{
+    /* bad_quality()'s answer without its early exits, so that the loop
+     * vectorises (a tenth of the parse threads' time otherwise); a record
+     * marked is looked at again by bad_quality() itself. */
+    const source_t *s = ctx;
+    const uint8_t *q = bam_get_qual(b);
+    const int32_t n = b->core.l_qseq;
+    uint8_t hi = 0, lo = 0xff;
+    for (int32_t i = 0; i < n; i++) {
+        hi = q[i] > hi ? q[i] : hi;
+        lo = q[i] < lo ? q[i] : lo;
+    }
+    const int bad = n > 0 && (!s->fastq && q[0] == 0xff ? lo != 0xff : hi > 93);
+    return (bad ? MARK_QUAL : 0) | (odd_name(b) ? MARK_NAME : 0);
+}
+
+static void hook_encode(const bam1_t *b, uint8_t *out, void *ctx)
+{
+    encode_read(b, ((const source_t *)ctx)->wildcards, out);
 }
 
 /* The chunked FASTQ/FASTA reader's knobs, from the environment (tests
@@ -339,8 +373,11 @@ static int source_open(source_t *s, const char *path, const char *reference,
         }
         const int n_chunks = tp ? 2 * hts_tpool_size(tp->pool) + 2 : 3;
         errno = 0;
+        /* The quality and name checks and the 2-bit codes are made on the
+         * parse threads too: what is left here is the hand-over. */
+        const gpuasm_fastx_hooks hooks = { hook_mark, s->encode ? hook_encode : NULL, s };
         if (gpuasm_fastx_open(s->in, s->fastq, tp ? tp->pool : NULL, chunk_bytes(), n_chunks,
-                              &s->fx) < 0) {
+                              &hooks, &s->fx) < 0) {
             char why[600];
             snprintf(err, errlen, "%s: %s", path,
                      errno == ENOMEM ? "out of memory"
@@ -389,6 +426,8 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
         }
         r->tp.pool = r->pool;
     }
+    r->src[0].wildcards = r->src[1].wildcards = wildcards;
+    r->src[0].encode = !path2;
     if (source_open(&r->src[0], path, reference, r->pool ? &r->tp : NULL, err, errlen) < 0)
         goto fail;
     if (path2) {
@@ -509,17 +548,21 @@ static void end_of_source(gpuasm_reader *r, const source_t *s)
 
 /* SAM's QNAME is [!-?A-~]{1,254}: count names with bytes outside 0x21-0x7e
  * (htslib takes them as they are, and so does gpuasm, with one warning). */
-static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
+static int odd_name(const bam1_t *b)
 {
     for (const unsigned char *p = (const unsigned char *)bam_get_qname(b); *p; p++)
-        if (*p < 0x21 || *p > 0x7e) {
-            if (r->odd_names++ == 0) {
-                char nm[GPUASM_PRINTABLE_BUF];
-                snprintf(r->odd_first, sizeof r->odd_first, "record %llu (%s)",
-                         (unsigned long long)s->n_read, gpuasm_printable(bam_get_qname(b), nm, sizeof nm));
-            }
-            return;
-        }
+        if (*p < 0x21 || *p > 0x7e) return 1;
+    return 0;
+}
+
+static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
+{
+    if (!odd_name(b)) return;
+    if (r->odd_names++ == 0) {
+        char nm[GPUASM_PRINTABLE_BUF];
+        snprintf(r->odd_first, sizeof r->odd_first, "record %llu (%s)",
+                 (unsigned long long)s->n_read, gpuasm_printable(bam_get_qname(b), nm, sizeof nm));
+    }
 }
 
 /* SAM's QUAL is [!-~] (Phred + 33, values 0..93), or '*' (none: BAM's
@@ -586,7 +629,7 @@ static int fastx_error(const source_t *s, char *err, size_t errlen)
 /* Read the next primary record of one file into *dst (a reused bam1_t).
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
-                        char *err, size_t errlen)
+                        const uint8_t **codes, char *err, size_t errlen)
 {
     if (s->eof) return 0;
     /* The chunked reader counts records exactly, threads or not: no
@@ -594,7 +637,9 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
     const int recount = s->fx ? 0 : s->pooled;
     for (;;) {
         errno = 0;
-        int ret = s->fx ? gpuasm_fastx_read1(s->fx, dst) : sam_read1(s->in, s->hdr, dst);
+        unsigned mark = ~0u;   /* sam_read1's records: every check here */
+        const uint8_t *cd = NULL;
+        int ret = s->fx ? gpuasm_fastx_read1(s->fx, dst, &mark, &cd) : sam_read1(s->in, s->hdr, dst);
         if (ret == -1) {
             /* The end, as htslib says -- unless it is not (issue #12):
              * htslib's FASTQ/FASTA reader says "end" when bam_set1 refuses
@@ -650,7 +695,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                 return -1;
             }
         }
-        const int32_t bq = bad_quality(dst, s->fastq);
+        const int32_t bq = mark & MARK_QUAL ? bad_quality(dst, s->fastq) : -1;
         if (bq >= 0) {
             char nm[GPUASM_PRINTABLE_BUF];
             const unsigned v = bam_get_qual(dst)[bq];
@@ -667,7 +712,8 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             return -1;
         }
         if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
-        check_name(r, s, dst);
+        if (mark & MARK_NAME) check_name(r, s, dst);
+        if (codes) *codes = cd;
         *rec_no = s->n_read;
         atomic_fetch_add_explicit(&r->n_out, 1, memory_order_relaxed);
         return 1;
@@ -680,9 +726,9 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
 {
     source_t *a = &r->src[0], *b = &r->src[1];
     uint64_t na = 0, nb = 0;
-    int ga = next_primary(r, a, dst, &na, err, errlen);
+    int ga = next_primary(r, a, dst, &na, NULL, err, errlen);
     if (ga < 0) return -1;
-    int gb = next_primary(r, b, r->mate, &nb, err, errlen);
+    int gb = next_primary(r, b, r->mate, &nb, NULL, err, errlen);
     if (gb < 0) return -1;
     if (!ga && !gb) return 0;
     uint64_t k = r->n_pairs + 1;
@@ -722,6 +768,7 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
 static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *err, size_t errlen)
 {
     int got;
+    r->codes = NULL;
     if (r->pending) {
         bam1_t *p = r->pending;
         r->pending = NULL;
@@ -741,7 +788,7 @@ static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *er
             *rec_no = 2 * r->n_pairs - 1;
         }
     } else {
-        got = next_primary(r, &r->src[0], dst, rec_no, err, errlen);
+        got = next_primary(r, &r->src[0], dst, rec_no, &r->codes, err, errlen);
     }
     return got;
 }
@@ -756,6 +803,7 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                        char *err, size_t errlen)
 {
     uint64_t bases = 0;
+    int coded = 1;   /* every read's codes came with it (fastx_chunks.h) */
     b->n = 0;
     if (grow_pinned(b, (void **)&b->off, &b->m_off, 1, sizeof(*b->off)) < 0) goto oom;
     b->off[0] = 0;
@@ -783,11 +831,19 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                      r->paired_files && (rec->core.flag & BAM_FREAD2) ? r->src[1].path : r->src[0].path,
                      (unsigned long long)rec_no, gpuasm_printable(bam_get_qname(rec), nm, sizeof nm));
         }
-        /* Only the offsets here: the codes are made by gpuasm_batch_encode
-         * on a scan thread, so that this thread (the one that cannot run in
-         * parallel) does little more than htslib's parsing. */
+        /* The offsets here, and the codes only when the parse threads made
+         * them (a copy; gpuasm_batch_encode then has nothing to do): else
+         * gpuasm_batch_encode makes them on another thread, so that this
+         * one (the one that cannot run in parallel) does little more than
+         * htslib's parsing. */
         if (grow_pinned(b, (void **)&b->off, &b->m_off, b->n + 2, sizeof(*b->off)) < 0)
             goto oom;
+        if (coded && r->codes) {
+            if (grow_pinned(b, (void **)&b->code, &b->m_code, bases + len + 1, 1) < 0) goto oom;
+            memcpy(b->code + bases, r->codes, len);
+        } else {
+            coded = 0;
+        }
         bases += len;
         b->n++;
         b->off[b->n] = bases;
@@ -815,10 +871,11 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
         }
     }
     b->wildcards = r->wildcards;
-    b->encoded = 0;
+    if (coded && grow_pinned(b, (void **)&b->code, &b->m_code, bases + 1, 1) < 0) goto oom;
+    b->encoded = coded;
     b->set.n = b->n;
     b->set.off = b->off;
-    b->set.code = NULL;   /* gpuasm_batch_encode */
+    b->set.code = coded ? b->code : NULL;   /* else gpuasm_batch_encode */
     return (int)b->n;
 oom:
     snprintf(err, errlen, "%s: out of memory", r->src[0].path);
@@ -840,6 +897,18 @@ static void pair_init(void)
         }
 }
 
+/* One read's codes into c[l_qseq]: two bases per packed byte (SEQ's high
+ * nibble first).  Any thread (the parse threads' hook, the prep thread). */
+static void encode_read(const bam1_t *rec, int wildcards, uint8_t *c)
+{
+    pthread_once(&pair_once, pair_init);
+    const uint16_t *pair = pair_code[wildcards ? 1 : 0];
+    const uint8_t *s = bam_get_seq(rec);
+    const uint32_t len = (uint32_t)rec->core.l_qseq;
+    for (uint32_t i = 0; i + 1 < len; i += 2) memcpy(c + i, &pair[s[i >> 1]], 2);
+    if (len & 1) c[len - 1] = gpuasm_read_code((uint8_t)(s[len >> 1] >> 4), wildcards);
+}
+
 int gpuasm_batch_encode(gpuasm_batch *b)
 {
     if (b->encoded) return 0;
@@ -851,16 +920,7 @@ int gpuasm_batch_encode(gpuasm_batch *b)
         b->m_code = 0;
     }
     if (grow_pinned(b, (void **)&b->code, &b->m_code, bases + 1, 1) < 0) return -1;
-    pthread_once(&pair_once, pair_init);
-    const uint16_t *pair = pair_code[b->wildcards ? 1 : 0];
-    for (uint32_t k = 0; k < b->n; k++) {
-        const uint8_t *s = bam_get_seq(b->rec[k]);
-        uint8_t *c = b->code + b->off[k];
-        const uint32_t len = (uint32_t)(b->off[k + 1] - b->off[k]);
-        /* Two bases per packed byte (SEQ's high nibble first). */
-        for (uint32_t i = 0; i + 1 < len; i += 2) memcpy(c + i, &pair[s[i >> 1]], 2);
-        if (len & 1) c[len - 1] = gpuasm_read_code((uint8_t)(s[len >> 1] >> 4), b->wildcards);
-    }
+    for (uint32_t k = 0; k < b->n; k++) encode_read(b->rec[k], b->wildcards, b->code + b->off[k]);
     b->set.code = b->code;
     b->encoded = 1;
     return 0;
