@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diagnose.c -- say what is wrong with an input htslib refused (see
  * diagnose.h).  Everything here runs only after a read failed. */
 #define _POSIX_C_SOURCE 200809L
@@ -12,8 +13,8 @@
 #include <htslib/kseq.h>
 #include <htslib/sam.h>
 
-#include "diagnose.h"
-#include "printable.h"
+#include "io/diagnose.h"
+#include "util/printable.h"
 
 KSEQ_INIT(gzFile, gzread)
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* diagnose.h -- say what is wrong with an input htslib refused.
  *
  * htslib says that a read failed, rarely why in terms a user can act on,

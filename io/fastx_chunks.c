@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastx_chunks.c -- FASTQ/FASTA records read in parallel (see fastx_chunks.h). */
 #define _GNU_SOURCE   /* pthread_setname_np */
 #include <errno.h>
@@ -12,8 +13,8 @@
 #include <htslib/sam.h>
 #include <htslib/thread_pool.h>
 
-#include "fastx_chunks.h"
-#include "inflate.h"
+#include "io/fastx_chunks.h"
+#include "io/inflate.h"
 
 #define CHUNK_BYTES_DEFAULT (1u << 20)
 /* A chunk's records: never more than this are expected (the split's count). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fastx_chunks.h -- FASTQ/FASTA records read in parallel (issue #30).
  *
  * htslib reads a FASTQ/FASTA file on one thread: inflate (zlib, for a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inflate.c -- plain gzip read with ISA-L's igzip (see inflate.h). */
 #include <stdint.h>
 #include <stdlib.h>
@@ -7,7 +8,7 @@
 #include <htslib/hfile.h>
 
 #include "config.h"
-#include "inflate.h"
+#include "io/inflate.h"
 
 #ifdef HAVE_ISAL
 #include <isa-l/igzip_lib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* inflate.h -- plain gzip read with ISA-L's igzip (issue #30).
  *
  * htslib inflates a plain gzip file (not BGZF) with zlib on one thread:

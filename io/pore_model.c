@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pore_model.c -- read a k-mer pore model TSV (see pore_model.h) with
  * htslib's BGZF and kstring. */
 #define _POSIX_C_SOURCE 200809L
@@ -10,7 +11,7 @@
 #include <htslib/bgzf.h>
 #include <htslib/kstring.h>
 
-#include "pore_model.h"
+#include "io/pore_model.h"
 
 enum { MAX_K = 12 };
 
@@ -39,6 +40,38 @@ static int split_tabs(char *s, char **fields, int max)
     return n;
 }
 
+/* The header line's fields f[0 .. nf): the columns kmer, level_mean_pA
+ * and level_stdv_pA (-1: absent), each once (issue #31: with
+ * level_mean_pA twice the last one was taken, whichever was meant).
+ * 0, or -1 with err naming path and lineno. */
+static int read_header(char **f, int nf, const char *path, uint64_t lineno, int *col_kmer,
+                       int *col_mean, int *col_stdv, char *err, size_t errlen)
+{
+    int other_mean = -1;
+    for (int i = 0; i < nf && i < 64; i++) {
+        int *col = !strcmp(f[i], "kmer") ? col_kmer : !strcmp(f[i], "level_mean_pA") ? col_mean
+                 : !strcmp(f[i], "level_stdv_pA") ? col_stdv : NULL;
+        if (!strcmp(f[i], "level_mean") || !strcmp(f[i], "mean")) other_mean = i;
+        if (!col) continue;
+        if (*col >= 0) {
+            snprintf(err, errlen, "%s: line %llu: the header has the column %s twice (columns "
+                     "%d and %d): keep the one meant", path, (unsigned long long)lineno, f[i],
+                     *col + 1, i + 1);
+            return -1;
+        }
+        *col = i;
+    }
+    if (*col_kmer < 0 || *col_mean < 0) {
+        snprintf(err, errlen, "%s: line %llu: the header needs the columns kmer and "
+                 "level_mean_pA (tab-separated)%s", path, (unsigned long long)lineno,
+                 *col_mean < 0 && other_mean >= 0 ? "; this one has a level mean column in "
+                 "other units: give its levels in pA as level_mean_pA" : "");
+        *col_kmer = -1;   /* not a header yet */
+        return -1;
+    }
+    return 0;
+}
+
 int gpuasm_pore_model_load(const char *path, gpuasm_pore_model *pm, char *err, size_t errlen)
 {
     memset(pm, 0, sizeof(*pm));
@@ -60,29 +93,8 @@ int gpuasm_pore_model_load(const char *path, gpuasm_pore_model *pm, char *err, s
         if (line.l == 0 || line.s[0] == '#') continue;
         const int nf = split_tabs(line.s, f, 64);
         if (col_kmer < 0) {   /* the header */
-            /* Each column once (issue #31: with level_mean_pA twice the
-             * last one was taken, whichever was meant). */
-            int other_mean = -1;
-            for (int i = 0; i < nf && i < 64; i++) {
-                int *col = !strcmp(f[i], "kmer") ? &col_kmer : !strcmp(f[i], "level_mean_pA") ? &col_mean
-                         : !strcmp(f[i], "level_stdv_pA") ? &col_stdv : NULL;
-                if (!strcmp(f[i], "level_mean") || !strcmp(f[i], "mean")) other_mean = i;
-                if (!col) continue;
-                if (*col >= 0) {
-                    snprintf(err, errlen, "%s: line %llu: the header has the column %s twice (columns "
-                             "%d and %d): keep the one meant", path, (unsigned long long)lineno, f[i],
-                             *col + 1, i + 1);
-                    goto fail;
-                }
-                *col = i;
-            }
-            if (col_kmer < 0 || col_mean < 0) {
-                snprintf(err, errlen, "%s: line %llu: the header needs the columns kmer and "
-                         "level_mean_pA (tab-separated)%s", path, (unsigned long long)lineno,
-                         col_mean < 0 && other_mean >= 0 ? "; this one has a level mean column in "
-                         "other units: give its levels in pA as level_mean_pA" : "");
+            if (read_header(f, nf, path, lineno, &col_kmer, &col_mean, &col_stdv, err, errlen) < 0)
                 goto fail;
-            }
             continue;
         }
         if (nf <= col_kmer || nf <= col_mean || (col_stdv >= 0 && nf <= col_stdv)) {

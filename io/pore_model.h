@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* pore_model.h -- a k-mer pore model: the expected current level of every
  * k-mer, as the raw-signal tools use it to turn a genome into its expected
  * signal (UNCALLED, Sigmap, DTWax, SquiggleFilter).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reads.h -- stream reads through htslib into batches for the kernels.
  *
  * Input is anything sam_open() reads: FASTQ/FASTA (plain, gzip, bgzf),
@@ -10,7 +11,7 @@
  * the two mates of a pair stored next to each other (0x40 then 0x80), so
  * that mate fields can be filled within one batch.
  *
- * Pairing (plugin/records.h states what the output does with it) comes only
+ * Pairing (io/records.h states what the output does with it) comes only
  * from real pairing:
  *   - SAM/BAM/CRAM input keeps its FLAG 0x1/0x40/0x80;
  *   - FASTQ/FASTA from one file is single-end: htslib takes a name's "/1" or
@@ -36,7 +37,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <htslib/sam.h>
-#include "search.h"
+#include "search/search.h"
 
 /* Where batch code/offset buffers come from (pinned memory on CUDA). */
 typedef struct gpuasm_alloc {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reads_out.c -- --matched / --unmatched-reads through htslib (reads_out.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -11,8 +12,8 @@
 #include <htslib/kstring.h>
 #include <htslib/sam.h>
 
-#include "output_file.h"
-#include "reads_out.h"
+#include "util/output_file.h"
+#include "io/reads_out.h"
 
 typedef struct {
     gpuasm_outfile of;

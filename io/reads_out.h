@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reads_out.h -- reads written back out (--matched, --unmatched-reads;
  * issue #10; --reads-out, issue #29): FASTQ or FASTA (gzip by a .gz name),
  * or unaligned BAM/SAM/CRAM, through htslib's own writers (sam_open "wf",

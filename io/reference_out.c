@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference_out.c -- --write-reference (see reference_out.h). */
 #define _XOPEN_SOURCE 700   /* realpath */
 #include <errno.h>
@@ -11,8 +12,8 @@
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
 
-#include "output_file.h"
-#include "reference_out.h"
+#include "util/output_file.h"
+#include "io/reference_out.h"
 
 #define LINE 60   /* bases per FASTA line, as samtools faidx writes them */
 

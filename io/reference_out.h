@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* reference_out.h -- the targets written back as the reference the SAM
  * header names (--write-reference FILE.fa; issue #29).
  *
@@ -23,7 +24,7 @@
 #define GPUASM_REFERENCE_OUT_H
 
 #include <stddef.h>
-#include "targets.h"
+#include "io/targets.h"
 
 /* Write FILE, FILE.fai and the dictionary.  inputs[0..n): files none of
  * them may be.  0, or -1 with "--write-reference FILE: reason" in err. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sam_out.c -- SAM/BAM/CRAM output (see sam_out.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -16,11 +17,11 @@
 #include <htslib/hts.h>
 #include <htslib/kstring.h>
 
-#include "nt16.h"
-#include "output_file.h"
-#include "sam_out.h"
-#include "thread_error.h"
-#include "write_guard.h"
+#include "search/nt16.h"
+#include "util/output_file.h"
+#include "io/sam_out.h"
+#include "util/thread_error.h"
+#include "util/write_guard.h"
 
 struct gpuasm_writer {
     samFile *out;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* sam_out.h -- SAM/BAM/CRAM output through htslib: the header (@HD, @SQ,
  * @PG via sam_hdr_add_pg) and one record per hit (bam_set1, sam_write1). */
 #ifndef GPUASM_SAM_OUT_H
@@ -7,7 +8,7 @@
 #include <stdint.h>
 #include <htslib/sam.h>
 #include <htslib/kstring.h>
-#include "targets.h"
+#include "io/targets.h"
 
 typedef struct gpuasm_writer gpuasm_writer;
 
@@ -83,11 +84,11 @@ typedef struct gpuasm_sam_fields {
     int reverse;            /* write SEQ reverse-complemented, QUAL reversed */
     int32_t nm;             /* NM:i (SAM's edit distance); < 0: no NM/MD/AS/XS/XD/XE */
     int32_t dist;           /* the search distance: XD:i = dist when != nm */
-    int64_t as;             /* AS:i, the score (plugin/report.h) */
+    int64_t as;             /* AS:i, the score (align/report.h) */
     const char *md;         /* MD:Z */
     int has_xs;             /* XS:i = xs, the second whole occurrence's score */
     int64_t xs;
-    double chance;          /* XE:f (kernels/chance.h); NaN: none */
+    double chance;          /* XE:f (align/chance.h); NaN: none */
     const char *partial;    /* XP:Z: where a partial occurrence ran off (read3, read5,
                              * target3, target5), or NULL for a full one */
     const char *rg;         /* RG:Z, or NULL */

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_norm.c -- normalisation and quantisation of signals (see
  * signal_norm.h). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "signal.h"
-#include "signal_norm.h"
+#include "search/signal_mode.h"
+#include "io/signal_norm.h"
 
 static const char *const names[] = { "mad", "sd", "none" };
 

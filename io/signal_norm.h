@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_norm.h -- per-signal normalisation and quantisation for the
- * signal mode (kernels/signal.h): pA (or any unit) in, the kernels' int16
+ * signal mode (search/signal_mode.h): pA (or any unit) in, the kernels' int16
  * values out.
  *
  * Every signal -- a read's window of samples, a reference strand's expected

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_reads.c -- raw signals in batches (see signal_reads.h): slow5lib
  * for SLOW5/BLOW5, htslib's hFILE/BGZF and kstring for text.
  */
@@ -22,10 +23,10 @@
 #include <slow5/slow5_press.h>
 #endif
 
-#include "grow.h"
-#include "signal_norm.h"
-#include "signal_reads.h"
-#include "slow5_check.h"
+#include "util/grow.h"
+#include "io/signal_norm.h"
+#include "io/signal_reads.h"
+#include "io/slow5_check.h"
 
 enum { FMT_TEXT = 0, FMT_SLOW5 = 1, FMT_BLOW5 = 2 };
 enum { LAYOUT_UNKNOWN = 0, LAYOUT_VALUE_PER_LINE = 1, LAYOUT_SIGNAL_PER_LINE = 2 };

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_reads.h -- stream raw signals into batches for the signal mode
- * (kernels/signal.h).
+ * (search/signal_mode.h).
  *
  * Formats (told by the file's first bytes, not its name):
  *   SLOW5 / BLOW5  ("#slow5_version" / "BLOW5\1") through slow5lib, when
@@ -27,7 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "signal.h"
+#include "search/signal_mode.h"
 
 /* How a read becomes a query. */
 typedef struct gpuasm_sigread_opt {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_ref.c -- reference signals from a genome and a pore model, or
  * from a signal file (see signal_ref.h). */
 #define _POSIX_C_SOURCE 200809L
@@ -5,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "nt16.h"
-#include "pore_model.h"
-#include "signal_norm.h"
-#include "signal_reads.h"
-#include "signal_ref.h"
-#include "targets.h"
+#include "search/nt16.h"
+#include "io/pore_model.h"
+#include "io/signal_norm.h"
+#include "io/signal_reads.h"
+#include "io/signal_ref.h"
+#include "io/targets.h"
 
 enum { MAX_EXPANSIONS = 4096 };
 

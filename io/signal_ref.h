@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* signal_ref.h -- the reference signals of the signal mode: what a read's
- * signal is compared with (kernels/signal.h's text side).
+ * signal is compared with (search/signal_mode.h's text side).
  *
  * From a genome: every FASTA/FASTQ record (io/targets.h reads it) and a
  * pore model (pore_model.h) give two signals, one per strand: the levels of
@@ -24,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "signal.h"
+#include "search/signal_mode.h"
 
 typedef struct gpuasm_sigref {
     uint32_t n;          /* reference signals */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* slow5_check.c -- SLOW5 text and BLOW5 bytes checked before slow5lib
  * parses them (see slow5_check.h).  Plain byte arithmetic, no slow5lib:
  * every size is compared with the bytes that are really there before it
@@ -8,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slow5_check.h"
+#include "io/slow5_check.h"
 
 static int fail(char *why, size_t whylen, const char *fmt, ...)
 {

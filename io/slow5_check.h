@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* slow5_check.h -- SLOW5 text and BLOW5 bytes checked before slow5lib
  * parses them (issue #31).
  *

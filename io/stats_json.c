@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats_json.c -- the --stats JSON object (see stats_json.h).  Formatted by
  * hand: one flat object does not need a JSON library. */
 #define _POSIX_C_SOURCE 200809L
@@ -6,7 +7,7 @@
 #include <unistd.h>
 #include <sys/resource.h>
 
-#include "stats_json.h"
+#include "io/stats_json.h"
 
 long gpuasm_peak_rss_kb(void)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* stats_json.h -- the --stats report of gpuasm-scan: one JSON object.
  *
  * Field names are an interface (tests/bench reads them):
@@ -11,7 +12,7 @@
  *    "last_scan_end_at":x,"read_s":x,"encode_s":x,"report_s":x,"write_s":x[, auto keys],
  *    "peak_rss_kb":N
  *    [, extra keys]}
- * auto keys: --device auto's move from the CPU to CUDA (plugin/auto_move.h),
+ * auto keys: --device auto's move from the CPU to CUDA (cli/auto_move.h),
  * only when it was armed: "auto_to" (the engine moved to, or why none:
  * "failed: ...", "not ready"), "auto_cpu_reads", "auto_cpu_batches",
  * "auto_cpu_scans", "auto_moved_reads", "auto_moved_batches",
@@ -39,7 +40,7 @@
  * ends_cells: the cells of its warp path (patterns over 256 bases: m x W
  * per (pair, strand, end), search.h's gpuasm_scan_stats), ends_tcups their
  * ratio; 0 on the CPU.
- * Stage keys (where the wall time goes, plugin/pipeline.c's threads):
+ * Stage keys (where the wall time goes, cli/pipeline.c's threads):
  * engine_ready_at, first_scan_at, last_scan_end_at: seconds from the start
  * when the engine was open (CUDA's start), the first batch went to a scan
  * thread, the last scan call returned (null when none); read_s: seconds the
@@ -63,7 +64,7 @@ typedef struct gpuasm_auto_stats {
     double ready_s, moved_s;   /* -1: none */
 } gpuasm_auto_stats;
 
-/* The chance keys (kernels/chance.h, issue #26), when a model was built:
+/* The chance keys (align/chance.h, issue #26), when a model was built:
  * "max_chance" (--max-chance), "partial_floor" and "read_partial_floor"
  * (the floors in effect: least scores of partial occurrences of targets
  * and of reads as patterns; null for none), "chance_partial_per_read" and

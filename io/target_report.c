@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* target_report.c -- the per-target report (see target_report.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -11,9 +12,9 @@
 #include <htslib/kstring.h>
 #include <htslib/sam.h>
 
-#include "chance.h"
-#include "stats_json.h"
-#include "target_report.h"
+#include "align/chance.h"
+#include "io/stats_json.h"
+#include "io/target_report.h"
 
 KHASH_MAP_INIT_INT64(rlen, uint64_t)
 
@@ -176,7 +177,7 @@ int gpuasm_target_report_read(gpuasm_target_report *r, bam1_t *const *rec, size_
         c->records++;
         r->c[r->n].records++;
         if (count_record(c, b, r->len[t]) < 0) return -1;
-        /* A read's records are best first (plugin/report.h): the first
+        /* A read's records are best first (align/report.h): the first
          * record of a target is its best. */
         if (r->seen[t] != r->stamp) {
             r->seen[t] = r->stamp;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* target_report.h -- the per-target report of gpuasm-scan (issue #10;
  * evidence per target, issue #26): which targets the reads hit, how, how
  * well, and how that compares with chance.
@@ -10,7 +11,7 @@
  *
  * A read counts once per target it hits, by its best record on that target
  * (the first of that target's records: a read's records are best first,
- * plugin/report.h):
+ * align/report.h):
  *   reads           reads with a hit on the target (mates count one each,
  *                   as samtools flagstat counts reads)
  *   reads_forward / reads_reverse   the best record's strand (FLAG 0x10)
@@ -24,7 +25,7 @@
  * So reads = reads_forward + reads_reverse = reads_full + reads_partial.
  * The evidence (issue #26), over every hit record of the target:
  *   reads_expected  the hits the target expects by chance in the reads
- *                   screened: the sum over reads of kernels/chance.h's
+ *                   screened: the sum over reads of align/chance.h's
  *                   gpuasm_chance_target (whole occurrences at -k, partial
  *                   ones at the floor in effect), fixed point with 9
  *                   decimals ("." without a model: the byte alphabet, or a

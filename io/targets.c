@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* targets.c -- load the target set through htslib (see targets.h). */
 #define _POSIX_C_SOURCE 200809L
 #include <ctype.h>
@@ -13,10 +14,10 @@
 #include <htslib/kseq.h>
 #include <htslib/kstring.h>
 
-#include "diagnose.h"
-#include "grow.h"
-#include "printable.h"
-#include "targets.h"
+#include "io/diagnose.h"
+#include "util/grow.h"
+#include "util/printable.h"
+#include "io/targets.h"
 
 /* kseq's stream treats a negative read as data (ks_getc would return the
  * stale buffer forever): report an error as the end of the stream and let
@@ -157,12 +158,99 @@ out:
     return ret;
 }
 
+/* The targets file as a BGZF stream (plain, gzip or bgzf), its format in
+ * *fmt: FASTA, FASTQ or empty.  NULL with err. */
+static BGZF *open_targets(const char *path, htsFormat *fmt, char *err, size_t errlen)
+{
+    hFILE *hf;
+    BGZF *bz;
+    errno = 0;
+    if (!(hf = hopen(path, "r"))) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
+        return NULL;
+    }
+    if (hts_detect_format2(hf, path, fmt) < 0) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
+        goto fail;
+    }
+    /* A compressed file with nothing in it may also be one cut short: the
+     * read tells the two apart. */
+    if (fmt->format == empty_format && fmt->compression == no_compression) {
+        snprintf(err, errlen, "%s: empty target file", path);
+        goto fail;
+    }
+    /* htslib's detector takes FASTA only when the sequence looks like DNA
+     * or protein it knows; a '>' header with, say, an RNA adapter (U) is
+     * FASTA all the same. */
+    if (fmt->format == text_format || fmt->format == unknown_format) {
+        char first = 0;
+        if (hpeek(hf, &first, 1) == 1 && first == '>') fmt->format = fasta_format;
+    }
+    if (fmt->format != fasta_format && fmt->format != fastq_format && fmt->format != empty_format) {
+        snprintf(err, errlen, "%s: not a FASTA or FASTQ file", path);
+        goto fail;
+    }
+    /* bgzf_hopen reads plain, gzip and bgzf alike, from what hopen peeked. */
+    if (!(bz = bgzf_hopen(hf, "r"))) {
+        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
+        goto fail;
+    }
+    return bz;   /* it owns hf now */
+fail:
+    hclose_abruptly(hf);
+    return NULL;
+}
+
+/* After the last record read (kseq_read's r), the n records of the file
+ * so far: what stopped the read, if not its end.  0, or -1 with err. */
+static int read_end(const char *path, const htsFormat *fmt, BGZF *bz, const kseq_t *ks, int r, uint32_t n,
+                    char *err, size_t errlen)
+{
+    char nm[GPUASM_PRINTABLE_BUF];
+    if (fmt->compression != no_compression && (bz->errcode || n == 0 || r < -1)) {
+        /* Say what is wrong with the compressed data where it is wrong
+         * (zlib from the start: htslib's code alone cannot tell a cut file
+         * from trailing garbage, and a corrupt member can parse as a bad
+         * record before its CRC is checked). */
+        gpuasm_gz_report gz;
+        int k = gpuasm_gz_check(path, &gz);
+        if (k != GPUASM_GZ_OK && (k != GPUASM_GZ_UNKNOWN || bz->errcode)) {
+            char what[256];
+            if (k == GPUASM_GZ_UNKNOWN)
+                snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz));
+            else
+                gpuasm_gz_describe(&gz, what, sizeof what);
+            snprintf(err, errlen, "%s: record %u: %s%s", path, n + 1,
+                     k == GPUASM_GZ_TRAILING ? "htslib stops here: " : "", what);
+            return -1;
+        }
+    }
+    if (bz->errcode) {
+        snprintf(err, errlen, "%s: record %u: cannot read: %s", path, n + 1,
+                 gpuasm_bgzf_error_words(bz) ? gpuasm_bgzf_error_words(bz) : "read error");
+        return -1;
+    }
+    if (r == -2) {
+        snprintf(err, errlen, "%s: record %u (%s): quality length %zu != sequence length %zu",
+                 path, n + 1, gpuasm_printable(ks->name.s, nm, sizeof nm), ks->qual.l, ks->seq.l);
+        return -1;
+    }
+    if (r < -1) {
+        snprintf(err, errlen, "%s: record %u: malformed record", path, n + 1);
+        return -1;
+    }
+    if (n == 0) {
+        snprintf(err, errlen, "%s: empty target file (no records)", path);
+        return -1;
+    }
+    return 0;
+}
+
 int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
                         char *err, size_t errlen)
 {
     memset(t, 0, sizeof(*t));
     int ret = -1, r;
-    hFILE *hf = NULL;
     BGZF *bz = NULL;
     kseq_t *ks = NULL;
     char **word = NULL, **header = NULL;   /* [n] first words, header lines */
@@ -170,38 +258,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
     htsFormat fmt;
     char nm[GPUASM_PRINTABLE_BUF];
 
-    errno = 0;
-    if (!(hf = hopen(path, "r"))) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno ? errno : ENOENT));
-        goto out;
-    }
-    if (hts_detect_format2(hf, path, &fmt) < 0) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
-        goto out;
-    }
-    /* A compressed file with nothing in it may also be one cut short: the
-     * read below tells the two apart. */
-    if (fmt.format == empty_format && fmt.compression == no_compression) {
-        snprintf(err, errlen, "%s: empty target file", path);
-        goto out;
-    }
-    /* htslib's detector takes FASTA only when the sequence looks like DNA
-     * or protein it knows; a '>' header with, say, an RNA adapter (U) is
-     * FASTA all the same. */
-    if (fmt.format == text_format || fmt.format == unknown_format) {
-        char first = 0;
-        if (hpeek(hf, &first, 1) == 1 && first == '>') fmt.format = fasta_format;
-    }
-    if (fmt.format != fasta_format && fmt.format != fastq_format && fmt.format != empty_format) {
-        snprintf(err, errlen, "%s: not a FASTA or FASTQ file", path);
-        goto out;
-    }
-    /* bgzf_hopen reads plain, gzip and bgzf alike, from what hopen peeked. */
-    if (!(bz = bgzf_hopen(hf, "r"))) {
-        snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno ? errno : EIO));
-        goto out;
-    }
-    hf = NULL;   /* bz owns it now */
+    if (!(bz = open_targets(path, &fmt, err, errlen))) goto out;
     if (!(ks = kseq_init(bz))) goto oom;
     if (gpuasm_grow((void **)&t->off, &m_off, 1, sizeof(*t->off)) < 0) goto oom;
     t->off[0] = 0;
@@ -284,42 +341,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         if (t->n == 1 || len > t->max_len) t->max_len = len;
         if (t->n == 1 || len < t->min_len) t->min_len = len;
     }
-    if (fmt.compression != no_compression && (bz->errcode || t->n == 0 || r < -1)) {
-        /* Say what is wrong with the compressed data where it is wrong
-         * (zlib from the start: htslib's code alone cannot tell a cut file
-         * from trailing garbage, and a corrupt member can parse as a bad
-         * record before its CRC is checked). */
-        gpuasm_gz_report gz;
-        int k = gpuasm_gz_check(path, &gz);
-        if (k != GPUASM_GZ_OK && (k != GPUASM_GZ_UNKNOWN || bz->errcode)) {
-            char what[256];
-            if (k == GPUASM_GZ_UNKNOWN)
-                snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz));
-            else
-                gpuasm_gz_describe(&gz, what, sizeof what);
-            snprintf(err, errlen, "%s: record %u: %s%s", path, t->n + 1,
-                     k == GPUASM_GZ_TRAILING ? "htslib stops here: " : "", what);
-            goto out;
-        }
-    }
-    if (bz->errcode) {
-        snprintf(err, errlen, "%s: record %u: cannot read: %s", path, t->n + 1,
-                 gpuasm_bgzf_error_words(bz) ? gpuasm_bgzf_error_words(bz) : "read error");
-        goto out;
-    }
-    if (r == -2) {
-        snprintf(err, errlen, "%s: record %u (%s): quality length %zu != sequence length %zu",
-                 path, t->n + 1, gpuasm_printable(ks->name.s, nm, sizeof nm), ks->qual.l, ks->seq.l);
-        goto out;
-    }
-    if (r < -1) {
-        snprintf(err, errlen, "%s: record %u: malformed record", path, t->n + 1);
-        goto out;
-    }
-    if (t->n == 0) {
-        snprintf(err, errlen, "%s: empty target file (no records)", path);
-        goto out;
-    }
+    if (read_end(path, &fmt, bz, ks, r, t->n, err, errlen) < 0) goto out;
     if (!(t->name = calloc(t->n, sizeof(*t->name))) || !(t->desc = calloc(t->n, sizeof(*t->desc))))
         goto oom;
     if (assign_names(path, strict_names, t, word, header, err, errlen) < 0) goto out;
@@ -337,7 +359,6 @@ out:
     free(header);
     if (ks) kseq_destroy(ks);
     if (bz) bgzf_close(bz);
-    if (hf) hclose_abruptly(hf);
     if (ret < 0) gpuasm_targets_free(t);
     return ret;
 }

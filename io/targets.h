@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* targets.h -- the sequences to look for, read once through htslib.
  *
  * FASTA or FASTQ, plain, gzip or bgzf, or "-" for stdin: the file is opened
@@ -8,7 +9,7 @@
  * their sequences "PrefixPE/1", "PrefixPE/2".  No .fai is written (fai_load
  * would, and fails in read-only directories).
  *
- * Names (DESIGN.md §1 "SAM output"; issue #9):
+ * Names (README.md, "SAM output"; issue #9):
  *   - a target's name is the first word of its header line (up to the first
  *     space or tab), as samtools faidx and BBDuk take it;
  *   - characters SAM does not allow in @SQ SN (SAM v1.6 §1.2.1:
@@ -28,21 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "search.h"
-
-typedef struct gpuasm_targets {
-    uint32_t n;          /* number of targets, file order */
-    char **name;         /* [n] @SQ SN: first word of the header, SAM-valid, unique */
-    char **desc;         /* [n] header line where the name was renamed or fought over, else NULL */
-    uint64_t *off;       /* [n + 1] offsets into code, bases */
-    uint8_t *code;       /* nt16 codes, full IUPAC sets (nt16.h) */
-    uint64_t max_len;    /* longest target, bases */
-    uint64_t min_len;    /* shortest target, bases */
-    gpuasm_seqset set;   /* view of off/code for the kernels */
-    uint32_t n_dup;      /* targets renamed because their first word was taken before */
-    uint32_t first_dup;  /* index of the first of those (when n_dup > 0) */
-    uint32_t n_mapped;   /* targets whose first word had characters SAM does not allow */
-} gpuasm_targets;
+#include "search/target_set.h"   /* gpuasm_targets, gpuasm_target_len */
 
 /* Load every record of `path`.  strict_names: a duplicate first word, or one
  * with characters SAM does not allow in @SQ SN, is an error instead of being
@@ -54,12 +41,6 @@ typedef struct gpuasm_targets {
  * (Targets are capped at 2^31 bases so positions fit in 32 bits.) */
 int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
                         char *err, size_t errlen);
-
-/* Length of target i in bases. */
-static inline uint64_t gpuasm_target_len(const gpuasm_targets *t, uint32_t i)
-{
-    return t->off[i + 1] - t->off[i];
-}
 
 void gpuasm_targets_free(gpuasm_targets *t);
 

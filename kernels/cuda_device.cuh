@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_device.cuh -- device-side pieces every CUDA kernel shares: a
  * sequence in its search orientation, the segment window of seed 000 §V,
  * and the local-minimum rule of search.h.  __host__ __device__ code, so a
@@ -9,8 +10,8 @@
 
 #include <stdint.h>
 
-#include "nt16.h"
-#include "search.h"
+#include "search/nt16.h"
+#include "search/search.h"
 
 #define HD __host__ __device__ __forceinline__
 

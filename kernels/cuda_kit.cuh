@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cuda_kit.cuh -- what the CUDA backend (cuda_backend.cu) gives every
  * kernel's launcher: the batch on the device, where hits go, grow-only
  * scratch memory, per-lane kernel state, the knobs, and CUDA error checks.
@@ -32,13 +33,13 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "cuda_device.cuh"
-#include "cuda_launch.h"
-#include "registry.h"
-#include "search.h"
-#include "settings.h"
-#include "signal.h"
-#include "status.h"
+#include "kernels/cuda_device.cuh"
+#include "kernels/cuda_launch.h"
+#include "kernels/registry.h"
+#include "search/search.h"
+#include "search/settings.h"
+#include "search/signal_mode.h"
+#include "search/status.h"
 
 /* Hits into a device array; an index past cap is counted, not written.
  * Warp-aggregated: one atomicAdd per converged set of lanes. */
@@ -85,14 +86,17 @@ template <class Out> struct emitter {
     HD void operator()(uint32_t j, int32_t d) { out->emit(r, t, j, d, s); }
 };
 
-/* Grow-only device memory owned by the lane, shared by the kernels (one
- * kernel runs per scan, and the ends pass beside it: partial_cuda.cu keeps
- * to slots 9-11, which no search kernel uses). */
+/* Grow-only device memory owned by the lane.  A lane has two arrays of
+ * KIT_SCRATCH_SLOTS slots: one the search kernels share (one kernel runs
+ * per scan: each names its slots in an enum of its own, e.g.
+ * kernels/myers/myers_slots.h, with a static_assert against
+ * KIT_SCRATCH_SLOTS), and one for the ends pass, which runs beside the
+ * kernel on a stream of its own (kernels/ends/partial_cuda.cu). */
 struct kit_scratch {
     void *p;
     size_t cap;   /* bytes */
 };
-enum { KIT_SCRATCH_SLOTS = 12 };
+enum { KIT_SCRATCH_SLOTS = 8 };
 
 /* One batch as a launcher sees it (the C name is in registry.h). */
 struct gpuasm_cuda_batch {
@@ -103,7 +107,7 @@ struct gpuasm_cuda_batch {
     int device, sm_count;
     size_t smem_optin;             /* opt-in shared memory per block (bytes) */
     const gpuasm_settings *settings;
-    kit_scratch *scratch;          /* [KIT_SCRATCH_SLOTS] */
+    kit_scratch *scratch;          /* [KIT_SCRATCH_SLOTS]: the kernel's (the ends pass: its own) */
     void **state;                  /* this kernel's per-lane state (NULL at first) */
     uint64_t targets_version;      /* changes whenever the targets change */
     cudaEvent_t ev_begin;          /* recorded by kit_begin_kernels() */
@@ -117,7 +121,7 @@ struct gpuasm_cuda_batch {
  * references once per targets_version, into its state), queues its
  * kernels, records ev_end after the last of them, and writes every
  * (read, reference) result into out (host memory, reads.n x targets.n,
- * signal.h's order), waiting for b->stream only; kernel_ms: device time
+ * signal_mode.h's order), waiting for b->stream only; kernel_ms: device time
  * from ev_begin to ev_end. */
 struct gpuasm_signal_batch {
     gpuasm_sigset reads;           /* host */

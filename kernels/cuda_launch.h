@@ -1,27 +1,34 @@
-/* cuda_launch.h -- the C names of what the CUDA files export: the CUDA
- * backend (cuda_backend.cu) and each kernel's launcher (NAME_cuda.cu),
- * for the kernel table (registry.c).  Only compiled into a CUDA build.
- * What a launcher may and must do: cuda_kit.cuh. */
+/* SPDX-License-Identifier: MIT */
+/* cuda_launch.h -- the C names of what the kernels' CUDA files export:
+ * each kernel's launcher (NAME_cuda.cu), for the kernel's row, and the ends
+ * pass (kernels/ends), for the CUDA backend (engine/cuda_backend.cu, which
+ * exports itself through engine/backend.h; the filters' verification is
+ * walk/filter_plan.h's).
+ * Only compiled into a CUDA build.  What a launcher may and must do:
+ * cuda_kit.cuh. */
 #ifndef GPUASM_CUDA_LAUNCH_H
 #define GPUASM_CUDA_LAUNCH_H
 
-#include "backend.h"
-#include "registry.h"
+#include "kernels/registry.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-extern const gpuasm_backend_ops gpuasm_backend_cuda;
-
-int gpuasm_myers_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
-void gpuasm_myers_cuda_free_state(void *state);
-int gpuasm_dp_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
-int gpuasm_scan_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
-int gpuasm_hamming_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
-/* The signal mode's launcher signature (registry.h: gpuasm_signal_kernel). */
-int gpuasm_dtw_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_signal_batch *s, gpuasm_err *err);
-void gpuasm_dtw_cuda_free_state(void *state);
+/* Every kernel's launcher and state's free, from kernel_list.h (a kernel
+ * that keeps no per-lane state defines no free: its row says NULL).  A
+ * sequence kernel's launcher queues its search of one batch; a signal
+ * kernel's has the signal mode's signature (registry.h:
+ * gpuasm_signal_kernel). */
+#define GPUASM_LAUNCH_SEQ(NAME) \
+    int gpuasm_##NAME##_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_err *err);
+#define GPUASM_LAUNCH_SIGNAL(NAME) \
+    int gpuasm_##NAME##_cuda_launch(const gpuasm_cuda_batch *b, gpuasm_signal_batch *s, gpuasm_err *err);
+#define GPUASM_KERNEL(ID, NAME, KIND) \
+    GPUASM_LAUNCH_##KIND(NAME) void gpuasm_##NAME##_cuda_free_state(void *state);
+#include "kernels/kernel_list.h"
+#undef GPUASM_LAUNCH_SEQ
+#undef GPUASM_LAUNCH_SIGNAL
 
 /* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
  * it after the kernel's launcher when gpuasm_partial_on(); hamming: the
@@ -31,13 +38,6 @@ void gpuasm_dtw_cuda_free_state(void *state);
  * *cells: set to the cells of its warp path (gpuasm_scan_stats.ends_cells). */
 int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends, double *cells,
                                gpuasm_err *err);
-
-/* The filters' candidate windows (filter_plan.h) on the GPU, instead of the
- * myers launcher when the backend planned the batch: d_win[c] holds n[c]
- * windows of patterns of c + 1 words (verify_cuda.cu). */
-struct gpuasm_vwin;
-int gpuasm_verify_cuda_launch(const gpuasm_cuda_batch *b, struct gpuasm_vwin *const d_win[4],
-                              const size_t n[4], gpuasm_err *err);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* partial.h -- the ends pass: the best partial occurrence of a pattern at
  * one end of a text (search.h, "Partial occurrences"), written once as
  * GPUASM_HD C that the CPU pair walk (cpu_scan.c) and the CUDA ends kernel
@@ -32,8 +33,8 @@
 
 #include <stdint.h>
 
-#include "nt16.h"
-#include "search.h"
+#include "search/nt16.h"
+#include "search/search.h"
 
 /* A sequence as searched: the bases p[0 .. len), reverse-complemented when
  * rc (the read on strand 1). */

@@ -1,84 +1,16 @@
-/* registry.c -- the kernel table (see registry.h).
- *
- * Adding a kernel (kernels/README.md): its CPU twin (kernels/NAME_cpu.c,
- * a gpuasm_twin), its CUDA launcher (kernels/NAME_cuda.cu), one enum value
- * in registry.h and one row below, the two files in Makefile.am, and its
- * tests (a tests/c/kernel-NAME wrapper that runs test_kernels on it).
+/* SPDX-License-Identifier: MIT */
+/* registry.c -- the kernel table (see registry.h): its rows in the order
+ * of kernel_list.h, each kernel's own in kernels/NAME/NAME_row.c, and what
+ * the rest of the tree asks of them.  Adding a kernel: kernels/README.md.
  */
+#include <stdio.h>
 #include <string.h>
 
-#ifdef HAVE_CONFIG_H
-#include "config.h"
-#endif
-#include "backend.h"
-#include "registry.h"
-#include "signal.h"
-#include "twin.h"
+#include "kernels/registry.h"
 
-/* The CUDA column exists only in a CUDA build: this is the one place in
- * kernels/ (C files) that knows whether CUDA was compiled in. */
-#ifdef HAVE_CUDA
-#include "cuda_launch.h"
-#define CUDA_KERNEL(launch, free_state) { launch, free_state }
-const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return &gpuasm_backend_cuda; }
-#else
-#define CUDA_KERNEL(launch, free_state) { NULL, NULL }
-const gpuasm_backend_ops *gpuasm_backend_cuda_ops(void) { return NULL; }
-#endif
-
-/* The dtw row's sides: signals, not nt16 codes (registry.h). */
-static const gpuasm_signal_kernel dtw_signal = {
-    .cpu_pair = gpuasm_dtw_cpu_pair,
-    .cuda = CUDA_KERNEL(gpuasm_dtw_cuda_launch, gpuasm_dtw_cuda_free_state),
-};
-
-static const gpuasm_kernel_desc table[GPUASM_N_KERNELS] = {
-    /* Its CPU twin runs scalar or in SIMD lanes behind exact filters
-     * (cpu_scan.c, myers_lanes.h, prefilter.h): a property of the machine,
-     * never of the hits, so no rows of their own (kernels/README.md). */
-    [GPUASM_KERNEL_MYERS] = {
-        .name = "myers", .mode = GPUASM_MODE_EDIT,
-        .summary = "bit-parallel Myers 1999",
-        .source = "seed 003; Myers 1999; Hyyro 2001 blocks",
-        .max_pattern = { 0, 64 }, .caps = GPUASM_CAP_DEFAULT | GPUASM_CAP_LONG_ENDS,
-        .twin = &gpuasm_twin_myers,
-        .cuda = CUDA_KERNEL(gpuasm_myers_cuda_launch, gpuasm_myers_cuda_free_state),
-    },
-    [GPUASM_KERNEL_DP] = {
-        .name = "dp", .mode = GPUASM_MODE_EDIT,
-        .summary = "seed 000 wavefront DP",
-        .source = "seed 000 §IV-V; seed 001 §6-8",
-        .max_pattern = { 0, 0 }, .caps = GPUASM_CAP_PAPER | GPUASM_CAP_SEGMENTS,
-        .twin = &gpuasm_twin_dp,
-        .cuda = CUDA_KERNEL(gpuasm_dp_cuda_launch, NULL),
-    },
-    [GPUASM_KERNEL_SCAN] = {
-        .name = "scan", .mode = GPUASM_MODE_EDIT,
-        .summary = "seed 002 scans, m <= 64 bases",
-        .source = "seed 002 (Wu-Manber as inclusive scans)",
-        .max_pattern = { 64, 64 }, .caps = 0,
-        .twin = &gpuasm_twin_scan,
-        .cuda = CUDA_KERNEL(gpuasm_scan_cuda_launch, NULL),
-    },
-    [GPUASM_KERNEL_HAMMING] = {
-        .name = "hamming", .mode = GPUASM_MODE_HAMMING,
-        .summary = "seed 004 k-mismatch",
-        .source = "seed 004 §IV (thread, OPT-block-thread); bit planes",
-        .max_pattern = { 0, 0 },
-        .caps = GPUASM_CAP_DEFAULT | GPUASM_CAP_PAPER | GPUASM_CAP_THREAD,
-        .twin = &gpuasm_twin_hamming,
-        .cuda = CUDA_KERNEL(gpuasm_hamming_cuda_launch, NULL),
-    },
-    [GPUASM_KERNEL_DTW] = {
-        .name = "dtw", .mode = GPUASM_MODE_SIGNAL,
-        .summary = "seed 001 ADSM (gpuasm-signal)",
-        .source = "seed 001 §5, §6-8, §10",
-        .max_pattern = { GPUASM_DTW_MAX_QUERY, GPUASM_DTW_MAX_QUERY },
-        .caps = GPUASM_CAP_DEFAULT | GPUASM_CAP_PAPER | GPUASM_CAP_SEGMENTS,
-        .twin = NULL,
-        .cuda = CUDA_KERNEL(NULL, NULL),
-        .signal = &dtw_signal,
-    },
+static const gpuasm_kernel_desc *const table[GPUASM_N_KERNELS] = {
+#define GPUASM_KERNEL(ID, NAME, KIND) [GPUASM_KERNEL_##ID] = &gpuasm_row_##NAME,
+#include "kernels/kernel_list.h"
 };
 
 static const char *const mode_names[GPUASM_N_MODES] = {
@@ -89,20 +21,43 @@ static const char *const mode_names[GPUASM_N_MODES] = {
 
 const gpuasm_kernel_desc *gpuasm_kernel_get(int32_t kernel)
 {
-    return kernel >= 0 && kernel < GPUASM_N_KERNELS ? &table[kernel] : NULL;
+    return kernel >= 0 && kernel < GPUASM_N_KERNELS ? table[kernel] : NULL;
 }
 
 int32_t gpuasm_kernel_find(const char *name)
 {
     for (int32_t i = 0; i < GPUASM_N_KERNELS; i++)
-        if (!strcmp(table[i].name, name)) return i;
+        if (!strcmp(table[i]->name, name)) return i;
     return -1;
+}
+
+/* Is row d one that gpuasm_kernel_names() lists? */
+static int named(const gpuasm_kernel_desc *d, uint32_t caps, int sequence_only)
+{
+    return (d->caps & caps) == caps && !(sequence_only && d->mode == GPUASM_MODE_SIGNAL);
+}
+
+int gpuasm_kernel_names(uint32_t caps, int sequence_only, char *buf, size_t len)
+{
+    int n = 0, i = 0;
+    for (int32_t k = 0; k < GPUASM_N_KERNELS; k++) n += named(table[k], caps, sequence_only);
+    size_t at = 0;
+    if (len) buf[0] = 0;
+    for (int32_t k = 0; k < GPUASM_N_KERNELS && len; k++) {
+        if (!named(table[k], caps, sequence_only)) continue;
+        const int w = snprintf(buf + at, len - at, "%s%s", i == 0 ? "" : i + 1 < n ? ", " : " or ",
+                               table[k]->name);
+        if (w < 0 || (size_t)w >= len - at) break;
+        at += (size_t)w;
+        i++;
+    }
+    return n;
 }
 
 int32_t gpuasm_mode_default_kernel(int32_t mode)
 {
     for (int32_t i = 0; i < GPUASM_N_KERNELS; i++)
-        if (table[i].mode == mode && (table[i].caps & GPUASM_CAP_DEFAULT)) return i;
+        if (table[i]->mode == mode && (table[i]->caps & GPUASM_CAP_DEFAULT)) return i;
     return -1;
 }
 

@@ -1,12 +1,13 @@
-/* twin.h -- what a CPU twin implements (internal to kernels/).
+/* SPDX-License-Identifier: MIT */
+/* twin.h -- what a CPU twin implements.
  *
- * kernels/cpu_scan.c owns everything the twins share: walking the (read,
+ * walk/cpu_scan.c owns everything the twins share: walking the (read,
  * target, strand) pairs, choosing pattern and text (search.h's pair rule),
  * reverse-complementing reads, k per pair, skipping pairs with m <= k, the
  * pattern-length limit, and the local-minimum rule.  A twin only computes
  * one pattern against one text: it calls emit(ctx, j, D[m][j]) for EVERY
  * text position j (0-based) whose D[m][j] <= k, in increasing j, and
- * nothing else.  cpu_scan.c turns that stream into the end hits of
+ * nothing else.  The walk turns that stream into the end hits of
  * search.h (a position that is not emitted counts as > k).
  *
  * A twin is three functions: open a workspace for one gpuasm_cpu_scan()
@@ -16,7 +17,8 @@
 #define GPUASM_TWIN_H
 
 #include <stdint.h>
-#include "search.h"
+#include "search/search.h"
+#include "search/signal_mode.h"
 
 typedef void (*gpuasm_emit_fn)(void *ctx, uint64_t j, int32_t d);
 
@@ -43,11 +45,21 @@ typedef struct gpuasm_twin {
     void (*close)(void *ws);
 } gpuasm_twin;
 
-/* kernels/myers_cpu.c, dp_cpu.c, scan_cpu.c, hamming_cpu.c (their rows in registry.c) */
-extern const gpuasm_twin gpuasm_twin_myers;
-extern const gpuasm_twin gpuasm_twin_dp;
-extern const gpuasm_twin gpuasm_twin_scan;
-extern const gpuasm_twin gpuasm_twin_hamming;
+/* Every kernel's CPU side, from kernel_list.h: a sequence kernel's twin
+ * (kernels/NAME/NAME_cpu.c; its row's .twin), a signal kernel's one-pair
+ * function (signal_mode.h: gpuasm_signal_pair_fn; its row's .signal). */
+#ifdef __cplusplus
+extern "C" {
+#endif
+#define GPUASM_TWIN_SEQ(NAME) extern const gpuasm_twin gpuasm_twin_##NAME;
+#define GPUASM_TWIN_SIGNAL(NAME) gpuasm_signal_pair_fn gpuasm_##NAME##_cpu_pair;
+#define GPUASM_KERNEL(ID, NAME, KIND) GPUASM_TWIN_##KIND(NAME)
+#include "kernels/kernel_list.h"
+#undef GPUASM_TWIN_SEQ
+#undef GPUASM_TWIN_SIGNAL
+#ifdef __cplusplus
+}
+#endif
 
 /* Do codes a and b match under the alphabet?  nt16: they share a base;
  * byte: they are equal. */

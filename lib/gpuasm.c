@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpuasm.c -- the public library call (gpuasm.h) over the engine and the
  * report of gpuasm-scan: the same search and the same choice of
  * occurrences, without files or SAM. */
@@ -11,20 +12,26 @@
 #ifdef HAVE_CONFIG_H
 #include "config.h"
 #endif
-#include "engine.h"
-#include "gpuasm.h"
-#include "nt16.h"
-#include "registry.h"
-#include "report.h"
-#include "search.h"
-#include "targets.h"
+#include "engine/defaults.h"
+#include "engine/engine.h"
+#include "lib/gpuasm.h"
+#include "search/nt16.h"
+#include "kernels/registry.h"
+#include "align/report.h"
+#include "search/search.h"
+#include "io/targets.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
+/* The defaults of both commands (engine/defaults.h), as the library's
+ * configuration. */
 EXPORT gpuasm_config gpuasm_config_default(void)
 {
-    return (gpuasm_config){ .k = -1, .error_rate = 0.1, .mode = GPUASM_EDIT, .forward_only = 0,
-                            .all = 0, .device = "auto", .threads = 1 };
+    gpuasm_defaults d;
+    gpuasm_defaults_init(&d);
+    return (gpuasm_config){ .k = d.search.max_diffs, .error_rate = d.search.error_rate,
+                            .mode = GPUASM_EDIT, .forward_only = d.search.strand == GPUASM_STRAND_FORWARD,
+                            .all = 0, .device = d.device, .threads = d.n_threads };
 }
 
 EXPORT const char *gpuasm_library_version(void) { return PACKAGE_VERSION; }
@@ -132,13 +139,19 @@ EXPORT gpuasm_result gpuasm_align_batch(const char *const *reads, size_t n_reads
         return failure(GPUASM_STATUS_ERROR, "mode must be GPUASM_EDIT or GPUASM_HAMMING");
     if (cfg.k < 0 && !(cfg.error_rate >= 0.0 && cfg.error_rate < 1.0))
         return failure(GPUASM_STATUS_ERROR, "error_rate must be in [0, 1)");
-    gpuasm_search_opt so = {
-        .max_diffs = cfg.k, .error_rate = cfg.error_rate, .pattern_side = GPUASM_PATTERN_SHORTER,
-        .kernel = gpuasm_mode_default_kernel(cfg.mode == GPUASM_HAMMING ? GPUASM_MODE_HAMMING
-                                                                        : GPUASM_MODE_EDIT),
-        .strand = cfg.forward_only ? GPUASM_STRAND_FORWARD : GPUASM_STRAND_BOTH,
-        .overlap_min = 0, .read_overlap_min = 0, .partial_ends = 0,
-    };
+    /* The commands' search (engine/defaults.h) with the caller's k, mode
+     * and strands, whole occurrences only (gpuasm.h: no partial ones). */
+    gpuasm_defaults d;
+    gpuasm_defaults_init(&d);
+    gpuasm_search_opt so = d.search;
+    so.max_diffs = cfg.k;
+    so.error_rate = cfg.error_rate;
+    so.kernel = gpuasm_mode_default_kernel(cfg.mode == GPUASM_HAMMING ? GPUASM_MODE_HAMMING
+                                                                      : GPUASM_MODE_EDIT);
+    so.strand = cfg.forward_only ? GPUASM_STRAND_FORWARD : GPUASM_STRAND_BOTH;
+    so.overlap_min = 0;
+    so.read_overlap_min = 0;
+    so.partial_ends = 0;
     gpuasm_report_opt ro = { .all = cfg.all };
     gpuasm_targets t;
     memset(&t, 0, sizeof t);

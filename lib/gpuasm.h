@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* gpuasm.h -- libgpuasm: exhaustive approximate string matching of DNA
  * sequences (reads) against targets (adapters, primers, genomes), on a
  * CUDA GPU or the CPU, with the same hits on both.

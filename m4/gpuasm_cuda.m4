@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # gpuasm_cuda.m4 -- find a CUDA toolkit for the optional GPU backend.
 #
 # GPUASM_CHECK_CUDA

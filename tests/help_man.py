@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """help_man.py -- do --help, the man page and the README say the same thing?
 (issue #29; tests/bats/docs.bats)
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """nextflow_block.py MAIN.NF BLOCK VARS.json -- print the shell script of a
 Nextflow process's `script:` or `stub:` block with its variables substituted
 as Nextflow would (tests/bats/nextflow.bats; Nextflow itself cannot be

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* clock.h -- the one wall clock of host C code (timings, stats, progress). */
 #ifndef GPUASM_CLOCK_H
 #define GPUASM_CLOCK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* grow.h -- the one growable-array helper shared by host C files. */
 #ifndef GPUASM_GROW_H
 #define GPUASM_GROW_H

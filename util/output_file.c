@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.c -- see output_file.h. */
 #define _XOPEN_SOURCE 700
 #include <errno.h>
@@ -9,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "output_file.h"
+#include "util/output_file.h"
 
 /* ---- temporary files not yet committed or aborted, for the signal path ---- */
 
@@ -175,10 +176,24 @@ void gpuasm_outfile_free(gpuasm_outfile *f)
     memset(f, 0, sizeof(*f));
 }
 
-void gpuasm_output_remove(const char *path)
+FILE *gpuasm_outfile_open(gpuasm_outfile *f, const char *path, char *err, size_t errlen)
+{
+    if (gpuasm_outfile_begin(f, path, err, errlen) < 0) return NULL;
+    errno = 0;
+    const char *name = gpuasm_outfile_name(f);
+    FILE *fp = strcmp(name, "-") ? fopen(name, "w") : fdopen(dup(STDOUT_FILENO), "w");
+    if (!fp)
+        snprintf(err, errlen, "%s: cannot open for writing: %s", path ? path : "standard output",
+                 strerror(errno ? errno : EIO));
+    return fp;
+}
+
+void gpuasm_output_remove_result(const char *path)
 {
     struct stat st;
-    if (path && strcmp(path, "-") && stat(path, &st) == 0 && S_ISREG(st.st_mode)) unlink(path);
+    char *real = path && strcmp(path, "-") ? realpath(path, NULL) : NULL;
+    if (real && stat(real, &st) == 0 && S_ISREG(st.st_mode)) unlink(real);
+    free(real);
 }
 
 /* ---- outputs that are inputs ------------------------------------------------- */
@@ -200,4 +215,39 @@ int gpuasm_output_is_input(const char *out, const char *const *in, size_t n)
             return (int)i;
     }
     return -1;
+}
+
+int gpuasm_outputs_check(const char *out, const char *stats, const char *noun,
+                         const char *const *in, const char *const *in_what, size_t n_in,
+                         char *err, size_t errlen)
+{
+    const char *path[] = { out, stats };
+    const char *flag[] = { "-o", "--stats" };
+    for (int k = 0; k < 2; k++) {
+        /* Standard output counts only where it is a regular file (a redirection). */
+        if (k == 1 && !stats) continue;
+        int i = gpuasm_output_is_input(path[k], in, n_in);
+        if (i >= 0) {
+            char who[1024];
+            if (path[k] && strcmp(path[k], "-"))
+                snprintf(who, sizeof who, "%s %s", flag[k], path[k]);
+            else
+                snprintf(who, sizeof who, "standard output");
+            snprintf(err, errlen, "%s: this output is %s %s (the same file): refusing to "
+                     "overwrite an input", who, in_what[i], in[i]);
+            return -1;
+        }
+    }
+    const int out_to_stdout = is_stdout(out);
+    if (stats && !strcmp(stats, "-") && out_to_stdout) {
+        snprintf(err, errlen, "--stats -: standard output carries the %s output (give -o FILE)", noun);
+        return -1;
+    }
+    if (stats && strcmp(stats, "-") &&
+        ((out && !strcmp(out, stats)) || gpuasm_output_is_input(stats, (const char *const[]){ out }, 1) >= 0 ||
+         (!out && gpuasm_output_is_input(NULL, (const char *const[]){ stats }, 1) >= 0))) {
+        snprintf(err, errlen, "--stats %s: this is also the %s output", stats, noun);
+        return -1;
+    }
+    return 0;
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* output_file.h -- the files a run writes (-o, --stats): nothing that
  * looks like a result unless the run succeeded, and never over an input.
  *
@@ -21,6 +22,7 @@
 #define GPUASM_OUTPUT_FILE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct gpuasm_outfile {
     char *path;      /* as given (messages) */
@@ -55,16 +57,33 @@ void gpuasm_outfile_free(gpuasm_outfile *f);
  * time).  Never blocks on a lock another thread could hold forever. */
 void gpuasm_outfiles_remove_pending(void);
 
-/* Remove the output file `path` of a failed run written directly (not
- * through gpuasm_outfile): only a regular file; "-", NULL, a terminal, a
- * pipe or a device named as the output are left alone.  (gpuasm-signal's
- * outputs; gpuasm-scan's go through gpuasm_outfile.) */
-void gpuasm_output_remove(const char *path);
+/* gpuasm_outfile_begin(f, path) and the file to write as a stdio stream:
+ * the temporary file, path itself, or a stream of its own on standard
+ * output ("-" or NULL).  NULL with "PATH: reason" in err. */
+FILE *gpuasm_outfile_open(gpuasm_outfile *f, const char *path, char *err, size_t errlen);
+
+/* Remove the result a committed output left at `path` (the file a link
+ * points to; only a regular file: "-", NULL, a device or a pipe are left
+ * alone), when a later step of an otherwise successful run failed (a
+ * --stats file that could not be moved into place). */
+void gpuasm_output_remove_result(const char *path);
 
 /* Is the file `out` (an output about to be written; NULL or "-": standard
  * output, checked through descriptor 1) the same file (device and inode,
  * links followed) as one of the inputs in[0..n) (NULL entries skipped;
  * "-": standard input)?  Returns the index of that input, or -1. */
 int gpuasm_output_is_input(const char *out, const char *const *in, size_t n);
+
+/* The outputs of a run, checked before it starts: out (-o; NULL or "-":
+ * standard output) carries the `noun` output ("SAM", "PAF"), stats
+ * (--stats, or NULL) its statistics; in[0..n_in) the inputs (NULL entries
+ * skipped), in_what[i] what each is ("the reads file").  Refused, with one
+ * line in err and -1: an output that is an input (the same file, through
+ * links too; issue #12: "-o r.fq r.fq" deleted the reads), --stats - while
+ * standard output carries the output, --stats naming the output's file.
+ * Else 0. */
+int gpuasm_outputs_check(const char *out, const char *stats, const char *noun,
+                         const char *const *in, const char *const *in_what, size_t n_in,
+                         char *err, size_t errlen);
 
 #endif

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* parse_size.h -- the command lines' integer options (gpuasm-scan,
  * gpuasm-signal): one parser, so both take the same spellings. */
 #ifndef GPUASM_PARSE_SIZE_H

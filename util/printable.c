@@ -1,8 +1,9 @@
+/* SPDX-License-Identifier: MIT */
 /* printable.c -- see printable.h. */
 #include <stdio.h>
 #include <string.h>
 
-#include "printable.h"
+#include "util/printable.h"
 
 /* Length of the valid UTF-8 sequence starting at p (at most n bytes
  * available), or 0 when p does not start one (RFC 3629: no overlong

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* printable.h -- names from input files as error messages may show them.
  *
  * Read and target names come from the user's files and may hold anything

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* thread_error.h -- words for a thread that would not start (issue #31:
  * "cannot start the reader thread" said neither why nor what to do).
  *

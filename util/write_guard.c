@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* write_guard.c -- see write_guard.h. */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "write_guard.h"
+#include "util/write_guard.h"
 
 struct gpuasm_write_guard {
     int pipe_r, pipe_w;     /* the writer writes into pipe_w (its own copy of it) */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* write_guard.h -- a file written through a pipe and a copying thread, for
  * a writer that mishandles write errors.
  *

@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: MIT
 # build.sh -- conda-build runs this in $SRC_DIR (the release tarball,
 # unpacked: configure is there, no autotools needed), with PREFIX (the host
 # environment, where gpuasm is installed), CPU_COUNT, CC/CFLAGS/LDFLAGS and

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# --device auto's move from the CPU to CUDA (plugin/auto_move.h, issue #14):
+# SPDX-License-Identifier: MIT
+# --device auto's move from the CPU to CUDA (cli/auto_move.h, issue #14):
 # the same bytes as --device cpu wherever the move falls (the first, a
 # middle or the last CPU call, at a batch's start or inside it), with
 # pairs, the screening outputs and rounds; a run that ends before the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # bad_inputs.bash -- the malformed inputs of issue #12, one function each,
 # shared by tests/bats/badinput.bats (which checks gpuasm-scan on every one)
 # and tests/bad-input/table (which runs gpuasm-scan, samtools and cutadapt

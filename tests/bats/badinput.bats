@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The bad-input table of issues #12 and #31 (docs/bad-input.md): every malformed
 # input of tests/bats/bad_inputs.bash through gpuasm-scan, each checked for
 #   - the exit status (1, or 0 where the input is valid or samtools only

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Screening answers that mean something (issue #26; kernels/chance.h):
+# SPDX-License-Identifier: MIT
+# Screening answers that mean something (issue #26; align/chance.h):
 # random reads screened with the defaults hit at most 1% of the time, and
 # as often as the chance model predicts; the floors are said in @CO,
 # --stats and --verbosity 4; --overlap N and --preset cutadapt have no
@@ -75,7 +76,7 @@ PY
     head -n 40000 "$O/random.fq" > "$O/r10k.fq"
     # the sample's adapter alone (a target set of genomes and adapters
     # counts the genomes as sources too, which the reads never make
-    # patterns: E is then an upper bound, kernels/chance.h)
+    # patterns: E is then an upper bound, align/chance.h)
     head -n 2 "$TEST_DATA/targets.fa" > "$O/adapter.fa"
     scan --quiet --overlap 3 --stats "$O/o3.json" -o /dev/null "$O/r10k.fq" "$O/adapter.fa"
     run jstat "$O/o3.json" partial_floor

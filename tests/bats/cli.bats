@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Command line: help, version, exit codes, option values.
 
 setup() {
@@ -94,6 +95,23 @@ setup() {
     assert_equal "$output" ""
 }
 
+@test "a long option without its value is named (both commands: cli/options.c)" {
+    # getopt gives a long-only option's value, not a letter: the message
+    # names the option as given (it printed a control character before)
+    for opt in --stats --device --verbosity --batch-size; do
+        run --separate-stderr scan "$opt"
+        assert_equal "$status" 1
+        assert_equal "$stderr" "gpuasm-scan: option $opt needs a value"
+        run --separate-stderr "$GPUASM_SIGNAL" "$opt"
+        assert_equal "$status" 1
+        assert_equal "$stderr" "gpuasm-signal: option $opt needs a value"
+    done
+    run --separate-stderr scan --progress=3
+    assert_equal "$stderr" "gpuasm-scan: unknown option --progress=3 (see --help)"
+    run --separate-stderr scan -k
+    assert_equal "$stderr" "gpuasm-scan: option -k needs a value"
+}
+
 # Each bad value: exit 1, one line on stderr that names the option's value,
 # nothing on stdout.
 bad_value() {
@@ -176,7 +194,7 @@ bad_value() {
     assert_equal "$stderr" "$auto_err"
 }
 
-@test "tuning knobs (kernels/settings.h): a bad value is a one-line error naming the knob" {
+@test "tuning knobs (search/settings.h): a bad value is a one-line error naming the knob" {
     GPUASM_CUDA_GROUP=100 run --separate-stderr scan --device cpu "$READS" "$TARGETS"
     strip_summary
     assert_one_error

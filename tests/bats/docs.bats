@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The documentation says what the programs do (issue #29):
 #  * --help, the man page and README.md agree: every option of --help has
 #    a man page entry with the same text and the same [default], and the

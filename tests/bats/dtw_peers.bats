@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The GPU DTW peer of issue #15's benchmark (tests/bench/dtw_peers and the
 # scripts around it), on what runs without a GPU: the report's rows and
 # verdict from given lines, the SASS loop counter on a hand-written

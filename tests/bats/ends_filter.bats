@@ -1,6 +1,7 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The ends filter (issue #16 with #9's default --overlap 3;
-# kernels/ends_filter.h): partial occurrences of target patterns at a
+# walk/ends_filter.h): partial occurrences of target patterns at a
 # read's ends are searched only for the (target, strand, end) items its
 # exact rules keep, and that never changes a byte.  Every --filter value
 # (auto, on, pieces, index) must write the SAM of --filter off on seeded

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Errors of the input: exit 1, one line on stderr naming the file (and the
 # record where there is one); with -o FILE no output file is left behind.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Faults around a run (issue #12): a full disk (ENOSPC), a reader that goes
 # away (EPIPE), no GPU for --device cuda.  Each for every output format and
 # with and without threads, each under `timeout` (no hang).  Signals:

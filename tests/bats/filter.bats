@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # --filter (issue #16): the exact pigeonhole filters never change a byte.
 # Every --filter value (auto, on, pieces, index) must write the SAM of
 # --filter off, on seeded random inputs made for the filters' edge cases
@@ -8,7 +9,7 @@
 # data, with -k and -e, best and --all, edit and hamming; and --stats must
 # show that the filter ran (index_strands, pieces_dropped > 0), so that
 # equal bytes are not the trivial equality of two exhaustive runs.
-# The proof that no hit is lost is in kernels/prefilter.h.
+# The proof that no hit is lost is in walk/prefilter.h.
 
 setup() {
     load helpers

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """filter_data.py -- seeded inputs for tests/bats/filter.bats (issue #16):
 the cases the exact filters must not lose a hit on.
 

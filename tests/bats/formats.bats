@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Every input format gives the hits of the plain FASTQ (QUAL aside for FASTA).
 
 setup() {

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The bundled sample (test-data/): golden SAM, and the sample itself.
 
 setup() {

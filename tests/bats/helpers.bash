@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # helpers.bash -- shared setup of gpuasm's bats tests (tests/bats, tests/data).
 #
 # make check exports absolute paths (Makefile.am, AM_TESTS_ENVIRONMENT):
@@ -40,6 +41,11 @@ _gpuasm_load bats-assert
 READS="$TEST_DATA/reads.fq"
 TARGETS="$TEST_DATA/targets.fa"
 EXPECTED_SAM="$TEST_DATA/sample.expected.sam"
+
+# True when gpuasm-scan was built with ASan (make check-asan's tree).
+asan_build() {
+    nm "$GPUASM_SCAN" 2>/dev/null | grep -q __asan_init
+}
 
 # gpuasm-scan with the given arguments.
 scan() {

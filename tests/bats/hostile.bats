@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Issue #12's six findings, each fixed and proved here (the malformed-input
 # table is tests/bats/badinput.bats, the faults tests/bats/faults.bats):
 #   1. no deadlock on truncated/corrupt BAM read with threads;

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # libgpuasm and the packaging (issue #10): the README's example gives the
 # hits gpuasm-scan gives for the same sequences; the shared library exports
 # the public symbols only; the README shows the example as it is built; the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Long sequences (issue #11): pairs made as edlib's test data is made (a
 # random sequence and a copy with 1% random edits: tests/data/make_long.py
 # pair) give edlib's infix (HW) distance through gpuasm-scan, with an

@@ -1,16 +1,17 @@
 #!/usr/bin/env bats
-# The nf-core style module of plugin/nextflow (issue #10).  Nextflow cannot
+# SPDX-License-Identifier: MIT
+# The nf-core style module of workflows/nextflow (issue #10).  Nextflow cannot
 # be installed here, so its script: and stub: blocks are run with bash after
 # substituting the task variables (tests/nextflow_block.py), and the
 # outputs are checked against gpuasm-scan run by hand.  The module's
-# nf-test (plugin/nextflow/tests/main.nf.test) is not run (its README);
+# nf-test (workflows/nextflow/tests/main.nf.test) is not run (its README);
 # its snapshot is checked here, and `nf-core modules lint` runs in
 # tests/packages/nfcore.bats (make check-packages, opt-in).
 
 setup() {
     load helpers
     T=$BATS_TEST_TMPDIR
-    NF=$GPUASM_TESTS_DIR/../plugin/nextflow/main.nf
+    NF=$GPUASM_TESTS_DIR/../workflows/nextflow/main.nf
     PATH=$(dirname "$GPUASM_SCAN"):$PATH
     export PATH
 }
@@ -104,8 +105,8 @@ JSON
 }
 
 @test "the nf-test snapshot holds what the module gives: the version, the stub's files" {
-    snap=$GPUASM_TESTS_DIR/../plugin/nextflow/tests/main.nf.test.snap
-    "$PYTHON3" - "$snap" "$GPUASM_TESTS_DIR/../plugin/nextflow/tests/main.nf.test" <<'PY'
+    snap=$GPUASM_TESTS_DIR/../workflows/nextflow/tests/main.nf.test.snap
+    "$PYTHON3" - "$snap" "$GPUASM_TESTS_DIR/../workflows/nextflow/tests/main.nf.test" <<'PY'
 import json, re, sys
 snap = json.load(open(sys.argv[1]))
 tests = re.findall(r'^\s*test\("([^"]+)"\)', open(sys.argv[2]).read(), re.M)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Output: SAM header and records, BAM/CRAM read back with samtools, the
 # reporting options, and identical output whatever threads/batches/device.
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Pairing flags only from real pairing (issue #9; plugin/records.h): a "/1"
+# SPDX-License-Identifier: MIT
+# Pairing flags only from real pairing (issue #9; io/records.h): a "/1"
 # in one FASTQ file pairs nothing; R1/R2 files (-1/-2 or two reads
 # arguments) are read in lockstep and written as samtools import -1 -2 and
 # a paired BAM would be; a pair is written whole; bad pairs are errors that

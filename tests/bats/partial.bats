@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# Partial occurrences (issue #9; kernels/search.h "Partial occurrences"):
+# SPDX-License-Identifier: MIT
+# Partial occurrences (issue #9; search/search.h "Partial occurrences"):
 # adapters running off a read's ends, reads running off a target's ends,
 # with cutadapt's overlap semantics; --strand forward.
 

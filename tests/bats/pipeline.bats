@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The streaming pipeline (plugin/pipeline.c): the same bytes whatever the
+# SPDX-License-Identifier: MIT
+# The streaming pipeline (cli/pipeline.c): the same bytes whatever the
 # batch size and thread count, --stats, the progress line, errors in the
 # middle of a stream, bounded memory, and --device parsing.  CPU only.
 
@@ -151,7 +152,7 @@ want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes"
         "pieces_dropped", "ends_run", "ends_skipped", "index_build_s", "plan_s",
         "ends_kernel_s", "ends_cells", "ends_tcups", "engine_ready_at", "first_scan_at",
         "last_scan_end_at", "read_s", "encode_s", "report_s", "write_s",
-        # the chance model (issue #26, kernels/chance.h)
+        # the chance model (issue #26, align/chance.h)
         "max_chance", "partial_floor", "read_partial_floor", "chance_partial_per_read",
         "chance_read_partial_per_read", "chance_whole_per_read", "peak_rss_kb",
         # the per-target report (issue #10), in every run's --stats

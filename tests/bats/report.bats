@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# What a record says (issue #9; plugin/report.h): NM and MD as SAM defines
+# SPDX-License-Identifier: MIT
+# What a record says (issue #9; align/report.h): NM and MD as SAM defines
 # them (samtools calmd agrees), the search distance in XD where it differs
 # and in AS, and --best: one record per read, by the documented tie rule.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Outputs that round-trip (issue #29): --write-reference (the targets as
 # the SAM header names them, with .fai and a Picard .dict: samtools calmd
 # and CRAM work with it), CRAM output against -T or that reference, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # samtools conventions (issue #9): the output format from -o's extension
 # unless -O says otherwise, -O FMT[,OPT=VAL], --output-fmt-option, -@ 0,
 # --verbosity with htslib's own messages shown, -R/--rg read groups, and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # gpuasm-signal (issue #15): the command, its inputs, outputs and errors, on
 # small inputs made here.  Real signals: tests/data/signal.bats.
 
@@ -199,6 +200,35 @@ kmer_signal() {  # NAME SEQ FROM TO
     assert_output --partial '"program":"gpuasm-signal"'
     assert_output --partial '"reads":1,"bases":5,"records":1,"reads_with_hits":0'
     assert_output --partial '"cells":40'
+}
+
+@test "-o and --stats as gpuasm-scan's (util/output_file.h): never over an input, in place only on success" {
+    # an output that is an input is refused before anything is read
+    cp "$T/X.txt" "$T/Xc.txt"
+    run --separate-stderr sig --norm none -o "$T/Xc.txt" "$T/Xc.txt" "$T/Y.txt"
+    assert_only_error "-o $T/Xc.txt: this output is the reads file $T/Xc.txt (the same file): refusing to overwrite an input"
+    cmp "$T/X.txt" "$T/Xc.txt"
+    ln -s Y.txt "$T/ylink.txt"
+    run --separate-stderr sig --norm none --stats "$T/ylink.txt" -o "$T/o.paf" "$T/X.txt" "$T/Y.txt"
+    assert_only_error "--stats $T/ylink.txt: this output is the reference $T/Y.txt (the same file)"
+    [ ! -e "$T/o.paf" ]
+    run --separate-stderr sig --norm none --stats "$T/o.paf" -o "$T/o.paf" "$T/X.txt" "$T/Y.txt"
+    assert_only_error "--stats $T/o.paf: this is also the PAF output"
+    run --separate-stderr sig --norm none --tsv --stats - "$T/X.txt" "$T/Y.txt"
+    assert_only_error "--stats -: standard output carries the TSV output (give -o FILE)"
+    # --stats - with -o FILE: the JSON on standard output
+    run --separate-stderr sig --norm none --stats - -o "$T/o.paf" "$T/X.txt" "$T/Y.txt"
+    assert_success
+    assert_output --partial '"program":"gpuasm-signal"'
+    [ "$(wc -l < "$T/o.paf")" -eq 1 ]
+    # a failed run leaves an earlier output as it was, and no temporary file
+    printf 'a 1 2 3\nb 1 x 3\n' > "$T/bad.txt"
+    cp "$T/o.paf" "$T/before.paf"
+    run --separate-stderr sig --norm none -o "$T/o.paf" --stats "$T/st.json" "$T/bad.txt" "$T/Y.txt"
+    assert_one_error "bad.txt" "record 2 (b)"
+    cmp "$T/before.paf" "$T/o.paf"
+    [ ! -e "$T/st.json" ]
+    [ -z "$(find "$T" -name '.*gpuasm-*')" ]
 }
 
 @test "errors: one line naming the file and the record, exit 1, no output file left" {

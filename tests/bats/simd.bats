@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The CPU backend's SIMD lanes and pigeonhole filter (issue #13) from the
 # command line: every SIMD level (GPUASM_CPU_SIMD, capped at what this
 # processor has), with and without the filter and with text lanes forced on

@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The Snakemake wrapper and example workflow of plugin/snakemake (issue #10),
+# SPDX-License-Identifier: MIT
+# The Snakemake wrapper and example workflow of workflows/snakemake (issue #10),
 # run by the real Snakemake (Debian's snakemake, installed by quickstart):
 # the outputs must be what gpuasm-scan writes when run whole by hand.
 
@@ -7,7 +8,7 @@ setup() {
     load helpers
     T=$BATS_TEST_TMPDIR
     command -v snakemake > /dev/null || skip "snakemake not installed (Debian: snakemake)"
-    SM=$GPUASM_TESTS_DIR/../plugin/snakemake
+    SM=$GPUASM_TESTS_DIR/../workflows/snakemake
     # gpuasm-scan as built, first on PATH (the wrapper calls it by name)
     PATH=$(dirname "$GPUASM_SCAN"):$PATH
     export PATH

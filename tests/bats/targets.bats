@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Target names as given (issue #9, io/targets.h): the first word of the
 # header, "/1" "/2" kept, duplicates made unique with _N (one warning),
 # characters SAM does not allow in @SQ SN mapped to '_', the header in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The test tiers (issue #29): every entry of tests/slow-tests.tsv names a
 # test that exists (a renamed test would otherwise leave the slow tier
 # silently), with a reason; and a listed test skips under make check and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # A screening step workflows drop in (issue #10): the per-target report
 # (--report, --stats, --multiqc, --sample, the stderr summary), reads out
 # (--matched, --unmatched-reads, --trim; pairs, gzip, BAM), --shard I/N and

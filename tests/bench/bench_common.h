@@ -1,10 +1,11 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_common.h -- what the benchmark programs share: the random generator
  * (splitmix64, fixed start, so that bench_kernels and edlib_hw draw the same
  * P1 pattern and text), the clock, and the comparator for medians. */
 #ifndef GPUASM_BENCH_COMMON_H
 #define GPUASM_BENCH_COMMON_H
 #include <stdint.h>
-#include "clock.h"
+#include "util/clock.h"
 
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static inline uint64_t rnd(void)

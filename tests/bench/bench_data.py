@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """bench_data.py -- data making, timing and scoring helpers of tests/bench/run.
 
 Subcommands (all seeded, streaming, standard library only):

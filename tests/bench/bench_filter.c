@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_filter -- the host side of the exact filter (issue #16), apart:
  * the targets' index build (prefilter.h) on 1 and on T threads, and the
  * CUDA backend's planning of candidate windows (filter_plan.h) per read,
@@ -20,12 +21,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "clock.h"
-#include "cpu_scan.h"
-#include "filter_plan.h"
-#include "prefilter.h"
-#include "search.h"
-#include "targets.h"
+#include "util/clock.h"
+#include "walk/cpu_scan.h"
+#include "walk/filter_plan.h"
+#include "walk/prefilter.h"
+#include "search/search.h"
+#include "io/targets.h"
 
 static int same_index(const gpuasm_tindex *a, const gpuasm_tindex *b)
 {

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_kernels -- time the search engine alone (no I/O, no traceback).
  *
  *   bench_kernels DEVICE p1 M N K REPS          one random pattern of M bases
@@ -14,7 +15,7 @@
  * number of end hits, and the median kernel time of one call (kernel_s:
  * the engine's CUDA-event time of the search kernels, issue #14 P1; the
  * call time minus it is the per-call overhead: upload, plan, hits back).
- * The knobs of kernels/settings.h choose the path (GPUASM_CUDA_LONG=2: P1
+ * The knobs of search/settings.h choose the path (GPUASM_CUDA_LONG=2: P1
  * through the LONG path).  Timings are for BENCHMARKS.md, never a test.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -24,8 +25,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "engine.h"
-#include "targets.h"
+#include "engine/engine.h"
+#include "io/targets.h"
 
 #include "bench_common.h"
 static uint8_t rnd_base(void) { return (uint8_t)(1u << (rnd() & 3)); }

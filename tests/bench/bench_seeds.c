@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_seeds -- the seed papers' headline experiments on our kernels
  * (issue #4, "Reproductions"; tests/bench/seeds.md explains each table).
  *
@@ -44,8 +45,8 @@
 
 #include <htslib/hts.h>   /* seq_nt16_table */
 
-#include "engine.h"
-#include "registry.h"
+#include "engine/engine.h"
+#include "kernels/registry.h"
 #include "bench_common.h"
 
 /* Runs whose warm-up takes longer than this are timed once (the budget). */

@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* bench_traceback -- time per hit of gpuasm_traceback()'s two methods and
  * of gpuasm_hit_starts(), for choosing the banded/linear switch
- * (BANDED_MAX_CELLS in kernels/traceback.c) and for NOTES.md.
+ * (BANDED_MAX_CELLS in align/traceback.c) and for NOTES.md.
  *
  *   bench_traceback M RATE [REPS [MEM_BYTES]]
  *       A random pattern of M bases and a copy with RATE random edits
@@ -22,8 +23,8 @@
 #include <string.h>
 
 #include "bench_common.h"
-#include "search.h"
-#include "traceback.h"
+#include "search/search.h"
+#include "align/traceback.h"
 
 typedef struct { uint64_t j; int32_t d; } best_t;
 

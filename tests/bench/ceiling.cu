@@ -1,4 +1,5 @@
-// ceiling -- the ceiling probe of DESIGN.md §4 for tests/bench/run (P4).
+/* SPDX-License-Identifier: MIT */
+// ceiling -- the ceiling probe for tests/bench/run (P4: docs/REFERENCES.md; BENCHMARKS.md).
 //
 // The plainest fast Myers search there is: one pattern of exactly one
 // machine word (m = 32 in 32-bit words, m = 64 in 64-bit words), one CUDA

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpu_peers.py -- the Python peers of tests/bench/cpu and the answer check.
 
 Every search is gpuasm-scan's default problem (search.h): the shorter

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* cpu_probe -- what the host's cores give to independent register-only work
  * (tests/bench/threads, issue #13).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cpu_report.py LOGS BENCHMARKS.md -- the tables of tests/bench/cpu.
 
 Reads LOGS/meta.tsv, runs.tsv (one timed run a line: task, tool, round,

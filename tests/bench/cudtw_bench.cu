@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // cudtw_bench -- drives cuDTW++'s own kernels (Schmidt and Hundt, Euro-Par
 // 2020; github.com/asbschmidt/cuDTW, Apache-2.0) on synthetic data, for
 // issue #15's peer row in tests/bench/signal.  None of cuDTW++'s code is in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // cudtw_emulate -- runs cuDTW++'s warp kernels (from .peers, unchanged) on
 // the HOST, 32 std::threads in lockstep at every shuffle, and compares
 // each entry's result with dtw_full.h: the check that tests/bench/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // dtw_ceiling -- the integer ceiling of a DTW cell on this GPU, for the
 // goal of issue #15 ("the kernel at >= 50% of the integer min/add
 // throughput the device allows"): tests/bench/signal runs it beside the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* dtw_full.h -- the reference of the cuDTW++ peer checks (tests/bench/
  * cudtw_bench.cu on the GPU, tests/bench/cudtw_emulate.cpp on the host):
  * the full DTW of a query q and a series s of n samples each, squared

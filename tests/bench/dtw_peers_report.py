@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """dtw_peers_report.py -- tests/bench/signal's rows for the GPU DTW peers:
 reads tests/bench/dtw_peers' TSV lines on stdin and gpuasm-signal's
 --stats JSON of the same call (gpu-best: BEST layout, --cost abs), prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* edlib_hw -- the edlib peer of tests/bench/run: libedlib (Sosic & Sikic
  * 2017, Myers 1999 bit-vectors) in infix mode (EDLIB_MODE_HW), the same
  * problem gpuasm-scan solves, driven by a small pthread harness.

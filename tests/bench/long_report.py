@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """long_report.py -- the tables of tests/bench/long (issue #11).
 
   long_report.py LOGS "SECTION TITLE" > long.md

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readpass -- the I/O floor of tests/bench/run: a bare htslib read pass.
  *
  *   readpass FILE [THREADS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* readpass_gpuasm -- the read pass of gpuasm's own reader (issue #30).
  *
  *   readpass_gpuasm FILE [THREADS [BATCH_BASES]]
@@ -20,7 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "reads.h"
+#include "io/reads.h"
 
 static double now(void)
 {

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """report.py LOGS BENCHMARKS.md -- the tables of tests/bench/run.
 
 Reads the raw outputs tests/bench/run left in LOGS (*.out, *.time.json,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """sass_loop.py -- "show the arithmetic" of issue #15: the instructions of
 a DTW kernel's hot loop, per DP cell, read from its SASS (cuobjdump -sass).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """scale_report.py LOGS BENCHMARKS.md -- the tables of tests/bench/scale.
 
 Reads LOGS/meta.tsv, runs.tsv (part, tool, device, parameter, reads, name,
@@ -133,7 +134,7 @@ def main(logs, bench_md):
         out.append("### 150-bp reads vs many primers (25 bases, -k 2)")
         out.append("")
         out.append("O=3: the default `--overlap 3` (primers running off a read's ends, cutadapt's -O 3: the "
-                   "ends pass, cut by the ends filter of kernels/ends_filter.h; \"ends filter off\": "
+                   "ends pass, cut by the ends filter of walk/ends_filter.h; \"ends filter off\": "
                    "GPUASM_CPU_ENDS_FILTER=0, the ends pass for every primer, as before it); O=full: whole "
                    "occurrences only. Wall: the whole process (reading, SAM writing included).")
         out.append("")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """seeds_report.py [--commit C] [--meta META.tsv] [-o OUT.md] TSV... -- the
 seed reproduction tables (issue #4) as markdown.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """signal_peers.py -- the CPU DTW library beside gpuasm-signal in
 tests/bench/signal: dtaidistance's subsequence alignment (its C code:
 use_c=True, penalty 0: seed 001's three moves at no extra cost), on the

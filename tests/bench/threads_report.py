@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """threads_report.py LOGS -- the table of tests/bench/threads (issue #13).
 
 Reads LOGS/meta.tsv, LOGS/runs.tsv (kind, threads, timeit JSON, --stats

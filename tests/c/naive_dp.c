@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: MIT */
 /* naive_dp.c -- the O(m*n) oracle; see naive_dp.h. */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "naive_dp.h"
-#include "nt16.h"
+#include "search/nt16.h"
 
 static int32_t min3(int32_t a, int32_t b, int32_t c)
 {

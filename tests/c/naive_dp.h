@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* naive_dp.h -- the O(m*n) oracle the kernels are tested against.
  *
  * Plain Levenshtein DP for approximate matching (free start; seed 003 §2.1,

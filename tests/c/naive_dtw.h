@@ -1,6 +1,7 @@
+/* SPDX-License-Identifier: MIT */
 /* naive_dtw.h -- the oracle of the signal-mode tests: seed 001 §5's DP
  * computed the plainest way, row by row over the whole reference in double
- * precision, with the three moves and the cost of signal.h (the same
+ * precision, with the three moves and the cost of signal_mode.h (the same
  * function of two ints: exact in double).  O(m n) time, O(n) memory; no
  * code shared with the twins beyond gpuasm_dtw_cost().  Usable from C and
  * from the nvcc-compiled harness.
@@ -12,7 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "signal.h"
+#include "search/signal_mode.h"
 
 /* Row m of the DP (x: m >= 0 values, y: n values), n + 1 doubles, malloc'd:
  * row[j] for seed 001's 1-based j (row[0] = +inf).  free_start: ADSM's row

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* slow5_convert.c -- a test tool: rewrite a SLOW5/BLOW5 file as BLOW5
  * (zlib records and zlib signal, below) or SLOW5 text, with
  * slow5lib's own slow5_convert(), so the tests can give gpuasm-signal a

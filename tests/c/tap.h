@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* tap.h -- what the C tests share: TAP output, a seeded splitmix64
  * generator, allocation that aborts.  Header-only (static inline), for
  * test_kernels.c, test_lanes.c, test_dtw.c and the nvcc-compiled

@@ -1,4 +1,5 @@
-/* test_dtw.c -- the signal mode (kernels/signal.h) against the naive O(mn)
+/* SPDX-License-Identifier: MIT */
+/* test_dtw.c -- the signal mode (search/signal_mode.h) against the naive O(mn)
  * DTW of tests/c/naive_dtw.h.  Output is TAP.
  *
  *   (a) seed 001 Fig. 4: X = 1,3,5,3,1, Y = 1,2,3,4,4,2,1,2 gives 4; the
@@ -43,12 +44,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "naive_dtw.h"
-#include "registry.h"
-#include "signal.h"
-#include "signal_norm.h"
-#include "signal_reads.h"
+#include "kernels/registry.h"
+#include "kernels/twin.h"      /* gpuasm_dtw_cpu_pair */
+#include "search/signal_mode.h"
+#include "io/signal_norm.h"
+#include "io/signal_reads.h"
 #include "tap.h"
 
 /* ---- (a) Fig. 4 ---------------------------------------------------------- */

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* test_dtw_cuda.cu -- the host harness of the CUDA dtw kernel: the very
- * per-lane and per-thread code of kernels/dtw_cuda_core.cuh (the functions
+ * per-lane and per-thread code of kernels/dtw/dtw_cuda_core.cuh (the functions
  * the kernels of dtw_cuda.cu call between their shuffles and barriers), run
  * on the CPU lane by lane and thread by thread, phase by phase, against the
  * CPU twin.  Built by nvcc as host code in CUDA builds (no GPU needed);
@@ -32,7 +33,8 @@
 
 #include <vector>
 
-#include "dtw_cuda_core.cuh"
+#include "kernels/dtw/dtw_cuda_core.cuh"
+#include "kernels/twin.h"      /* gpuasm_dtw_cpu_pair */
 #include "tap.h"
 
 using namespace dtwk;
@@ -187,7 +189,7 @@ template <int COST>
 static uint64_t paper_block(const paper_item &it, uint32_t B, const int32_t *bnd, int32_t *chk,
                             int32_t *last)
 {
-    const uint32_t LD = dpk::ring_ld(it.m);
+    const uint32_t LD = wave::ring_ld(it.m);
     std::vector<int32_t> ring((size_t)3 * LD, 0x5a5a5a5a);   /* garbage: init must set what is read */
     std::vector<paper_st> st(B);
     for (uint32_t g = 0; g < B; ++g) paper_init(st[g], ring.data(), LD, it.m, g, B, bnd);

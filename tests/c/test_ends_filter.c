@@ -1,4 +1,5 @@
-/* test_ends_filter.c -- the ends filter (kernels/ends_filter.h) against
+/* SPDX-License-Identifier: MIT */
+/* test_ends_filter.c -- the ends filter (walk/ends_filter.h) against
  * the ends pass itself (gpuasm_partial_best, kernels/partial.h) on seeded
  * random cases.  Output is TAP.
  *
@@ -23,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ends_filter.h"
-#include "nt16.h"
-#include "partial.h"
-#include "registry.h"
-#include "search.h"
+#include "walk/ends_filter.h"
+#include "search/nt16.h"
+#include "kernels/partial.h"
+#include "kernels/registry.h"
+#include "search/search.h"
 #include "tap.h"
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_kernels.c -- seeded random differential tests of the search kernels
  * against the naive O(m*n) DP (tests/c/naive_dp.c).  Output is TAP.
  *
@@ -45,17 +46,17 @@
 
 #include <htslib/sam.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "naive_dp.h"
 #include "tap.h"
-#include "partial.h"
-#include "registry.h"
-#include "nt16.h"
-#include "search.h"
-#include "report.h"
-#include "targets.h"
-#include "traceback.h"
-#include "twin.h"
+#include "kernels/partial.h"
+#include "kernels/registry.h"
+#include "search/nt16.h"
+#include "search/search.h"
+#include "align/report.h"
+#include "io/targets.h"
+#include "align/traceback.h"
+#include "kernels/twin.h"
 
 /* ---- the kernel under test -------------------------------------------- */
 
@@ -809,7 +810,7 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     size_t every = h->n / 400 + 1;
     for (size_t i = 0; i < h->n && ok_tb; i++) {
         const gpuasm_endhit *e = &h->hit[i];
-        if (e->kind != GPUASM_HIT_FULL) continue;   /* partial: plugin/report.c's test */
+        if (e->kind != GPUASM_HIT_FULL) continue;   /* partial: align/report.c's test */
         pair_def pd;
         make_pair(reads, e->read, tg, e->target, e->strand, opt, rc, &pd);
         int rc_tb = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist, &w, &a);
@@ -940,7 +941,7 @@ static void test_engine(const char *device)
           .pattern_side = GPUASM_PATTERN_READ, .read_overlap_min = 5, .partial_ends = GPUASM_END_5 }, 1 },
         { "e=0.1 shorter forward", { .max_diffs = -1, .error_rate = 0.10,
           .pattern_side = GPUASM_PATTERN_SHORTER, .strand = GPUASM_STRAND_FORWARD }, 0 },
-        /* significance floors (issue #26, kernels/chance.h): scores p - 2 D_p below
+        /* significance floors (issue #26, align/chance.h): scores p - 2 D_p below
          * them are no candidates, which can leave a worse-scoring p */
         { "e=0.2 shorter, partial O1 floors 6 and 14", { .max_diffs = -1, .error_rate = 0.20,
           .pattern_side = GPUASM_PATTERN_SHORTER, .overlap_min = 1, .read_overlap_min = -1,
@@ -1310,7 +1311,7 @@ typedef struct {
  * back only what it reports): every candidate of a (read, target), best
  * first, traced back; one whose interval overlaps an accepted one dropped;
  * the first kept, the second's score m - 2 d its XS (--all: all kept);
- * then the read's occurrences ordered as plugin/report.h says (score,
+ * then the read's occurrences ordered as align/report.h says (score,
  * distance, aligned length, strand, target, position).  hits: one read's,
  * sorted.  Returns the occurrences in out (room for n). */
 static size_t report_reference(const gpuasm_seqset *reads, uint32_t r, const gpuasm_seqset *tg,

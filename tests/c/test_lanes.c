@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* test_lanes.c -- seeded random differential tests of the CPU's SIMD lanes
- * (kernels/myers_lanes.h) and the pigeonhole filter (kernels/prefilter.h).
+ * (kernels/myers/myers_lanes.h) and the pigeonhole filter (walk/prefilter.h).
  * Output is TAP.
  *
  *   (a) text lanes at every SIMD level this processor has: one pattern
@@ -29,15 +30,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_simd.h"
-#include "myers_cpu.h"
-#include "myers_lanes.h"
+#include "search/cpu_simd.h"
+#include "kernels/myers/myers_cpu.h"
+#include "kernels/myers/myers_lanes.h"
 #include "naive_dp.h"
-#include "nt16.h"
-#include "prefilter.h"
-#include "search.h"
+#include "search/nt16.h"
+#include "walk/prefilter.h"
+#include "search/search.h"
 #include "tap.h"
-#include "targets.h"
+#include "io/targets.h"
 
 /* TAP, diagnostics, allocation and the generator: tap.h */
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* test_library_devices.c -- libgpuasm's public call on two devices gives the
  * same hits (issue #10, "the library others link": CPU or CUDA backend).
  *

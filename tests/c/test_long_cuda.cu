@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* test_long_cuda.cu -- the host harness of the CUDA Myers LONG path: the
- * very per-lane code of kernels/myers_long_core.cuh (what k_long of
+ * very per-lane code of kernels/myers/myers_long_core.cuh (what k_long of
  * myers_cuda.cu calls between its shuffles), run on the CPU as one group of
  * LP lanes in lockstep (step t of every lane, then each lane's return value
  * handed to the next: __shfl_up_sync; lane 0 reads the record of the strip
@@ -26,7 +27,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "myers_long_core.cuh"
+#include "kernels/myers/myers_long_core.cuh"
 extern "C" {
 #include "naive_dp.h"
 }

@@ -1,5 +1,6 @@
+/* SPDX-License-Identifier: MIT */
 /* test_partial_cuda.cu -- the host harness of the CUDA ends pass for long
- * patterns (issue #11): the very per-lane code of kernels/partial_warp.cuh
+ * patterns (issue #11): the very per-lane code of kernels/ends/partial_warp.cuh
  * (what k_partial_warp of partial_cuda.cu calls between its shuffles), run
  * on the CPU as one warp of 32 lanes in lockstep (step t of every lane, then
  * each lane's returned delta and text code handed to the next lane:
@@ -27,8 +28,8 @@
 #include <algorithm>
 #include <vector>
 
-#include "myers_long_core.cuh"
-#include "partial_warp.cuh"
+#include "kernels/myers/myers_long_core.cuh"
+#include "kernels/ends/partial_warp.cuh"
 #include "tap.h"
 
 using namespace gcore;

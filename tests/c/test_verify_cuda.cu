@@ -1,7 +1,8 @@
+/* SPDX-License-Identifier: MIT */
 /* test_verify_cuda.cu -- the host harness of the CUDA verification of the
- * filters' candidate windows (issue #16): the plan (kernels/filter_plan.c,
+ * filters' candidate windows (issue #16): the plan (walk/filter_plan.c,
  * the host side the CUDA backend runs) and the very per-thread code of
- * kernels/verify_cuda_core.cuh (what each thread of k_verify runs), run
+ * walk/verify_cuda_core.cuh (what each thread of k_verify runs), run
  * here on the CPU window by window, must give exactly the end hits of the
  * CPU backend's walk without any filter (gpuasm_cpu_scan_cfg, --filter
  * off), for every --filter value that plans windows: reads as patterns of
@@ -19,11 +20,11 @@
 #include <algorithm>
 #include <vector>
 
-#include "cpu_scan.h"
-#include "filter_plan.h"
-#include "registry.h"
+#include "walk/cpu_scan.h"
+#include "walk/filter_plan.h"
+#include "kernels/registry.h"
 #include "tap.h"
-#include "verify_cuda_core.cuh"
+#include "walk/verify_cuda_core.cuh"
 
 static const uint8_t ACGT[4] = { 1, 2, 4, 8 };
 

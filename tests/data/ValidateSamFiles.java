@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ValidateSamFiles -- run Picard's ValidateSamFile (MODE=SUMMARY) on
 // several files in one JVM: a JVM start costs about 2 s, one validation of
 // a small file a fraction of that.  Run with Java 11+ source launch:

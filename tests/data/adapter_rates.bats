@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Screening answers on real libraries (issue #26): with its defaults,
 # gpuasm-scan flags a fraction of reads as carrying one of the 158 bbmap
 # adapters that lies between BBDuk's (k-mers: k=23 mink=11 hdist=1

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compare gpuasm-scan's default output with an edlib HW oracle.
 
     check_oracle.py [-e RATE] ORACLE.tsv.gz READ_FILE OUT.sam

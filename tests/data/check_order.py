@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Every read's records best first, the primary the best (issue #26;
-plugin/report.h's order), on any gpuasm-scan SAM, without recomputing the
+align/report.h's order), on any gpuasm-scan SAM, without recomputing the
 hits:
 
     check_order.py OUT.sam

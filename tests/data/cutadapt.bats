@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Agreement with cutadapt (issue #9): cutadapt's own test cases
 # (../shared/data/cutadapt/CASES.tsv, run with the local cutadapt and
 # --info-file) and the cutadapt 4.2 oracles of ../shared/data/oracles.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cutadapt_cases.py -- cutadapt's own test cases, matched by gpuasm-scan.
 
     cutadapt_cases.py GPUASM_SCAN CUTADAPT_DIR WORKDIR

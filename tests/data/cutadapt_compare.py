@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """cutadapt_compare.py -- gpuasm-scan's adapter hits against a cutadapt info file.
 
     cutadapt_compare.py [--adapter NAME] [--list N] INFO.tsv[.gz] OUT.sam

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Real data: viral-ngs' unaligned Ebola BAM (100 pairs, HiSeq 2x101) against
 # the G5012.3 consensus must agree 100% with the edlib HW oracle.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Real data: edlib's own test pairs (mutated copies of E. coli prefixes, of
 # mason reads and of a 94 kb phage) give edlib's infix (HW) distances
 # through gpuasm-scan, and the alignments behind them re-walk to those

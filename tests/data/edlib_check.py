@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """edlib_check.py -- gpuasm-scan against edlib's own test pairs (issue #11).
 
   edlib_check.py SCAN EDLIB_DIR GROUP [THREADS]

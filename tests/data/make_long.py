@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """make_long.py -- seeded long test sequences for issue #11 (tests and
 tests/bench/long).  Standard library only; the same arguments always give
 the same bytes (random.Random(SEED), Python >= 3.2).

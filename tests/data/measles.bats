@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Real data: the sequana Hm2 reads (HiSeq 2x101) against measles + phiX +
 # lambda must agree 100% with the edlib HW oracle (see check_oracle.py).
 # R1 and R2 share read names: each file is run and checked on its own.

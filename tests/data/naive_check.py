@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Independent check of gpuasm-scan's default output (best hit per read and
 target) against a plain dynamic-programming search written here from the
 definition, sharing no code with gpuasm.
@@ -25,7 +26,7 @@ Ukkonen's cut-off (columns stop at the last row <= k), and asserts that
     them (a match only where both bases are the same A, C, G or T), covers
     the whole read, and covers the whole target when the target is the
     pattern; XD is there iff the two distances differ.
-Partial occurrences (kernels/search.h, "Partial occurrences"; cutadapt's
+Partial occurrences (search/search.h, "Partial occurrences"; cutadapt's
 overlap semantics): with --overlap N (a target as pattern) and
 --read-overlap N|half (a read as pattern), the pattern may also run off
 the text's ends (--partial-ends 3|5|both, in the read's orientation as
@@ -42,7 +43,7 @@ forward strand, then the leftmost end; a partial one has XP:Z (read3,
 read5, target3, target5) and its CIGAR covers only the aligned part of
 the pattern.  The defaults are gpuasm-scan's (auto: 1 with the floors of
 the @CO line, half, both).
-Matching rule (DESIGN.md): case-insensitive; IUPAC codes in targets match
+Matching rule (README.md, "What it finds"): case-insensitive; IUPAC codes in targets match
 the bases they stand for; N or any other non-ACGT read base matches nothing
 (with --match-read-wildcards, what it stands for).
 Prints one line per problem and exits 1 if there was any; else prints a
@@ -280,7 +281,7 @@ def main():
         rev = [comp_code(c) for c in reversed(fwd)]
         got = groups.get(i, [])
         # FLAG 256 on all but the first record of the read; records best
-        # first (plugin/report.h's order); each target once.
+        # first (align/report.h's order); each target once.
         for j, r in enumerate(got):
             flag = int(r[1])
             if bool(flag & 256) != (j > 0):

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The occurrences a SAM file of gpuasm-scan reports, as sorted lines that
 do not depend on the rules issue #26 changed: one line per hit record with
 QNAME, FLAG without 0x100 (which record is primary), RNAME, POS, CIGAR,

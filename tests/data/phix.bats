@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Real data: strobealign's phiX MiSeq reads (2x301) against phiX174 must
 # agree 100% with the edlib HW oracle (see check_oracle.py).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Real raw signal (issue #15): the R9.4.1 chr22 reads of ../shared/data/signals
 # and its 6-mer pore model.  The BLOW5 there predates the format slow5lib
 # reads (blow5v0.1), so blow5v01_to_slow5.py rewrites it as SLOW5 text in

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # Picard and samtools validation of real outputs (issue #9): Picard's
 # ValidateSamFile finds no error (and no warning) in the SAM and BAM
 # outputs of single-end FASTQ, paired FASTQ, paired BAM and an adapter run

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz.c -- libFuzzer harness for gpuasm's input path and search API
  * (issues #12, #31).  One binary, four targets, chosen by GPUASM_FUZZ:
  *
@@ -44,16 +45,16 @@
 #include <htslib/hts.h>
 #include <htslib/hts_log.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 #include "naive_dp.h"
-#include "nt16.h"
-#include "reads.h"
-#include "registry.h"
-#include "report.h"
-#include "search.h"
-#include "signal_norm.h"
-#include "signal_reads.h"
-#include "targets.h"
+#include "search/nt16.h"
+#include "io/reads.h"
+#include "kernels/registry.h"
+#include "align/report.h"
+#include "search/search.h"
+#include "io/signal_norm.h"
+#include "io/signal_reads.h"
+#include "io/targets.h"
 
 enum { T_READS, T_TARGETS, T_SEARCH, T_SLOW5 };
 static int g_target = -1;

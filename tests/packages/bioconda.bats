@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The Bioconda recipe (issue #29; packaging/bioconda): build.sh run the way
 # conda-build runs it -- in SRC_DIR (the distribution tree, as the release
 # tarball unpacks), with PREFIX an empty prefix, CPU_COUNT and the CPU
@@ -64,10 +65,10 @@ recipe() {   # recipe VARIANT KEY
     # this recipe's builds: VERSION--BUILDSTRING
     v=$(recipe None package.version)
     for b in "$(recipe None build.string)" "$(recipe 12.6 build.string)"; do
-        grep -q "quay.io/biocontainers/gpuasm:$v--$b'" "$GPUASM_SRCDIR/plugin/nextflow/main.nf"
-        grep -q "https://depot.galaxyproject.org/singularity/gpuasm:$v--$b'" "$GPUASM_SRCDIR/plugin/nextflow/main.nf"
+        grep -q "quay.io/biocontainers/gpuasm:$v--$b'" "$GPUASM_SRCDIR/workflows/nextflow/main.nf"
+        grep -q "https://depot.galaxyproject.org/singularity/gpuasm:$v--$b'" "$GPUASM_SRCDIR/workflows/nextflow/main.nf"
     done
-    grep -q "bioconda::gpuasm=$v\$" "$GPUASM_SRCDIR/plugin/nextflow/environment.yml"
+    grep -q "bioconda::gpuasm=$v\$" "$GPUASM_SRCDIR/workflows/nextflow/environment.yml"
 }
 
 @test "build.sh installs into a clean PREFIX as conda-build calls it" {

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """conda_recipe.py -- read a conda recipe's meta.yaml as conda-build would
 for one variant, without conda (tests/packages/bioconda.bats; issue #29):
 Jinja2 rendering with stand-ins for conda-build's functions (compiler(),

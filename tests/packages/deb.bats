@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: MIT
 # The Debian source package (issue #29; debian/): dpkg-buildpackage builds
 # its three binary packages from the distribution tree (make distdir), in a
 # temporary folder; lintian finds nothing to report; the packages'

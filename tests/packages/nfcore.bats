@@ -1,5 +1,6 @@
 #!/usr/bin/env bats
-# The nf-core module (issue #29; plugin/nextflow) passes `nf-core modules
+# SPDX-License-Identifier: MIT
+# The nf-core module (issue #29; workflows/nextflow) passes `nf-core modules
 # lint` with 0 failures, run as the nf-core/modules repository runs it: the
 # module at modules/nf-core/gpuasm/scan of a modules repository that this
 # test makes in a temporary folder (git, .nf-core.yml and the two JSON
@@ -23,7 +24,7 @@ setup() {
     load ../bats/helpers
     T=$BATS_TEST_TMPDIR
     : "${GPUASM_SRCDIR:=$_gpuasm_top}"
-    MOD=$GPUASM_SRCDIR/plugin/nextflow
+    MOD=$GPUASM_SRCDIR/workflows/nextflow
     NFCORE=${GPUASM_NFCORE:-}
     [ -n "$NFCORE" ] || { [ -x "$GPUASM_SRCDIR/_nfcore_venv/bin/nf-core" ] && NFCORE=$GPUASM_SRCDIR/_nfcore_venv/bin/nf-core; } || true
     [ -n "$NFCORE" ] || NFCORE=$(command -v nf-core || true)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """blow5.py -- write SLOW5 text and BLOW5 files byte by byte (issue #31's
 tests and the fuzz seeds), so that a test can also forge what slow5lib
 would never write: a len_raw_signal that disagrees with the samples, a

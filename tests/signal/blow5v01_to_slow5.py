@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """blow5v01_to_slow5.py -- rewrite a pre-release BLOW5 file (header line
 "##file_format=blow5v0.1") as SLOW5 v0.2.0 text, which slow5lib reads.
 

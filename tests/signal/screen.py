@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """screen.py -- the screening measurement of gpuasm-signal (issue #15):
 how well the ADSM cost separates reads of a virus from human reads.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """simulate.py -- SIMULATED nanopore raw signal from genomes and a k-mer pore
 model, for the screening measurement of gpuasm-signal (tests/signal/README.md).
 These are not real reads: every read id starts with "sim_" and the SLOW5

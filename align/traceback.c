@@ -1,0 +1,729 @@
+/* SPDX-License-Identifier: MIT */
+/* traceback.c -- end hit -> alignment (traceback.h).
+ *
+ * The tie rule.  Cell (i, x) = pattern[0..i) aligned to text[s..x) (x
+ * counts text bases, 0..end+1) and F(i, x) its cost with a free start s
+ * (row 0 costs 0 everywhere).  The hit's cell is (m, end+1).  Walking back
+ * from it, each step goes to the first predecessor, in the order
+ *   diagonal (i-1, x-1)   MATCH (cost 0) or SUBST (cost 1)
+ *   up       (i-1, x)     PGAP: pattern base vs nothing (cost 1)
+ *   left     (i, x-1)     TGAP: text base vs nothing (cost 1)
+ * whose F plus the step's cost is F of the current cell; the start is
+ * where that greedy walk reaches row 0.  So a mismatch is preferred to a
+ * pair of gaps or to a gap at the start (a leading N is "1X", not "1I").
+ * The walk only visits "optimal" cells (on some alignment of cost dist
+ * ending at the hit), and a predecessor passes the test only when it is
+ * optimal too, so any method that gets F exactly on optimal cells, and
+ * never below the true F elsewhere, walks the same path.  The start is
+ * not an extreme of the possible starts ("AT" in "AGT" ending at T: starts
+ * 0, 1 and 2 all cost 1; the walk takes XM from 1), which is why the
+ * linear method still walks F forward instead of aligning from a start
+ * found first.
+ *
+ * Banded (short patterns).  Ukkonen 1985: an alignment of the whole
+ * pattern that ends on diagonal e = end+1-m (diagonal = x - i) with d
+ * differences has at most d gap columns, and every gap moves the path one
+ * diagonal, so the whole path lies within diagonals e-d .. e+d.  The DP
+ * runs forward over that band with one 2-bit direction per cell (the first
+ * optimal predecessor in the order above) and walks the records back.
+ * Cells costing more than `dist` cannot be on an optimal path and are kept
+ * as "infinite", which bounds the numbers and prunes nothing that matters.
+ *
+ * Linear (long patterns).  1. gpuasm_hit_starts(): the reversed pattern
+ * against the reversed text from the end (anchored there, edlib's way of
+ * finding a start) gives every start s with cost d, s_lo..s_hi.  2. A path
+ * from (0, s) to (m, end+1) with at most d gaps stays within diagonals
+ * (s + e - d) / 2 .. (s + e + d) / 2 (going out and coming back each cost
+ * a gap), so F is computed from column s_lo only, in that band, with
+ * Myers' bit-vectors: blocks of 64 pattern rows, one word step per block
+ * and text column (Hyyro 2001; edlib's calculateBlock).  The band moves
+ * down one row per column: blocks above it are dropped (the row above the
+ * top block then counts +1 per column, an over-estimate, as edlib's NW
+ * mode does) and a block below enters with the over-estimate "one more per
+ * row" (Myers' column 0).  Over-estimates never reach an optimal cell,
+ * whose optimal path lies in the band, so the rule above holds.  3. The
+ * walk needs F near its cells only: F(i-1, x) = F(i, x) - Pv/Mv bit of row
+ * i, F(i, x-1) = F(i, x) - Ph/Mh bit of row i (the horizontal deltas
+ * before the shift), so a column kept as four words per block answers
+ * every test of a step.  4. Keeping every column is m * d / 16 bytes (5 GB
+ * for 1 Mb at 1%), so columns are kept for one "leaf" range at a time:
+ * the forward pass stores checkpoints (the running column) at K cuts, then
+ * the ranges are redone right to left, each from its checkpoint, and the
+ * walk goes through them (Hirschberg's linear space, with checkpoints
+ * instead of a middle row: each level costs one more forward pass, and
+ * ranges too long for the budget are cut again).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+#include "kernels/myers/myers_block.h"
+#include "search/nt16.h"
+#include "align/traceback.h"
+
+enum { DIR_DIAG = 0, DIR_UP = 1, DIR_LEFT = 2 };
+
+#define INF INT32_MAX
+
+/* Work layout: bits has m * (2d+1) 2-bit directions, row i (1..m) first
+ * (m_bits in bytes); col has two band rows of int32 costs (m_col in
+ * int32s): the previous and the current pattern row. */
+static int tb_grow(gpuasm_tb_work *w, size_t n_bits_bytes, size_t n_col)
+{
+    if (n_bits_bytes > w->m_bits) {
+        uint8_t *p = realloc(w->bits, n_bits_bytes);
+        if (!p) return -1;
+        w->bits = p;
+        w->m_bits = n_bits_bytes;
+    }
+    if (n_col > w->m_col) {
+        int32_t *p = realloc(w->col, n_col * sizeof(int32_t));
+        if (!p) return -1;
+        w->col = p;
+        w->m_col = n_col;
+    }
+    return 0;
+}
+
+static int aln_grow(gpuasm_aln *a, size_t n)
+{
+    if (n <= a->m_op) return 0;
+    uint8_t *p = realloc(a->op, n);
+    if (!p) return -1;
+    a->op = p;
+    a->m_op = n;
+    return 0;
+}
+
+static void reverse_ops(uint8_t *op, size_t k)
+{
+    for (size_t a = 0, z = k; a + 1 < z; a++, z--) {
+        uint8_t t = op[a];
+        op[a] = op[z - 1];
+        op[z - 1] = t;
+    }
+}
+
+static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *text,
+                            uint64_t end, int32_t dist, gpuasm_tb_work *w, gpuasm_aln *out)
+{
+    const int64_t d = dist;
+    const size_t bw = (size_t)(2 * d + 1);           /* band width */
+    if ((uint64_t)m > SIZE_MAX / 4 / bw) return -1;
+    const size_t n_cells = (size_t)m * bw;
+    const size_t n_bytes = n_cells / 4 + 1;
+    if (bw > SIZE_MAX / sizeof(int32_t) / 2) return -1;
+    if (tb_grow(w, n_bytes, 2 * bw) < 0) return -1;
+    memset(w->bits, 0, n_bytes);
+
+    int32_t *cost_prev = w->col, *cost_cur = w->col + bw;
+    /* x of band cell (i, b) is i + base + b. */
+    const int64_t base = (int64_t)end + 1 - (int64_t)m - d;
+    const int64_t xmax = (int64_t)end + 1;
+
+    for (size_t b = 0; b < bw; b++) {        /* row 0: free start at x */
+        int64_t x = base + (int64_t)b;
+        int ok = x >= 0 && x <= xmax;
+        cost_prev[b] = ok ? 0 : INF;
+    }
+
+    for (uint32_t i = 1; i <= m; i++) {
+        const uint8_t pc = pattern[i - 1];
+        size_t rowcell = (size_t)(i - 1) * bw;
+        for (size_t b = 0; b < bw; b++) {
+            int64_t x = (int64_t)i + base + (int64_t)b;
+            int32_t bc = INF;
+            unsigned dir = DIR_DIAG;
+            if (x >= 0 && x <= xmax) {
+                /* Candidates in order of preference; a later one wins only
+                 * when strictly cheaper. */
+                if (x >= 1 && cost_prev[b] != INF) {
+                    bc = cost_prev[b] + (gpuasm_nt16_match(pc, text[x - 1]) ? 0 : 1);
+                    dir = DIR_DIAG;
+                }
+                if (b + 1 < bw && cost_prev[b + 1] != INF && cost_prev[b + 1] + 1 < bc) {
+                    bc = cost_prev[b + 1] + 1;
+                    dir = DIR_UP;
+                }
+                if (b >= 1 && cost_cur[b - 1] != INF && cost_cur[b - 1] + 1 < bc) {
+                    bc = cost_cur[b - 1] + 1;
+                    dir = DIR_LEFT;
+                }
+                if (bc > dist) bc = INF;
+            }
+            cost_cur[b] = bc;
+            size_t cell = rowcell + b;
+            w->bits[cell >> 2] |= (uint8_t)(dir << ((cell & 3) * 2));
+        }
+        int32_t *t = cost_prev;
+        cost_prev = cost_cur;
+        cost_cur = t;
+    }
+
+    /* The end cell (m, end+1) has b = d. */
+    if (cost_prev[d] != dist) return -2;
+
+    /* Walk back; ops come out last column first. */
+    if (aln_grow(out, (size_t)m + (size_t)d + 1) < 0) return -1;
+    size_t k = 0;
+    uint32_t i = m;
+    size_t b = (size_t)d;
+    int32_t ndiff = 0;
+    while (i > 0) {
+        size_t cell = (size_t)(i - 1) * bw + b;
+        unsigned dir = (w->bits[cell >> 2] >> ((cell & 3) * 2)) & 3;
+        int64_t x = (int64_t)i + base + (int64_t)b;
+        uint8_t op;
+        if (dir == DIR_DIAG) {
+            op = gpuasm_nt16_match(pattern[i - 1], text[x - 1]) ? GPUASM_OP_MATCH : GPUASM_OP_SUBST;
+            i--;
+        } else if (dir == DIR_UP) {
+            op = GPUASM_OP_PGAP;
+            i--;
+            b++;
+        } else {
+            op = GPUASM_OP_TGAP;
+            b--;
+        }
+        if (op != GPUASM_OP_MATCH) ndiff++;
+        /* Cannot happen for a path of cost dist; guards the buffer. */
+        if (k == out->m_op || ndiff > dist) return -2;
+        out->op[k++] = op;
+    }
+    const int64_t tstart = base + (int64_t)b;   /* row 0 reached at x = tstart */
+    reverse_ops(out->op, k);
+    out->n_op = k;
+    out->tstart = (uint64_t)tstart;
+    out->tend = end;
+    out->dist = ndiff;
+    return ndiff == dist ? 0 : -2;
+}
+
+/* ---- linear memory: Myers' bit-vectors in a band, divide and conquer ---- */
+
+#define WB 64                          /* rows per block (one 64-bit word) */
+/* AUTO picks the banded method while the band is at most BANDED_MAX_WIDTH
+ * diagonals (and its bits at most BANDED_MAX_CELLS / 4 bytes): it costs
+ * ~2 ns per cell, the linear one ~35-45 ns per pattern base while the band
+ * fits a word or two, so they cross near 2d+1 = 15-17 whatever m
+ * (tests/bench/bench_traceback on the 2-core dev machine: m = 150: d 7
+ * banded 4.7 us, linear 5.3; d 9 6.0, 5.4.  m = 10,000: d 7 464, 428 us;
+ * d 12 770, 435 us.  m = 100,000: d 20 17.3 ms, 5.1 ms). */
+#define BANDED_MAX_WIDTH 15
+#define BANDED_MAX_CELLS (1u << 24)
+#define DEFAULT_MEM_BYTES ((size_t)16 << 20)
+
+/* One kept column of a leaf range: blocks fb..lb, their words at off. */
+typedef struct leafcol {
+    int64_t fb, lb;
+    size_t off;
+} leafcol;
+
+/* Buffers of the linear method, grown and reused from hit to hit. */
+struct gpuasm_tb_lin {
+    uint64_t *peq;  size_t m_peq;                 /* [16 * W]: symbol-major Peq */
+    uint64_t *pv, *mv; int64_t *sc; size_t m_run; /* the running column, by block */
+    uint64_t *ck;   size_t n_ck, m_ck;            /* checkpoint stack, words */
+    size_t *cko;    size_t n_cko, m_cko;          /* offsets of checkpoints in ck */
+    uint64_t *leaf; size_t m_leaf;                /* kept columns: pv, mv, ph, mh per block */
+    leafcol *lc;    size_t m_lc;
+};
+
+static struct gpuasm_tb_lin *lin_of(gpuasm_tb_work *w)
+{
+    if (!w->lin) w->lin = calloc(1, sizeof *w->lin);
+    return w->lin;
+}
+
+/* The band of one forward or reverse pass and its running column. */
+typedef struct band {
+    const uint64_t *peq;    /* [16 * W] */
+    uint32_t m;
+    int64_t W;              /* blocks: ceil(m / 64) */
+    int64_t dlo, dhi;       /* diagonals x - i of the band, inclusive */
+    int hin0;               /* horizontal delta of row 0: 0 free start, 1 anchored */
+    const uint8_t *text;
+    int64_t t0, tstep;      /* column x reads text[t0 + tstep * x] */
+    int64_t k;              /* cells above k are of no use (k = the hit's distance) */
+    uint64_t row0_over_k;   /* row 0 exceeds k in every column after this one */
+    uint64_t x;             /* column held */
+    int64_t fb, lb;         /* blocks held, first and last (for the next step) */
+    int64_t sfb, slb;       /* blocks computed (and stored) in column x */
+    uint64_t *pv, *mv;      /* [W] vertical deltas (Myers' Pv/Mv) by block */
+    int64_t *sc;            /* [W] F at each block's last row */
+} band;
+
+/* Peq (Myers 1999) of pattern, or of its reverse: bit r of peq[c * W + b]
+ * is set when pattern row 64 b + r + 1 matches text code c (shares a
+ * base, nt16.h).  The union over the bases of c, as in myers_cpu.c. */
+static void build_peq(uint64_t *peq, const uint8_t *p, uint32_t m, int64_t W, int reversed)
+{
+    memset(peq, 0, (size_t)(16 * W) * sizeof(uint64_t));
+    for (uint32_t i = 0; i < m; i++) {
+        unsigned c = (reversed ? p[m - 1 - i] : p[i]) & 15;
+        uint64_t bit = (uint64_t)1 << (i & 63);
+        for (unsigned base = 1; base < 16; base <<= 1)
+            if (c & base) peq[base * W + (i >> 6)] |= bit;
+    }
+    for (unsigned c = 3; c < 16; c++) {
+        if (!(c & (c - 1))) continue;
+        for (int64_t b = 0; b < W; b++)
+            for (unsigned base = 1; base < 16; base <<= 1)
+                if (c & base) peq[c * W + b] |= peq[base * W + b];
+    }
+}
+
+static inline int64_t last_row(const band *bd, int64_t b)
+{
+    return (b + 1) * WB < (int64_t)bd->m ? (b + 1) * WB : (int64_t)bd->m;
+}
+
+/* Block of row r (row 0 is no block's: it goes with block 0). */
+static inline int64_t block_of(int64_t r) { return r <= 1 ? 0 : (r - 1) / WB; }
+
+static inline int64_t rows_lo(const band *bd, uint64_t x)
+{
+    int64_t r = (int64_t)x - bd->dhi;
+    return r < 0 ? 0 : r;
+}
+
+static inline int64_t rows_hi(const band *bd, uint64_t x)
+{
+    int64_t r = (int64_t)x - bd->dlo;
+    return r > (int64_t)bd->m ? (int64_t)bd->m : r;
+}
+
+/* Column x0 of the pass: F(i, x0) = i (no text consumed yet). */
+static void band_init(band *bd, uint64_t x0)
+{
+    bd->x = x0;
+    bd->fb = bd->sfb = 0;
+    bd->lb = bd->slb = block_of(rows_hi(bd, x0));
+    for (int64_t b = 0; b <= bd->lb; b++) {
+        bd->pv[b] = ~(uint64_t)0;
+        bd->mv[b] = 0;
+        bd->sc[b] = last_row(bd, b);
+    }
+}
+
+static inline void block_in_band(band *bd, int64_t b, uint64_t eq, int *h, uint64_t hbit,
+                                 uint64_t **store)
+{
+    uint64_t ph, mh;
+    *h = gpuasm_myers_block_step(&bd->pv[b], &bd->mv[b], eq, *h, hbit, &ph, &mh);
+    bd->sc[b] += *h;
+    if (*store) {
+        uint64_t *s = *store;
+        s[0] = bd->pv[b];
+        s[1] = bd->mv[b];
+        s[2] = ph;
+        s[3] = mh;
+        *store = s + 4;
+    }
+}
+
+/* Advance the running column by one text column: blocks sfb..slb; with
+ * store, their words are written there, four per block.  Blocks leave
+ * and enter on two rules, both exact for every cell of an alignment of
+ * cost <= k that stays in the band:
+ *   the band     rows outside diagonals dlo..dhi (one row more per column);
+ *   the values   (Ukkonen 1985, as myers_cpu.c's cut-off) a block whose
+ *                cells all exceed k leaves from the bottom or, when every
+ *                row above it is gone, from the top; a block enters below
+ *                only when the last row above it was <= k in column x-1
+ *                (the only way its first row can be <= k in column x).
+ * A block entering below starts from "one more per row" than the last row
+ * of the block above in column x-1, and the row above a top block that
+ * left counts +1 per column: over-estimates that no alignment of cost <= k
+ * in the band ever reads. */
+static void band_step(band *bd, uint64_t *store)
+{
+    uint64_t x = ++bd->x;
+    int64_t nfb = block_of(rows_lo(bd, x)), nlb = block_of(rows_hi(bd, x));
+    if (nfb < bd->fb) nfb = bd->fb;
+    if (nfb > bd->lb) nfb = bd->lb;   /* a block entering below needs the one above */
+    const uint64_t *eq = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x] & 15) * bd->W;
+    const uint64_t hfull = (uint64_t)1 << 63;
+    int h = nfb == 0 ? bd->hin0 : 1;
+    int64_t last = bd->lb < bd->W - 1 ? bd->lb : bd->W - 2;   /* blocks with 64 rows */
+    for (int64_t b = nfb; b <= last; b++) block_in_band(bd, b, eq[b], &h, hfull, &store);
+    if (bd->lb == bd->W - 1 && nfb <= bd->lb)
+        block_in_band(bd, bd->lb, eq[bd->lb], &h, (uint64_t)1 << ((bd->m - 1) & 63), &store);
+    if (bd->lb < nlb && bd->sc[bd->lb] - h <= bd->k) {
+        int64_t b = ++bd->lb;
+        bd->pv[b] = ~(uint64_t)0;
+        bd->mv[b] = 0;
+        bd->sc[b] = bd->sc[b - 1] - h + (last_row(bd, b) - b * WB);
+        block_in_band(bd, b, eq[b], &h, (uint64_t)1 << ((last_row(bd, b) - 1) & 63), &store);
+    }
+    bd->sfb = bd->fb = nfb;
+    bd->slb = bd->lb;
+    /* Cells of a block all exceed k when its last row is >= k + its rows
+     * (the rows above its last differ by at most one each). */
+    while (bd->lb > bd->fb && bd->sc[bd->lb] >= bd->k + (last_row(bd, bd->lb) - bd->lb * WB))
+        bd->lb--;
+    while (bd->fb < bd->lb && bd->sc[bd->fb] >= bd->k + WB && (bd->fb > 0 || x >= bd->row0_over_k))
+        bd->fb++;
+}
+
+/* Size the running column and Peq for a pattern of m bases. */
+static int band_alloc(struct gpuasm_tb_lin *L, band *bd, uint32_t m)
+{
+    bd->m = m;
+    bd->W = ((int64_t)m + WB - 1) / WB;
+    size_t W = (size_t)bd->W;
+    if (gpuasm_grow((void **)&L->peq, &L->m_peq, 16 * W, sizeof(uint64_t)) < 0) return -1;
+    size_t cap = L->m_run;
+    if (W > cap) {
+        uint64_t *pv = realloc(L->pv, W * sizeof *pv);
+        if (!pv) return -1;
+        L->pv = pv;
+        uint64_t *mv = realloc(L->mv, W * sizeof *mv);
+        if (!mv) return -1;
+        L->mv = mv;
+        int64_t *sc = realloc(L->sc, W * sizeof *sc);
+        if (!sc) return -1;
+        L->sc = sc;
+        L->m_run = W;
+    }
+    bd->peq = L->peq;
+    bd->pv = L->pv;
+    bd->mv = L->mv;
+    bd->sc = L->sc;
+    return 0;
+}
+
+int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
+                      const uint8_t *text, uint64_t n,
+                      uint64_t end, int32_t dist,
+                      gpuasm_tb_work *w, uint64_t *s_lo, uint64_t *s_hi)
+{
+    if (m == 0 || dist < 0 || end >= n) return -2;
+    struct gpuasm_tb_lin *L = lin_of(w);
+    band bd;
+    if (!L || band_alloc(L, &bd, m) < 0) return -1;
+    const int64_t d = dist, e1 = (int64_t)end + 1;
+    build_peq(L->peq, pattern, m, bd.W, 1);
+    /* Reverse pass: column y reads text[end + 1 - y]; D(i, y) aligns the
+     * last i pattern bases with the last y window bases, anchored at the
+     * end (row 0 is y: hin0 = 1).  Costs <= d stay within d diagonals. */
+    bd.dlo = -d;
+    bd.dhi = d;
+    bd.hin0 = 1;
+    bd.k = d;
+    bd.row0_over_k = (uint64_t)d;
+    bd.text = text;
+    bd.t0 = e1;
+    bd.tstep = -1;
+    const int64_t Y = e1 < (int64_t)m + d ? e1 : (int64_t)m + d;
+    int64_t ylo = -1, yhi = -1;
+    band_init(&bd, 0);
+    if ((int64_t)m <= d) {   /* the empty window (only when dist >= m) */
+        if ((int64_t)m < d) return -2;
+        ylo = yhi = 0;
+    }
+    for (int64_t y = 1; y <= Y; y++) {
+        band_step(&bd, NULL);
+        if (y < (int64_t)m - d) continue;
+        /* D(m, y) = ED(pattern, text[e1-y .. end]); past k when not computed */
+        int64_t v = bd.slb == bd.W - 1 ? bd.sc[bd.W - 1] : d + 1;
+        if (v < d) return -2;         /* a better alignment ends here: not the hit's d */
+        if (v == d) {
+            if (ylo < 0) ylo = y;
+            yhi = y;
+        }
+    }
+    if (ylo < 0) return -2;
+    *s_lo = (uint64_t)(e1 - yhi);
+    *s_hi = (uint64_t)(e1 - ylo);
+    return 0;
+}
+
+/* The walk: cell (i, x) with F = cur; ops last column first. */
+typedef struct walk {
+    int64_t i;
+    uint64_t x;
+    int64_t cur;
+    uint8_t *op;
+    size_t n_op, cap;
+    int32_t ndiff;
+} walk;
+
+typedef struct lin_run {
+    band bd;
+    struct gpuasm_tb_lin *L;
+    const uint8_t *pattern, *text;
+    uint64_t x1;            /* end + 1: the hit's column */
+    int32_t d;
+    int64_t wpc;            /* at most this many blocks in a column */
+    uint64_t leaf_cols;     /* columns of one leaf range */
+    uint64_t kmax;          /* cuts per level at most */
+    walk w;
+} lin_run;
+
+/* Push the running column as a checkpoint; its offset in *off. */
+static int ck_push(lin_run *r, size_t *off)
+{
+    struct gpuasm_tb_lin *L = r->L;
+    const band *bd = &r->bd;
+    size_t nb = (size_t)(bd->lb - bd->fb + 1);
+    if (gpuasm_grow((void **)&L->ck, &L->m_ck, L->n_ck + 3 + 3 * nb, sizeof(uint64_t)) < 0) return -1;
+    uint64_t *c = L->ck + L->n_ck;
+    c[0] = bd->x;
+    c[1] = (uint64_t)bd->fb;
+    c[2] = (uint64_t)bd->lb;
+    memcpy(c + 3, bd->pv + bd->fb, nb * sizeof(uint64_t));
+    memcpy(c + 3 + nb, bd->mv + bd->fb, nb * sizeof(uint64_t));
+    memcpy(c + 3 + 2 * nb, bd->sc + bd->fb, nb * sizeof(uint64_t));
+    *off = L->n_ck;
+    L->n_ck += 3 + 3 * nb;
+    return 0;
+}
+
+static void ck_load(lin_run *r, size_t off)
+{
+    band *bd = &r->bd;
+    const uint64_t *c = r->L->ck + off;
+    bd->x = c[0];
+    bd->fb = (int64_t)c[1];
+    bd->lb = (int64_t)c[2];
+    size_t nb = (size_t)(bd->lb - bd->fb + 1);
+    memcpy(bd->pv + bd->fb, c + 3, nb * sizeof(uint64_t));
+    memcpy(bd->mv + bd->fb, c + 3 + nb, nb * sizeof(uint64_t));
+    memcpy(bd->sc + bd->fb, c + 3 + 2 * nb, nb * sizeof(uint64_t));
+}
+
+static inline int delta(const uint64_t *q, int64_t i, int which)
+{
+    unsigned s = (unsigned)((i - 1) & 63);
+    return (int)((q[which] >> s) & 1) - (int)((q[which + 1] >> s) & 1);
+}
+
+/* Walk back through the kept columns a+1 .. a+len (lc, leaf) while the walk
+ * is right of column a.  0, or -2 when a step has no consistent
+ * predecessor (cannot happen for a consistent hit). */
+static int leaf_walk(lin_run *r, uint64_t a)
+{
+    const struct gpuasm_tb_lin *L = r->L;
+    const int64_t m = r->bd.m;
+    walk *w = &r->w;
+    while (w->i > 0 && w->x > a) {
+        const leafcol *c = &L->lc[w->x - a - 1];
+        const int64_t i = w->i, top = c->fb * WB + 1;
+        int64_t bot = (c->lb + 1) * WB;
+        if (bot > m) bot = m;
+        if (i < top || i > bot) return -2;
+        const uint64_t *q = L->leaf + c->off + 4 * (size_t)((i - 1) / WB - c->fb);
+        int vd = delta(q, i, 0), hd = delta(q, i, 2), hd_up;
+        if (i == 1) {
+            hd_up = r->bd.hin0;                 /* row 0 */
+        } else if (i - 1 < top) {
+            hd_up = 1;                          /* the row above a dropped block */
+        } else {
+            const uint64_t *q1 = L->leaf + c->off + 4 * (size_t)((i - 2) / WB - c->fb);
+            hd_up = delta(q1, i - 1, 2);
+        }
+        const int64_t up = w->cur - vd, diag = up - hd_up, left = w->cur - hd;
+        const int match = gpuasm_nt16_match(r->pattern[i - 1], r->text[w->x - 1]);
+        uint8_t op;
+        if (diag + !match == w->cur) {
+            op = match ? GPUASM_OP_MATCH : GPUASM_OP_SUBST;
+            w->i--;
+            w->x--;
+            w->cur = diag;
+        } else if (up + 1 == w->cur) {
+            op = GPUASM_OP_PGAP;
+            w->i--;
+            w->cur = up;
+        } else if (left + 1 == w->cur) {
+            op = GPUASM_OP_TGAP;
+            w->x--;
+            w->cur = left;
+        } else {
+            return -2;
+        }
+        w->ndiff += op != GPUASM_OP_MATCH;
+        if (w->n_op == w->cap || w->ndiff > r->d) return -2;
+        w->op[w->n_op++] = op;
+    }
+    return 0;
+}
+
+/* Columns a+1 .. b from the checkpoint at ck (column a), all kept, then
+ * the walk through them. */
+static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck)
+{
+    struct gpuasm_tb_lin *L = r->L;
+    const uint64_t cols = b - a;
+    if (gpuasm_grow((void **)&L->lc, &L->m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
+        gpuasm_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)r->wpc * 4,
+                 sizeof(uint64_t)) < 0)
+        return -1;
+    ck_load(r, ck);
+    size_t off = 0;
+    for (uint64_t c = 0; c < cols; c++) {
+        band_step(&r->bd, L->leaf + off);
+        L->lc[c] = (leafcol){ r->bd.sfb, r->bd.slb, off };
+        off += 4 * (size_t)(r->bd.slb - r->bd.sfb + 1);
+    }
+    /* F(m, end+1) must be the hit's distance. */
+    if (b == r->x1 && (r->bd.slb != r->bd.W - 1 || r->bd.sc[r->bd.W - 1] != r->d)) return -2;
+    return leaf_walk(r, a);
+}
+
+/* The walk through columns a+1 .. b, the running column at a being the
+ * checkpoint at ck: one leaf, or K ranges from checkpoints taken on one
+ * forward pass, right to left (each cut again when too long). */
+static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck)
+{
+    struct gpuasm_tb_lin *L = r->L;
+    const uint64_t cols = b - a;
+    if (cols <= r->leaf_cols) return leaf(r, a, b, ck);
+    uint64_t K = (cols + r->leaf_cols - 1) / r->leaf_cols;
+    if (K > r->kmax) K = r->kmax;
+    const size_t n_ck0 = L->n_ck, n_cko0 = L->n_cko;
+    if (gpuasm_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0) return -1;
+    ck_load(r, ck);
+    for (uint64_t p = 1; p < K; p++) {
+        const uint64_t cut = a + cols * p / K;
+        while (r->bd.x < cut) band_step(&r->bd, NULL);
+        if (ck_push(r, &L->cko[n_cko0 + p - 1]) < 0) return -1;
+    }
+    L->n_cko = n_cko0 + (size_t)K - 1;
+    for (uint64_t p = K; p-- > 0 && r->w.i > 0;) {
+        const uint64_t lo = a + cols * p / K, hi = a + cols * (p + 1) / K;
+        int rc = solve(r, lo, hi, p ? L->cko[n_cko0 + p - 1] : ck);
+        if (rc < 0) return rc;
+    }
+    L->n_ck = n_ck0;
+    L->n_cko = n_cko0;
+    return 0;
+}
+
+static inline int64_t floor_half(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
+
+static int traceback_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t n,
+                            uint64_t end, int32_t dist, gpuasm_tb_work *w, gpuasm_aln *out)
+{
+    uint64_t s_lo, s_hi;
+    int rc = gpuasm_hit_starts(pattern, m, text, n, end, dist, w, &s_lo, &s_hi);
+    if (rc < 0) return rc;
+    lin_run r;
+    memset(&r, 0, sizeof r);
+    r.L = w->lin;
+    if (band_alloc(r.L, &r.bd, m) < 0) return -1;
+    build_peq(r.L->peq, pattern, m, r.bd.W, 0);
+    const int64_t d = dist, e = (int64_t)end + 1 - (int64_t)m;   /* the hit's diagonal */
+    r.bd.dlo = -floor_half(-((int64_t)s_lo + e - d));              /* ceil */
+    r.bd.dhi = floor_half((int64_t)s_hi + e + d);
+    r.bd.hin0 = 0;
+    r.bd.k = d;
+    r.bd.row0_over_k = UINT64_MAX;      /* row 0 is 0 (free start) */
+    r.bd.text = text;
+    r.bd.t0 = -1;
+    r.bd.tstep = 1;
+    r.pattern = pattern;
+    r.text = text;
+    r.x1 = end + 1;
+    r.d = dist;
+    r.wpc = (r.bd.dhi - r.bd.dlo) / WB + 3;
+    if (r.wpc > r.bd.W) r.wpc = r.bd.W;
+    /* Half the budget for the kept columns (4 words per block plus the
+     * column's record), a quarter per level of checkpoints. */
+    const size_t mem = w->mem_bytes ? w->mem_bytes : DEFAULT_MEM_BYTES;
+    const size_t col_bytes = (size_t)r.wpc * 4 * sizeof(uint64_t) + sizeof(leafcol);
+    r.leaf_cols = mem / 2 / col_bytes;
+    if (r.leaf_cols < 1) r.leaf_cols = 1;
+    r.kmax = mem / 4 / (((size_t)r.wpc * 3 + 3) * sizeof(uint64_t));
+    if (r.kmax < 2) r.kmax = 2;
+
+    if (aln_grow(out, (size_t)m + (size_t)dist + 1) < 0) return -1;
+    r.w = (walk){ .i = m, .x = end + 1, .cur = dist, .op = out->op, .cap = out->m_op };
+    r.L->n_ck = r.L->n_cko = 0;
+    band_init(&r.bd, s_lo);
+    size_t ck0;
+    if (ck_push(&r, &ck0) < 0) return -1;
+    rc = solve(&r, s_lo, end + 1, ck0);
+    if (rc < 0) return rc;
+    /* Column s_lo is F(i, s_lo) = i: only pattern gaps are left. */
+    if (r.w.i > 0 && (r.w.x != s_lo || r.w.cur != r.w.i)) return -2;
+    for (; r.w.i > 0; r.w.i--) {
+        if (r.w.n_op == r.w.cap) return -2;
+        r.w.op[r.w.n_op++] = GPUASM_OP_PGAP;
+        r.w.ndiff++;
+    }
+    if (r.w.ndiff != dist) return -2;
+    reverse_ops(out->op, r.w.n_op);
+    out->n_op = r.w.n_op;
+    out->tstart = r.w.x;
+    out->tend = end;
+    out->dist = dist;
+    return 0;
+}
+
+int gpuasm_traceback(const uint8_t *pattern, uint32_t m,
+                     const uint8_t *text, uint64_t n,
+                     uint64_t end, int32_t dist,
+                     gpuasm_tb_work *w, gpuasm_aln *out)
+{
+    if (m == 0 || dist < 0 || end >= n) return -2;
+    int method = w->method;
+    if (method == GPUASM_TB_AUTO) {
+        uint64_t width = 2 * (uint64_t)dist + 1;
+        method = width <= BANDED_MAX_WIDTH && (uint64_t)m * width <= BANDED_MAX_CELLS
+                 ? GPUASM_TB_BANDED : GPUASM_TB_LINEAR;
+    }
+    return method == GPUASM_TB_BANDED ? traceback_banded(pattern, m, text, end, dist, w, out)
+                                      : traceback_linear(pattern, m, text, n, end, dist, w, out);
+}
+
+void gpuasm_tb_work_free(gpuasm_tb_work *w)
+{
+    free(w->bits);
+    free(w->col);
+    struct gpuasm_tb_lin *L = w->lin;
+    if (L) {
+        free(L->peq);
+        free(L->pv);
+        free(L->mv);
+        free(L->sc);
+        free(L->ck);
+        free(L->cko);
+        free(L->leaf);
+        free(L->lc);
+        free(L);
+    }
+    w->bits = NULL;
+    w->col = NULL;
+    w->lin = NULL;
+    w->m_bits = w->m_col = 0;
+}
+
+void gpuasm_aln_free(gpuasm_aln *a)
+{
+    free(a->op);
+    a->op = NULL;
+    a->n_op = a->m_op = 0;
+}
+
+int gpuasm_hamming_alignment(const uint8_t *pattern, uint32_t m,
+                             const uint8_t *text, uint64_t n,
+                             uint64_t end, int32_t dist, gpuasm_aln *out)
+{
+    if (m == 0 || end >= n || end + 1 < m) return -2;
+    if (aln_grow(out, m) < 0) return -1;
+    const uint64_t start = end + 1 - m;
+    int32_t d = 0;
+    for (uint32_t i = 0; i < m; i++) {
+        const int match = gpuasm_nt16_match(pattern[i], text[start + i]);
+        out->op[i] = match ? GPUASM_OP_MATCH : GPUASM_OP_SUBST;
+        d += !match;
+    }
+    if (d != dist) return -2;
+    out->n_op = m;
+    out->tstart = start;
+    out->tend = end;
+    out->dist = d;
+    return 0;
+}

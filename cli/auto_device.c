@@ -1,0 +1,387 @@
+/* SPDX-License-Identifier: MIT */
+/* auto_device.c -- the --device auto policy (see auto_device.h): what it
+ * opens (the CPU for a small input), and, for the scan pipeline
+ * (pipeline_int.h), when CUDA starts (the input proves large), how the CPU
+ * scans meanwhile (calls of about AUTO_CHUNK_S), when the scans move to
+ * CUDA (auto_move.h, the thread that opens it), and what the run tells
+ * and counts of it.  Its knobs: GPUASM_AUTO_* (search/settings.h). */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "cli/auto_device.h"
+#include "cli/auto_move.h"
+#include "cli/pipeline_int.h"
+#include "engine/backend.h"
+#include "search/settings.h"
+#include "util/clock.h"
+#include "util/grow.h"
+
+/* Cells per CPU thread below which the CPU is taken: ~0.3 s of CUDA start
+ * at the slowest CPU rate measured (issue #14: the P3 adapter screen; the
+ * P2 virus screen runs 800x faster, BENCHMARKS.md, "Measurements behind
+ * the code"), so a size estimate cannot tell them apart: this bound keeps
+ * auto from ever being much slower than CUDA, and takes the CPU only for
+ * inputs that are small for every workload.  Calibrate on the GPU host (tests/bench/pipeline,
+ * small-input rows).  Above the bound auto starts on the CPU anyway and
+ * moves to CUDA once it is ready (auto_move.h), which serves both; the
+ * bound now only spares tiny inputs CUDA's start in the background. */
+#define AUTO_CPU_CELLS_PER_THREAD 250000000.0
+
+/* Bases a file holds, estimated from its size: FASTQ has ~2.2 bytes per
+ * base (sequence, quality, name), FASTA ~1; compressed (gzip, BGZF, BAM,
+ * CRAM) data ~3x fewer bytes.  -1 when unknown (a pipe, standard input). */
+static double est_bases(const char *path, double bytes_per_base)
+{
+    struct stat st;
+    if (!path || !strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return -1;
+    unsigned char m[4] = { 0 };
+    int fd = open(path, O_RDONLY);
+    if (fd < 0) return -1;
+    ssize_t n = read(fd, m, sizeof m);
+    close(fd);
+    int packed = n >= 2 && m[0] == 0x1f && m[1] == 0x8b;              /* gzip, BGZF, BAM */
+    packed |= n == 4 && !memcmp(m, "CRAM", 4);
+    return (double)st.st_size / bytes_per_base * (packed ? 3.0 : 1.0);
+}
+
+double gpuasm_auto_est_read_bases(const gpuasm_scan_opt *o)
+{
+    const double rb = est_bases(o->reads_path, 2.2);
+    const double rb2 = o->reads_path2 ? est_bases(o->reads_path2, 2.2) : 0;
+    return rb < 0 || rb2 < 0 ? -1 : rb + rb2;
+}
+
+int gpuasm_auto_device(const gpuasm_scan_opt *o, const char **device, char *why, size_t whylen)
+{
+    *device = o->device;
+    why[0] = 0;
+    if (strcmp(o->device, "auto")) return 0;
+    gpuasm_settings s;
+    gpuasm_err err;
+    if (gpuasm_settings_read(&s, &err) < 0) {
+        snprintf(why, whylen, "%s", err.msg);
+        return -1;
+    }
+    double rb = est_bases(o->reads_path, 2.2);
+    double rb2 = o->reads_path2 ? est_bases(o->reads_path2, 2.2) : 0;
+    double tb = est_bases(o->targets_path, 1.0);
+    if (rb < 0 || rb2 < 0 || tb < 0) return 0;
+    const int threads = o->n_threads < 1 ? 1 : o->n_threads;
+    const double per = s.auto_cpu_cells >= 0 ? (double)s.auto_cpu_cells : AUTO_CPU_CELLS_PER_THREAD;
+    const double cells = 2.0 * (rb + rb2) * tb, limit = per * threads;
+    if (cells < limit) {
+        *device = "cpu";
+        snprintf(why, whylen, "--device auto: a small input (about %.3g cells, under %.3g for "
+                 "%d CPU thread%s: GPUASM_AUTO_CPU_CELLS): the CPU, without starting CUDA",
+                 cells, limit, threads, threads > 1 ? "s" : "");
+    }
+    return 0;
+}
+
+/* ---- the scan threads under --device auto (pipeline_int.h) ------------------ */
+
+/* --device auto's CPU scans while CUDA starts (auto_move.h) are cut into
+ * calls of about this many seconds, so that the move to CUDA waits at most
+ * about one of them (a P3 batch of 4 M bases takes seconds on the CPU).
+ * The chunk doubles while a call takes under half of it and halves past
+ * twice it, from AUTO_CHUNK_BASES0 bases, never under AUTO_CHUNK_BASES_MIN. */
+#define AUTO_CHUNK_S 0.02
+#define AUTO_CHUNK_BASES0 (64ull << 10)
+#define AUTO_CHUNK_BASES_MIN 1024ull
+
+/* --device auto's start rule (auto_proved_large) measures the CPU's rate
+ * over at least this many seconds of calls after the first. */
+#define AUTO_GO_MEASURE_S 0.03
+
+/* Count a scan of n reads of batch seq on side k (0 the CPU, 1 the engine
+ * moved to); first: it began the batch. */
+static void auto_count(pipe_t *p, int k, uint64_t seq, uint32_t n, int first)
+{
+    auto_side_t *am = &p->am;
+    pthread_mutex_lock(&p->lock);
+    if (k && am->calls[1]++ == 0) am->move_batch = seq;
+    if (!k) am->calls[0]++;
+    am->reads[k] += n;
+    am->batches[k] += first != 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
+/* The engine moved to has more lanes than the CPU's one (several GPUs,
+ * GPUASM_CUDA_LANES): a scan thread for each further lane.  One that does
+ * not start leaves its lane unused (fewer lanes, not an error). */
+static void auto_spawn(pipe_t *p)
+{
+    auto_side_t *am = &p->am;
+    const int n = gpuasm_engine_lanes(am->to) - 1;
+    if (n <= 0 || !(am->extra = calloc((size_t)n, sizeof(*am->extra)))) return;
+    pthread_mutex_lock(&p->lock);
+    p->scanners_left += n;   /* this thread still runs: the count never reached 0 */
+    pthread_mutex_unlock(&p->lock);
+    for (int i = 0; i < n; i++) {
+        am->extra[i].p = p;
+        am->extra[i].lane = i + 1;
+        if (pthread_create(&am->extra[i].tid, NULL, gpuasm_pipe_scan_main, &am->extra[i]) != 0) {
+            pthread_mutex_lock(&p->lock);
+            p->scanners_left -= n - i;
+            pthread_mutex_unlock(&p->lock);
+            break;
+        }
+        am->extra[i].started = 1;
+        am->n_extra = i + 1;
+    }
+}
+
+/* Has the input proved large enough to start CUDA (issue #14: "starts on
+ * the CPU and moves to the GPU when the input proves large")?  Opening
+ * CUDA costs even a run that never uses it: a driver start and teardown
+ * (BENCHMARKS.md, "Measurements behind the code").  So CUDA starts only when the
+ * CPU alone would take at least go_s for the whole input: predicted from
+ * its calls so far and the input's size estimated from its file
+ * (auto_device.h), or spent already where the size is unknown (a pipe). */
+static int auto_proved_large(const auto_side_t *am)
+{
+    if (am->cpu_s >= am->go_s) return 1;
+    /* The rate leaves the first call out (it also builds the filters and
+     * wakes the threads: its prediction was off by more than the start it
+     * saves, BENCHMARKS.md, "Measurements behind the code"), is measured
+     * over AUTO_GO_MEASURE_S at least (one
+     * slow call must not start CUDA), and is the better of the calls'
+     * average and the last call's (the calls grow, and larger calls spread
+     * the threads' hand-offs over more bases). */
+    if (am->est_bases <= 0 || am->calls[0] < 3 || am->cpu_s - am->first_s < AUTO_GO_MEASURE_S ||
+        am->cpu_bases <= am->first_bases || am->last_s <= 0)
+        return 0;
+    double rate = (double)(am->cpu_bases - am->first_bases) / (am->cpu_s - am->first_s);
+    const double last = (double)am->last_bases / am->last_s;
+    if (last > rate) rate = last;
+    const double left = am->est_bases > (double)am->cpu_bases ? am->est_bases - (double)am->cpu_bases : 0;
+    return am->cpu_s + left / rate >= am->go_s;
+}
+
+/* A CPU call of dt seconds over bases: the totals auto_proved_large reads. */
+static void auto_cpu_call(auto_side_t *am, double dt, uint64_t bases)
+{
+    if (am->cpu_bases == 0) {
+        am->first_s = dt;
+        am->first_bases = bases;
+    }
+    am->cpu_s += dt;
+    am->cpu_bases += bases;
+    am->last_s = dt;
+    am->last_bases = bases;
+}
+
+/* Has the engine to move to become ready?  Polled between CPU calls; the
+ * tests' move (test_at) waits for it at a chosen call. */
+static void auto_check(pipe_t *p)
+{
+    auto_side_t *am = &p->am;
+    if (am->to || am->failed) return;
+    if (gpuasm_auto_move_deferred(am->move)) {
+        if (!auto_proved_large(am)) return;
+        (void)gpuasm_auto_move_go(am->move);   /* a failure is polled below */
+    }
+    /* The tests' move happens at exactly that call, never before. */
+    if (am->test_at && am->calls[0] < am->test_at) return;
+    am->to = gpuasm_auto_move_poll(am->move, am->test_at != 0, &am->failed);
+    if (am->to) {
+        am->moved_s = gpuasm_now_s() - am->t0;
+        auto_spawn(p);
+    }
+}
+
+/* A round's scan under --device auto (same contract as
+ * gpuasm_engine_scan_lane on the view): on the engine moved to once it is
+ * ready; before that on the CPU in calls of about AUTO_CHUNK_S, checking
+ * between calls, so that the rest of the round moves as soon as it can.
+ * The hits of consecutive read ranges, each sorted (read first), append
+ * into the round's sorted hits; out->limit bounds them all together. */
+int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_seqset *view,
+                          gpuasm_hits *out, gpuasm_err *err)
+{
+    pipe_t *p = w->p;
+    auto_side_t *am = &p->am;
+    const gpuasm_search_opt *opt = &p->o->search;
+    out->n = 0;
+    for (uint32_t i = 0; i < view->n || i == 0;) {
+        if (w->lane == 0) auto_check(p);   /* lanes > 0 run only after the move */
+        gpuasm_engine *eng = am->to ? am->to : p->eng;
+        const int lane = am->to ? w->lane : 0;
+        uint32_t j = view->n;
+        if (!am->to && j > 0) {   /* a CPU call of about chunk_bases */
+            j = i + 1;
+            while (j < view->n && view->off[j + 1] - view->off[i] <= am->chunk_bases) j++;
+        }
+        if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
+            const double t0 = gpuasm_now_s();
+            int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
+            if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
+            if (rc == 0) auto_count(p, am->to != NULL, seq, view->n, batch_start);
+            return rc;
+        }
+        /* Reads [i, j) as a seqset of their own (offsets from 0 again:
+         * the chunk's own array). */
+        if (gpuasm_grow((void **)&w->chunk_off, &w->m_chunk_off, (size_t)(j - i) + 1,
+                        sizeof(*w->chunk_off)) < 0)
+            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        uint64_t *off = w->chunk_off;
+        for (uint32_t q = i; q <= j; q++) off[q - i] = view->off[q] - view->off[i];
+        gpuasm_seqset part = { j - i, off, view->code + view->off[i] };
+        w->chunk.limit = 0;
+        if (out->limit) {
+            if (out->n >= out->limit) return gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "hit limit");
+            w->chunk.limit = out->limit - out->n;
+        }
+        const double t0 = gpuasm_now_s();
+        int rc = gpuasm_engine_scan_lane(eng, lane, &part, opt, &w->chunk, err);
+        if (rc < 0) {
+            if (err->read != GPUASM_NO_INDEX) err->read += i;
+            return rc;
+        }
+        const double dt = gpuasm_now_s() - t0;
+        if (!am->to) {
+            auto_cpu_call(am, dt, off[j - i]);
+            if (!am->chunk_fixed && dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
+            else if (!am->chunk_fixed && dt > 2 * AUTO_CHUNK_S &&
+                     am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
+                am->chunk_bases /= 2;
+        }
+        auto_count(p, am->to != NULL, seq, j - i, batch_start && i == 0);
+        if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
+            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        for (size_t h = 0; h < w->chunk.n; h++) {
+            out->hit[out->n] = w->chunk.hit[h];
+            out->hit[out->n++].read += i;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* ---- --device auto: the CPU at once, CUDA once ready (auto_move.h) ---------- */
+
+/* Arm the move for a run whose device is still "auto" (not a small input):
+ * the CPU opens now (op->device "cpu"), CUDA in the move's thread.  Not
+ * armed in a build without CUDA (auto is the CPU there, with its note), or
+ * with GPUASM_AUTO_MOVE=0 (auto waits for CUDA, as before).  0, or -1 with
+ * err for a malformed knob. */
+int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, double t0, char *err,
+                         size_t errlen)
+{
+    gpuasm_settings s;
+    gpuasm_err why;
+    if (strcmp(op->device, "auto")) return 0;
+    if (gpuasm_settings_read(&s, &why) < 0) {
+        snprintf(err, errlen, "%s", why.msg);
+        return -1;
+    }
+    const int test = s.auto_test_move > 0;
+    if (!gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops())) return 0;
+    /* CUDA opens once the input proves large (auto_proved_large);
+     * GPUASM_AUTO_GO_MS=0 opens it at once, and so does the tests' move (a
+     * CPU stand-in) unless GPUASM_AUTO_GO_MS is given. */
+    const int64_t go_ms = gpuasm_knob(s.auto_go_ms, 500);
+    if (gpuasm_auto_move_start(test ? "cpu" : "cuda:all", o->n_threads,
+                               (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0,
+                               go_ms > 0 && (!test || s.auto_go_ms >= 0),
+                               &p->am.move) < 0)
+        return 0;   /* no thread: auto opens as before */
+    p->am.go_s = 1e-3 * (double)go_ms;
+    p->am.est_bases = gpuasm_auto_est_read_bases(o);
+    op->device = "cpu";
+    p->am.test_at = test ? (uint64_t)s.auto_test_move : 0;
+    p->am.chunk_bases = (uint64_t)gpuasm_knob(s.auto_chunk_bases, (int64_t)AUTO_CHUNK_BASES0);
+    p->am.chunk_fixed = s.auto_chunk_bases > 0;
+    p->am.move_batch = 0;
+    p->am.moved_s = -1;
+    p->am.t0 = t0;
+    return 0;
+}
+
+/* The filters of the run (gpuasm_engine_filter): the engine moved to's
+ * when it scanned, else the first engine's. */
+const char *gpuasm_pipe_filter(const pipe_t *p)
+{
+    const char *f = p->am.to && p->am.calls[1] ? gpuasm_engine_filter(p->am.to) : NULL;
+    return f ? f : gpuasm_engine_filter(p->eng);
+}
+
+/* What the engine moved to is called before it has a description. */
+static const char *auto_to_name(const pipe_t *p)
+{
+    return p->am.test_at ? "the test engine (GPUASM_AUTO_TEST_MOVE)" : "CUDA";
+}
+
+/* The note of a run with the move armed (--verbosity 4): where the reads
+ * ran; a CUDA that failed keeps the fallback's words ("...; using the CPU"). */
+void gpuasm_pipe_auto_tell(pipe_t *p, const char *prog)
+{
+    const auto_side_t *am = &p->am;
+    gpuasm_err why;
+    if (am->to) {
+        fprintf(stderr, "%s: info: --device auto: %llu reads (%llu batches) on the CPU, then "
+                "%llu reads (%llu batches) on %s from batch %llu (ready after %.3f s)\n", prog,
+                (unsigned long long)am->reads[0], (unsigned long long)am->batches[0],
+                (unsigned long long)am->reads[1], (unsigned long long)am->batches[1],
+                gpuasm_engine_describe(am->to), (unsigned long long)am->move_batch,
+                gpuasm_auto_move_ready_s(am->move));
+        return;
+    }
+    if (gpuasm_auto_move_deferred(am->move)) {
+        fprintf(stderr, "%s: info: --device auto: the input ended (%.3f s) before it proved large "
+                "enough to start %s (GPUASM_AUTO_GO_MS); using the CPU\n", prog,
+                gpuasm_now_s() - am->t0, auto_to_name(p));
+        return;
+    }
+    gpuasm_auto_move_why(am->move, &why);
+    if (am->failed || why.status)
+        fprintf(stderr, "%s: info: %s; using the CPU\n", prog, why.msg);
+    else
+        fprintf(stderr, "%s: info: --device auto: the input ended (%.3f s) before %s was "
+                "ready; using the CPU\n", prog, gpuasm_now_s() - am->t0, auto_to_name(p));
+}
+
+/* The --stats keys of the move, and both engines' totals in es; dev: the
+ * device, "CPU then MOVED" after a move. */
+void gpuasm_pipe_auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats *es, char *dev,
+                            size_t devlen)
+{
+    const auto_side_t *am = &p->am;
+    gpuasm_err why;
+    *as = (gpuasm_auto_stats){ .cpu_reads = am->reads[0], .cpu_batches = am->batches[0],
+                               .cpu_scans = am->calls[0], .moved_reads = am->reads[1],
+                               .moved_batches = am->batches[1], .moved_scans = am->calls[1],
+                               .move_batch = am->calls[1] ? (int64_t)am->move_batch : -1,
+                               .ready_s = gpuasm_auto_move_ready_s(am->move),
+                               .moved_s = am->calls[1] ? am->moved_s : -1 };
+    if (am->to) {
+        gpuasm_scan_stats m;
+        gpuasm_engine_stats(am->to, &m);
+        gpuasm_scan_stats_add(es, &m);
+        as->to = gpuasm_engine_describe(am->to);
+        if (am->calls[1]) {
+            size_t l = strlen(dev);
+            snprintf(dev + l, devlen - l, " then %s", as->to);
+        }
+        return;
+    }
+    if (gpuasm_auto_move_deferred(am->move)) {
+        as->to = "not started (the input ended before it proved large)";
+        return;
+    }
+    gpuasm_auto_move_why(am->move, &why);
+    if (why.status) {
+        snprintf(p->am.why_to, sizeof p->am.why_to, "failed: %s", why.msg);
+        as->to = p->am.why_to;
+    } else {
+        as->to = as->ready_s >= 0 ? "unused (ready after the last scan)" : "not ready";
+    }
+}

@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/* partial_cuda.cu -- the ends pass on the GPU: the partial occurrences of
+ * search.h ("Partial occurrences") for every kernel, launched after its
+ * launcher on a stream of the lane's own, so that it runs beside the
+ * search kernels (cuda_backend.cu runs both; b.stream below is that
+ * stream).  The per-item code is partial.h's, the very
+ * code the CPU pair walk runs, so both backends give the same hits.
+ *
+ * Work item: (pair, strand, end of the text), items = pairs x strands x 2,
+ * one thread each in a grid-stride loop; an item whose pair takes no
+ * partial occurrence at that end (omin = 0, or the end not asked for)
+ * costs a few instructions.  Workspace (partial.h: 6 words per 64 pattern
+ * bases): patterns up to SMALL_M bases use a per-thread array.
+ *
+ * Longer patterns (long reads against genomes, issue #11), edit mode on
+ * nt16: a WARP per item (partial_warp.cuh: strips of 32 lanes x R words,
+ * the LONG path's wavefront, block step and cut-off across strips, the row
+ * walk by the lanes), the same (plen, dist) as partial.h by construction
+ * of the same matrix
+ * (tests/c/test_partial_cuda runs that per-lane code on the host against
+ * gpuasm_partial_best).  The host lists these items (only pairs whose
+ * pattern can be long are visited), sorts each R's list by cost, longest
+ * first, and the warps take items from a counter (a work queue): a 10 kb
+ * read vs a genome end is ~12,000 columns x 3 strips, and a static split
+ * of a few hundred such items over thousands of warps left most SMs idle
+ * (k_partial_big: 3 blocks, 1.22 s for 320 items on an H100).  One
+ * launch per R (1..6), each on a stream of its own joined back into the
+ * batch's (pw_launch_all: the widest R's few items no longer run alone),
+ * records (a byte per column: a strip's bottom-row io) two per warp of
+ * each launch in global scratch, at most SCRATCH_BUDGET bytes per launch,
+ * which bounds its grid.  Hamming mode and the byte alphabet keep the
+ * thread per item with global scratch (k_partial_big), and so do patterns
+ * under GPUASM_CUDA_ENDS_WARP_MIN bases (settings.h; default: none).
+ */
+#include <cuda_runtime.h>
+
+#include <stdint.h>
+
+#include <algorithm>
+
+#include <vector>
+
+#include "kernels/cuda_kit.cuh"
+#include "kernels/partial.h"
+#include "kernels/myers/myers_long_core.cuh"
+#include "kernels/myers/myers_plan.h"
+#include "kernels/ends/partial_warp.cuh"
+
+namespace {
+
+enum {
+    PNT = 128,             /* threads per block */
+    SMALL_M = 256,         /* patterns with a per-thread workspace */
+    SMALL_WORDS = 6 * (SMALL_M / 64),
+    PW_WARPS = PNT / 32
+};
+/* Scratch slots (cuda_kit.cuh) of the ends pass: the lane's second array
+ * (gpuasm_cuda_batch.scratch of the pass's batch), since it runs beside
+ * the search kernel on a stream of its own. */
+enum ends_slot {
+    SLOT_PARTIAL,          /* the long-pattern workspace */
+    SLOT_PW_LIST,          /* the warp path's item lists and queue counters */
+    SLOT_PW_REC,           /* the warp path's records */
+    ENDS_N_SLOTS
+};
+static_assert((int)ENDS_N_SLOTS <= (int)KIT_SCRATCH_SLOTS, "the ends pass's scratch slots");
+const size_t SCRATCH_BUDGET = (size_t)256 << 20;
+
+struct partial_launch {
+    gpuasm_batch_view v;   /* the batch on the device */
+    int32_t hamming;       /* mode hamming: mismatches only */
+    uint32_t strands;
+    uint64_t items;        /* pairs x strands x 2 */
+    int32_t big;           /* 0: patterns <= SMALL_M, 1: longer ones */
+    uint64_t warp_min;     /* big: patterns of at least this many bases are the warp path's */
+    uint64_t *glob;        /* big: slot s at glob + s * glob_words */
+    uint64_t glob_words;
+    int32_t long_ends;     /* the search took the text ends long_end_omin(kn, ...) names */
+    gcore::route_knobs kn;
+};
+
+/* Item `item` = ((pair x strands) + strand) x 2 + end of a batch view (host
+ * or device pointers): its sequences as searched; live = 0 when the pair
+ * takes no partial occurrence at that end, or when kn != NULL and the
+ * search kernel's LONG path took it (the text end of the pairs
+ * gcore::long_end_omin() names: myers_long_core.cuh). */
+struct pitem_views {
+    gcore::pair_ref x;
+    uint32_t strand, end, omin;
+    int32_t sfloor;
+    int live;
+    gpuasm_seqview pv, tv;
+};
+
+HD pitem_views partial_views(const gpuasm_batch_view &v, uint32_t strands, uint64_t item,
+                             const gcore::route_knobs *kn)
+{
+    pitem_views e;
+    e.end = (uint32_t)(item & 1u);
+    e.strand = (uint32_t)((item >> 1) % strands);
+    e.x = gcore::pair_at(v, (item >> 1) / strands);
+    const gpuasm_pair &p = e.x.p;
+    e.omin = p.searched ? gpuasm_pair_overlap_min(&v.opt, p.read_is_pattern, p.m) : 0u;
+    e.sfloor = gpuasm_pair_partial_floor(&v.opt, p.read_is_pattern);
+    const uint32_t ends = gpuasm_partial_text_ends(&v.opt, p.read_is_pattern, e.strand);
+    e.live = e.omin && (ends & (1u << e.end));
+    if (e.live && kn && e.end == 0 &&
+        gcore::long_end_omin(*kn, v.opt, p.read_is_pattern, (uint32_t)p.m, p.k, (uint32_t)p.n, e.strand))
+        e.live = 0;
+    e.pv.p = e.x.pat;
+    e.pv.len = (uint32_t)p.m;
+    e.pv.rc = p.read_is_pattern && e.strand;
+    e.tv.p = e.x.txt;
+    e.tv.len = (uint32_t)p.n;
+    e.tv.rc = !p.read_is_pattern && e.strand;
+    return e;
+}
+
+/* The hit of an item's best partial occurrence (search.h). */
+__device__ __forceinline__ void partial_emit(dev_out &out, const pitem_views &e, const gpuasm_partial &b)
+{
+    out.emit_kind(e.x.r, e.x.t, e.end ? 0u : e.tv.len - 1u, b.dist, e.strand,
+                  e.end ? GPUASM_HIT_TEXT_START : GPUASM_HIT_TEXT_END, b.plen);
+}
+
+__device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t item, uint64_t *ws,
+                                             dev_out &out)
+{
+    const pitem_views e = partial_views(L.v, L.strands, item, L.long_ends ? &L.kn : NULL);
+    if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
+    const gpuasm_partial b = gpuasm_partial_best(&L.v.opt, e.omin, e.sfloor, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
+    if (b.plen) partial_emit(out, e, b);
+}
+
+__global__ void __launch_bounds__(PNT) k_partial_small(partial_launch L, dev_out out)
+{
+    uint64_t ws[SMALL_WORDS];
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t it = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; it < L.items; it += stride)
+        partial_item(L, it, ws, out);
+}
+
+__global__ void __launch_bounds__(PNT) k_partial_big(partial_launch L, uint64_t nslot, dev_out out)
+{
+    const uint64_t slot = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x;
+    if (slot >= nslot) return;
+    uint64_t *ws = L.glob + slot * L.glob_words;
+    for (uint64_t it = slot; it < L.items; it += nslot) partial_item(L, it, ws, out);
+}
+
+/* The warp path: items[0 .. n) of one R, taken from the queue *next. */
+struct pw_launch {
+    gpuasm_batch_view v;
+    uint32_t strands;
+    const uint64_t *items;
+    uint32_t n;
+    unsigned int *next;
+    uint8_t *rec;         /* two records of rec_cols per warp of the grid */
+    uint64_t rec_cols;
+};
+
+template <int R>
+__global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
+{
+    __shared__ uint32_t peq_all[PW_WARPS][16 * R * 32];
+    const unsigned FULL = 0xffffffffu;
+    const uint32_t g = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    uint8_t *rec_w = L.rec + ((uint64_t)blockIdx.x * PW_WARPS + warp) * 2 * L.rec_cols;
+    for (;;) {
+        uint32_t i = 0;
+        if (g == 0) i = atomicAdd(L.next, 1u);
+        i = __shfl_sync(FULL, i, 0);
+        if (i >= L.n) break;
+        const pitem_views e = partial_views(L.v, L.strands, L.items[i], NULL);   /* listed by pw_plan */
+        gcore::pw_item it;
+        gpuasm_partial best;
+        best.plen = 0;
+        best.dist = 0;
+        /* Uniform over the warp: every lane decodes the same item. */
+        if (gcore::pw_setup(it, &L.v.opt, e.omin, e.sfloor, e.pv, e.tv, (int)e.end)) {
+            int32_t base_e = 0;   /* D[a-1][W-2] above the strip */
+            const uint32_t ns = gcore::pw_strips(it.w32, R);
+            /* Strip s enters at column col0 from D = base (the cut-off:
+             * partial_warp.cuh); strips below one with no entry are skipped. */
+            uint32_t col0 = 0;
+            int32_t base = 0;
+            for (uint32_t s = 0; s < ns; ++s) {
+                const gcore::pw_strip sp = gcore::pw_strip_of(it, R, s, col0, base);
+                __syncwarp();   /* the last strip's walk (Peq reads) and records are done */
+                gcore::pw_build_peq<R>(peq_w, g, it, sp);
+                gcore::pw_lane<R> st;
+                gcore::pw_begin<R>(st);
+                __syncwarp();
+                const uint8_t *rin = s ? rec_w + (uint64_t)((s - 1u) & 1u) * L.rec_cols : NULL;
+                uint8_t *rout = rec_w + (uint64_t)(s & 1u) * L.rec_cols;
+                /* Lane 0's inputs (pw_in0) a block ahead: wavefront_in. */
+                const auto load = [&](uint32_t x) { return gcore::pw_in0(it, rin, col0 + x); };
+                uint32_t cur = load(g), nxt = load(32u + g), out = 0;
+                /* Steps where every lane computes (lane 0's column below
+                 * W - 1) run without tests (wavefront_steady), from 32 on
+                 * to a multiple of 32. */
+                const uint32_t t1 = it.W > col0 + 1u ? min(sp.steps, it.W - 1u - col0) & ~31u : 0u;
+                uint32_t t = 0;
+                if (t1 > 32u) {
+                    for (; t < 32u; ++t)
+                        out = gcore::pw_step<R>(st, peq_w, g, it, sp, t,
+                                                gcore::wavefront_in(cur, nxt, t, g, 32u, out, load), rout);
+                    uint8_t *rec = !sp.last && g == sp.lanes - 1u ? rout : NULL;
+                    gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, g, g, 32u, cur, nxt, out, 32u, t1, col0, load, rec);
+                    t = t1;
+                }
+                for (; t < sp.steps; ++t)
+                    out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, gcore::wavefront_in(cur, nxt, t, g, 32u, out, load),
+                                            rout);
+                /* The walk: the lanes' sums scanned (inclusive), then each
+                 * lane from the row above its first. */
+                const int32_t es = gcore::pw_sum<R>(st, it, sp, g);
+                int32_t ie = es;
+                for (uint32_t off = 1; off < 32u; off <<= 1) {
+                    const int32_t b = __shfl_up_sync(FULL, ie, off);
+                    if (g >= off) ie += b;
+                }
+                gcore::pw_walk<R>(st, peq_w, g, it, sp, &L.v.opt, gcore::pw_code(it, it.W - 1u),
+                                  base_e + ie - es, best);
+                base_e += __shfl_sync(FULL, ie, 31);
+                /* The next strip's entry, from the strip's record (its bottom
+                 * row's deltas, written by the bottom lane). */
+                if (sp.last) break;
+                __syncwarp();
+                uint32_t first;
+                int32_t first_d;
+                gcore::strip_entry_warp(rout, col0, it.W, gcore::pw_entry_d0(sp), it.kmax,
+                                        gcore::pw_entry_slope(it, sp), 1, g, 0, 32u, first, first_d);
+                if (first == gcore::PW_NONE) break;
+                col0 = first;
+                base = first_d;
+            }
+        }
+        for (uint32_t off = 16; off; off >>= 1) {
+            gpuasm_partial o;
+            o.plen = __shfl_xor_sync(FULL, best.plen, off);
+            o.dist = __shfl_xor_sync(FULL, best.dist, off);
+            gcore::pw_merge(best, o);
+        }
+        if (g == 0 && best.plen) partial_emit(out, e, best);
+    }
+}
+
+}  /* namespace */
+
+/* The warp path's items of a batch (edit mode, nt16, patterns over SMALL_M
+ * bases), by R, each list longest first.  Only pairs whose pattern can be
+ * that long are visited (a pattern of the SHORTER side is the shorter of
+ * the two). */
+static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_min, const gcore::route_knobs *kn,
+                    std::vector<uint64_t> lists[gcore::PW_RMAX + 1], uint64_t *maxw, double *cells)
+{
+    std::vector<uint32_t> lr, lt, all_r, all_t;
+    for (uint32_t r = 0; r < h.reads.n; ++r) {
+        all_r.push_back(r);
+        if (h.reads.off[r + 1] - h.reads.off[r] > SMALL_M) lr.push_back(r);
+    }
+    for (uint32_t t = 0; t < h.targets.n; ++t) {
+        all_t.push_back(t);
+        if (h.targets.off[t + 1] - h.targets.off[t] > SMALL_M) lt.push_back(t);
+    }
+    const int side = h.opt.pattern_side;
+    const std::vector<uint32_t> &rs = side == GPUASM_PATTERN_TARGET ? all_r : lr;
+    const std::vector<uint32_t> &ts = side == GPUASM_PATTERN_READ ? all_t : lt;
+    std::vector<std::pair<uint64_t, uint64_t> > cost[gcore::PW_RMAX + 1];
+    *maxw = 1;
+    *cells = 0;
+    for (uint32_t r : rs)
+        for (uint32_t t : ts) {
+            const uint64_t pair = (uint64_t)r * h.targets.n + t;
+            for (uint32_t s = 0; s < strands; ++s)
+                for (uint32_t end = 0; end < 2; ++end) {
+                    const uint64_t item = ((pair * strands) + s) * 2 + end;
+                    const pitem_views e = partial_views(h, strands, item, kn);
+                    if (!e.live || e.x.p.m <= SMALL_M || e.x.p.m < warp_min) continue;
+                    gcore::pw_item it;
+                    if (!gcore::pw_setup(it, &h.opt, e.omin, e.sfloor, e.pv, e.tv, (int)e.end)) continue;
+                    const uint32_t R = gcore::pw_pick_r(it.m, it.kmax);
+                    cost[R].push_back(std::make_pair((uint64_t)gcore::pw_strips(it.w32, R) * (it.W + 31u), item));
+                    *maxw = std::max<uint64_t>(*maxw, it.W);
+                    *cells += (double)it.m * it.W;
+                }
+        }
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
+        std::sort(cost[R].begin(), cost[R].end(),
+                  [](const std::pair<uint64_t, uint64_t> &a, const std::pair<uint64_t, uint64_t> &b) {
+                      return a.first != b.first ? a.first > b.first : a.second < b.second;
+                  });
+        lists[R].clear();
+        for (const auto &c : cost[R]) lists[R].push_back(c.second);
+    }
+}
+
+/* The warp path's launches (see the header comment). */
+static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t warp_min,
+                         const gcore::route_knobs *kn, double *cells, gpuasm_err *err)
+{
+    std::vector<uint64_t> lists[gcore::PW_RMAX + 1];
+    uint64_t maxw = 1;
+    pw_plan(b.host, strands, warp_min, kn, lists, &maxw, cells);
+    size_t total = 0;
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) total += lists[R].size();
+    if (total == 0) return 0;
+    /* One upload: the counters (one per R, 8 bytes apart), then the lists. */
+    std::vector<uint64_t> host(gcore::PW_RMAX + total, 0);
+    size_t at = gcore::PW_RMAX, off[gcore::PW_RMAX + 1];
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
+        off[R] = at;
+        std::copy(lists[R].begin(), lists[R].end(), host.begin() + at);
+        at += lists[R].size();
+    }
+    void *p = NULL;
+    int rc = kit_grow(b, SLOT_PW_LIST, host.size() * sizeof(uint64_t), &p, err);
+    if (rc < 0) return rc;
+    uint64_t *d = (uint64_t *)p;
+    /* `host` is pageable and dies with this call, and an async copy from
+     * pageable memory may still read it after returning: wait for it (the
+     * stream holds only the kernel before it; the GPU stays busy with that
+     * while this thread waits). */
+    KIT_CK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, b.stream));
+    KIT_CK(cudaStreamSynchronize(b.stream));
+    const uint64_t rec_cols = maxw + 1;
+    const uint64_t per_block = (uint64_t)PW_WARPS * 2 * rec_cols;
+    void *rec = NULL;
+    uint64_t most = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
+    most = std::min<uint64_t>(most, (uint64_t)b.sm_count * KIT_GRID_PER_SM);
+    /* One launch per strip width R, the widest first, each on a stream of
+     * its own (joined back into b.stream): one after the other, a width
+     * with few items (the widest: a few hundred warps of 10 kb patterns)
+     * left the GPU at 6% occupancy for its whole run (ncu: k_partial_warp<4>
+     * 14 ms on 51-66 blocks after <2>'s 52 ms).  Each launch has its own
+     * records (blocks x per_block bytes), so they can run at once. */
+    uint64_t blocks[gcore::PW_RMAX + 1] = { 0 }, rec_at[gcore::PW_RMAX + 1] = { 0 }, rec_bytes = 0;
+    int widths = 0;
+    for (uint32_t R = 1; R <= gcore::PW_RMAX; ++R) {
+        if (lists[R].empty()) continue;
+        blocks[R] = std::min<uint64_t>(most, (lists[R].size() + PW_WARPS - 1) / PW_WARPS);
+        rec_at[R] = rec_bytes;
+        rec_bytes += blocks[R] * per_block;
+        widths++;
+    }
+    if ((rc = kit_grow(b, SLOT_PW_REC, (size_t)rec_bytes, &rec, err)) < 0) return rc;
+    /* Widest first: launch 0 runs on b.stream, the others beside it
+     * (kit_fork). */
+    kit_fork f;
+    if ((rc = kit_fork_open(f, b.stream, (size_t)widths, err)) < 0) return rc;
+    size_t launch = 0;
+    for (uint32_t R = gcore::PW_RMAX; R >= 1; --R) {
+        if (lists[R].empty()) continue;
+        const cudaStream_t st = kit_fork_stream(f, launch++);
+        pw_launch L;
+        L.v = b.dev;
+        L.strands = strands;
+        L.items = d + off[R];
+        L.n = (uint32_t)lists[R].size();
+        L.next = (unsigned int *)(d + (R - 1));
+        L.rec = (uint8_t *)rec + rec_at[R];
+        L.rec_cols = rec_cols;
+        const unsigned nb = (unsigned)blocks[R];
+        KIT_CLEAR_ERR();
+        switch (R) {
+        case 1: k_partial_warp<1><<<nb, PNT, 0, st>>>(L, b.out); break;
+        case 2: k_partial_warp<2><<<nb, PNT, 0, st>>>(L, b.out); break;
+        case 3: k_partial_warp<3><<<nb, PNT, 0, st>>>(L, b.out); break;
+        case 4: k_partial_warp<4><<<nb, PNT, 0, st>>>(L, b.out); break;
+        case 5: k_partial_warp<5><<<nb, PNT, 0, st>>>(L, b.out); break;
+        default: k_partial_warp<6><<<nb, PNT, 0, st>>>(L, b.out); break;
+        }
+        KIT_CK_LAUNCH("k_partial_warp");
+    }
+    if ((rc = kit_fork_join(f, err)) < 0) return rc;
+    return 0;
+}
+
+/* The ends pass of batch b (cuda_launch.h).  Called by the backend after
+ * the kernel's launcher, on the same stream and hit output. */
+extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, int long_ends, double *cells,
+                                          gpuasm_err *err)
+{
+    *cells = 0;
+    const gpuasm_cuda_batch &b = *bp;
+    const uint32_t strands = (uint32_t)gpuasm_strands(&b.host.opt);
+    const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
+    if (npairs == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
+    partial_launch L;
+    L.v = b.dev;
+    L.hamming = hamming;
+    L.strands = strands;
+    L.items = npairs * strands * 2;
+    L.big = 0;
+    L.warp_min = UINT64_MAX;
+    L.glob = NULL;
+    L.glob_words = 0;
+    /* The myers kernel's LONG path took the text ends of its pairs (the
+     * same knobs as its launcher: myers_plan.h). */
+    L.long_ends = long_ends && !hamming;
+    L.kn = myers::knobs_of(*b.settings).kn;
+    const gcore::route_knobs *kn = L.long_ends ? &L.kn : NULL;
+    /* The longest pattern decides whether the long-pattern launch is needed
+     * and sizes its slots (a bound: the longest sequence of either set). */
+    uint64_t maxm = 0;
+    for (uint32_t r = 0; r < b.host.reads.n; ++r)
+        maxm = std::max<uint64_t>(maxm, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+    for (uint32_t t = 0; t < b.host.targets.n; ++t)
+        maxm = std::max<uint64_t>(maxm, b.host.targets.off[t + 1] - b.host.targets.off[t]);
+    int rc = kit_begin_kernels(b, err);
+    if (rc < 0) return rc;
+    const unsigned grid = (unsigned)std::min<uint64_t>((L.items + PNT - 1) / PNT,
+                                                       (uint64_t)b.sm_count * KIT_GRID_PER_SM);
+    KIT_CLEAR_ERR();
+    k_partial_small<<<grid, PNT, 0, b.stream>>>(L, b.out);
+    KIT_CK_LAUNCH("k_partial_small");
+    /* Longer patterns: a warp per item from warp_min bases on (edit mode,
+     * nt16; GPUASM_CUDA_ENDS_WARP_MIN), a thread per item below it. */
+    const uint64_t warp_min = !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16
+                                  ? (uint64_t)gpuasm_knob(b.settings->cuda_ends_warp_min, SMALL_M + 1)
+                                  : UINT64_MAX;
+    if (maxm >= warp_min && (rc = pw_launch_all(b, strands, warp_min, kn, cells, err)) < 0) return rc;
+    if (maxm > SMALL_M && warp_min > SMALL_M + 1) {
+        L.big = 1;
+        L.warp_min = warp_min;
+        L.glob_words = gpuasm_partial_ws_words((uint32_t)std::min<uint64_t>(maxm, UINT32_MAX));
+        const size_t slot_bytes = (size_t)L.glob_words * sizeof(uint64_t);
+        uint64_t nslot = std::max<uint64_t>(1, SCRATCH_BUDGET / slot_bytes);
+        nslot = std::min<uint64_t>(nslot, (uint64_t)b.sm_count * 1024);
+        nslot = std::min<uint64_t>(nslot, L.items);
+        void *p = NULL;
+        if ((rc = kit_grow(b, SLOT_PARTIAL, (size_t)nslot * slot_bytes, &p, err)) < 0) return rc;
+        L.glob = (uint64_t *)p;
+        KIT_CLEAR_ERR();
+        k_partial_big<<<(unsigned)((nslot + PNT - 1) / PNT), PNT, 0, b.stream>>>(L, nslot, b.out);
+        KIT_CK_LAUNCH("k_partial_big");
+    }
+    return 0;
+}

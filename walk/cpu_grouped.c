@@ -1,0 +1,441 @@
+/* SPDX-License-Identifier: MIT */
+/* cpu_grouped.c -- the CPU walk's grouped pairs (cpu_walk.h): a kernel
+ * whose twin runs in SIMD lanes (GPUASM_CAP_LANES: myers on nt16) takes a
+ * read's pairs in two groups instead of one by one (cpu_scan.c's top says
+ * which), behind the exact filters; a kernel behind the filters without
+ * lanes (GPUASM_CAP_CPU_FILTER: hamming) runs its twin on what they keep.
+ * Either way every pair gets exactly the scalar twin's positions.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels/partial.h"
+#include "search/cpu_simd.h"
+#include "search/nt16.h"
+#include "util/grow.h"
+#include "walk/cpu_walk.h"
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* ---- the grouped walk (myers on nt16) --------------------------------------- */
+
+void gpuasm_group_ws_free(group_ws *g)
+{
+    gpuasm_lanes_ws_free(&g->lanes);
+    gpuasm_myers_cols_free(&g->cols);
+    free(g->rpeq);
+    free(g->grp_a);
+    free(g->grp_b);
+    free(g->texts);
+    free(g->pats);
+    free(g->pat_t);
+    free(g->mark);
+    free(g->k_t);
+    free(g->in_a);
+    free(g->emark);
+    free(g->ebits);
+    free(g->ranges);
+    free(g->seeds);
+    free(g->marked);
+    free(g->in_b);
+    free(g->always_b);
+    free(g->bmark[0]);
+    free(g->bmark[1]);
+    free(g->ecand);
+    free(g->ealways);
+    gpuasm_ef_ws_free(&g->efws);
+}
+
+/* Emit of one verified range: positions of a text window starting at ws,
+ * kept when in [lo, hi] (the window's first m + k - 1 columns are its
+ * lead-in). */
+typedef struct range_emit {
+    walk *w;
+    uint64_t ws, lo;
+} range_emit;
+
+static void emit_in_range(void *ctx, uint64_t j, int32_t d)
+{
+    range_emit *r = ctx;
+    if (j + r->ws >= r->lo) emit_hit(r->w, j + r->ws, d);
+}
+
+/* Group A through the window index: only the end ranges the pigeonhole
+ * argument leaves (prefilter.h) are searched, each from m + k - 1 columns
+ * before it.  Returns 1 when done, 0 when the filter does not apply or
+ * would search more than a quarter of the text (the caller then scans
+ * everything), -1 when out of memory. */
+static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                               const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m,
+                               int32_t k, uint64_t total)
+{
+    if (++g->stamp_a == 0) {
+        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+        g->stamp_a = 1;
+    }
+    for (uint32_t i = 0; i < g->n_a; i++) g->in_a[g->grp_a[i]] = g->stamp_a;
+    const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
+                                            &g->ranges, &g->cap_ranges);
+    if (nr == -1) return -1;
+    g->cnt.index_declined++;   /* until it is used */
+    if (nr < 0) return 0;
+    const uint64_t lead = (uint64_t)m + (uint64_t)k - 1;
+    if (!gpuasm_tindex_pays(g->ranges, nr, lead, total, prep->lv_index)) return 0;
+    g->cnt.index_declined--;
+    g->cnt.index_strands++;
+    /* Many windows: in text lanes, one window a text (each starts fresh at
+     * its first column, as the scalar run below does, so the positions and
+     * D values are the same); the few positions before lo of each window
+     * are its lead-in and dropped. */
+    if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && nr >= 2 * gpuasm_simd_lanes(cfg->simd)) {
+        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, (size_t)nr, sizeof(*g->texts)) < 0) return -1;
+        for (int64_t i = 0; i < nr; i++) {
+            const gpuasm_end_range *r = &g->ranges[i];
+            const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
+            g->texts[i].code = targets->code + targets->off[r->target] + ws;
+            g->texts[i].n = r->hi + 1 - ws;
+        }
+        if (gpuasm_text_lanes(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)nr) < 0) return -1;
+        uint32_t cur = UINT32_MAX;
+        for (size_t i = 0; i < g->lanes.n_hit; i++) {
+            const gpuasm_lane_hit *h = &g->lanes.hit[i];
+            const gpuasm_end_range *r = &g->ranges[h->id];
+            if (r->target != cur) {
+                flush_hits(w);
+                w->cur.target = cur = r->target;
+                w->have_pending = 0;
+            }
+            const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
+            if (h->j + ws >= r->lo) emit_hit(w, h->j + ws, h->d);
+        }
+        flush_hits(w);
+        return w->oom ? -1 : 1;
+    }
+    for (int64_t i = 0; i < nr; i++) {
+        const gpuasm_end_range *r = &g->ranges[i];
+        const uint8_t *text = targets->code + targets->off[r->target];
+        if (i == 0 || g->ranges[i - 1].target != r->target) {
+            flush_hits(w);
+            w->cur.target = r->target;
+            w->have_pending = 0;
+        }
+        range_emit re = { w, r->lo > lead ? r->lo - lead : 0, r->lo };
+        if (gpuasm_myers_run_nt16(g->rpeq, m, text + re.ws, r->hi + 1 - re.ws, k, emit_in_range, &re,
+                                  &g->cols) < 0)
+            return -1;
+    }
+    flush_hits(w);
+    return w->oom ? -1 : 1;
+}
+
+/* Feed the lane kernel's hits (in (id, j) order) to the walk; id indexes
+ * tmap (the pairs' targets). */
+static void feed_lane_hits(walk *w, const gpuasm_lanes_ws *lw, const uint32_t *tmap)
+{
+    uint32_t cur = UINT32_MAX;
+    for (size_t i = 0; i < lw->n_hit; i++) {
+        const gpuasm_lane_hit *h = &lw->hit[i];
+        if (h->id != cur) {
+            flush_hits(w);
+            cur = h->id;
+            w->cur.target = tmap[cur];
+        }
+        emit_hit(w, h->j, h->d);
+    }
+    flush_hits(w);
+}
+
+/* One pair by the scalar twin's recurrence from a prebuilt PEq. */
+static int run_scalar(walk *w, group_ws *g, const uint64_t *peq, uint32_t m, const uint8_t *text,
+                      uint64_t n, int32_t k, uint32_t t)
+{
+    w->cur.target = t;
+    w->have_pending = 0;
+    int rc = gpuasm_myers_run_nt16(peq, m, text, n, k, emit_hit, w, &g->cols);
+    flush_hits(w);
+    return rc < 0 || w->oom ? -1 : 0;
+}
+
+/* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
+ * target in g->grp_a.  0 or -1 (out of memory). */
+int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k)
+{
+    const size_t words = gpuasm_myers_peq_words(m);
+    if (gpuasm_grow((void **)&g->rpeq, &g->rpeq_cap, words, sizeof(uint64_t)) < 0) return -1;
+    gpuasm_myers_peq_nt16(g->rpeq, rseq, m);
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < g->n_a; i++)
+        total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+    if (prep->has_tindex) {
+        const int r = walk_group_a_ranges(w, g, cfg, prep, targets, rseq, m, k, total);
+        if (r != 0) return r < 0 ? -1 : 0;
+    }
+    /* Text lanes pay m + k lead-in columns per piece and run the blocks
+     * below block 0 in scalar code: worth it with enough text per lane and
+     * k < 64 (block 0 then holds every cell <= k away from occurrences). */
+    const int L = gpuasm_simd_lanes(cfg->simd);
+    const uint64_t min_lane = cfg->lane_min > 0 ? (uint64_t)cfg->lane_min : 8 * ((uint64_t)m + (uint64_t)k);
+    if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && total >= (uint64_t)L * min_lane) {
+        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            const uint32_t t = g->grp_a[i];
+            g->texts[i].code = targets->code + targets->off[t];
+            g->texts[i].n = targets->off[t + 1] - targets->off[t];
+        }
+        if (gpuasm_text_lanes(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a) < 0) return -1;
+        feed_lane_hits(w, &g->lanes, g->grp_a);
+        return w->oom ? -1 : 0;
+    }
+    for (uint32_t i = 0; i < g->n_a; i++) {
+        const uint32_t t = g->grp_a[i];
+        if (run_scalar(w, g, g->rpeq, m, targets->code + targets->off[t],
+                       targets->off[t + 1] - targets->off[t], k, t) < 0)
+            return -1;
+    }
+    return 0;
+}
+
+/* Group B of one read strand: every target in g->grp_b is a pattern against
+ * rseq (n bases).  tw/tws: the twin, for targets without a prebuilt PEq. */
+int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const gpuasm_search_opt *opt, const uint8_t *rseq,
+                        uint64_t n, const gpuasm_twin *tw, void *tws)
+{
+    /* The filter's candidates: marked, or never filtered.  With many
+     * patterns (a primer panel) only the marked ones and the group's
+     * "always" ones are visited, in target order, not the whole group. */
+    int all = 1;
+    const uint32_t *cand = g->grp_b;
+    uint32_t n_cand = g->n_b;
+    if (prep->has_filter) {
+        if (++g->stamp == 0) {   /* stamps wrapped: clear the marks */
+            memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp = 1;
+        }
+        const int64_t nm = gpuasm_qfilter_mark_list(&prep->qf, rseq, n, g->mark, g->stamp, &g->marked,
+                                                    &g->cap_marked);
+        if (nm == -1) return -1;
+        all = nm < 0;
+        if (!all) {
+            uint32_t u = 0;
+            for (int64_t i = 0; i < nm; i++)
+                if (g->in_b[g->marked[i]] == g->stamp_b) g->marked[u++] = g->marked[i];
+            if (gpuasm_grow((void **)&g->marked, &g->cap_marked, (size_t)u + g->n_always_b, sizeof(uint32_t)) < 0)
+                return -1;
+            for (uint32_t i = 0; i < g->n_always_b; i++) g->marked[u++] = g->always_b[i];
+            if (u > 1) qsort(g->marked, u, sizeof(uint32_t), cmp_u32);   /* marked may be NULL when u == 0 */
+            g->cnt.pieces_dropped += g->n_b - u;
+            cand = g->marked;
+            n_cand = u;
+        }
+    }
+    /* Lane candidates: one word (<= 64 bases) from the front of g->pats,
+     * two words (65..128) from the back; joined narrow-first below. */
+    uint32_t np = 0, nw = 0;
+    const int lanes = cfg->simd > GPUASM_SIMD_SCALAR;
+    if (lanes && (gpuasm_grow((void **)&g->pats, &g->cap_pats, g->n_b, sizeof(*g->pats)) < 0 ||
+                  gpuasm_grow((void **)&g->pat_t, &g->cap_pat_t, g->n_b, sizeof(*g->pat_t)) < 0))
+        return -1;
+    for (uint32_t i = 0; i < n_cand; i++) {
+        const uint32_t t = cand[i];
+        if (prep->has_filter) g->cnt.pieces_kept++;
+        const uint8_t *pat = targets->code + targets->off[t];
+        const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
+        const int32_t k = g->k_t[t];
+        const uint64_t off = prep->peq_off[t];
+        if (off != UINT64_MAX && lanes && m <= 128) {
+            const uint32_t x = m <= 64 ? np++ : g->n_b - 1 - nw++;
+            g->pats[x].peq = prep->peq + off;
+            g->pats[x].m = m;
+            g->pats[x].k = k;
+            g->pat_t[x] = t;
+        } else if (off != UINT64_MAX) {
+            if (run_scalar(w, g, prep->peq + off, m, rseq, n, k, t) < 0) return -1;
+        } else {
+            gpuasm_twin_pair p = { pat, m, rseq, n, k, (uint64_t)t << 2 };
+            w->cur.target = t;
+            w->have_pending = 0;
+            int rc = tw->pair(tws, &p, emit_hit, w);
+            flush_hits(w);
+            if (rc < 0 || w->oom) return -1;
+        }
+    }
+    /* The two-word ones (stored backwards from the end) after the one-word
+     * ones, in target order. */
+    if (nw) {
+        memmove(g->pats + np, g->pats + (g->n_b - nw), nw * sizeof(*g->pats));
+        memmove(g->pat_t + np, g->pat_t + (g->n_b - nw), nw * sizeof(*g->pat_t));
+        for (uint32_t a = np, b = np + nw - 1; a < b; a++, b--) {
+            const gpuasm_lane_pattern x = g->pats[a];
+            g->pats[a] = g->pats[b];
+            g->pats[b] = x;
+            const uint32_t y = g->pat_t[a];
+            g->pat_t[a] = g->pat_t[b];
+            g->pat_t[b] = y;
+        }
+    }
+    np += nw;
+    if (np == 1) return run_scalar(w, g, g->pats[0].peq, g->pats[0].m, rseq, n, g->pats[0].k, g->pat_t[0]);
+    if (np > 1) {
+        if (gpuasm_pattern_lanes(cfg->simd, &g->lanes, g->pats, np, rseq, n) < 0) return -1;
+        feed_lane_hits(w, &g->lanes, g->pat_t);
+        if (w->oom) return -1;
+    }
+    return 0;
+}
+
+/* Hamming, one read strand: group A through the window index (end ranges
+ * without shifts, each window of m bases searched by the twin), group B
+ * through the target filter; pairs the filters cannot take run whole. */
+int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t rlen,
+                        int32_t k_read, const gpuasm_twin *tw, void *tws)
+{
+    /* twin.h: equal keys mean an identical pattern (the twin caches by it) */
+    const uint64_t read_key = ((uint64_t)w->cur.read << 2) | ((uint64_t)w->cur.strand << 1) | 1;
+    int64_t nr = -2;
+    if (g->n_a && prep->has_tindex) {
+        if (++g->stamp_a == 0) {
+            memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp_a = 1;
+        }
+        uint64_t total = 0;
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            g->in_a[g->grp_a[i]] = g->stamp_a;
+            total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+        }
+        nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, rlen, k_read, 1, g->in_a, g->stamp_a,
+                                  &g->ranges, &g->cap_ranges);
+        if (nr == -1) return -1;
+        uint64_t cost = 0;
+        for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;
+        if (nr >= 0 && cost > total / 4 && prep->lv_index < 2) nr = -2;
+        if (nr >= 0) g->cnt.index_strands++; else g->cnt.index_declined++;
+    }
+    if (nr >= 0) {
+        for (int64_t i = 0; i < nr; i++) {
+            const gpuasm_end_range *r = &g->ranges[i];
+            if (i == 0 || g->ranges[i - 1].target != r->target) {
+                flush_hits(w);
+                w->cur.target = r->target;
+                w->have_pending = 0;
+            }
+            /* windows ending in [lo, hi] start at lo - (m - 1) .. */
+            range_emit re = { w, r->lo >= rlen - 1 ? r->lo - (rlen - 1) : 0, r->lo };
+            gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[r->target] + re.ws,
+                                   r->hi + 1 - re.ws, k_read, read_key };
+            if (tw->pair(tws, &p, emit_in_range, &re) < 0) return -1;
+        }
+        flush_hits(w);
+    } else {
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            const uint32_t t = g->grp_a[i];
+            gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[t],
+                                   targets->off[t + 1] - targets->off[t], k_read, read_key };
+            w->cur.target = t;
+            w->have_pending = 0;
+            if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
+            flush_hits(w);
+        }
+    }
+    /* Group B: the windows the target filter fixes are counted one by one
+     * (D is then known there and > k everywhere else); targets the filter
+     * does not take, or a text it cannot filter, run whole. */
+    int64_t ns = -2;
+    if (g->n_b && prep->has_filter) {
+        ns = gpuasm_qfilter_seeds(&prep->qf, rseq, rlen, &g->seeds, &g->cap_seeds);
+        if (ns == -1) return -1;
+        if (++g->stamp == 0) {
+            memset(g->mark, 0, (size_t)targets->n * sizeof(uint32_t));
+            g->stamp = 1;
+        }
+        for (uint32_t i = 0; i < g->n_b; i++) g->mark[g->grp_b[i]] = g->stamp;   /* in group B */
+    }
+    uint32_t cur = UINT32_MAX;   /* the pair w->cur is set to */
+    uint64_t kept = 0;           /* filtered targets with a window to count */
+    for (int64_t i = 0; i < ns; i++) {
+        const gpuasm_seed *sd = &g->seeds[i];
+        const uint32_t t = sd->target;
+        if (g->mark[t] != g->stamp || prep->qf.always[t]) continue;
+        const uint8_t *pat = targets->code + targets->off[t];
+        const uint32_t m = (uint32_t)(targets->off[t + 1] - targets->off[t]);
+        if (sd->start < 0 || (uint64_t)sd->start + m > rlen) continue;
+        if (t != cur) {
+            flush_hits(w);
+            w->cur.target = cur = t;
+            w->have_pending = 0;
+            kept++;
+        }
+        const int32_t k = g->k_t[t];
+        int32_t d = 0;
+        for (uint32_t x = 0; x < m && d <= k; x++) d += (pat[x] & rseq[sd->start + x]) == 0;
+        if (d <= k) emit_hit(w, (uint64_t)sd->start + m - 1, d);
+    }
+    flush_hits(w);
+    uint64_t filtered = 0;   /* group B's targets the filter took: kept above, or dropped */
+    for (uint32_t i = 0; i < g->n_b; i++) {
+        const uint32_t t = g->grp_b[i];
+        if (ns >= 0 && !prep->qf.always[t]) {   /* counted above */
+            filtered++;
+            continue;
+        }
+        if (prep->has_filter) g->cnt.pieces_kept++;
+        gpuasm_twin_pair p = { targets->code + targets->off[t], (uint32_t)(targets->off[t + 1] - targets->off[t]),
+                               rseq, rlen, g->k_t[t], (uint64_t)t << 2 };
+        w->cur.target = t;
+        w->have_pending = 0;
+        if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
+        flush_hits(w);
+    }
+    g->cnt.pieces_kept += kept;
+    g->cnt.pieces_dropped += filtered - kept;
+    return w->oom ? -1 : 0;
+}
+
+/* The ends a candidate of gpuasm_ends_candidates() may have (partial_hits' allow);
+ * valid for the stamp gpuasm_ends_candidates() last set). */
+uint32_t gpuasm_ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t)
+{
+    const uint32_t a = prep->ef.always[t];
+    return (uint32_t)((a & 1u) || g->bmark[0][t] == g->bstamp) |
+           (uint32_t)(((a & 2u) || g->bmark[1][t] == g->bstamp) << 1);
+}
+
+/* The ends filter for group B of one read strand (ends_filter.h): the
+ * targets whose ends pass may find something, in target order, in
+ * g->ecand; which ends each may have is in g->bmark and ef.always
+ * (gpuasm_ends_allowed()).  The items of the other targets that take partial
+ * occurrences are counted as skipped here (partial_hits() counts the
+ * candidates').  Returns their number, -2 when the strand cannot be
+ * filtered (every target runs), or -1 when out of memory. */
+int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                               const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand)
+{
+    const uint32_t ends = gpuasm_partial_text_ends(opt, 0, strand);
+    const uint64_t per = (uint64_t)__builtin_popcount(ends);
+    if (++g->bstamp == 0) {   /* stamps wrapped: clear the marks */
+        memset(g->bmark[0], 0, (size_t)targets->n * sizeof(uint32_t));
+        memset(g->bmark[1], 0, (size_t)targets->n * sizeof(uint32_t));
+        g->bstamp = 1;
+    }
+    const int64_t nm = gpuasm_efilter_mark(&prep->ef, rseq, n, ends, g->bmark, g->bstamp, &g->ecand,
+                                           &g->cap_ecand, &g->efws);
+    if (nm == -1) return -1;
+    if (nm < 0) return -2;
+    /* the marked targets of group B, then its "always" ones, each once */
+    uint32_t u = 0;
+    for (int64_t i = 0; i < nm; i++) {
+        const uint32_t t = g->ecand[i];
+        if (g->in_b[t] == g->stamp_b && !prep->ef.always[t]) g->ecand[u++] = t;
+    }
+    if (gpuasm_grow((void **)&g->ecand, &g->cap_ecand, (size_t)u + g->n_ealways, sizeof(uint32_t)) < 0) return -1;
+    for (uint32_t i = 0; i < g->n_ealways; i++) g->ecand[u++] = g->ealways[i];
+    if (u > 1) qsort(g->ecand, u, sizeof(uint32_t), cmp_u32);
+    g->cnt.ends_skipped += (uint64_t)(g->n_b_partial - u) * per;   /* every candidate takes them */
+    return u;
+}

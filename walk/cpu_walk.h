@@ -1,0 +1,162 @@
+/* SPDX-License-Identifier: MIT */
+/* cpu_walk.h -- what the CPU pair walk's units share (internal to walk/):
+ * the walk's state and its local-minimum filter, the per-run tables
+ * (struct gpuasm_cpu_prep: cpu_scan.h is its outside), and the grouped
+ * walk of a kernel whose twin runs in SIMD lanes (cpu_grouped.c;
+ * registry.h: GPUASM_CAP_LANES) or behind the pigeonhole filters
+ * (GPUASM_CAP_CPU_FILTER).  cpu_scan.c runs them.
+ */
+#ifndef GPUASM_CPU_WALK_H
+#define GPUASM_CPU_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "kernels/myers/myers_cpu.h"
+#include "kernels/myers/myers_lanes.h"
+#include "kernels/twin.h"
+#include "search/search.h"
+#include "walk/cpu_scan.h"
+#include "walk/ends_filter.h"
+#include "walk/prefilter.h"
+
+/* ---- the walk ------------------------------------------------------------------ */
+
+/* The walk's state, on gpuasm_cpu_scan()'s stack. */
+typedef struct walk {
+    gpuasm_hits *out;
+    gpuasm_endhit cur;      /* read/target/strand of the pair being run */
+    int oom;
+    /* Local-minimum filter (search.h): the last position seen with D <= k,
+     * held until its right neighbour is known. */
+    int have_pending, pending_left_ok;
+    uint64_t pending_j;
+    int32_t pending_d;
+} walk;
+
+static inline void push_hit(walk *w, uint64_t j, int32_t d)
+{
+    gpuasm_endhit e = w->cur;
+    e.end = (uint32_t)j;
+    e.dist = d;
+    if (gpuasm_hits_push(w->out, e) < 0) w->oom = 1;
+}
+
+/* Positions arrive in increasing j, only those with D <= k; a position
+ * missing between two arrivals had D > k.  So j is a local minimum iff
+ * j-1 did not arrive or had a larger D, and j+1 did not arrive or has a D
+ * at least as large. */
+static inline void emit_hit(void *ctx, uint64_t j, int32_t d)
+{
+    walk *w = ctx;
+    int left_ok = 1;
+    if (w->have_pending && w->pending_j + 1 == j) {
+        left_ok = w->pending_d > d;
+        if (w->pending_left_ok && d >= w->pending_d) push_hit(w, w->pending_j, w->pending_d);
+    } else if (w->have_pending && w->pending_left_ok) {
+        push_hit(w, w->pending_j, w->pending_d);
+    }
+    w->have_pending = 1;
+    w->pending_left_ok = left_ok;
+    w->pending_j = j;
+    w->pending_d = d;
+}
+
+static inline void flush_hits(walk *w)
+{
+    if (w->have_pending && w->pending_left_ok) push_hit(w, w->pending_j, w->pending_d);
+    w->have_pending = 0;
+}
+
+/* ---- the per-run tables (cpu_scan.h) ------------------------------------------ */
+
+/* The ends pass of a target of <= 64 bases as the pattern from per-run
+ * word tables (cpu_scan.c). */
+typedef struct ends_word ends_word;
+
+struct gpuasm_cpu_prep {
+    const gpuasm_seqset *targets;
+    uint32_t n_targets;
+    gpuasm_search_opt opt;
+    int grouped;           /* myers on nt16: the grouped walk */
+    uint64_t *peq;         /* PEq words of the targets that have one */
+    uint64_t *peq_off;     /* [n_targets] offset into peq, UINT64_MAX: none */
+    int has_filter;
+    gpuasm_qfilter qf;      /* targets as patterns */
+    int has_tindex;
+    gpuasm_tindex tx;       /* reads as patterns */
+    int has_efilter;
+    gpuasm_efilter ef;      /* the ends pass of targets as patterns (ends_filter.h) */
+    ends_word *ew;          /* [n_targets] the ends pass of targets of <= 128 bases as
+                             * patterns (edit mode), or NULL; m == 0: none for this one */
+    /* --filter (search.h) with the GPUASM_CPU_PREFILTER knob: per filter,
+     * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
+    int lv_pieces, lv_index;
+    char desc[200];         /* what the filters are, for --stats and --verbosity 4 */
+    double index_s;         /* wall seconds of the index's build */
+};
+
+/* ---- the grouped walk (cpu_grouped.c) ----------------------------------------- */
+
+/* Scratch of one gpuasm_cpu_scan() call for the grouped walk. */
+typedef struct group_ws {
+    gpuasm_lanes_ws lanes;
+    gpuasm_myers_cols cols;
+    uint64_t *rpeq;                 /* the read strand's PEq */
+    size_t rpeq_cap;
+    uint32_t *grp_a, *grp_b;        /* this read's targets: A read is pattern, B target is */
+    size_t cap_a, cap_b;
+    uint32_t n_a, n_b;
+    gpuasm_lane_text *texts;        /* group A as lane texts */
+    size_t cap_texts;
+    gpuasm_lane_pattern *pats;      /* group B candidates of <= 64 bases */
+    uint32_t *pat_t;                /* their targets */
+    size_t cap_pats, cap_pat_t;
+    uint32_t *mark;                 /* prefilter marks, [n_targets] */
+    uint32_t stamp;
+    int32_t *k_t;                   /* k of each target as the pattern */
+    uint32_t *in_a, stamp_a;        /* group A membership for the window index */
+    uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
+    uint32_t ends_L, ends_W;        /* their pieces and windows for the read length of the groups */
+    uint64_t *ebits;                /* gpuasm_end_bits() for ebits_W, or NULL: not worth it */
+    uint32_t ebits_W;
+    gpuasm_end_range *ranges;       /* group A's end ranges */
+    size_t cap_ranges;
+    gpuasm_seed *seeds;             /* hamming, group B: the windows to count */
+    size_t cap_seeds;
+    gpuasm_scan_stats cnt;          /* what the filters did (index_*, pieces_*) */
+    uint32_t *marked;               /* group B: targets the pieces filter marked, then the candidates */
+    size_t cap_marked;
+    uint32_t *in_b, stamp_b;        /* group B membership (== stamp_b), for the read length of the groups */
+    uint32_t *always_b, n_always_b; /* group B's targets the filter never drops */
+    size_t cap_always_b;
+    /* the ends filter (ends_filter.h): marks per end, the candidates */
+    uint32_t *bmark[2], bstamp;
+    uint32_t *ecand;
+    size_t cap_ecand;
+    uint32_t *ealways, n_ealways;   /* group B's targets "always" at some end */
+    uint32_t n_b_partial;           /* group B's targets that take partial occurrences (omin > 0) */
+    size_t cap_ealways;
+    gpuasm_ef_ws efws;
+} group_ws;
+
+void gpuasm_group_ws_free(group_ws *g);
+
+/* Group A of a read strand (the targets it is the pattern of: reads
+ * against genomes), group B (the targets that are patterns against it:
+ * adapters), both groups of a kernel behind the filters without lanes
+ * (hamming); the ends filter's candidates of group B and the ends each
+ * may have.  cpu_grouped.c says more at each. */
+int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k);
+int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const gpuasm_search_opt *opt, const uint8_t *rseq,
+                        uint64_t n, const gpuasm_twin *tw, void *tws);
+int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t rlen, int32_t k_read,
+                        const gpuasm_twin *tw, void *tws);
+int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                               const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand);
+uint32_t gpuasm_ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t);
+
+#endif

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* ends_filter.c -- the exact candidate filter of the ends pass (see
+ * ends_filter.h for the rules and the proof). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk/ends_filter.h"
+#include "util/grow.h"
+#include "walk/qkey.h"
+#include "kernels/registry.h"
+
+/* Row of a key of q bases (1 <= q <= 8): keys of q bases from q_base(q)
+ * on, q_base(q) = 4 + 16 + .. + 4^(q-1). */
+static inline uint32_t q_base(int q) { return gpuasm_qkey_base(1, q); }
+#define EF_ROWS (q_base(GPUASM_EF_Q + 1))
+
+static int clean(const uint8_t *s, uint32_t len)
+{
+    for (uint32_t i = 0; i < len; i++)
+        if (gpuasm_base2[s[i] & 15] < 0) return 0;
+    return 1;
+}
+
+typedef struct { uint32_t row, t; } x_pair;
+typedef struct { uint32_t row; gpuasm_ef_piece e; } p_pair;
+
+typedef struct {
+    x_pair *x;
+    size_t nx, cap_x;
+    p_pair *p;
+    size_t np, cap_p;
+} build_vec;
+
+void gpuasm_efilter_free(gpuasm_efilter *f)
+{
+    free(f->always);
+    free(f->filtered);
+    free(f->roff);
+    free(f->rcode);
+    for (int e = 0; e < 2; e++) {
+        free(f->xstart[e]);
+        free(f->xids[e]);
+        free(f->pstart[e]);
+        free(f->pent[e]);
+        free(f->ppresent[e]);
+    }
+    memset(f, 0, sizeof *f);
+}
+
+#define EF_SPAN 2
+
+/* The rules of pattern q (m bases, k_p of opt) at one end into v.
+ * Returns 1 when they cannot all be keyed (the target is "always" there;
+ * v is left as it was), 0, or -1 when out of memory. */
+static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const uint8_t *q, uint32_t m,
+                     uint32_t omin, const gpuasm_search_opt *opt, int hamming)
+{
+    const size_t nx0 = v->nx, np0 = v->np;
+    uint32_t p = omin;
+    while (p < m) {
+        const int32_t c = gpuasm_partial_kf(opt, opt->partial_floor, p, m);
+        if (c < 0 || (int64_t)c >= (int64_t)p) {   /* never acceptable */
+            p++;
+            continue;
+        }
+        uint32_t hi = p;
+        /* With differences, a range of lengths shares its pieces (cut from
+         * its shortest length) and their windows (as wide as the range):
+         * ranges of EF_SPAN lengths keep both tight, at more table entries
+         * (the shortest lengths, at the floor, pass most often). */
+        while (hi + 1 < m && gpuasm_partial_kf(opt, opt->partial_floor, hi + 1, m) == c &&
+               (c == 0 || hi + 1 < p + EF_SPAN))
+            hi++;
+        const uint32_t lo = p;
+        p = hi + 1;
+        if (c == 0) {
+            /* exact: (p', Q[0 .. p')) for p' <= 8 */
+            for (uint32_t x = lo; x <= hi && x <= GPUASM_EF_Q; x++) {
+                const int64_t key = gpuasm_qkey(q, (int)x);
+                if (key < 0) goto always;
+                if (gpuasm_grow((void **)&v->x, &v->cap_x, v->nx + 1, sizeof(*v->x)) < 0) return -1;
+                v->x[v->nx].row = q_base((int)x) + (uint32_t)key;
+                v->x[v->nx++].t = t;
+                f->x_used[e] |= 1u << x;
+                if (x > f->dmax[e]) f->dmax[e] = x;
+            }
+            if (hi <= GPUASM_EF_Q) continue;
+            /* one piece Q[0 .. a) starting d in [a, hi] bases before the end */
+            const uint32_t a = lo > GPUASM_EF_Q + 1 ? lo : GPUASM_EF_Q + 1;
+            if (!clean(q, a)) goto always;
+            if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
+            v->p[v->np].row = q_base(GPUASM_EF_Q) + (uint32_t)gpuasm_qkey(q, GPUASM_EF_Q);
+            v->p[v->np++].e = (gpuasm_ef_piece){ t, 0, (uint16_t)a, (uint16_t)a, (uint16_t)hi };
+            f->p_used[e] |= 1u << GPUASM_EF_Q;
+            if (hi > f->dmax[e]) f->dmax[e] = hi;
+            continue;
+        }
+        /* c + 1 pieces of a bases cut from Q[0 .. lo) */
+        const uint32_t a = lo / ((uint32_t)c + 1u);
+        if (a < GPUASM_EF_AMIN) goto always;
+        const int qk = a < GPUASM_EF_Q ? (int)a : GPUASM_EF_Q;
+        const int64_t sh = hamming ? 0 : c;
+        for (uint32_t j = 0; j <= (uint32_t)c; j++) {
+            const uint32_t s = j * a;
+            if (!clean(q + s, a)) goto always;
+            int64_t dlo = (int64_t)lo - s - sh, dhi = (int64_t)hi - s + sh;
+            if (dlo < (int64_t)a) dlo = a;   /* the piece lies inside the text */
+            if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
+            v->p[v->np].row = q_base(qk) + (uint32_t)gpuasm_qkey(q + s, qk);
+            v->p[v->np++].e = (gpuasm_ef_piece){ t, (uint16_t)s, (uint16_t)a, (uint16_t)dlo, (uint16_t)dhi };
+            f->p_used[e] |= 1u << qk;
+            if ((uint64_t)dhi > f->dmax[e]) f->dmax[e] = (uint32_t)dhi;
+        }
+    }
+    return 0;
+always:
+    v->nx = nx0;
+    v->np = np0;
+    return 1;
+}
+
+/* Rows of v in CSR form: start[EF_ROWS + 1], the ids / entries by row. */
+static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
+{
+    const uint32_t rows = EF_ROWS;
+    f->xstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
+    f->pstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
+    f->xids[e] = malloc((v->nx ? v->nx : 1) * sizeof(uint32_t));
+    f->pent[e] = malloc((v->np ? v->np : 1) * sizeof(gpuasm_ef_piece));
+    f->ppresent[e] = calloc((size_t)rows / 64 + 1, sizeof(uint64_t));
+    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->ppresent[e]) return -1;
+    for (size_t i = 0; i < v->np; i++) f->ppresent[e][v->p[i].row / 64] |= (uint64_t)1 << (v->p[i].row % 64);
+    for (size_t i = 0; i < v->nx; i++) f->xstart[e][v->x[i].row + 1]++;
+    for (size_t i = 0; i < v->np; i++) f->pstart[e][v->p[i].row + 1]++;
+    for (uint32_t r = 0; r < rows; r++) {
+        f->xstart[e][r + 1] += f->xstart[e][r];
+        f->pstart[e][r + 1] += f->pstart[e][r];
+    }
+    /* counting sort, stable: target order within a row */
+    uint32_t *fill = malloc((size_t)rows * sizeof(uint32_t));
+    if (!fill) return -1;
+    memcpy(fill, f->xstart[e], (size_t)rows * sizeof(uint32_t));
+    for (size_t i = 0; i < v->nx; i++) f->xids[e][fill[v->x[i].row]++] = v->x[i].t;
+    memcpy(fill, f->pstart[e], (size_t)rows * sizeof(uint32_t));
+    for (size_t i = 0; i < v->np; i++) f->pent[e][fill[v->p[i].row]++] = v->p[i].e;
+    free(fill);
+    f->n_entries += v->nx + v->np;
+    return 0;
+}
+
+int gpuasm_efilter_build(gpuasm_efilter *f, const gpuasm_seqset *targets, const gpuasm_search_opt *opt)
+{
+    memset(f, 0, sizeof *f);
+    build_vec v[2];
+    memset(v, 0, sizeof v);
+    const uint32_t nt = targets->n;
+    const int hamming = gpuasm_search_mode(opt) == GPUASM_MODE_HAMMING;
+    f->n_targets = nt;
+    f->targets = targets;
+    f->always = calloc(nt ? nt : 1, 1);
+    f->filtered = calloc(nt ? nt : 1, 1);
+    f->roff = malloc((nt ? nt : 1) * sizeof(uint64_t));
+    if (!f->always || !f->filtered || !f->roff) goto oom;
+    uint64_t rbases = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t m = targets->off[t + 1] - targets->off[t];
+        f->roff[t] = UINT64_MAX;
+        if (!gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;   /* never a pattern */
+        if (!gpuasm_pair_overlap_min(opt, 0, m)) continue;                  /* no partial occurrences */
+        if (m > GPUASM_EF_MAX_M) continue;
+        f->roff[t] = rbases;
+        rbases += m;
+    }
+    f->rcode = malloc(rbases ? rbases : 1);
+    if (!f->rcode) goto oom;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t m = targets->off[t + 1] - targets->off[t];
+        if (!gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;
+        const uint32_t omin = gpuasm_pair_overlap_min(opt, 0, m);
+        if (!omin) continue;
+        f->filtered[t] = 1;
+        if (m > GPUASM_EF_MAX_M) {
+            f->always[t] = 3;
+            continue;
+        }
+        const uint8_t *p = targets->code + targets->off[t];
+        uint8_t *r = f->rcode + f->roff[t];
+        for (uint64_t i = 0; i < m; i++) r[i] = p[m - 1 - i];
+        for (int e = 0; e < 2; e++) {
+            const int rc = end_rules(&v[e], f, e, t, e ? r : p, (uint32_t)m, omin, opt, hamming);
+            if (rc < 0) goto oom;
+            if (rc) f->always[t] |= (uint8_t)(1u << e);
+        }
+        if (f->always[t] != 3) f->n_filtered++;
+    }
+    for (int e = 0; e < 2; e++)
+        if (to_rows(f, e, &v[e]) < 0) goto oom;
+    for (int e = 0; e < 2; e++) {
+        free(v[e].x);
+        free(v[e].p);
+    }
+    return 0;
+oom:
+    for (int e = 0; e < 2; e++) {
+        free(v[e].x);
+        free(v[e].p);
+    }
+    gpuasm_efilter_free(f);
+    return -1;
+}
+
+void gpuasm_ef_ws_free(gpuasm_ef_ws *ws)
+{
+    free(ws->tail);
+    memset(ws, 0, sizeof *ws);
+}
+
+typedef struct {
+    uint32_t **mark, stamp;
+    uint32_t **list;
+    size_t *cap, n;
+} mark_ctx;
+
+static int mark_one(mark_ctx *c, int e, uint32_t t)
+{
+    if (c->mark[e][t] == c->stamp) return 0;
+    c->mark[e][t] = c->stamp;
+    if (e == 1 && c->mark[0][t] == c->stamp) return 0;   /* listed at the end */
+    if (gpuasm_grow((void **)c->list, c->cap, c->n + 1, sizeof(uint32_t)) < 0) return -1;
+    (*c->list)[c->n++] = t;
+    return 0;
+}
+
+int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64_t n, uint32_t ends,
+                            uint32_t *mark[2], uint32_t stamp, uint32_t **list, size_t *cap,
+                            gpuasm_ef_ws *ws)
+{
+    mark_ctx c = { mark, stamp, list, cap, 0 };
+    for (int e = 0; e < 2; e++) {
+        if (!(ends >> e & 1u)) continue;
+        const uint32_t L = (uint32_t)(n < f->dmax[e] ? n : f->dmax[e]);
+        if (!L) continue;
+        if (gpuasm_grow((void **)&ws->tail, &ws->cap_tail, L, 1) < 0) return -1;
+        /* the text as the rules see it: its last L bases, or its first L
+         * reversed (the text start) */
+        uint8_t *tail = ws->tail;
+        for (uint32_t i = 0; i < L; i++) {
+            const uint8_t x = e ? text[L - 1 - i] : text[n - L + i];
+            if (gpuasm_base2[x & 15] < 0 && (x & 15) != 0) return -2;   /* matches several bases */
+            tail[i] = x;
+        }
+        /* exact rule: the text's last p bases against the patterns' first p */
+        uint32_t key = 0;
+        for (uint32_t p = 1; p <= L && p <= GPUASM_EF_Q; p++) {
+            const int b = gpuasm_base2[tail[L - p] & 15];
+            if (b < 0) break;   /* N: no longer suffix matches */
+            key |= (uint32_t)b << (2 * (p - 1));
+            if (!(f->x_used[e] >> p & 1)) continue;
+            const uint32_t row = q_base((int)p) + key;
+            for (uint32_t i = f->xstart[e][row]; i < f->xstart[e][row + 1]; i++)
+                if (mark_one(&c, e, f->xids[e][i]) < 0) return -1;
+        }
+        /* piece rule: every window of q single bases, d bases before the end */
+        if (!f->p_used[e]) continue;
+        const gpuasm_seqset *tg = f->targets;
+        key = 0;
+        uint32_t run = 0;
+        for (uint32_t j = 0; j < L; j++) {
+            const int b = gpuasm_base2[tail[j] & 15];
+            if (b < 0) {
+                run = 0;
+                continue;
+            }
+            key = (key << 2) | (uint32_t)b;   /* the top bits fall off: masked below */
+            if (++run < GPUASM_EF_AMIN) continue;
+            for (uint32_t q = GPUASM_EF_AMIN; q <= GPUASM_EF_Q && q <= run; q++) {
+                if (!(f->p_used[e] >> q & 1)) continue;
+                const uint32_t row = q_base((int)q) + (key & (((uint32_t)1 << (2 * q)) - 1));
+                /* most windows stop at this bit (an L1-sized table) */
+                if (!(f->ppresent[e][row / 64] >> (row % 64) & 1)) continue;
+                const uint32_t x = j + 1 - q, d = L - x;
+                for (uint32_t i = f->pstart[e][row]; i < f->pstart[e][row + 1]; i++) {
+                    const gpuasm_ef_piece *pe = &f->pent[e][i];
+                    if (d < pe->dlo || d > pe->dhi) continue;
+                    if (c.mark[e][pe->t] == stamp) continue;
+                    const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : tg->code + tg->off[pe->t];
+                    uint32_t y = q;
+                    while (y < pe->a && (qc[pe->s + y] & tail[x + y])) y++;
+                    if (y == pe->a && mark_one(&c, e, pe->t) < 0) return -1;
+                }
+            }
+        }
+    }
+    return (int64_t)c.n;
+}

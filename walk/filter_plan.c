@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: MIT */
+/* filter_plan.c -- the candidate windows of a batch (filter_plan.h).
+ *
+ * The plan runs on the host, in threads over chunks of reads: looking up a
+ * read strand's pieces is a few hundred random reads of the index, which
+ * host threads do well, while the GPU gets only the verification, its
+ * dense part (NOTES.md, issue #16).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk/filter_plan.h"
+#include "util/thread_error.h"
+#include "util/grow.h"
+#include "search/nt16.h"
+#include "walk/prefilter.h"
+#include "kernels/registry.h"
+
+/* Columns a segment reports when a text is searched whole. */
+#define PLAN_SEG 4096u
+#define PLAN_MAX_SEGS 256u
+/* Planning threads at most (one plan_build). */
+#define PLAN_MAX_THREADS 256
+
+int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                        const gpuasm_search_opt *opt)
+{
+    const gpuasm_kernel_desc *k = gpuasm_kernel_get(opt->kernel);
+    if (!k || !(k->caps & GPUASM_CAP_GPU_FILTER) || opt->alphabet != GPUASM_ALPHABET_NT16 ||
+        opt->filter == GPUASM_FILTER_OFF)
+        return 0;
+    /* Every searched pair's pattern within GPUASM_PLAN_MAX_M, decided from
+     * the longest read and target (on the safe side: a batch that might
+     * hold a longer pattern runs exhaustively). */
+    uint64_t rmax = 0, tmax = 0, tmax_searched = 0;
+    for (uint32_t r = 0; r < reads->n; r++)
+        if (reads->off[r + 1] - reads->off[r] > rmax) rmax = reads->off[r + 1] - reads->off[r];
+    for (uint32_t t = 0; t < targets->n; t++) {
+        const uint64_t tl = targets->off[t + 1] - targets->off[t];
+        if (tl > tmax) tmax = tl;
+        /* searched with the longest read: the pair rule only grows with n */
+        if (tl > tmax_searched && gpuasm_pair_searched(tl, gpuasm_pair_k(opt, tl), rmax)) tmax_searched = tl;
+    }
+    switch (opt->pattern_side) {
+    case GPUASM_PATTERN_READ: return rmax <= GPUASM_PLAN_MAX_M;
+    case GPUASM_PATTERN_TARGET: return tmax_searched <= GPUASM_PLAN_MAX_M;
+    default: return rmax <= GPUASM_PLAN_MAX_M || tmax <= GPUASM_PLAN_MAX_M;
+    }
+}
+
+/* One planning thread's scratch, kept in the plan from build to build:
+ * its windows and counts, the read's reverse complement, the stamps of
+ * the targets in group A (in_a) and marked by the pieces filter (mark),
+ * group A's list and the index's end ranges. */
+typedef struct gpuasm_plan_ws {
+    gpuasm_plan out;        /* this share's windows and counts (its ws unused) */
+    uint8_t *rc;
+    size_t rc_cap;
+    uint32_t *in_a, *mark, stamp_a, stamp;
+    uint32_t nt_cap;        /* in_a, mark: entries (targets) */
+    uint32_t *grp_a;
+    size_t cap_a;
+    gpuasm_end_range *ranges;
+    size_t cap_ranges;
+} gpuasm_plan_ws;
+
+static void ws_free(gpuasm_plan_ws *w)
+{
+    for (int c = 0; c < 4; c++) free(w->out.win[c]);
+    free(w->rc);
+    free(w->in_a);
+    free(w->mark);
+    free(w->grp_a);
+    free(w->ranges);
+}
+
+void gpuasm_plan_free(gpuasm_plan *plan)
+{
+    for (int c = 0; c < 4; c++) free(plan->win[c]);
+    for (int i = 0; i < plan->n_ws; i++) ws_free(&plan->ws[i]);
+    free(plan->ws);
+    memset(plan, 0, sizeof *plan);
+}
+
+/* One thread's share: reads [first, first + count), in ws. */
+typedef struct plan_job {
+    const gpuasm_cpu_prep *prep;
+    const gpuasm_seqset *reads, *targets;
+    const gpuasm_search_opt *opt;
+    uint32_t first, count;
+    gpuasm_plan_ws *ws;
+    int failed;
+} plan_job;
+
+static int push(gpuasm_plan *p, uint32_t m, const gpuasm_vwin *w)
+{
+    const int c = (int)((m + 63u) / 64u) - 1;
+    if (gpuasm_grow((void **)&p->win[c], &p->cap[c], p->n[c] + 1, sizeof(gpuasm_vwin)) < 0) return -1;
+    p->win[c][p->n[c]++] = *w;
+    return 0;
+}
+
+/* The whole text of a pair in segments (cuda_device.cuh's windows): of
+ * PLAN_SEG columns, or longer ones for long texts, at most PLAN_MAX_SEGS
+ * a pair (bounded memory for read strands the filter cannot cut). */
+static int push_whole(gpuasm_plan *p, gpuasm_vwin w, uint32_t m, uint64_t n)
+{
+    const uint64_t ov = (uint64_t)m + (uint64_t)w.k;
+    uint64_t seg = (n + PLAN_MAX_SEGS - 1) / PLAN_MAX_SEGS;
+    if (seg < PLAN_SEG) seg = PLAN_SEG;
+    for (uint64_t s0 = 0; s0 < n; s0 += seg) {
+        const uint64_t s1 = s0 + seg < n ? s0 + seg : n;
+        w.s0 = (uint32_t)s0;
+        w.s1 = (uint32_t)s1;
+        w.j0 = (uint32_t)(s0 > ov ? s0 - ov : 0);
+        w.jend = (uint32_t)(s1 + 1 < n ? s1 + 1 : n);
+        if (push(p, m, &w) < 0) return -1;
+    }
+    return 0;
+}
+
+static void *plan_run(void *arg)
+{
+    plan_job *j = arg;
+    gpuasm_plan_ws *ws = j->ws;
+    const gpuasm_seqset *reads = j->reads, *targets = j->targets;
+    const gpuasm_search_opt *opt = j->opt;
+    int level = 0;
+    const gpuasm_tindex *tx = gpuasm_cpu_prep_index(j->prep, &level);
+    const gpuasm_qfilter *qf = gpuasm_cpu_prep_pieces(j->prep);
+    const uint32_t nt = targets->n;
+    const int strands = gpuasm_strands(opt);
+    for (int c = 0; c < 4; c++) ws->out.n[c] = 0;
+    memset(&ws->out.counts, 0, sizeof ws->out.counts);
+    if (nt > ws->nt_cap) {   /* more targets than before: fresh stamps */
+        free(ws->in_a);
+        free(ws->mark);
+        ws->in_a = calloc(nt, sizeof(uint32_t));
+        ws->mark = calloc(nt, sizeof(uint32_t));
+        ws->nt_cap = ws->in_a && ws->mark ? nt : 0;
+        ws->stamp_a = ws->stamp = 0;
+        if (!ws->nt_cap) goto oom;
+    }
+    uint32_t *in_a = ws->in_a, *mark = ws->mark;
+    for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
+        const uint8_t *read = reads->code + reads->off[r];
+        const uint64_t rlen = reads->off[r + 1] - reads->off[r];
+        const int32_t k_read = gpuasm_pair_k(opt, rlen);
+        if (strands == 2 && gpuasm_grow((void **)&ws->rc, &ws->rc_cap, rlen ? rlen : 1, 1) < 0) goto oom;
+        uint8_t *rc = ws->rc;
+        for (uint64_t i = 0; strands == 2 && i < rlen; i++) rc[i] = gpuasm_nt16_comp(read[rlen - 1 - i]);
+        for (uint32_t s = 0; s < (uint32_t)strands; s++) {
+            const uint8_t *rseq = s ? rc : read;
+            /* Group A (the read strand is the pattern) and its text total. */
+            uint32_t n_a = 0;
+            uint64_t total = 0;
+            if (++ws->stamp_a == 0) {
+                memset(in_a, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
+                ws->stamp_a = 1;
+            }
+            const uint32_t stamp_a = ws->stamp_a;
+            int all_b = 1;   /* pieces filter: every target a candidate */
+            if (qf) {
+                if (++ws->stamp == 0) {
+                    memset(mark, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
+                    ws->stamp = 1;
+                }
+                all_b = gpuasm_qfilter_mark(qf, rseq, rlen, mark, ws->stamp);
+            }
+            for (uint32_t t = 0; t < nt; t++) {
+                const uint64_t tlen = targets->off[t + 1] - targets->off[t];
+                const gpuasm_pair p = gpuasm_pair_of(opt, rlen, tlen);
+                if (!p.searched) continue;
+                gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, (uint16_t)p.read_is_pattern, p.k, 0, 0, 0, 0 };
+                if (p.read_is_pattern) {
+                    if (gpuasm_grow((void **)&ws->grp_a, &ws->cap_a, (size_t)n_a + 1, sizeof(uint32_t)) < 0)
+                        goto oom;
+                    ws->grp_a[n_a++] = t;
+                    in_a[t] = stamp_a;
+                    total += tlen;
+                    continue;
+                }
+                /* Group B: the target is the pattern of the read strand. */
+                if (qf && !all_b && !qf->always[t] && mark[t] != ws->stamp) {
+                    ws->out.counts.pieces_dropped++;
+                    continue;
+                }
+                if (qf) ws->out.counts.pieces_kept++;
+                if (push_whole(&ws->out, w, (uint32_t)p.m, p.n) < 0) goto oom;
+            }
+            if (!n_a) continue;
+            int64_t nr = -2;
+            if (tx) {
+                nr = gpuasm_tindex_ranges(tx, targets, rseq, (uint32_t)rlen, k_read, 0, in_a, stamp_a,
+                                          &ws->ranges, &ws->cap_ranges);
+                if (nr == -1) goto oom;
+                const uint64_t lead = rlen + (uint64_t)k_read - 1;
+                if (nr >= 0 && !gpuasm_tindex_pays(ws->ranges, nr, lead, total, level)) nr = -2;
+                if (nr >= 0) ws->out.counts.index_strands++;
+                else ws->out.counts.index_declined++;
+            }
+            if (nr >= 0) {
+                const uint64_t ov = rlen + (uint64_t)k_read;
+                for (int64_t i = 0; i < nr; i++) {
+                    const gpuasm_end_range *g = &ws->ranges[i];
+                    const uint64_t n = targets->off[g->target + 1] - targets->off[g->target];
+                    gpuasm_vwin w = { (uint32_t)r, g->target, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
+                    w.s0 = (uint32_t)g->lo;
+                    w.s1 = (uint32_t)(g->hi + 1);
+                    w.j0 = (uint32_t)(g->lo > ov ? g->lo - ov : 0);
+                    w.jend = (uint32_t)(g->hi + 2 < n ? g->hi + 2 : n);
+                    if (push(&ws->out, (uint32_t)rlen, &w) < 0) goto oom;
+                }
+            } else {
+                for (uint32_t i = 0; i < n_a; i++) {
+                    const uint32_t t = ws->grp_a[i];
+                    gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
+                    if (push_whole(&ws->out, w, (uint32_t)rlen, targets->off[t + 1] - targets->off[t]) < 0)
+                        goto oom;
+                }
+            }
+        }
+    }
+    return NULL;
+oom:
+    j->failed = 1;
+    return NULL;
+}
+
+int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpuasm_seqset *reads,
+                      const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
+                      gpuasm_err *err)
+{
+    for (int c = 0; c < 4; c++) plan->n[c] = 0;
+    memset(&plan->counts, 0, sizeof plan->counts);
+    if (n_threads < 1) n_threads = 1;
+    if (n_threads > PLAN_MAX_THREADS) n_threads = PLAN_MAX_THREADS;
+    if ((uint32_t)n_threads > reads->n / 64 + 1) n_threads = (int)(reads->n / 64 + 1);
+    if (n_threads > plan->n_ws) {   /* the threads' scratch, kept from build to build */
+        gpuasm_plan_ws *ws = realloc(plan->ws, (size_t)n_threads * sizeof *ws);
+        if (!ws) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        memset(ws + plan->n_ws, 0, (size_t)(n_threads - plan->n_ws) * sizeof *ws);
+        plan->ws = ws;
+        plan->n_ws = n_threads;
+    }
+    plan_job jobs[PLAN_MAX_THREADS];
+    pthread_t tid[PLAN_MAX_THREADS];
+    int started = 0, rc = 0;
+    for (int i = 0; i < n_threads; i++) {
+        const uint32_t a = (uint32_t)((uint64_t)reads->n * (uint64_t)i / (uint64_t)n_threads);
+        const uint32_t b = (uint32_t)((uint64_t)reads->n * (uint64_t)(i + 1) / (uint64_t)n_threads);
+        memset(&jobs[i], 0, sizeof jobs[i]);
+        jobs[i].prep = prep;
+        jobs[i].reads = reads;
+        jobs[i].targets = targets;
+        jobs[i].opt = opt;
+        jobs[i].first = a;
+        jobs[i].count = b - a;
+        jobs[i].ws = &plan->ws[i];
+    }
+    /* Thread 0 is the caller; the others are started here. */
+    for (int i = 1; i < n_threads; i++) {
+        int trc;
+        if ((trc = pthread_create(&tid[i], NULL, plan_run, &jobs[i])) != 0) {
+            char why[512];
+            rc = gpuasm_err_set(err, GPUASM_ERR_THREAD, "%s",
+                                gpuasm_thread_error("cannot start a planning thread", trc, why, sizeof why));
+            break;
+        }
+        started = i;
+    }
+    if (rc == 0) plan_run(&jobs[0]);
+    for (int i = 1; i <= started; i++) pthread_join(tid[i], NULL);
+    for (int i = 0; i < n_threads && rc == 0; i++) {
+        const gpuasm_plan *out = &plan->ws[i].out;
+        if (jobs[i].failed) {
+            rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+            break;
+        }
+        for (int c = 0; c < 4; c++) {
+            const size_t n = out->n[c];
+            if (!n) continue;
+            if (gpuasm_grow((void **)&plan->win[c], &plan->cap[c], plan->n[c] + n, sizeof(gpuasm_vwin)) < 0) {
+                rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+                break;
+            }
+            memcpy(plan->win[c] + plan->n[c], out->win[c], n * sizeof(gpuasm_vwin));
+            plan->n[c] += n;
+        }
+        plan->counts.index_strands += out->counts.index_strands;
+        plan->counts.index_declined += out->counts.index_declined;
+        plan->counts.pieces_kept += out->counts.pieces_kept;
+        plan->counts.pieces_dropped += out->counts.pieces_dropped;
+    }
+    return rc;
+}

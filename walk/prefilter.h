@@ -1,0 +1,306 @@
+/* SPDX-License-Identifier: MIT */
+/* prefilter.h -- the exact pigeonhole filter for many short patterns
+ * (adapters, primers) against one text (internal to kernels/).
+ *
+ * Pigeonhole (Baeza-Yates & Navarro's partition lemma; Sassy2's prefilter
+ * idea): cut a pattern into k + 1 pieces; an alignment with at most k
+ * differences leaves at least one piece untouched (a substitution or a
+ * deletion lies in one piece, an insertion between two bases of at most
+ * one), so that piece occurs exactly in the text.  A pattern none of whose
+ * pieces occurs exactly in a text has no end hit there, so skipping it
+ * changes nothing: the filter is exact.
+ *
+ * Here every piece is represented by one window of q single bases inside
+ * it (q = the piece length, at most GPUASM_QF_Q and at least
+ * GPUASM_QF_QMIN), and a window "occurs exactly" when the text has the
+ * same single bases there (nt16: a base matches only a code that holds
+ * it; a read's N is code 0 and matches nothing).  Patterns whose pieces
+ * are shorter than GPUASM_QF_QMIN, or have no such window (IUPAC codes),
+ * are never filtered ("always" candidates), nor are patterns longer than
+ * GPUASM_QF_MAX_M; a text holding an ambiguity
+ * code other than 0 (reads with --match-read-wildcards) is not filtered
+ * either.
+ *
+ * ---- Why no hit is lost (issue #16; --filter auto/on/pieces/index) --------
+ * Lemma (partition; Baeza-Yates & Navarro 1999, Navarro's survey 2001,
+ * section 7.1; for the k-mismatch case trivially): if a pattern P of m
+ * bases is cut into k + 1 disjoint pieces and an alignment of P with a
+ * text substring has at most k edit operations, some piece is aligned
+ * without any operation (each substitution or deletion lies inside one
+ * piece; an insertion lies between two pattern bases, so it touches at
+ * most one piece when it is charged to the piece on its left), i.e. that
+ * piece occurs exactly, at a position fixed by the alignment to within the
+ * operations before it (at most k: the end of the occurrence is within
+ * [c - k, c + k] of c, where c is the end P would have with the piece in
+ * place and no shift; with mismatches only there is no shift, [c, c]).
+ * The pieces used: piece i = [i m / (k + 1), (i + 1) m / (k + 1)), i.e.
+ * floor(m / (k + 1)) or one more bases (the window index: k + 2 pieces
+ * where they have Q bases, "Two pieces" below); a pattern is filtered only
+ * when every piece has at least Q (target filter: 6..8) bases.
+ * "Occurs exactly" under the nt16 rule (a & b) != 0:
+ *  - N in a read (code 0) matches nothing, so a piece of a read holding an
+ *    N in every Q-window can never be intact: the lemma's intact piece is
+ *    one of the others, and leaving that piece out loses nothing; a piece
+ *    with a clean window is looked up by it (and its clean extension).
+ *  - IUPAC codes in a read (--match-read-wildcards) match several bases:
+ *    such a read is never filtered (every target, every end).
+ *  - IUPAC codes and N in a target: as the pattern (target filter), a
+ *    piece without a clean window makes the target an "always" candidate;
+ *    a window with only single bases matches a read base exactly when the
+ *    bases are equal, so looking it up by its single-base key is exact.
+ *    As the text (window index), windows holding a non-single code are not
+ *    indexed, and instead every end an alignment touching such a code
+ *    could have is a candidate: an alignment that covers text position x
+ *    ends in [x, x + m + k - 1], so each ambiguous run [r0, r1] adds the
+ *    range [r0 - (m + k + Q), r1 + (m + k + Q)] ("ambiguity zones"); every
+ *    other alignment sees single bases only and is found by its piece.
+ *  - The index's extension (rows sorted by the EXT bases after a window):
+ *    a piece's bases after its window are compared only while they are
+ *    single bases in the read; a target position whose extension holds a
+ *    non-single code or runs past the targets is keyed 4 and never equals
+ *    a read base: such an occurrence touches an ambiguous code (ambiguity
+ *    zone above) or lies inside its target (a true occurrence never runs
+ *    past its target's end: the whole-piece check drops the rest).
+ * Two pieces (the window index, issue #16): the lemma with k + s pieces
+ * (Baeza-Yates & Navarro 1999; Navarro 2001, section 7.1) leaves at least s
+ * pieces untouched, since the k operations touch at most k pieces.  Where
+ * m / (k + 2) >= Q the read strand is cut into k + 2 pieces, so every
+ * alignment with at most k operations has two intact pieces i1 != i2.
+ * Each intact piece i predicts the end c_i (its text position plus the
+ * pattern bases after it), and the true end is j = c_i + d_i, d_i the net
+ * insertions minus deletions after piece i (|d_i| <= k): so c_i1 - c_i2 =
+ * d_i2 - d_i1 is the net of the insertions and deletions between the two
+ * pieces, |c_i1 - c_i2| <= k (0 with mismatches only).  A piece hit is kept
+ * (its range [c - k, c + k], as with k + 1 pieces) only when a hit of
+ * another piece in the same target predicts an end within k of it: the
+ * two intact pieces of every alignment are such a pair, so its end lies in
+ * the ranges of both.  Alignments touching an ambiguous target code are
+ * covered by the ambiguity zones whatever their pieces do; N in a read
+ * only removes pieces that can never be intact.  At e = 0.1 against 20 Mb
+ * this leaves about 6 windows a read instead of about 1,750 (NOTES.md).
+ * Partial occurrences (a pattern running off a text's end, search.h) are
+ * not covered by the k + 1 pieces of the whole pattern (a 3-base overlap
+ * has no intact piece of Q bases).  For reads as patterns the index rules
+ * target ends out with pieces of their own ("The ends pass of reads as
+ * patterns" below; CPU backend); for targets as patterns (adapters,
+ * primers) ends_filter.h does it with exact prefixes and pieces per k_p
+ * run (CPU backend, with the pieces filter's level); otherwise the ends
+ * pass (partial.h) runs for every searched pair, filtered or not (the CUDA
+ * backend runs every ends item: the same hits either way).
+ * Local minima: the filtered walks report the local minima of D[m][j] <= k
+ * inside the end ranges only; an end j outside every range has D > k by
+ * the lemma, which is what the exhaustive rule sees there too, so a range
+ * boundary neither adds nor removes a minimum (cpu_scan.c, filter_plan.h).
+ * The differential tests: tests/bats/filter.bats (every --filter value =
+ * --filter off, random edge cases and real data), tests/c/test_lanes (the
+ * ranges against the naive DP), tests/c/test_verify_cuda and
+ * tests/gpu/filter (the CUDA side).
+ */
+#ifndef GPUASM_PREFILTER_H
+#define GPUASM_PREFILTER_H
+
+#include <stdint.h>
+
+#include "search/search.h"
+
+/* Window lengths (bases) of the target filter: keys of q = 6, 7 and 8
+ * bases (2 q bits each, in one key space of 4^6 + 4^7 + 4^8); the targets'
+ * window index uses q = 8 only. */
+#define GPUASM_QF_Q 8
+#define GPUASM_QF_QMIN 6
+/* The targets' window index looks a piece up by up to Q + EXT of its
+ * bases (rows sorted by the EXT bases after each window). */
+#define GPUASM_QF_EXT 8
+/* Target patterns longer than this (bases) are never filtered ("always"). */
+#define GPUASM_QF_MAX_M 65536
+
+typedef struct gpuasm_qfilter {
+    uint32_t n_targets;
+    uint8_t *always;      /* [n_targets] 1: a candidate for every text (not filtered) */
+    uint64_t *present;    /* a bit per key that some window has (an L1-sized first test) */
+    uint32_t *start;      /* targets with key x: ids[start[x] .. start[x+1]) */
+    uint32_t *ids;
+    uint32_t *woff;       /* [like ids] where the window starts in that target */
+    uint32_t *pa, *pb;    /* [like ids] its piece, [pa, pb) of the target */
+    const gpuasm_seqset *targets;   /* the targets indexed (kept by pointer) */
+    uint32_t n_filtered;  /* targets with windows */
+    uint32_t q_used;      /* bit q: some target has windows of q bases */
+} gpuasm_qfilter;
+
+/* Index every target as a possible pattern, with k = gpuasm_pair_k(opt, m)
+ * (targets that can never be a pattern, m <= k, get no windows and are not
+ * "always").  nt16 codes; targets is kept by pointer (a candidate's whole
+ * piece is checked against the text, not only its window).  0, or -1 when
+ * out of memory (f is then empty). */
+int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
+                         const gpuasm_search_opt *opt);
+
+void gpuasm_qfilter_free(gpuasm_qfilter *f);
+
+/* Set mark[t] = stamp for every target with a window occurring exactly in
+ * text[0 .. n).  Returns 1 when the text cannot be filtered (it holds an
+ * ambiguity code): every target is then a candidate; else 0. */
+int gpuasm_qfilter_mark(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                        uint32_t stamp);
+
+/* gpuasm_qfilter_mark(), also listing the targets marked (each once, in
+ * the order found) in *list (grown).  Returns their number, -1 when out of
+ * memory, or -2 when the text cannot be filtered (every target is then a
+ * candidate). */
+int64_t gpuasm_qfilter_mark_list(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n, uint32_t *mark,
+                                 uint32_t stamp, uint32_t **list, size_t *cap);
+
+/* Hamming (no shifts): where each target's windows occur in the text, the
+ * window of m bases it fixes: (target, start) with the target's first
+ * base at text position start (possibly outside the text), sorted by
+ * (target, start), each once, in *out (grown).  Every window with at most
+ * k mismatches of a filtered target is one of them.  Returns the number,
+ * -1 when out of memory, or -2 when the text cannot be filtered. */
+typedef struct gpuasm_seed {
+    uint32_t target;
+    int64_t start;
+} gpuasm_seed;
+
+int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint64_t n,
+                             gpuasm_seed **out, size_t *cap);
+
+/* ---- reads as patterns: the targets' window index -------------------------
+ * The other direction (one read, the pattern, against long targets): every
+ * window of Q single bases of the targets is indexed by its key, once per
+ * run.  A read strand's k + 1 pieces each give one clean window; wherever a
+ * window occurs in a target, an occurrence holding that piece intact ends
+ * within k of where the pattern's end falls, so the union of those end
+ * ranges, widened by k (edit) or not (hamming: no shifts), holds every end
+ * hit (pigeonhole).  A piece without a clean window holds an N (code 0,
+ * matching nothing) in every window and can never be intact: it is left
+ * out.  Target codes other than single bases (IUPAC, N) are not indexed:
+ * every end that an alignment through them could reach is a range too
+ * (ambiguity zones), so the filter stays exact.
+ *
+ * q: a piece of L bases is looked up by min(L, Q + EXT) = up to 16 of its
+ * bases (the row of its first Q = 8, the sub-row of its next base, then a
+ * binary search on the rest of the next EXT = 8 in the row, which is
+ * sorted by them), so chance candidates per piece are about N /
+ * 4^min(L, 16) for N target bases: q grows with the piece length m / (k +
+ * 2) or m / (k + 1), which is what the reference size asks for; with
+ * k + 2 pieces a chance hit must also meet a hit of another piece within k
+ * ("Two pieces" above).  Pieces shorter than Q (with k + 1 pieces) make
+ * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 6 bytes per indexed base (6 MiB per Mb of
+ * targets: pos and ext4; both strands are served by looking up the read's reverse
+ * complement, not by indexing the targets twice) plus 256 KiB of rows and
+ * 1 MiB of sub-rows; 4 more bytes a base while it is built, and 8 bytes a
+ * window of the widest row a thread sorts; bounded by the caller (max_pos). */
+
+typedef struct gpuasm_tindex {
+    uint32_t *start;      /* [4^Q + 1] windows with key x: pos[start[x] .. start[x+1]) */
+    uint32_t *pos;        /* window starts, positions in the targets' code buffer */
+    /* [4^Q x 4] sub[4 x + v - 1]: the first window of row x whose first
+     * extension code (the base after the window: 0-3, 4 for none) is at
+     * least v, v = 1..4 (a piece's next base narrows its row at once) */
+    uint32_t *sub;
+    /* [n_pos] the first 4 extension codes of pos[i]'s window (ext_key's
+     * top 16 bits), beside pos: a piece's lookup narrows its row by binary
+     * search in this array (2 bytes a window, contiguous) instead of
+     * reading the targets' bases at every step (a cache miss each: most of
+     * a filtered scan's time against 20 Mb, NOTES.md) */
+    uint16_t *ext4;
+    uint64_t *amb;        /* runs of ambiguous target codes: [amb[2i], amb[2i+1]] (buffer positions) */
+    size_t n_amb;         /* runs */
+    uint64_t n_pos;
+    uint64_t total;       /* bases in the targets' code buffer */
+} gpuasm_tindex;
+
+/* One end range of a target: every j in [lo, hi] may be an end hit. */
+typedef struct gpuasm_end_range {
+    uint32_t target;
+    uint64_t lo, hi;
+} gpuasm_end_range;
+
+/* Threads of an index build: at most this many, and one per
+ * GPUASM_TINDEX_MIN_SHARE target bases. */
+#define GPUASM_TINDEX_MAX_THREADS 64
+#define GPUASM_TINDEX_MIN_SHARE 4096
+
+/* Index the targets (positions must fit 32 bits: returns 1 without an
+ * index when they do not, or when the targets hold more than max_pos
+ * windows) on up to n_threads threads (the caller's among them); the
+ * index is the same for any n_threads.  0, 1, or -1 when out of memory. */
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads);
+void gpuasm_tindex_free(gpuasm_tindex *x);
+
+/* The end ranges of pattern p (m bases, k differences; edit or hamming)
+ * in the targets with in_group[t] == stamp, merged and sorted by (target,
+ * lo), in *out (grown).  Returns the number of ranges, -1 when out of
+ * memory, or -2 when the pattern cannot be filtered (pieces shorter than
+ * Q, or an ambiguity code in the pattern): then every end is possible. */
+/* The cost model of --filter auto for a read strand's end ranges: verify
+ * them (1) when the columns they take, each range with lead columns before
+ * it, are at most a quarter of the text's total, or always at level 2
+ * (--filter on/index); else (0) scan the texts whole.  The CPU walk and the
+ * CUDA plan (filter_plan.h) decide with this one function. */
+static inline int gpuasm_tindex_pays(const gpuasm_end_range *r, int64_t nr, uint64_t lead, uint64_t total,
+                                     int level)
+{
+    if (level >= 2) return 1;
+    uint64_t cost = 0;
+    for (int64_t i = 0; i < nr; i++) cost += r[i].hi - r[i].lo + 1 + lead;
+    return cost <= total / 4;
+}
+
+int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                             uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
+                             uint32_t stamp, gpuasm_end_range **out, size_t *cap);
+
+
+/* ---- The ends pass of reads as patterns (issue #16) ---------------------
+ * A partial occurrence (search.h) of a read strand P (m bases) at the end
+ * of a target T aligns P[0 .. p) to T's last bases with D_p <= k_p, for p
+ * in [omin, m - 1]; it lies in T's last W = min(n, m - 1 + k_{m-1}) bases
+ * (partial.h), since p + k_p <= m - 1 + k_{m-1}.  Cut P into pieces of L
+ * bases from its start, L = min over the acceptable p of
+ * floor(p / (k_p + 1)) (gpuasm_partial_piece_len; k_p of gpuasm_partial_kf
+ * under the reads' floor, search.h): P[0 .. p) then holds
+ * floor(p / L) >= k_p + 1 whole pieces, and its k_p operations touch at
+ * most k_p of them (the partition lemma above; the alignment's free
+ * start in T adds no operation), so one of them occurs exactly inside the
+ * alignment's text, i.e. inside T's last W bases.  The text start is the
+ * mirror image: pieces from P's end, inside T's first W bases.  A target
+ * end with no such piece hit has no partial occurrence: its ends-pass DP
+ * (partial.h) is skipped, and the one it runs for a marked end is the
+ * same, so the hits are unchanged.  As for whole occurrences: a read
+ * piece with N (code 0) in every window is never intact (left out); a
+ * read with other ambiguity codes is not filtered (-2); an ambiguous code
+ * in a target's end window makes that end a candidate whatever the pieces
+ * do (gpuasm_tindex_end_amb: the index holds single-base windows only);
+ * hamming mode is the same lemma without shifts.  L < Q: no filter. */
+
+/* L of the ends pass's pieces for reads of m bases (omin: the shortest
+ * overlap), or 0 when they would be shorter than GPUASM_QF_Q bases. */
+uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m);
+
+/* Words of a bitmap of Q-base keys (4^Q bits: 8 KiB). */
+#define GPUASM_END_BITS_WORDS (((size_t)1 << (2 * GPUASM_QF_Q)) / 64)
+
+/* bits (GPUASM_END_BITS_WORDS words): the keys of every window of Q single
+ * bases within the first and the last W bases of each target.  A piece
+ * with a window whose key is not there occurs in no end window: a check
+ * in cache before the index's lookup (a few cache misses), which most
+ * pieces fail when the targets are few (8 KiB; with many targets the bits
+ * fill up and decide nothing, which is still exact). */
+void gpuasm_end_bits(const gpuasm_seqset *targets, uint32_t W, uint64_t *bits);
+
+/* For read strand p (m bases): set bit 0 (the target's end) and bit 1
+ * (its start), among ends, of mark[t] for each target t with in_group[t]
+ * == stamp where a piece of L bases occurs exactly within the W bases of
+ * that end (the caller clears mark[] first).  bits: gpuasm_end_bits() of
+ * the targets for a W' >= W, or NULL.  0, or -2 when the read cannot be
+ * filtered (L unusable, or an ambiguity code in the read). */
+int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
+                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark);
+
+/* The ends (bit 0: end, bit 1: start) of target t whose W bases hold an
+ * ambiguous code: candidates whatever the pieces say. */
+int gpuasm_tindex_end_amb(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint32_t t, uint32_t W);
+
+#endif

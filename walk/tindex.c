@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: MIT */
+/* tindex.c -- the targets' window index of the pigeonhole filter (see
+ * prefilter.h): a read's pieces looked up in the targets, the end ranges
+ * that can hold hits, and the ends pass's marks of reads as patterns. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/grow.h"
+#include "walk/prefilter_int.h"
+
+static inline uint64_t u64_key(const uint64_t *x) { return *x; }
+DEFINE_SORT(sort_u64, uint64_t, u64_key)
+
+/* ---- the targets' window index ------------------------------------------- */
+
+void gpuasm_tindex_free(gpuasm_tindex *x)
+{
+    free(x->start);
+    free(x->sub);
+    free(x->pos);
+    free(x->ext4);
+    free(x->amb);
+    memset(x, 0, sizeof *x);
+}
+
+/* Target of a code-buffer position (off[] ascending). */
+static uint32_t target_of(const gpuasm_seqset *targets, uint64_t g)
+{
+    uint32_t lo = 0, hi = targets->n;   /* off[lo] <= g < off[hi] */
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (targets->off[mid] <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+/* The index is built in three passes, each split over threads (issue #16:
+ * on one thread the build of 20 Mb took ~2 s, a fixed cost in every run):
+ *   1. count: each thread counts the windows per key whose first base lies
+ *      in its share [a, b) of the code buffer;
+ *   2. place: row x holds thread 0's windows of key x, then thread 1's,
+ *      ... (prefix sums of the counts), each thread writing its own slots:
+ *      the window's position and its extension key;
+ *   3. sort: each row by (extension key, position), rows split over the
+ *      threads by their windows.
+ * (extension key, position) is unique per window, so a row's final order
+ * does not depend on where pass 2 put its windows: the index is the same,
+ * byte for byte, for any number of threads (tests/c/test_lanes compares
+ * them).  The runs of ambiguous codes are found on the caller's thread
+ * (one pass over the bytes). */
+
+/* A thread's share of the build. */
+typedef struct tix_job {
+    const gpuasm_seqset *targets;
+    gpuasm_tindex *x;
+    uint32_t *ek;           /* each window's extension key, in row order */
+    uint64_t a, b;          /* passes 1-2: windows starting in [a, b) */
+    uint32_t *cnt;          /* [N_KEYS] pass 1: windows per key; pass 2: next slot per key */
+    uint32_t k0, k1;        /* pass 3: rows [k0, k1) */
+    uint64_t n_pos;         /* pass 1: windows counted */
+    int pass, failed;
+} tix_job;
+
+/* Passes 1 and 2 over the windows of Q single bases inside one target
+ * whose first base lies in [a, b). */
+static void tix_windows(tix_job *j)
+{
+    const gpuasm_seqset *targets = j->targets;
+    const uint64_t total = targets->off[targets->n];
+    const uint8_t *s = targets->code;
+    if (j->a >= j->b) return;
+    uint32_t t = target_of(targets, j->a);
+    uint32_t key = 0;
+    unsigned run = 0;   /* single bases in a row ending at i, inside target t */
+    const uint64_t end = j->b + GPUASM_QF_Q - 1 < total ? j->b + GPUASM_QF_Q - 1 : total;
+    uint32_t *cnt = j->cnt, *pos = j->x->pos, *ek = j->ek;
+    uint64_t n = 0;
+    for (uint64_t i = j->a; i < end; i++) {
+        while (i >= targets->off[t + 1]) {   /* windows never span two targets */
+            t++;
+            run = 0;
+        }
+        const int b = gpuasm_base2[s[i] & 15];
+        if (b < 0) {
+            run = 0;
+            continue;
+        }
+        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
+        if (++run < GPUASM_QF_Q) continue;
+        const uint64_t w = i + 1 - GPUASM_QF_Q;   /* >= a: the run began at a or later */
+        if (!j->pass) {
+            cnt[key]++;
+            n++;
+        } else {
+            ek[cnt[key]] = ext_key(s, total, w);
+            pos[cnt[key]++] = (uint32_t)w;
+        }
+    }
+    j->n_pos = n;
+}
+
+/* Pass 3: rows [k0, k1) sorted by (extension key, position). */
+static void tix_sort(tix_job *j)
+{
+    const gpuasm_tindex *x = j->x;
+    uint32_t widest = 0;
+    for (uint32_t k = j->k0; k < j->k1; k++)
+        if (x->start[k + 1] - x->start[k] > widest) widest = x->start[k + 1] - x->start[k];
+    uint64_t *tmp = malloc((widest ? widest : 1) * sizeof(uint64_t));
+    if (!tmp) {
+        j->failed = 1;
+        return;
+    }
+    for (uint32_t k = j->k0; k < j->k1; k++) {
+        const uint32_t lo = x->start[k], n = x->start[k + 1] - lo;
+        for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[lo + i] << 32 | x->pos[lo + i];
+        if (n > 1) sort_u64(tmp, n);
+        for (uint32_t i = 0; i < n; i++) {
+            x->pos[lo + i] = (uint32_t)tmp[i];
+            x->ext4[lo + i] = (uint16_t)(tmp[i] >> 48);
+        }
+        /* sub: where the extension's first code reaches 1, 2, 3, 4 */
+        uint32_t i = 0;
+        for (uint32_t v = 1; v <= 4; v++) {
+            while (i < n && tmp[i] >> 60 < v) i++;
+            x->sub[4 * (size_t)k + v - 1] = lo + i;
+        }
+    }
+    free(tmp);
+}
+
+static void *tix_run(void *arg)
+{
+    tix_job *j = arg;
+    if (j->pass < 2) tix_windows(j); else tix_sort(j);
+    return NULL;
+}
+
+/* Run jobs[0 .. n) with their pass set to pass: jobs[0] on the caller's
+ * thread, the others on threads of their own (a job whose thread cannot be
+ * started runs here: the result is the same). */
+static void tix_pass(tix_job *jobs, int n, int pass)
+{
+    pthread_t tid[GPUASM_TINDEX_MAX_THREADS];
+    int started[GPUASM_TINDEX_MAX_THREADS] = { 0 };
+    for (int i = 0; i < n; i++) jobs[i].pass = pass;
+    for (int i = 1; i < n; i++) started[i] = pthread_create(&tid[i], NULL, tix_run, &jobs[i]) == 0;
+    tix_run(&jobs[0]);
+    for (int i = 1; i < n; i++) {
+        if (started[i]) pthread_join(tid[i], NULL);
+        else tix_run(&jobs[i]);
+    }
+}
+
+/* The runs of ambiguous codes (not single bases) of every target, in
+ * buffer order; a run never spans two targets.  0 or -1 (out of memory). */
+static int tix_amb(gpuasm_tindex *x, const gpuasm_seqset *targets)
+{
+    size_t amb_cap = 0;
+    const uint8_t *s = targets->code;
+    for (uint32_t t = 0; t < targets->n; t++) {
+        for (uint64_t i = targets->off[t]; i < targets->off[t + 1]; i++) {
+            if (gpuasm_base2[s[i] & 15] >= 0) continue;
+            /* ambiguous: extend the last run or start one */
+            if (x->n_amb && x->amb[2 * x->n_amb - 1] + 1 == i && i > targets->off[t]) {
+                x->amb[2 * x->n_amb - 1] = i;
+                continue;
+            }
+            if (2 * x->n_amb + 2 > amb_cap) {
+                size_t c = amb_cap ? 2 * amb_cap : 64;
+                uint64_t *q = realloc(x->amb, c * sizeof(uint64_t));
+                if (!q) return -1;
+                x->amb = q;
+                amb_cap = c;
+            }
+            x->amb[2 * x->n_amb] = x->amb[2 * x->n_amb + 1] = i;
+            x->n_amb++;
+        }
+    }
+    return 0;
+}
+
+int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads)
+{
+    memset(x, 0, sizeof *x);
+    uint32_t *ek = NULL;   /* pass 2: each window's extension key, in row order (4 bytes a window) */
+    tix_job *jobs = NULL;
+    const uint64_t total = targets->off[targets->n];
+    if (total >= UINT32_MAX) return 1;
+    /* Threads: at most one per GPUASM_TINDEX_MIN_SHARE bases (a small
+     * target set is not worth a thread's start). */
+    if (n_threads > GPUASM_TINDEX_MAX_THREADS) n_threads = GPUASM_TINDEX_MAX_THREADS;
+    if ((uint64_t)n_threads > total / GPUASM_TINDEX_MIN_SHARE) n_threads = (int)(total / GPUASM_TINDEX_MIN_SHARE);
+    if (n_threads < 1) n_threads = 1;
+    if (!(x->start = calloc((size_t)N_KEYS + 1, sizeof(uint32_t)))) goto oom;
+    if (!(jobs = calloc((size_t)n_threads, sizeof *jobs))) goto oom;
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i].targets = targets;
+        jobs[i].x = x;
+        jobs[i].a = total * (uint64_t)i / (uint64_t)n_threads;
+        jobs[i].b = total * (uint64_t)(i + 1) / (uint64_t)n_threads;
+        if (!(jobs[i].cnt = calloc((size_t)N_KEYS, sizeof(uint32_t)))) goto oom;
+    }
+    if (tix_amb(x, targets) < 0) goto oom;
+    /* Pass 1: count windows per key. */
+    tix_pass(jobs, n_threads, 0);
+    uint64_t n_pos = 0;
+    for (int i = 0; i < n_threads; i++) n_pos += jobs[i].n_pos;
+    if (n_pos > max_pos) {
+        for (int i = 0; i < n_threads; i++) free(jobs[i].cnt);
+        free(jobs);
+        gpuasm_tindex_free(x);
+        return 1;
+    }
+    /* Rows, and each thread's first slot in each row. */
+    uint32_t at = 0;
+    for (uint32_t k = 0; k < N_KEYS; k++) {
+        x->start[k] = at;
+        for (int i = 0; i < n_threads; i++) {
+            const uint32_t c = jobs[i].cnt[k];
+            jobs[i].cnt[k] = at;
+            at += c;
+        }
+    }
+    x->start[N_KEYS] = at;
+    if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+    if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
+    if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
+    if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+    /* Pass 2: place the windows. */
+    for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
+    tix_pass(jobs, n_threads, 1);
+    x->n_pos = n_pos;
+    x->total = total;
+    /* Pass 3: each row sorted by the next GPUASM_QF_EXT bases (ext_key),
+     * so that a piece longer than Q is looked up by its first Q + E bases:
+     * a binary search inside the row instead of a walk over every window.
+     * The rows are split into runs of about n_pos / n_threads windows. */
+    uint32_t k = 0;
+    for (int i = 0; i < n_threads; i++) {
+        const uint64_t upto = n_pos * (uint64_t)(i + 1) / (uint64_t)n_threads;
+        jobs[i].k0 = k;
+        while (k < N_KEYS && (i == n_threads - 1 || x->start[k + 1] <= upto)) k++;
+        jobs[i].k1 = k;
+    }
+    tix_pass(jobs, n_threads, 2);
+    int failed = 0;
+    for (int i = 0; i < n_threads; i++) {
+        failed |= jobs[i].failed;
+        free(jobs[i].cnt);
+    }
+    free(jobs);
+    jobs = NULL;
+    free(ek);
+    if (failed) {
+        gpuasm_tindex_free(x);
+        return -1;
+    }
+    return 0;
+oom:
+    for (int i = 0; jobs && i < n_threads; i++) free(jobs[i].cnt);
+    free(jobs);
+    free(ek);
+    gpuasm_tindex_free(x);
+    return -1;
+}
+
+
+/* The first row entry in [lo, hi) whose extension key is >= key (the row
+ * is sorted by it). */
+static uint32_t ext_bound(const gpuasm_tindex *x, const uint8_t *code, uint32_t lo, uint32_t hi,
+                          uint64_t key)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (ext_key(code, x->total, x->pos[mid]) < key) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* The first row entry in [lo, hi) whose first 4 extension codes (ext4)
+ * are >= v (the row is sorted by the whole extension key, so by them). */
+static uint32_t ext4_bound(const gpuasm_tindex *x, uint32_t lo, uint32_t hi, uint32_t v)
+{
+    while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (x->ext4[mid] < v) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+/* A piece P[a .. b) of a pattern looked up in the index: the rows
+ * [qa, qb) of its first clean window (at w: Q single bases) and the single
+ * bases after it (e of them, at most EXT); whole: the lookup compared
+ * every base of the piece. */
+typedef struct {
+    uint32_t qa, qb;
+    uint64_t w;
+    int whole;
+} piece_rows_t;
+
+/* Look piece P[a .. b) up: 0 when it has no window of Q single bases (N
+ * in every window: such a piece is never intact, prefilter.h), else 1 with
+ * *r filled. */
+static int piece_rows(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p, uint64_t a,
+                      uint64_t b, piece_rows_t *r)
+{
+    int64_t key = -1;
+    uint64_t w = a;
+    for (; w + GPUASM_QF_Q <= b && key < 0; w++) key = window_key(p + w);
+    if (key < 0) return 0;
+    w--;                     /* the window found starts at w */
+    /* The piece's single bases after the window (at most EXT): only
+     * the windows of the row whose extension starts with them. */
+    uint32_t ext = 0, e = 0;
+    for (; e < GPUASM_QF_EXT && w + GPUASM_QF_Q + e < b; e++) {
+        const int c = gpuasm_base2[p[w + GPUASM_QF_Q + e] & 15];
+        if (c < 0) break;
+        ext = ext << 4 | (uint32_t)c;
+    }
+    const uint32_t shift = 4 * (GPUASM_QF_EXT - e);
+    const uint64_t elo = (uint64_t)ext << shift, ehi = ((uint64_t)ext + 1) << shift;
+    uint32_t qa = x->start[key], qb = x->start[key + 1];
+    if (e) {   /* the windows whose extension starts with the piece's next base (sub) */
+        const uint32_t c0 = ext >> (4 * (e - 1));
+        qa = c0 ? x->sub[4 * (size_t)key + c0 - 1] : qa;
+        qb = x->sub[4 * (size_t)key + c0];
+    }
+    if (e > 1) {   /* and with the rest: binary searches */
+        /* first by the first 4 extension codes (ext4, exact when
+         * e <= 4: elo and ehi then end in 16 zero bits), then by the
+         * rest on the few windows left (ext_bound reads the bases) */
+        qa = ext4_bound(x, qa, qb, (uint32_t)(elo >> 16));
+        qb = ext4_bound(x, qa, qb, (uint32_t)((ehi - 1) >> 16) + 1);
+        if (e > 4) {
+            qa = ext_bound(x, targets->code, qa, qb, elo);
+            qb = ext_bound(x, targets->code, qa, qb, ehi);
+        }
+    }
+    r->qa = qa;
+    r->qb = qb;
+    r->w = w;
+    /* the window at the piece's start and the extension to its end */
+    r->whole = w == a && w + GPUASM_QF_Q + e == b;
+    return 1;
+}
+
+/* Does the whole piece P[a .. b) occur (nt16 rule) where the index row
+ * entry at buffer position g (in target t) puts its window, inside t?  A
+ * cheap check that drops most chance window hits. */
+static int piece_there(const gpuasm_seqset *targets, uint32_t t, uint64_t g, const uint8_t *p, uint64_t a,
+                       uint64_t b, const piece_rows_t *r)
+{
+    if (g - targets->off[t] < r->w - a || g + (b - r->w) > targets->off[t + 1]) return 0;
+    if (r->whole) return 1;
+    const uint8_t *tp = targets->code + g - (r->w - a);
+    uint64_t y = a;
+    while (y < b && (p[y] & tp[y - a])) y++;
+    return y == b;
+}
+
+/* Ranges by (target, lo): lo < 2^32 (a target's length; total < 2^32). */
+static inline uint64_t range_key(const gpuasm_end_range *r) { return (uint64_t)r->target << 32 | r->lo; }
+DEFINE_SORT(sort_ranges, gpuasm_end_range, range_key)
+
+static int push_range(gpuasm_end_range **out, size_t *cap, size_t n, uint32_t t, int64_t lo, int64_t hi,
+                      uint64_t len)
+{
+    if (hi < 0 || lo >= (int64_t)len) return 0;
+    if (n == *cap) {
+        size_t c = *cap ? 2 * *cap : 256;
+        gpuasm_end_range *q = realloc(*out, c * sizeof *q);
+        if (!q) return -1;
+        *out = q;
+        *cap = c;
+    }
+    (*out)[n].target = t;
+    (*out)[n].lo = lo < 0 ? 0 : (uint64_t)lo;
+    (*out)[n].hi = hi >= (int64_t)len ? len - 1 : (uint64_t)hi;
+    return 1;
+}
+
+/* The two-piece rule (prefilter.h, "Two pieces") on the n hits packed as
+ * (target, c, piece) in *out's memory (gpuasm_tindex_ranges): the ranges
+ * [c - slack, c + slack] of the hits paired with a hit of another piece,
+ * into *out.  Their number, or -1 when out of memory. */
+static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, size_t *cap, size_t n,
+                         int64_t slack, int pbits, int cbits)
+{
+    /* Keep the hits with a hit of another piece in the same target
+     * whose end is within slack of theirs (two intact pieces of one
+     * alignment are: prefilter.h), each as its range [c - slack,
+     * c + slack].  The partners are found in a hash table of the hits
+     * by (target, c / W), W = 2^wb > slack, after them in out's
+     * memory (open addressing, at most half full): a hit's partners
+     * lie in its bucket or the two beside it; before it, counters of
+     * hits per hashed bucket leave out the hits alone in theirs.
+     * O(hits), where sorting them was half of the planning's time,
+     * and the table's probes still another half.  The kept ones (few) are
+     * moved to the front, sorted, and written as ranges from the last
+     * one (range y takes the bytes of hits 3y .. 3y + 2, read already). */
+    const int wb = slack ? 64 - __builtin_clzll((uint64_t)slack) : 0;
+    int tb = 64 - __builtin_clzll((uint64_t)n);   /* 2^tb > n */
+    tb++;
+    const size_t tsize = (size_t)1 << tb, tmask = tsize - 1;
+    /* counts: 2^cb > 32 n one-byte counters of hits per hashed bucket */
+    const int cb = tb + 4;
+    const size_t csize = (size_t)1 << cb;
+    if (gpuasm_grow((void **)out, cap, ((n + tsize) * sizeof(uint64_t) + csize) / sizeof **out + 1,
+                    sizeof **out) < 0)
+        return -1;
+    uint64_t *h = (uint64_t *)*out, *tab = h + n;
+    uint8_t *cnt = (uint8_t *)(tab + tsize);
+    const uint64_t pmask = ((uint64_t)1 << pbits) - 1, cmask = ((uint64_t)1 << cbits) - 1;
+    const uint64_t used = (uint64_t)1 << 63;
+#define PAIR_HASH(t, bk) ((((uint64_t)(t) << cbits | (bk)) * 0x9E3779B97F4A7C15ull))
+#define PAIR_SLOT(t, bk) ((size_t)(PAIR_HASH(t, bk) >> (64 - tb)))
+#define PAIR_CNT(t, bk) cnt[PAIR_HASH(t, bk) >> (64 - cb)]
+    /* First a count per hashed bucket: a hit whose bucket and the two
+     * beside it hold no other hit (nearly every chance hit) has no
+     * partner; the others (the true pairs among them) are paired
+     * exactly below, among themselves (a partner is such a hit too). */
+    memset(cnt, 0, csize);
+    for (size_t y = 0; y < n; y++) {
+        uint8_t *q = &PAIR_CNT(h[y] >> (cbits + pbits), (h[y] >> pbits & cmask) >> wb);
+        if (*q < 255) (*q)++;
+    }
+    size_t nc = 0;
+    for (size_t y = 0; y < n; y++) {
+        const uint64_t t = h[y] >> (cbits + pbits), bk = (h[y] >> pbits & cmask) >> wb;
+        unsigned sum = PAIR_CNT(t, bk) + PAIR_CNT(t, bk + 1) + (bk ? PAIR_CNT(t, bk - 1) : 0u);
+        if (sum >= 2) h[nc++] = h[y];   /* nc <= y */
+    }
+    n = nc;
+    memset(tab, 0, tsize * sizeof *tab);
+    for (size_t y = 0; y < n; y++) {
+        const uint64_t t = h[y] >> (cbits + pbits), bk = (h[y] >> pbits & cmask) >> wb;
+        size_t z = PAIR_SLOT(t, bk);
+        while (tab[z]) z = (z + 1) & tmask;
+        tab[z] = h[y] | used;
+    }
+    size_t u = 0;
+    for (size_t y = 0; y < n; y++) {
+        const uint64_t v = h[y], t = v >> (cbits + pbits), c = v >> pbits & cmask, pc = v & pmask;
+        const uint64_t bk = c >> wb;
+        int paired = 0;
+        for (uint64_t d = bk ? bk - 1 : 0; d <= bk + 1 && !paired; d++) {
+            for (size_t z = PAIR_SLOT(t, d); tab[z] && !paired; z = (z + 1) & tmask) {
+                const uint64_t w2 = tab[z] & ~used;
+                if (w2 >> (cbits + pbits) != t) continue;
+                const uint64_t c2 = w2 >> pbits & cmask;
+                paired = (c2 >> wb) == d && (c2 > c ? c2 - c : c - c2) <= (uint64_t)slack &&
+                         (w2 & pmask) != pc;
+            }
+        }
+        if (paired) h[u++] = v;   /* u <= y: h[y] is read */
+    }
+#undef PAIR_CNT
+#undef PAIR_HASH
+#undef PAIR_SLOT
+    if (u > 1) sort_u64(h, u);   /* by (target, c): the ranges' order */
+    if (gpuasm_grow((void **)out, cap, u, sizeof **out) < 0) return -1;
+    h = (uint64_t *)*out;
+    for (size_t y = u; y-- > 0;) {
+        const uint64_t v = h[y];
+        const uint32_t t = (uint32_t)(v >> (cbits + pbits));
+        const int64_t c = (int64_t)(v >> pbits & cmask);
+        const uint64_t len = targets->off[t + 1] - targets->off[t];
+        gpuasm_end_range r = { t, c - slack < 0 ? 0 : (uint64_t)(c - slack),
+                               c + slack >= (int64_t)len ? len - 1 : (uint64_t)(c + slack) };
+        (*out)[y] = r;
+    }
+    /* ranges past their target's end (c - slack >= len) dropped, as push_range does */
+    n = 0;
+    for (size_t y = 0; y < u; y++) {
+        const uint64_t len = targets->off[(*out)[y].target + 1] - targets->off[(*out)[y].target];
+        if ((*out)[y].lo < len) (*out)[n++] = (*out)[y];
+    }
+    return (int64_t)n;
+}
+
+int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                             uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
+                             uint32_t stamp, gpuasm_end_range **out, size_t *cap)
+{
+    if (k < 0 || m / ((uint64_t)k + 1) < GPUASM_QF_Q) return -2;
+    for (uint32_t i = 0; i < m; i++)
+        if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+    /* Two intact pieces (k + 2 of them) where they are long enough, else
+     * one (k + 1): prefilter.h, "Two pieces". */
+    int two = m / ((uint64_t)k + 2) >= GPUASM_QF_Q;
+    const uint64_t pieces = (uint64_t)k + 1 + (uint64_t)two;
+    /* Hits are packed as (target, c, piece) into 63 bits and sorted (bit
+     * 63 marks the paired ones). */
+    const int pbits = 64 - __builtin_clzll(pieces), cbits = 64 - __builtin_clzll(x->total + m + 1),
+              tbits = 64 - __builtin_clzll((uint64_t)targets->n + 1);
+    if (pbits + cbits + tbits > 63) two = 0;   /* never with 32-bit positions in practice */
+    const int64_t slack = hamming ? 0 : k;
+    size_t n = 0;
+    for (uint64_t i = 0; i < pieces; i++) {
+        const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
+        piece_rows_t pr;
+        if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+        const uint64_t w = pr.w;
+        for (uint32_t q = pr.qa; q < pr.qb; q++) {
+            const uint64_t g = x->pos[q];
+            const uint32_t t = target_of(targets, g);
+            if (in_group[t] != stamp) continue;
+            if (!piece_there(targets, t, g, p, a, b, &pr)) continue;
+            /* The pattern's end when P[w ..] is at text position g. */
+            const int64_t c = (int64_t)(g - targets->off[t]) + (int64_t)(m - w) - 1;
+            if (two) {   /* a hit (target, c, piece), paired below: packed in out's memory */
+                if (gpuasm_grow((void **)out, cap, n / 3 + 1, sizeof **out) < 0) return -1;
+                ((uint64_t *)*out)[n++] = ((uint64_t)t << cbits | (uint64_t)c) << pbits | i;
+                continue;
+            }
+            const int r = push_range(out, cap, n, t, c - slack, c + slack,
+                                     targets->off[t + 1] - targets->off[t]);
+            if (r < 0) return -1;
+            n += (size_t)r;
+        }
+    }
+    if (two && n) {
+        const int64_t r = pair_hits(targets, out, cap, n, slack, pbits, cbits);
+        if (r < 0) return -1;
+        n = (size_t)r;
+    }
+    /* Ambiguity zones: an alignment whose intact piece lies over an
+     * ambiguous run [r0, r1] ends within m + slack of it. */
+    const int64_t reach = (int64_t)m + slack + GPUASM_QF_Q;
+    for (size_t z = 0; z < x->n_amb; z++) {
+        const uint32_t t = target_of(targets, x->amb[2 * z]);
+        if (in_group[t] != stamp) continue;
+        const int64_t r0 = (int64_t)(x->amb[2 * z] - targets->off[t]);
+        const int64_t r1 = (int64_t)(x->amb[2 * z + 1] - targets->off[t]);
+        const int r = push_range(out, cap, n, t, r0 - reach, r1 + reach,
+                                 targets->off[t + 1] - targets->off[t]);
+        if (r < 0) return -1;
+        n += (size_t)r;
+    }
+    if (n > 1) sort_ranges(*out, n);
+    /* Merge overlapping and adjacent ranges of a target. */
+    size_t u = 0;
+    for (size_t i = 0; i < n; i++) {
+        gpuasm_end_range *o = *out;
+        if (u && o[u - 1].target == o[i].target && o[i].lo <= o[u - 1].hi + 1) {
+            if (o[i].hi > o[u - 1].hi) o[u - 1].hi = o[i].hi;
+        } else {
+            o[u++] = o[i];
+        }
+    }
+    return (int64_t)u;
+}
+
+/* Does target t hold an ambiguous code (not a single base) in buffer
+ * positions [lo, hi)?  A binary search over the runs (buffer order). */
+static int amb_in(const gpuasm_tindex *x, uint64_t lo, uint64_t hi)
+{
+    size_t a = 0, b = x->n_amb;   /* the first run ending at or after lo */
+    while (a < b) {
+        const size_t mid = a + (b - a) / 2;
+        if (x->amb[2 * mid + 1] < lo) a = mid + 1; else b = mid;
+    }
+    return a < x->n_amb && x->amb[2 * a] < hi;
+}
+
+uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m)
+{
+    uint64_t L = m;
+    for (uint32_t p = omin; p < m; p++) {
+        const int32_t kp = gpuasm_partial_kf(o, o->read_partial_floor, p, m);
+        if (kp < 0 || (int64_t)kp >= (int64_t)p) continue;   /* p is never acceptable */
+        const uint64_t l = p / ((uint64_t)kp + 1);
+        if (l < L) L = l;
+    }
+    return L >= GPUASM_QF_Q && L < m ? (uint32_t)L : 0;
+}
+
+/* Set the bit of every Q-base key of single bases in [lo, hi). */
+static void end_bits_of(const uint8_t *s, uint64_t lo, uint64_t hi, uint64_t *bits)
+{
+    uint32_t key = 0;
+    int run = 0;
+    for (uint64_t i = lo; i < hi; i++) {
+        const int b = gpuasm_base2[s[i] & 15];
+        if (b < 0) {
+            run = 0;
+            continue;
+        }
+        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
+        if (++run >= GPUASM_QF_Q) bits[key >> 6] |= (uint64_t)1 << (key & 63);
+    }
+}
+
+void gpuasm_end_bits(const gpuasm_seqset *targets, uint32_t W, uint64_t *bits)
+{
+    memset(bits, 0, GPUASM_END_BITS_WORDS * sizeof(uint64_t));
+    for (uint32_t t = 0; t < targets->n; t++) {
+        const uint64_t lo = targets->off[t], hi = targets->off[t + 1], w = W < hi - lo ? W : hi - lo;
+        if (2 * w >= hi - lo) {   /* the two windows overlap: the target whole */
+            end_bits_of(targets->code, lo, hi, bits);
+            continue;
+        }
+        end_bits_of(targets->code, lo, lo + w, bits);
+        end_bits_of(targets->code, hi - w, hi, bits);
+    }
+}
+
+/* May the piece P[a .. b) (b - a >= Q) occur in an end window of bits?
+ * 0 only when a window of Q single bases at its start or its end is in
+ * none (then it occurs in none: bits hold every Q-window of single bases
+ * of the end windows); a window with another code decides nothing. */
+static int end_bits_may(const uint64_t *bits, const uint8_t *p, uint64_t a, uint64_t b)
+{
+    const int64_t k1 = window_key(p + a), k2 = window_key(p + b - GPUASM_QF_Q);
+    if (k1 >= 0 && !(bits[k1 >> 6] >> (k1 & 63) & 1)) return 0;
+    if (k2 >= 0 && !(bits[k2 >> 6] >> (k2 & 63) & 1)) return 0;
+    return 1;
+}
+
+int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
+                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
+                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark)
+{
+    if (!L || L >= m) return -2;
+    for (uint32_t i = 0; i < m; i++)
+        if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+    for (int at_start = 0; at_start < 2; at_start++) {
+        if (!(ends & (1u << at_start))) continue;
+        const uint32_t bit = 1u << at_start;
+        /* Text end: pieces [i L, (i + 1) L) with (i + 1) L <= m - 1;
+         * text start: their mirror images [m - (i + 1) L, m - i L) with
+         * m - (i + 1) L >= 1 (prefilter.h, "Partial occurrences"). */
+        for (uint64_t i = 0; (i + 1) * (uint64_t)L <= (uint64_t)m - 1; i++) {
+            const uint64_t a = at_start ? m - (i + 1) * L : i * L, b = a + L;
+            if (bits && !end_bits_may(bits, p, a, b)) continue;   /* in no end window */
+            piece_rows_t pr;
+            if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+            for (uint32_t q = pr.qa; q < pr.qb; q++) {
+                const uint64_t g = x->pos[q];
+                const uint32_t t = target_of(targets, g);
+                if (in_group[t] != stamp || (mark[t] & bit)) continue;
+                if (!piece_there(targets, t, g, p, a, b, &pr)) continue;
+                /* the piece's bases in the target: [s, s + L) */
+                const uint64_t s = g - (pr.w - a), n = targets->off[t + 1] - targets->off[t];
+                const uint64_t w = W < n ? W : n;
+                if (at_start ? s + L <= targets->off[t] + w : s >= targets->off[t + 1] - w)
+                    mark[t] |= bit;
+            }
+        }
+    }
+    return 0;
+}
+
+int gpuasm_tindex_end_amb(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint32_t t, uint32_t W)
+{
+    const uint64_t lo = targets->off[t], hi = targets->off[t + 1], w = W < hi - lo ? W : hi - lo;
+    return (amb_in(x, hi - w, hi) ? 1 : 0) | (amb_in(x, lo, lo + w) ? 2 : 0);
+}
