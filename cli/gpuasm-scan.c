@@ -31,6 +31,7 @@
 #include "cli/auto_move.h"
 #include "cli/merge_reports.h"
 #include "cli/options.h"
+#include "cli/signals.h"
 #include "cli/pipeline.h"
 #include "engine/defaults.h"
 #include "io/reads_out.h"
@@ -191,84 +192,9 @@ static void version(void)
 
 static const gpuasm_cli cli = { "gpuasm-scan", "bases", usage, version };
 
-/* ---- signals ----------------------------------------------------------------------
- *
- * SIGINT, SIGTERM and SIGHUP (those not ignored when the program started,
- * as under nohup) are blocked in every thread and taken by one watcher
- * thread with sigwait(), so no handler runs inside htslib or a lock.  The
- * first one stops the run (gpuasm_scan_interrupt: every stage notices it
- * between batches, the -o and --stats files are removed as for any
- * failure); main() then prints one line and dies of the same signal, so
- * that the shell sees 128 + N and a script stops as it would for samtools
- * (which the signal kills outright).  Should the run not end within
- * STOP_GRACE_S (a read blocked on a FIFO without a writer, a long scan),
- * or a second signal come, the watcher removes the temporary output files
- * itself and the signal kills the process at once. */
+/* The terminating signals (cli/signals.h): the run stops between batches
+ * and dies of the signal; after STOP_GRACE_S at once. */
 #define STOP_GRACE_S 2
-
-static sigset_t stop_signals;
-static _Atomic int stop_signal;   /* the signal that stopped the run, or 0 */
-
-static void *signal_watcher(void *arg)
-{
-    (void)arg;
-    int sig = 0;
-    if (sigwait(&stop_signals, &sig) != 0) return NULL;
-    stop_signal = sig;
-    char why[64];
-    snprintf(why, sizeof why, "interrupted by SIG%s", sig == SIGINT ? "INT" : sig == SIGTERM ? "TERM"
-             : sig == SIGHUP ? "HUP" : "NAL");
-    gpuasm_scan_interrupt(why);
-    struct timespec grace = { STOP_GRACE_S, 0 };
-    sigtimedwait(&stop_signals, NULL, &grace);   /* a second signal, or the grace period */
-    gpuasm_outfiles_remove_pending();
-    /* write(2), not stdio: another thread may hold stderr's lock. */
-    char line[160];
-    int n = snprintf(line, sizeof line, "%s: %s (a read or scan did not stop within %d s: "
-                     "stopped at once, no output file left)\n", cli.prog, why, STOP_GRACE_S);
-    if (n > 0 && write(STDERR_FILENO, line, (size_t)n) < 0) { /* nothing more to do */ }
-    signal(sig, SIG_DFL);
-    pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
-    raise(sig);
-    return NULL;
-}
-
-/* Block the stop signals and start the watcher, before any other thread
- * exists (threads inherit the mask).  Returns 0, or -1 (no watcher: the
- * signals keep their default action). */
-static int watch_signals(void)
-{
-    const int sigs[] = { SIGINT, SIGTERM, SIGHUP };
-    sigemptyset(&stop_signals);
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
-        struct sigaction sa;
-        if (sigaction(sigs[i], NULL, &sa) == 0 && sa.sa_handler != SIG_IGN)
-            sigaddset(&stop_signals, sigs[i]);
-    }
-    pthread_t tid;
-    pthread_attr_t attr;
-    if (pthread_sigmask(SIG_BLOCK, &stop_signals, NULL) != 0) return -1;
-    pthread_attr_init(&attr);
-    pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-    int r = pthread_create(&tid, &attr, signal_watcher, NULL);
-    pthread_attr_destroy(&attr);
-    if (r != 0) {
-        pthread_sigmask(SIG_UNBLOCK, &stop_signals, NULL);
-        return -1;
-    }
-    return 0;
-}
-
-/* After an interrupted run: die of the signal that stopped it. */
-static void die_of(int sig)
-{
-    signal(sig, SIG_DFL);
-    sigset_t one;
-    sigemptyset(&one);
-    sigaddset(&one, sig);
-    raise(sig);   /* pending while blocked ... */
-    pthread_sigmask(SIG_UNBLOCK, &one, NULL);   /* ... and delivered here */
-}
 
 enum { OPT_MODE = 256, OPT_KERNEL, OPT_PATTERN, OPT_ALL, OPT_WILDCARDS, OPT_UNMATCHED, OPT_EQX,
        OPT_KEEP_TAGS, OPT_NO_PG,
@@ -511,7 +437,7 @@ static int parse_option(int c, gpuasm_scan_opt *o, scan_args *a, char **argv)
  * to move the output into place).  0, or 1 (its one line printed). */
 static int check_file_names(int argc, char **argv, const gpuasm_scan_opt *o, const scan_args *a)
 {
-    const struct { const char *opt, *val; } files[] = {
+    const gpuasm_file_opt files[] = {
         { "-o", o->out_path }, { "--stats", o->stats_path }, { "--report", o->screen.report },
         { "--multiqc", o->screen.multiqc }, { "--matched", o->screen.matched },
         { "--matched2", o->screen.matched2 }, { "--unmatched-reads", o->screen.unmatched },
@@ -519,15 +445,7 @@ static int check_file_names(int argc, char **argv, const gpuasm_scan_opt *o, con
         { "--write-reference", o->write_reference }, { "-T", o->reference }, { "-1", a->r1 },
         { "-2", a->r2 },
     };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i].val && !*files[i].val)
-            return gpuasm_fail("%s '': an empty file name (give a file, or - for standard input "
-                               "or output)", files[i].opt);
-    for (int i = optind; i < argc; i++)
-        if (!*argv[i])
-            return gpuasm_fail("%s", "an empty file name ('') among the inputs (give a file, or - "
-                               "for standard input)");
-    return 0;
+    return gpuasm_opt_file_names(files, sizeof files / sizeof files[0], argc, argv);
 }
 
 /* The options as a whole, and the positional arguments (argv[optind..]):
@@ -705,7 +623,7 @@ int main(int argc, char **argv)
     memset(&fmt, 0, sizeof fmt);
     kstring_t rg = KS_INITIALIZE, rg_id = KS_INITIALIZE, cl = KS_INITIALIZE;
 
-    watch_signals();
+    gpuasm_signals_watch(cli.prog, gpuasm_scan_interrupt, STOP_GRACE_S);
     opterr = 0;  /* our own messages, one line each */
     /* --preset first (as minimap2 takes -x), so that any other option
      * overrides it wherever it stands. */
@@ -759,8 +677,12 @@ int main(int argc, char **argv)
 
     char err[1024];
     if (gpuasm_scan_run(cli.prog, &o, err, sizeof err) < 0) {
+        if (gpuasm_signals_stopped()) {
+            gpuasm_fail("%s", err);
+            gpuasm_signals_die(gpuasm_signals_stopped());
+        }
+        gpuasm_signals_after_failure();   /* | head: die of SIGPIPE, as samtools, silently */
         gpuasm_fail("%s", err);
-        if (stop_signal) die_of(stop_signal);
         goto out;
     }
     ret = 0;

@@ -28,6 +28,7 @@
 #endif
 #include "cli/options.h"
 #include "cli/signal_run.h"
+#include "cli/signals.h"
 #include "engine/defaults.h"
 #include "io/signal_norm.h"
 #include "io/signal_reads.h"
@@ -138,6 +139,7 @@ int main(int argc, char **argv)
     long long v;
     char *endp;
     int c;
+    gpuasm_signals_watch(cli.prog, NULL, 0);   /* before any thread: the outputs go with the run */
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":p:n:t:" GPUASM_COMMON_SHORTOPTS, lopts, NULL)) >= 0) {
         const int shared = gpuasm_common_opt_parse(&cli, &co, c, argv);
@@ -189,17 +191,10 @@ int main(int argc, char **argv)
         }
     }
     /* Issue #31: an empty file name names no file (gpuasm-scan's rule). */
-    const struct { const char *opt, *val; } files[] = {
+    const gpuasm_file_opt files[] = {
         { "-o", co.out_path }, { "--stats", co.stats_path }, { "-p", o.model_path },
     };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        if (files[i].val && !*files[i].val)
-            return gpuasm_fail("%s '': an empty file name (give a file, or - for standard input "
-                               "or output)", files[i].opt);
-    for (int i = optind; i < argc; i++)
-        if (!*argv[i])
-            return gpuasm_fail("%s", "an empty file name ('') among the inputs (give a file, or - "
-                               "for standard input)");
+    if (gpuasm_opt_file_names(files, sizeof files / sizeof files[0], argc, argv)) return 1;
     const int npos = argc - optind;
     if (npos != 2) {
         if (npos == 0) { usage(stderr); return 1; }
@@ -220,6 +215,9 @@ int main(int argc, char **argv)
     o.progress = co.progress;
     gpuasm_common_opt_hts_log(&co);
     char err[1024];
-    if (gpuasm_signal_run(cli.prog, &o, err, sizeof err) < 0) return gpuasm_fail("%s", err);
+    if (gpuasm_signal_run(cli.prog, &o, err, sizeof err) < 0) {
+        gpuasm_signals_after_failure();   /* | head: die of SIGPIPE, as samtools, silently */
+        return gpuasm_fail("%s", err);
+    }
     return 0;
 }

@@ -16,6 +16,16 @@ int gpuasm_merge_reports(int n, char **path, const char *mqc)
     gpuasm_target_report sum, one;
     char err[1024];
     if (n < 1) return gpuasm_fail("%s", "--merge-reports needs one or more --report files");
+    /* A report given twice (through a link, or as ./a.tsv and a.tsv too)
+     * would count its reads twice (issue #31). */
+    for (int i = 1; i < n; i++) {
+        const int j = gpuasm_output_is_input(path[i], (const char *const *)path, (size_t)i);
+        if (j >= 0 && !strcmp(path[i], path[j]))
+            return gpuasm_fail("--merge-reports %s: given twice (its reads would count twice)", path[i]);
+        if (j >= 0)
+            return gpuasm_fail("--merge-reports %s: the same file as %s (its reads would count twice)",
+                               path[i], path[j]);
+    }
     if (gpuasm_target_report_read_tsv(path[0], &sum, err, sizeof err) < 0)
         return gpuasm_fail("%s", err);
     for (int i = 1; i < n; i++) {

@@ -109,3 +109,16 @@ void gpuasm_common_opt_hts_log(const gpuasm_common_opt *c)
     hts_set_log_level((enum htsLogLevel)(c->verbosity_given ? c->verbosity
                                          : c->quiet ? HTS_LOG_ERROR : HTS_LOG_WARNING));
 }
+
+int gpuasm_opt_file_names(const gpuasm_file_opt *files, size_t n, int argc, char **argv)
+{
+    for (size_t i = 0; i < n; i++)
+        if (files[i].val && !*files[i].val)
+            return gpuasm_fail("%s '': an empty file name (give a file, or - for standard input "
+                               "or output)", files[i].opt);
+    for (int i = optind; i < argc; i++)
+        if (!*argv[i])
+            return gpuasm_fail("%s", "an empty file name ('') among the inputs (give a file, or - "
+                               "for standard input)");
+    return 0;
+}

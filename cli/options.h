@@ -80,6 +80,17 @@ int gpuasm_common_opt_parse(const gpuasm_cli *cli, gpuasm_common_opt *c, int ch,
  * 1 (the exit status). */
 int gpuasm_opt_unknown(char **argv);
 
+/* A file option as named on the command line and its value (NULL: not given). */
+typedef struct {
+    const char *opt, *val;
+} gpuasm_file_opt;
+
+/* Issue #31: an empty file name (-o '', a shell variable left unset) names
+ * no file: refused before any work.  files[0 .. n): the file options;
+ * argv[optind .. argc): the positional inputs.  0, or 1 after
+ * gpuasm_fail()'s one line (the exit status). */
+int gpuasm_opt_file_names(const gpuasm_file_opt *files, size_t n, int argc, char **argv);
+
 /* htslib's log level for the run: --verbosity when given (htslib's
  * messages show as in samtools), else warnings, errors only with --quiet. */
 void gpuasm_common_opt_hts_log(const gpuasm_common_opt *c);

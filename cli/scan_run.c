@@ -24,6 +24,7 @@
 #include "cli/scan_errors.h"
 #include "engine/engine.h"
 #include "io/reference_out.h"
+#include "io/target_report.h"
 #include "io/targets.h"
 #include "kernels/registry.h"
 #include "util/clock.h"
@@ -81,7 +82,41 @@ static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
     const char *in[] = { o->reads_path, o->reads_path2, o->targets_path, o->reference };
     const char *what[] = { "the reads file", "the second reads file", "the targets file",
                            "the reference (-T)" };
-    return gpuasm_outputs_check(o->out_path, o->stats_path, "SAM", in, what, 4, err, errlen);
+    if (gpuasm_outputs_check(o->out_path, o->stats_path, "SAM", in, what, 4, err, errlen) < 0)
+        return -1;
+    /* ... and no two outputs in one file (issue #31): the later one
+     * silently replaced the earlier. */
+    const gpuasm_screen_opt *s = &o->screen;
+#define NAMED(p) ((p) && strcmp((p), "-") ? (p) : NULL)   /* "-": refused by gpuasm_screen_open */
+    char general[4096] = "";
+    if (s->multiqc && gpuasm_multiqc_general_path(s->multiqc, general, sizeof general) < 0) {
+        snprintf(err, errlen, "--multiqc %s: name too long", s->multiqc);
+        return -1;
+    }
+    /* --write-reference's FILE, FILE.fai and the Picard dictionary */
+    char fai[4096] = "";
+    char *dict = o->write_reference ? gpuasm_reference_dict_name(o->write_reference) : NULL;
+    if (o->write_reference && (!dict || snprintf(fai, sizeof fai, "%s.fai", o->write_reference) >=
+                                            (int)sizeof fai)) {
+        free(dict);
+        snprintf(err, errlen, "--write-reference %s: %s", o->write_reference,
+                 dict ? "name too long" : "out of memory");
+        return -1;
+    }
+    const char *out[] = { o->out_path ? o->out_path : "-", o->stats_path, NAMED(s->report),
+                          NAMED(s->multiqc), NAMED(s->multiqc) ? general : NULL, NAMED(s->matched),
+                          NAMED(s->matched2), NAMED(s->unmatched), NAMED(s->unmatched2),
+                          NAMED(s->reads_out), NAMED(o->write_reference),
+                          NAMED(o->write_reference) ? fai : NULL, NAMED(o->write_reference) ? dict : NULL };
+#undef NAMED
+    const char *flag[] = { "-o", "--stats", "--report", "--multiqc",
+                           "--multiqc (its General Statistics file)", "--matched", "--matched2",
+                           "--unmatched-reads", "--unmatched-reads2", "--reads-out",
+                           "--write-reference", "--write-reference (its .fai)",
+                           "--write-reference (its .dict)" };
+    const int r = gpuasm_outputs_distinct(out, flag, sizeof out / sizeof out[0], err, errlen);
+    free(dict);
+    return r;
 }
 
 /* ---- the engine opens while the inputs do (issue #14) ------------------------ */

@@ -93,7 +93,8 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
     free(len);
     free(same);
     if (r < 0) goto oom;
-    /* Never over an input (issue #12's rule for -o), nor over each other. */
+    /* Never over an input (issue #12's rule for -o); not over each other
+     * nor over -o and --stats: scan_run.c's check_outputs. */
     const char *outs[] = { o->report, o->multiqc, o->matched, o->matched2, o->unmatched,
                            o->unmatched2, o->reads_out };
     const char *flags[] = { "--report", "--multiqc", "--matched", "--matched2",
@@ -112,11 +113,6 @@ int gpuasm_screen_open(const gpuasm_screen_opt *o, const gpuasm_targets *t,
                      "to overwrite an input", flags[k], outs[k], inputs[i]);
             return -1;
         }
-        for (size_t j = 0; j < k; j++)
-            if (outs[j] && !strcmp(outs[j], outs[k]) && strcmp(outs[k], "-")) {
-                snprintf(err, errlen, "%s %s: also given to %s", flags[k], outs[k], flags[j]);
-                return -1;
-            }
     }
     /* Created now (through temporary files), so a bad path fails first. */
     if (o->report) {

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* output_file.c -- see output_file.h. */
 #define _XOPEN_SOURCE 700
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +66,31 @@ static char *dir_of(const char *p)
     return d;
 }
 
+/* Temporary files of runs that died (SIGKILL, a crash, a power cut) are
+ * ".NAME.gpuasm-PID-XXXXXX": the next run that writes into the directory
+ * removes those whose PID no longer runs (kill(PID, 0) fails with ESRCH).
+ * A PID taken again by another process keeps its file until that process
+ * ends; `rm .*.gpuasm-*` removes them all by hand (README "Errors,
+ * outputs, signals"). */
+static void remove_stale(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const char *g = strstr(e->d_name, ".gpuasm-");
+        if (e->d_name[0] != '.' || !g) continue;
+        char *end;
+        errno = 0;
+        const long pid = strtol(g + 8, &end, 10);
+        if (errno || end == g + 8 || *end != '-' || strlen(end + 1) != 6 || pid <= 0) continue;
+        if (pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue;
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path) unlink(path);
+    }
+    closedir(d);
+}
+
 int gpuasm_outfile_begin(gpuasm_outfile *f, const char *path, char *err, size_t errlen)
 {
     memset(f, 0, sizeof(*f));
@@ -78,6 +105,13 @@ int gpuasm_outfile_begin(gpuasm_outfile *f, const char *path, char *err, size_t 
     struct stat st, lst;
     const int exists = stat(path, &st) == 0;
     const int link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    /* An existing file the user may not write: refused, as samtools'
+     * open refuses it (the temporary file renamed over it would replace a
+     * read-only file, even another user's in a world-writable directory). */
+    if (exists && S_ISREG(st.st_mode) && access(path, W_OK) != 0) {
+        snprintf(err, errlen, "%s: cannot open for writing: %s", path, strerror(errno));
+        return -1;
+    }
     if (!(f->path = strdup(path))) goto oom;
     /* Write through a symbolic link to an existing file: replace its target. */
     if (!(f->final = exists && link ? realpath(path, NULL) : NULL) && !(f->final = strdup(path)))
@@ -98,16 +132,17 @@ int gpuasm_outfile_begin(gpuasm_outfile *f, const char *path, char *err, size_t 
     if (!dir) goto oom;
     const char *slash = strrchr(f->final, '/');
     const char *base = slash ? slash + 1 : f->final;
-    size_t n = strlen(dir) + strlen(base) + 32;
+    size_t n = strlen(dir) + strlen(base) + 64;
     char *tmp = malloc(n);
     if (!tmp) {
         free(dir);
         goto oom;
     }
-    if (strlen(base) + 16 <= NAME_MAX)
-        snprintf(tmp, n, "%s/.%s.gpuasm-XXXXXX", dir, base);
+    if (strlen(base) + 32 <= NAME_MAX)
+        snprintf(tmp, n, "%s/.%s.gpuasm-%ld-XXXXXX", dir, base, (long)getpid());
     else
-        snprintf(tmp, n, "%s/.gpuasm-XXXXXX", dir);
+        snprintf(tmp, n, "%s/.gpuasm-%ld-XXXXXX", dir, (long)getpid());
+    remove_stale(dir);
     free(dir);
     int fd = mkstemp(tmp);
     if (fd < 0) {
@@ -243,11 +278,64 @@ int gpuasm_outputs_check(const char *out, const char *stats, const char *noun,
         snprintf(err, errlen, "--stats -: standard output carries the %s output (give -o FILE)", noun);
         return -1;
     }
-    if (stats && strcmp(stats, "-") &&
-        ((out && !strcmp(out, stats)) || gpuasm_output_is_input(stats, (const char *const[]){ out }, 1) >= 0 ||
-         (!out && gpuasm_output_is_input(NULL, (const char *const[]){ stats }, 1) >= 0))) {
-        snprintf(err, errlen, "--stats %s: this is also the %s output", stats, noun);
-        return -1;
+    if (!stats || !strcmp(stats, "-")) return 0;
+    return gpuasm_outputs_distinct((const char *const[]){ out_to_stdout ? "-" : out, stats },
+                                   (const char *const[]){ "-o", "--stats" }, 2, err, errlen);
+}
+
+/* `p` as an absolute name: its directory resolved (realpath: links,
+ * "." and ".."), its last component as given.  NULL when the directory
+ * does not exist (the open fails later and says so). */
+static char *canonical_name(const char *p)
+{
+    char *dir = dir_of(p), *real = dir ? realpath(dir, NULL) : NULL;
+    const char *slash = strrchr(p, '/'), *base = slash ? slash + 1 : p;
+    char *name = NULL;
+    if (real && (name = malloc(strlen(real) + strlen(base) + 2)))
+        sprintf(name, "%s/%s", strcmp(real, "/") ? real : "", base);
+    free(dir);
+    free(real);
+    return name;
+}
+
+/* Do the output names a and b (not standard output) name one file? */
+static int same_output(const char *a, const char *b)
+{
+    if (!strcmp(a, b)) return 1;
+    struct stat sa, sb;
+    const int ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
+    if (ha && hb) return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    if (ha != hb) return 0;
+    char *ca = canonical_name(a), *cb = canonical_name(b);
+    const int same = ca && cb && !strcmp(ca, cb);
+    free(ca);
+    free(cb);
+    return same;
+}
+
+int gpuasm_outputs_distinct(const char *const *path, const char *const *flag, size_t n, char *err,
+                            size_t errlen)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!path[i]) continue;
+        for (size_t j = 0; j < i; j++) {
+            if (!path[j]) continue;
+            const int si = !strcmp(path[i], "-"), sj = !strcmp(path[j], "-");
+            if (si && sj) {
+                snprintf(err, errlen, "%s -: standard output is also given to %s: two outputs "
+                         "of one run in one stream", flag[i], flag[j]);
+                return -1;
+            }
+            /* standard output redirected to the other one's file (`> x`) */
+            const char *named = si ? path[j] : path[i];
+            if (si || sj ? gpuasm_output_is_input(NULL, &named, 1) < 0
+                         : !same_output(path[i], path[j]))
+                continue;
+            snprintf(err, errlen, "%s %s: also given to %s (%s): two outputs of one run in one file",
+                     flag[i], si ? "-" : path[i], flag[j],
+                     sj ? "standard output, redirected to it" : path[j]);
+            return -1;
+        }
     }
     return 0;
 }

@@ -3,11 +3,15 @@
  * looks like a result unless the run succeeded, and never over an input.
  *
  * Issue #12.  A regular output file is written through a temporary file in
- * the same directory (".NAME.gpuasm-XXXXXX", hidden), renamed over NAME
+ * the same directory (".NAME.gpuasm-PID-XXXXXX", hidden), renamed over NAME
  * only when the run succeeded (rename(2) within one file system is atomic:
  * NAME is either the old file or the whole new one).  A failed, interrupted
- * (SIGINT/SIGTERM/SIGHUP) or killed run leaves no NAME of its own; a
- * SIGKILL leaves the hidden temporary file, nothing with NAME.
+ * (any terminating signal the process can catch: cli/signals.h) or killed
+ * run leaves no NAME of its own; a SIGKILL leaves the hidden temporary
+ * file, nothing with NAME, and the next run that writes into that
+ * directory removes it (its PID no longer runs; issue #31).  An existing
+ * NAME the user may not write is refused ("Permission denied"), as
+ * samtools' open refuses it (issue #31).
  *   - NAME a symbolic link: the file it points to is replaced (the link
  *     stays, as when samtools writes through it);
  *   - NAME not a regular file (/dev/null, /dev/stdout, a FIFO, a terminal):
@@ -85,5 +89,18 @@ int gpuasm_output_is_input(const char *out, const char *const *in, size_t n);
 int gpuasm_outputs_check(const char *out, const char *stats, const char *noun,
                          const char *const *in, const char *const *in_what, size_t n_in,
                          char *err, size_t errlen);
+
+/* No two outputs of one run may be the same file (issue #31: -o equal to
+ * --matched, --stats equal to --report, ... one silently replaced the
+ * other): path[0..n) as given (NULL entries skipped; "-" is standard
+ * output, which one output at most may take), flag[i] the option that
+ * named it.  Two names are the same file when they are the same existing
+ * file (device and inode, links followed) or, for files not yet there,
+ * the same name in the same directory ("out.sam", "./out.sam" and
+ * "dir/../out.sam" alike); "-" is the file standard output is redirected
+ * to.  Refused with "FLAG PATH: also given to FLAG2 (PATH2): ..." in err
+ * and -1; else 0. */
+int gpuasm_outputs_distinct(const char *const *path, const char *const *flag, size_t n, char *err,
+                            size_t errlen);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* ends_filter.c -- the exact candidate filter of the ends pass (see
  * ends_filter.h for the rules and the proof). */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,7 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
         free(f->xids[e]);
         free(f->pstart[e]);
         free(f->pent[e]);
-        free(f->ppresent[e]);
+        free(f->qmask[e]);
     }
     memset(f, 0, sizeof *f);
 }
@@ -127,9 +128,17 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     f->pstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
     f->xids[e] = malloc((v->nx ? v->nx : 1) * sizeof(uint32_t));
     f->pent[e] = malloc((v->np ? v->np : 1) * sizeof(gpuasm_ef_piece));
-    f->ppresent[e] = calloc((size_t)rows / 64 + 1, sizeof(uint64_t));
-    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->ppresent[e]) return -1;
-    for (size_t i = 0; i < v->np; i++) f->ppresent[e][v->p[i].row / 64] |= (uint64_t)1 << (v->p[i].row % 64);
+    f->qmask[e] = calloc((size_t)1 << (2 * GPUASM_EF_Q), 1);
+    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->qmask[e]) return -1;
+    /* a piece row of q bases and key k: every 8-base key whose last q
+     * bases (its low 2q bits) are k */
+    for (size_t i = 0; i < v->np; i++) {
+        const uint32_t row = v->p[i].row;
+        int q = GPUASM_EF_AMIN;
+        while (q < GPUASM_EF_Q && row >= q_base(q + 1)) q++;
+        const uint32_t k = row - q_base(q), ext = (uint32_t)1 << (2 * (GPUASM_EF_Q - q));
+        for (uint32_t x = 0; x < ext; x++) f->qmask[e][(x << (2 * q)) | k] |= (uint8_t)(1u << (q - GPUASM_EF_AMIN));
+    }
     for (size_t i = 0; i < v->nx; i++) f->xstart[e][v->x[i].row + 1]++;
     for (size_t i = 0; i < v->np; i++) f->pstart[e][v->p[i].row + 1]++;
     for (uint32_t r = 0; r < rows; r++) {
@@ -231,6 +240,9 @@ static int mark_one(mark_ctx *c, int e, uint32_t t)
     return 0;
 }
 
+/* nt16 codes that match several bases (IUPAC sets; not N's 0). */
+static const uint8_t several[16] = { 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1 };
+
 int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64_t n, uint32_t ends,
                             uint32_t *mark[2], uint32_t stamp, uint32_t **list, size_t *cap,
                             gpuasm_ef_ws *ws)
@@ -244,9 +256,11 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
         /* the text as the rules see it: its last L bases, or its first L
          * reversed (the text start) */
         uint8_t *tail = ws->tail;
-        for (uint32_t i = 0; i < L; i++) {
-            const uint8_t x = e ? text[L - 1 - i] : text[n - L + i];
-            if (gpuasm_base2[x & 15] < 0 && (x & 15) != 0) return -2;   /* matches several bases */
+        const uint8_t *src = e ? text + L - 1 : text + n - L;
+        const ptrdiff_t step = e ? -1 : 1;
+        for (uint32_t i = 0; i < L; i++, src += step) {
+            const uint8_t x = *src;
+            if (several[x & 15]) return -2;
             tail[i] = x;
         }
         /* exact rule: the text's last p bases against the patterns' first p */
@@ -273,11 +287,16 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             }
             key = (key << 2) | (uint32_t)b;   /* the top bits fall off: masked below */
             if (++run < GPUASM_EF_AMIN) continue;
-            for (uint32_t q = GPUASM_EF_AMIN; q <= GPUASM_EF_Q && q <= run; q++) {
-                if (!(f->p_used[e] >> q & 1)) continue;
+            /* the q with entries among q <= run (bits of bases before an N
+             * are in key, not in its last run bases): most windows stop
+             * here, one load where a test per q cost ~90 instructions a
+             * window (callgrind) */
+            uint32_t qm = f->qmask[e][key & (((uint32_t)1 << (2 * GPUASM_EF_Q)) - 1)];
+            if (run < GPUASM_EF_Q) qm &= ((uint32_t)2 << (run - GPUASM_EF_AMIN)) - 1;
+            while (qm) {
+                const uint32_t q = GPUASM_EF_AMIN + (uint32_t)__builtin_ctz(qm);
+                qm &= qm - 1;
                 const uint32_t row = q_base((int)q) + (key & (((uint32_t)1 << (2 * q)) - 1));
-                /* most windows stop at this bit (an L1-sized table) */
-                if (!(f->ppresent[e][row / 64] >> (row % 64) & 1)) continue;
                 const uint32_t x = j + 1 - q, d = L - x;
                 for (uint32_t i = f->pstart[e][row]; i < f->pstart[e][row + 1]; i++) {
                     const gpuasm_ef_piece *pe = &f->pent[e][i];

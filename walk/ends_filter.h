@@ -104,7 +104,9 @@ typedef struct gpuasm_efilter {
     uint32_t *xstart[2], *xids[2];
     uint32_t *pstart[2];
     gpuasm_ef_piece *pent[2];
-    uint64_t *ppresent[2];      /* a bit per piece row that has entries */
+    uint8_t *qmask[2];          /* [4^GPUASM_EF_Q] by the key of a window's last 8 bases:
+                                 * bit q - GPUASM_EF_AMIN set when the piece row of its
+                                 * last q bases has entries */
     uint32_t x_used[2], p_used[2];  /* bit p / q: some entry has it */
     uint32_t dmax[2];           /* the farthest text base a rule looks at */
     uint32_t n_filtered;        /* targets with rules */

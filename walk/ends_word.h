@@ -16,14 +16,17 @@
  * edit mode on nt16 (adapters and primers: most of the items a screen
  * runs), with what gpuasm_partial_best() builds per item built once per
  * run: per end (0: the text's end, the pattern as it is; 1: its start, the
- * pattern reversed), the base masks of the pattern's words, and k_p under
- * the floor (gpuasm_partial_kf) for every p, -1 where p is no candidate. */
+ * pattern reversed), Eq of the pattern's words for each of the 16 text
+ * codes (the OR of the base masks of the code's bases: one load a column
+ * where four tests and ORs cost a third of the column step, callgrind),
+ * and k_p under the floor (gpuasm_partial_kf) for every p, -1 where p is
+ * no candidate. */
 #define EW_WORDS 2
 #define EW_MAX (64 * EW_WORDS)
 typedef struct ends_word {
-    uint64_t bm[2][4][EW_WORDS];
+    uint64_t peq[2][EW_WORDS][16];
     int8_t kp[EW_MAX];
-    uint32_t m, omin, nw;
+    uint32_t m, omin, nw;  /* nw: the words of rows 1 .. m - 1 (the rule's rows) */
     int32_t kmax;         /* k_{m-1} (partial.h's window: W = m - 1 + kmax) */
 } ends_word;
 

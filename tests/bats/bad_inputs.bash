@@ -17,6 +17,10 @@
 #   peer          the file the peers read (optional)
 #   loose         1: htslib prints lines of its own that are not [E::]/[W::]
 #                 (perror-style): only the last line is checked
+# A case that cannot run here returns 77, with skip_why saying why (default:
+# it needs samtools).
+# Beside the cases: the inputs of large and interrupted runs (make_big_fq,
+# make_big_bam, start_mid_run, signal_mid_run) for the tests that load it.
 # Everything it makes is small (the 10 Mb read and the 100,000 targets
 # are made in a second or two).
 #
@@ -44,6 +48,7 @@ BAD_INPUT_CASES=(
     fq_qual_space fq_qual_del fq_cr_only bgzf_bad_bsize reads_xz reads_bzip2
     pairs_r2_empty targets_all_n targets_gap targets_star_digit opt_out_empty
     opt_both_stdin out_cram_reference_missing cram_reference_missing fq_long_read_max_memory
+    out_is_stats outs_same_file out_read_only merge_reports_twice
 )
 
 # n copies of the sample FASTQ with unique names (16800 reads for n = 400).
@@ -60,12 +65,61 @@ make_big_bam() {
     "$GPUASM_SCAN" --device cpu --no-PG --unmatched -O bam -o "$1" "$T/big.fq" "$TARGETS"
 }
 
+# Start a run's input on a FIFO: the first LINES lines of SRC are written,
+# then the writer waits, so the run is caught mid-way with its temporary
+# files open.  $T/feed is the writer's pid file.  Without arguments: the
+# first half of 100 copies of the sample's reads on $T/in.fq.
+start_mid_run() {   # [FIFO SRC LINES]
+    local fifo=${1:-$T/in.fq} src=${2:-$T/src.fq} lines=${3:-16800}
+    rm -f "$fifo"
+    mkfifo "$fifo"
+    [ $# -gt 0 ] || make_big_fq 100 "$src"
+    # The writer: those lines, then hold the FIFO open until killed.
+    ( exec 3>"$fifo"; head -n "$lines" "$src" >&3; exec sleep 60 ) &
+    echo $! > "$T/feed"
+}
+
+# Python runs $MID_RUN_EXE (default gpuasm-scan) with ARGS... and default
+# signal dispositions (a background job of a non-interactive shell starts
+# with SIGINT and SIGQUIT ignored, which gpuasm then leaves alone, as nohup
+# asks) and no core files (SIGQUIT, SIGXCPU), waits for a temporary file
+# in $T, sends the signal SIG (SIGINT, ...) and prints "tmp-seen" or
+# "tmp-not-seen" and the exit status as the shell shows it; stderr in
+# $T/err.txt.
+signal_mid_run() {   # SIG ARGS...
+    local sig=$1; shift
+    "$PYTHON3" - "$sig" "$T" "${MID_RUN_EXE:-$GPUASM_SCAN}" "$@" <<'PY'
+import glob, os, resource, signal, subprocess, sys, time
+sig, tdir, exe, args = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
+def dfl():
+    for s in ("SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGALRM", "SIGVTALRM", "SIGUSR1",
+              "SIGUSR2", "SIGXCPU"):
+        signal.signal(getattr(signal, s), signal.SIG_DFL)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+p = subprocess.Popen([exe] + args, preexec_fn=dfl, stdout=subprocess.DEVNULL,
+                     stderr=open(os.path.join(tdir, "err.txt"), "w"))
+t0 = time.time()
+while not glob.glob(os.path.join(tdir, ".*.gpuasm-*")) and time.time() - t0 < 30:
+    time.sleep(0.05)
+time.sleep(0.3)
+seen = bool(glob.glob(os.path.join(tdir, ".*.gpuasm-*")))
+p.send_signal(sig)
+try:
+    rc = p.wait(timeout=30)
+except subprocess.TimeoutExpired:
+    p.kill()
+    print("hung")
+    sys.exit(0)
+print("%s %d" % ("tmp-seen" if seen else "tmp-not-seen", 128 - rc if rc < 0 else rc))
+PY
+}
+
 # Flip one byte of a file at offset $2.
 flip_byte() {
     "${PYTHON3:-python3}" -c 'import sys; p, o = sys.argv[1], int(sys.argv[2]); d = bytearray(open(p, "rb").read()); d[o] ^= 0xff; open(p, "wb").write(d)' "$1" "$2"
 }
 
-defaults() { want_status=1; want=(); kind=reads; peer=; loose=; }
+defaults() { want_status=1; want=(); kind=reads; peer=; loose=; skip_why=; }
 
 # A small reads file $T/NAME made by printf FORMAT, read against the sample targets.
 reads_text() { printf "$2" > "$T/$1"; args=("$T/$1" "$TARGETS"); }
@@ -324,3 +378,18 @@ case_cram_reference_missing() { defaults; desc="CRAM input with -T FILE that doe
 case_fq_long_read_max_memory() { defaults; desc="a 10 Mb read with --max-memory 16M (issue #31: 50 Mb with 64M peaked at 677 MiB, no word)"
     "${PYTHON3:-python3}" -c 'import random; r = random.Random(1); s = "".join(r.choice("ACGT") for _ in range(10000000)); print("@long\n" + s + "\n+\n" + "I" * len(s))' > "$T/long.fq"
     args=(--max-memory 16M "$T/long.fq" "$TARGETS"); want_status=0; want=("warning: --max-memory 16 MiB exceeded" "$T/long.fq: record 1 (long)"); }
+
+# issue #31: outputs that replace each other, or what the user may not write
+case_out_is_stats() { defaults; kind=output; desc="-o and --stats the same file, once as ./NAME (issue #31: the statistics replaced the SAM)"
+    args=(-o "$T/out_x.sam" --stats "$T/./out_x.sam" "$READS" "$TARGETS"); want=("--stats $T/./out_x.sam" "also given to -o ($T/out_x.sam)"); }
+case_outs_same_file() { defaults; kind=output; desc="--matched and --unmatched-reads one file, one through a link (an earlier result there)"
+    echo "an earlier result" > "$T/out_m.fq"; ln -s out_m.fq "$T/out_link.fq"
+    args=(--matched "$T/out_m.fq" --unmatched-reads "$T/out_link.fq" "$READS" "$TARGETS")
+    want=("--unmatched-reads $T/out_link.fq" "also given to --matched ($T/out_m.fq)"); }
+case_out_read_only() { defaults; kind=output; desc="-o an existing file the user may not write (mode 444; root may, as with samtools)"
+    if [ "$(id -u)" = 0 ]; then skip_why="root writes a mode 444 file (tests/bats/outputs_safe.bats runs it as nobody)"; return 77; fi
+    echo "an earlier result" > "$T/out_ro.sam"; chmod 444 "$T/out_ro.sam"
+    args=(-o "$T/out_ro.sam" "$READS" "$TARGETS"); want=("$T/out_ro.sam" "cannot open for writing: Permission denied"); }
+case_merge_reports_twice() { defaults; kind=option; desc="--merge-reports given one report twice (its reads would count twice)"
+    "$GPUASM_SCAN" --quiet --device cpu --report "$T/a.tsv" "$READS" "$TARGETS" > /dev/null
+    args=(--merge-reports "$T/a.tsv" "$T/./a.tsv"); want=("--merge-reports $T/./a.tsv" "the same file as $T/a.tsv"); }

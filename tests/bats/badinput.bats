@@ -23,9 +23,9 @@ input_sums() {
 }
 
 check_case() {
-    local desc want_status want=() kind peer loose args=() rc=0
+    local desc want_status want=() kind peer loose args=() rc=0 skip_why=
     "case_$1" || rc=$?
-    [ "$rc" -ne 77 ] || skip "needs samtools"
+    [ "$rc" -ne 77 ] || skip "${skip_why:-needs samtools}"
     [ "$rc" -eq 0 ]
     local before out=()
     before=$(input_sums)
@@ -396,4 +396,20 @@ check_case() {
 
 @test "85 fq_long_read_max_memory: a 10 Mb read with --max-memory 16M (issue #31: 50 Mb with 64M peaked at 677 MiB, no word)" {
     check_case fq_long_read_max_memory
+}
+
+@test "86 out_is_stats: -o and --stats the same file, once as ./NAME (issue #31: the statistics replaced the SAM)" {
+    check_case out_is_stats
+}
+
+@test "87 outs_same_file: --matched and --unmatched-reads one file, one through a link (an earlier result there)" {
+    check_case outs_same_file
+}
+
+@test "88 out_read_only: -o an existing file the user may not write (mode 444; root may, as with samtools)" {
+    check_case out_read_only
+}
+
+@test "89 merge_reports_twice: --merge-reports given one report twice (its reads would count twice)" {
+    check_case merge_reports_twice
 }

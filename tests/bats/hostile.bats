@@ -103,7 +103,7 @@ setup() {
     assert_only_error "-o $T/r.fq" "the reads file -"
     # -o and --stats the same file, or both standard output
     run --separate-stderr scan --device cpu -o "$T/x.sam" --stats "$T/x.sam" "$T/r.fq" "$T/t.fa"
-    assert_only_error "--stats $T/x.sam: this is also the SAM output"
+    assert_only_error "--stats $T/x.sam: also given to -o ($T/x.sam): two outputs of one run in one file"
     run --separate-stderr scan --device cpu --stats - "$T/r.fq" "$T/t.fa"
     assert_only_error "--stats -: standard output carries the SAM output"
     run --separate-stderr scan --device cpu -o "$T/y.sam" --stats - "$T/r.fq" "$T/t.fa"
@@ -140,48 +140,7 @@ setup() {
     assert_equal "$(stat -c %a "$T/new2.sam")" 644
 }
 
-# Start gpuasm-scan ARGS... on reads from a FIFO: the first half of the
-# sample's reads is written, then the writer waits, so the run is caught
-# mid-way with its temporary file open.  Prints the pid; $T/feed is the
-# writer's pid file.  The FIFO is $T/in.fq.
-start_mid_run() {
-    rm -f "$T/in.fq"
-    mkfifo "$T/in.fq"
-    make_big_fq 100 "$T/src.fq"
-    # The writer: half, then hold the FIFO open until killed.
-    ( exec 3>"$T/in.fq"; head -n 16800 "$T/src.fq" >&3; exec sleep 60 ) &
-    echo $! > "$T/feed"
-}
-
-# Python runs the scan with default signal dispositions (a background job
-# of a non-interactive shell starts with SIGINT ignored, which gpuasm-scan
-# then leaves alone, as nohup asks), waits for the temporary file, sends
-# the signal and prints the exit status as the shell shows it.
-signal_mid_run() {
-    local sig=$1; shift
-    "$PYTHON3" - "$sig" "$T" "$GPUASM_SCAN" "$@" <<'PY'
-import glob, os, signal, subprocess, sys, time
-sig, tdir, exe, args = getattr(signal, sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-def dfl():
-    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
-        signal.signal(s, signal.SIG_DFL)
-p = subprocess.Popen([exe] + args, preexec_fn=dfl, stdout=subprocess.DEVNULL,
-                     stderr=open(os.path.join(tdir, "err.txt"), "w"))
-t0 = time.time()
-while not glob.glob(os.path.join(tdir, ".*.gpuasm-*")) and time.time() - t0 < 30:
-    time.sleep(0.05)
-time.sleep(0.3)
-seen = bool(glob.glob(os.path.join(tdir, ".*.gpuasm-*")))
-p.send_signal(sig)
-try:
-    rc = p.wait(timeout=30)
-except subprocess.TimeoutExpired:
-    p.kill()
-    print("hung")
-    sys.exit(0)
-print("%s %d" % ("tmp-seen" if seen else "tmp-not-seen", 128 - rc if rc < 0 else rc))
-PY
-}
+# start_mid_run, signal_mid_run: tests/bats/bad_inputs.bash
 
 @test "2: SIGINT, SIGTERM, SIGHUP mid-run: the run stops, no -o or --stats file (nor temporary file) is left, exit status 128 + N" {
     for sig in SIGINT SIGTERM SIGHUP; do

@@ -249,7 +249,7 @@ EOF
     make_model
     local c want vg=()
     if command -v valgrind >/dev/null && ! nm "$GPUASM_SIGNAL" 2>/dev/null | grep -q __asan_init; then
-        vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite)
+        vg=(valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite --show-leak-kinds=definite)
     fi
     GPUASM_PROG=gpuasm-signal
     while IFS='|' read -r c want; do

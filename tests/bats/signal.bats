@@ -213,7 +213,7 @@ kmer_signal() {  # NAME SEQ FROM TO
     assert_only_error "--stats $T/ylink.txt: this output is the reference $T/Y.txt (the same file)"
     [ ! -e "$T/o.paf" ]
     run --separate-stderr sig --norm none --stats "$T/o.paf" -o "$T/o.paf" "$T/X.txt" "$T/Y.txt"
-    assert_only_error "--stats $T/o.paf: this is also the PAF output"
+    assert_only_error "--stats $T/o.paf: also given to -o ($T/o.paf): two outputs of one run in one file"
     run --separate-stderr sig --norm none --tsv --stats - "$T/X.txt" "$T/Y.txt"
     assert_only_error "--stats -: standard output carries the TSV output (give -o FILE)"
     # --stats - with -o FILE: the JSON on standard output

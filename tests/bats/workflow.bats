@@ -365,7 +365,7 @@ by_read_order() {
     [ ! -e "$T/x.txt" ]
     run scan --matched "$T/x.fq" --unmatched-reads "$T/x.fq" "$READS" "$TARGETS"
     assert_failure 1
-    assert_output "gpuasm-scan: --unmatched-reads $T/x.fq: also given to --matched"
+    assert_output "gpuasm-scan: --unmatched-reads $T/x.fq: also given to --matched ($T/x.fq): two outputs of one run in one file"
 }
 
 @test "MultiQC loads the --multiqc files of two samples: its data file holds both samples' numbers" {
