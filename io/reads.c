@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* reads.c -- stream reads into batches (see reads.h). */
+/* reads.c -- stream reads into batches (see reads.h; one file opened: reads_source.c). */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>
@@ -8,35 +8,20 @@
 #include <string.h>
 
 #include <htslib/bgzf.h>
-#include <htslib/hfile.h>
 #include <htslib/sam.h>
 #include <htslib/hts.h>
-#include <htslib/hts_log.h>
 #include <htslib/thread_pool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "io/diagnose.h"
-#include "util/printable.h"
+#include "io/fastx_chunks.h"
 #include "io/reads.h"
+#include "io/reads_int.h"
+#include "util/printable.h"
 #include "util/thread_error.h"
-
-/* One input file. */
-typedef struct {
-    samFile *in;
-    sam_hdr_t *hdr;
-    char *path;
-    int seqfile;         /* FASTQ/FASTA: no pairing of its own (reads.h) */
-    int fastq;           /* FASTQ: every record has qualities */
-    int cram;
-    int compressed;      /* gzip or BGZF (BAM included) */
-    int pooled;          /* htslib's decoding threads are attached */
-    uint64_t n_read;     /* records read so far (all, skipped ones included) */
-    int eof;
-} source_t;
 
 struct gpuasm_reader {
     source_t src[2];     /* R1 (or the only file), R2 */
@@ -53,15 +38,11 @@ struct gpuasm_reader {
     uint64_t odd_names;      /* read names with bytes SAM's QNAME does not allow */
     char odd_first[1024];    /* the first of them: "FILE: record N (NAME)" */
     char warning[2][1280];   /* gpuasm_reader_warning() */
+    const uint8_t *codes;    /* the codes of the record next_record() read, when the parse
+                              * threads made them (fastx_chunks.h), else NULL */
     uint64_t longest;        /* the longest read so far, bases (gpuasm_reader_longest) */
     char longest_at[1280];   /* "FILE: record N (NAME)" */
 };
-
-/* The BGZF layer of an open file (BAM, gzip and bgzip text), or NULL. */
-static BGZF *bgzf_of(samFile *f)
-{
-    return f && f->is_bgzf ? f->fp.bgzf : NULL;
-}
 
 /* RNA reads: U is T (issue #31), as targets have always had it and as
  * htslib itself does from 1.21 on (its commit 7f3b7589, "Convert U to T
@@ -115,218 +96,33 @@ int gpuasm_reads_u_is_t(void)
     return u_is_t;
 }
 
-/* Consume the empty gzip members at the start of h: 0, or -1 on a read
- * error.  htslib 1.16 decides a file's format from the start of its first
- * gzip member alone (hts_detect_format2 peeks at what that member
- * inflates to): an empty first member -- what `cat empty.fq.gz
- * reads.fq.gz` makes, or a BGZF end-of-file block at the start of a BAM
- * or bgzip file -- inflates to nothing, which htslib takes for an empty
- * file: 0 reads and exit 0 where zcat reads them all.  Later members,
- * empty or not, bgzf reads whole.  So a member here is skipped only when
- * it is whole and empty: a valid header, a deflate stream that ends
- * without a byte of output, and its trailer (CRC 0, length 0); anything
- * else (data, a member cut short, damage) is left to htslib, which reads
- * or reports it as before. */
-static int skip_empty_members(hFILE *h)
+/* Marks the parse threads give a record (fastx_hooks): what the reader
+ * thread must look at; a record without is not looked at again there. */
+enum { MARK_QUAL = 1, MARK_NAME = 2 };
+static int32_t bad_quality(const bam1_t *b, int fastq);
+static int odd_name(const bam1_t *b);
+static void encode_read(const bam1_t *b, int wildcards, uint8_t *c);
+
+static unsigned hook_mark(const bam1_t *b, void *ctx)
 {
-    unsigned char buf[4096];
-    for (;;) {
-        const ssize_t got = hpeek(h, buf, sizeof buf);
-        if (got < 0) return -1;
-        const size_t n = (size_t)got;
-        if (n < 18 || buf[0] != 0x1f || buf[1] != 0x8b || buf[2] != 8 || (buf[3] & 0xe0)) return 0;
-        size_t at = 10;
-        if (buf[3] & 4) {                       /* FEXTRA */
-            at += 2 + (size_t)(buf[10] | buf[11] << 8);
-        }
-        for (int flag = 8; flag <= 16; flag <<= 1) {   /* FNAME, FCOMMENT: NUL-terminated */
-            if (!(buf[3] & flag)) continue;
-            const unsigned char *z = at < n ? memchr(buf + at, 0, n - at) : NULL;
-            if (!z) return 0;
-            at = (size_t)(z - buf) + 1;
-        }
-        if (buf[3] & 2) at += 2;                /* FHCRC */
-        if (at >= n) return 0;
-        z_stream zs;
-        memset(&zs, 0, sizeof zs);
-        if (inflateInit2(&zs, -15) != Z_OK) return 0;
-        unsigned char out[1];
-        zs.next_in = buf + at;
-        zs.avail_in = (uInt)(n - at);
-        zs.next_out = out;
-        zs.avail_out = sizeof out;
-        const int zr = inflate(&zs, Z_FINISH);
-        const size_t used = (size_t)(zs.next_in - buf), produced = sizeof out - zs.avail_out;
-        inflateEnd(&zs);
-        if (zr != Z_STREAM_END || produced || used + 8 > n) return 0;
-        static const unsigned char zeros[8];
-        if (memcmp(buf + used, zeros, 8)) return 0;   /* CRC32 and ISIZE of nothing */
-        if (hread(h, buf, used + 8) != (ssize_t)(used + 8)) return -1;
+    /* bad_quality()'s answer without its early exits, so that the loop
+     * vectorises (a tenth of the parse threads' time otherwise); a record
+     * marked is looked at again by bad_quality() itself. */
+    const source_t *s = ctx;
+    const uint8_t *q = bam_get_qual(b);
+    const int32_t n = b->core.l_qseq;
+    uint8_t hi = 0, lo = 0xff;
+    for (int32_t i = 0; i < n; i++) {
+        hi = q[i] > hi ? q[i] : hi;
+        lo = q[i] < lo ? q[i] : lo;
     }
+    const int bad = n > 0 && (!s->fastq && q[0] == 0xff ? lo != 0xff : hi > 93);
+    return (bad ? MARK_QUAL : 0) | (odd_name(b) ? MARK_NAME : 0);
 }
 
-/* -T's reference for a CRAM input (hts_set_fai_filename).  Issue #31:
- * say why it fails (htslib's [E::] line names only the file); one that
- * cannot be opened is told before htslib tries, as its failed load of a
- * CRAM reference leaks (htslib 1.16, LeakSanitizer).  0, or -1 with err. */
-static int use_reference(htsFile *in, const char *path, const char *reference, char *err, size_t errlen)
+static void hook_encode(const bam1_t *b, uint8_t *out, void *ctx)
 {
-    FILE *rf = fopen(reference, "r");
-    const int e = rf ? 0 : errno;
-    if (rf) fclose(rf);
-    if (!e && hts_set_fai_filename(in, reference) == 0) return 0;
-    snprintf(err, errlen, "%s: the reference %s (-T) %s%s%s (give the FASTA the CRAM file was "
-             "written against)", path, reference, e ? "cannot be read: " : "cannot be used: ",
-             e ? strerror(e) : "htslib cannot index it", e ? "" : " (a FASTA? plain or bgzip?)");
-    return -1;
-}
-
-static int source_open(source_t *s, const char *path, const char *reference,
-                       htsThreadPool *tp, char *err, size_t errlen)
-{
-    if (!(s->path = strdup(path))) {
-        snprintf(err, errlen, "%s: out of memory", path);
-        return -1;
-    }
-    errno = 0;
-    /* sam_open(path, "r") in two steps, to skip the empty gzip members at
-     * the start first (skip_empty_members). */
-    hFILE *h = hopen(path, "r");
-    if (!h) {
-        /* htslib's own line, as sam_open() prints it (samtools shows it). */
-        const int e = errno;
-        hts_log(HTS_LOG_ERROR, "hts_open_format", "Failed to open file \"%s\"%s%s", path,
-                e ? " : " : "", e ? strerror(e) : "");
-        errno = e;
-    }
-    if (h && skip_empty_members(h) < 0) {
-        const int e = errno ? errno : EIO;
-        hclose_abruptly(h);
-        h = NULL;
-        errno = e;
-    }
-    s->in = h ? hts_hopen(h, path, "r") : NULL;
-    if (!s->in) {
-        const int e = errno;
-        /* Compressions htslib 1.16 does not read, told by their magic. */
-        unsigned char m[6] = { 0 };
-        const char *packed = NULL;
-        if (h && hpeek(h, m, sizeof m) >= 4)
-            packed = !memcmp(m, "BZh", 3) ? "bzip2" : !memcmp(m, "\x28\xb5\x2f\xfd", 4) ? "zstd"
-                   : !memcmp(m, "PK\3\4", 4) ? "zip" : !memcmp(m, "\xfd" "7zXZ", 5) ? "xz" : NULL;
-        if (h) hclose_abruptly(h);
-        if (packed) {
-            snprintf(err, errlen, "%s: %s-compressed data: htslib reads plain, gzip and BGZF files "
-                     "only; decompress it first (e.g. %s FILE | gpuasm-scan - TARGETS)", path, packed,
-                     !strcmp(packed, "zip") ? "unzip -p" : !strcmp(packed, "bzip2") ? "bzip2 -dc"
-                     : !strcmp(packed, "zstd") ? "zstd -dc" : "xz -dc");
-            return -1;
-        }
-        char what[128] = "";
-        if (e == 0 && gpuasm_rereadable(path)) {
-            /* htslib knew the format and could not read its start (a CRAM
-             * file definition or header cut short or damaged): say which. */
-            hFILE *h = hopen(path, "r");
-            htsFormat fmt;
-            if (h && hts_detect_format2(h, path, &fmt) == 0) {
-                char *d = hts_format_description(&fmt);
-                if (d) snprintf(what, sizeof what, "%s", d);
-                free(d);
-            }
-            if (h) hclose_abruptly(h);
-        }
-        if (e == ENOEXEC)   /* htslib's word for a format it does not know */
-            snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file (htslib does not "
-                     "recognise its format)", path);
-        else if (e == 0)
-            snprintf(err, errlen, "%s: cannot open: %s%s%s", path, what[0] ? what : "the file",
-                     what[0] ? " whose start htslib cannot read" : " cannot be read",
-                     " (truncated or corrupt; htslib's message above)");
-        else
-            snprintf(err, errlen, "%s: cannot open: %s", path, strerror(e));
-        return -1;
-    }
-    if (reference && use_reference(s->in, path, reference, err, errlen) < 0) return -1;
-    const htsFormat *fmt = hts_get_format(s->in);
-    enum htsExactFormat f = fmt->format;
-    if (fmt->compression == xz_compression || fmt->compression == bzip2_compression ||
-        fmt->compression == zstd_compression || fmt->compression == razf_compression) {
-        /* Issue #31: htslib 1.16 knows xz, bzip2 and zstd by their magic
-         * but cannot read them; sam_read1() abort()ed on an xz file. */
-        char *d = hts_format_description(fmt);
-        snprintf(err, errlen, "%s: %s: htslib reads plain, gzip and BGZF files only; decompress "
-                 "it first (e.g. xz -dc FILE | gpuasm-scan - TARGETS)", path, d ? d : "compressed data");
-        free(d);
-        return -1;
-    }
-    s->seqfile = f == fastq_format || f == fasta_format;
-    s->fastq = f == fastq_format;
-    s->cram = f == cram;
-    s->compressed = fmt->compression != no_compression;
-    s->hdr = sam_hdr_read(s->in);
-    if (!s->hdr) {
-        BGZF *bz = bgzf_of(s->in);
-        if (f == empty_format && s->compressed) {
-            /* Nothing came out of the compressed data: an empty file
-             * compressed, or one cut short (htslib's format detection
-             * does not tell, a read does). */
-            char c, what[256];
-            gpuasm_gz_report gz;
-            int bad = bz && bgzf_read(bz, &c, 1) < 0;
-            int k = gpuasm_gz_check(path, &gz);
-            if (bad || (k != GPUASM_GZ_OK && k != GPUASM_GZ_UNKNOWN)) {
-                if (k == GPUASM_GZ_OK || k == GPUASM_GZ_UNKNOWN)
-                    snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz)
-                             ? gpuasm_bgzf_error_words(bz) : "truncated or corrupt compressed data");
-                else
-                    gpuasm_gz_describe(&gz, what, sizeof what);
-                snprintf(err, errlen, "%s: record 1: %s", path, what);
-                return -1;
-            }
-        }
-        if (f == empty_format) {
-            /* An empty read file is an empty read set, as in samtools. */
-            s->hdr = sam_hdr_init();
-            s->eof = 1;
-            if (!s->hdr) { snprintf(err, errlen, "%s: out of memory", path); return -1; }
-        } else if (f == bam || f == cram || f == sam) {
-            /* The format is known: the header itself is cut or broken. */
-            char what[256] = "";
-            gpuasm_gz_report gz;
-            int k = s->compressed ? gpuasm_gz_check(path, &gz) : GPUASM_GZ_UNKNOWN;
-            if (k != GPUASM_GZ_OK && k != GPUASM_GZ_UNKNOWN)
-                gpuasm_gz_describe(&gz, what, sizeof what);
-            else if (gpuasm_bgzf_error_words(bz))
-                snprintf(what, sizeof what, "%s", gpuasm_bgzf_error_words(bz));
-            snprintf(err, errlen, "%s: cannot read the %s header: %s", path,
-                     f == bam ? "BAM" : f == cram ? "CRAM" : "SAM",
-                     what[0] ? what : "malformed (htslib's message above says why)");
-            return -1;
-        } else {
-            snprintf(err, errlen, "%s: not a FASTQ/FASTA/SAM/BAM/CRAM file or cannot read its header", path);
-            return -1;
-        }
-    }
-    /* The decoding threads join only now, after the header (issue #12):
-     * htslib 1.16's bgzf_check_EOF(), which bam_hdr_read() calls, waits
-     * forever for a multi-threaded reader that already stopped on a
-     * truncated or corrupt block (samtools view -@ hangs the same way).
-     * Attached after the header, the pool starts at the first record. */
-    if (tp && !s->eof) {
-        if (hts_set_thread_pool(s->in, tp) < 0) {
-            snprintf(err, errlen, "%s: cannot start the decoding threads", path);
-            return -1;
-        }
-        s->pooled = 1;
-    }
-    return 0;
-}
-
-static void source_close(source_t *s)
-{
-    if (s->hdr) sam_hdr_destroy(s->hdr);
-    if (s->in) sam_close(s->in);
-    free(s->path);
+    encode_read(b, ((const source_t *)ctx)->wildcards, out);
 }
 
 int gpuasm_reader_open(const char *path, const char *path2, const char *reference,
@@ -351,10 +147,19 @@ int gpuasm_reader_open(const char *path, const char *path2, const char *referenc
         }
         r->tp.pool = r->pool;
     }
-    if (source_open(&r->src[0], path, reference, r->pool ? &r->tp : NULL, err, errlen) < 0)
+    r->src[0].wildcards = r->src[1].wildcards = wildcards;
+    /* The quality and name checks (the marks) and, for one file, the
+     * 2-bit codes are made on the parse threads of a FASTQ/FASTA file:
+     * what is left here is the hand-over.  Paired files' batches are
+     * encoded on the prep thread (next_pair takes no codes). */
+    const gpuasm_fastx_hooks hooks1 = { hook_mark, path2 ? NULL : hook_encode, &r->src[0] },
+                             hooks2 = { hook_mark, NULL, &r->src[1] };
+    if (gpuasm_source_open(&r->src[0], path, reference, r->pool ? &r->tp : NULL, &hooks1, err,
+                           errlen) < 0)
         goto fail;
     if (path2) {
-        if (source_open(&r->src[1], path2, reference, r->pool ? &r->tp : NULL, err, errlen) < 0)
+        if (gpuasm_source_open(&r->src[1], path2, reference, r->pool ? &r->tp : NULL, &hooks2,
+                               err, errlen) < 0)
             goto fail;
         if (!(r->mate = bam_init1())) {
             snprintf(err, errlen, "%s: out of memory", path2);
@@ -397,8 +202,8 @@ void gpuasm_reader_close(gpuasm_reader *r)
     if (!r) return;
     if (r->pending && r->pending != r->mate) bam_destroy1(r->pending);
     if (r->mate) bam_destroy1(r->mate);
-    source_close(&r->src[0]);
-    source_close(&r->src[1]);
+    gpuasm_source_close(&r->src[0]);
+    gpuasm_source_close(&r->src[1]);
     if (r->pool) hts_tpool_destroy(r->pool);
     free(r);
 }
@@ -471,17 +276,21 @@ static void end_of_source(gpuasm_reader *r, const source_t *s)
 
 /* SAM's QNAME is [!-?A-~]{1,254}: count names with bytes outside 0x21-0x7e
  * (htslib takes them as they are, and so does gpuasm, with one warning). */
-static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
+static int odd_name(const bam1_t *b)
 {
     for (const unsigned char *p = (const unsigned char *)bam_get_qname(b); *p; p++)
-        if (*p < 0x21 || *p > 0x7e) {
-            if (r->odd_names++ == 0) {
-                char nm[GPUASM_PRINTABLE_BUF];
-                snprintf(r->odd_first, sizeof r->odd_first, "record %llu (%s)",
-                         (unsigned long long)s->n_read, gpuasm_printable(bam_get_qname(b), nm, sizeof nm));
-            }
-            return;
-        }
+        if (*p < 0x21 || *p > 0x7e) return 1;
+    return 0;
+}
+
+static void check_name(gpuasm_reader *r, const source_t *s, const bam1_t *b)
+{
+    if (!odd_name(b)) return;
+    if (r->odd_names++ == 0) {
+        char nm[GPUASM_PRINTABLE_BUF];
+        snprintf(r->odd_first, sizeof r->odd_first, "record %llu (%s)",
+                 (unsigned long long)s->n_read, gpuasm_printable(bam_get_qname(b), nm, sizeof nm));
+    }
 }
 
 /* SAM's QUAL is [!-~] (Phred + 33, values 0..93), or '*' (none: BAM's
@@ -506,15 +315,59 @@ static int32_t bad_quality(const bam1_t *b, int fastq)
     return -1;
 }
 
+/* The chunked reader met an error below the records (fastx_chunks.h):
+ * every whole record before it has been read.  The words are today's, as
+ * htslib's own reader gives them: a regular file is read again
+ * (diagnose.h: the compressed layer checked with zlib, the records
+ * counted by htslib alone, -@ 1's count), stdin is told from the error
+ * code, as a BGZF handle would carry it.  -1 with err. */
+static int fastx_error(const source_t *s, char *err, size_t errlen)
+{
+    const unsigned ec = gpuasm_fastx_errcode(s->fx);
+    if (ec & GPUASM_FASTX_ERR_NOMEM) {
+        snprintf(err, errlen, "%s: out of memory", s->path);
+        return -1;
+    }
+    if (ec & GPUASM_FASTX_ERR_SPLIT) {
+        snprintf(err, errlen, "%s: record %llu: the records found in a chunk of the file are not "
+                 "those htslib reads from it (a bug in gpuasm's chunked reader; "
+                 "GPUASM_READ_SERIAL=1 reads without it)", s->path,
+                 (unsigned long long)s->n_read + 1);
+        return -1;
+    }
+    /* The live handle htslib's reader would have: BGZF's own (its error
+     * code set by the reads through it), or one that carries ISA-L's or
+     * hread's error code for a plain gzip or plain file. */
+    BGZF carrier;
+    const BGZF *live = bgzf_of(s->in);
+    if (!live || !live->errcode) {
+        memset(&carrier, 0, sizeof carrier);
+        carrier.errcode = ec & 0xffff;
+        carrier.is_compressed = s->compressed;
+        carrier.is_gzip = 1;   /* not a BGZF block size to blame */
+        live = s->compressed ? &carrier : NULL;
+    }
+    char what[512];
+    gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, gpuasm_rereadable(s->path), live,
+                          s->n_read + 1, 0, what, sizeof what);
+    snprintf(err, errlen, "%s: %s", s->path, what);
+    return -1;
+}
+
 /* Read the next primary record of one file into *dst (a reused bam1_t).
  * 1: got one; 0: end of input; -1: error (err filled). */
 static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *rec_no,
-                        char *err, size_t errlen)
+                        const uint8_t **codes, char *err, size_t errlen)
 {
     if (s->eof) return 0;
+    /* The chunked reader counts records exactly, threads or not: no
+     * recount when it names one (diagnose.h). */
+    const int recount = s->fx ? 0 : s->pooled;
     for (;;) {
         errno = 0;
-        int ret = sam_read1(s->in, s->hdr, dst);
+        unsigned mark = ~0u;   /* sam_read1's records: every check here */
+        const uint8_t *cd = NULL;
+        int ret = s->fx ? gpuasm_fastx_read1(s->fx, dst, &mark, &cd) : sam_read1(s->in, s->hdr, dst);
         if (ret == -1) {
             /* The end, as htslib says -- unless it is not (issue #12):
              * htslib's FASTQ/FASTA reader says "end" when bam_set1 refuses
@@ -524,7 +377,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             const BGZF *bz = bgzf_of(s->in);
             int suspect = (s->seqfile && errno == EINVAL) || (bz && bz->errcode);
             char what[512];
-            if (suspect && gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, s->pooled, bz,
+            if (suspect && gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, recount, bz,
                                                  s->n_read + 1, !(bz && bz->errcode),
                                                  what, sizeof what)) {
                 snprintf(err, errlen, "%s: %s", s->path, what);
@@ -534,6 +387,8 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             end_of_source(r, s);
             return 0;
         }
+        if (ret < -1 && s->fx && gpuasm_fastx_errcode(s->fx))
+            return fastx_error(s, err, errlen);
         if (ret < -1) {
             char what[512];
             if (s->cram)
@@ -542,7 +397,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                          "message above says why; a CRAM file needs its reference: -T FILE)",
                          (unsigned long long)s->n_read + 1);
             else
-                gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, s->pooled,
+                gpuasm_diagnose_reads(s->path, s->seqfile, s->compressed, recount,
                                       bgzf_of(s->in), s->n_read + 1, 0, what, sizeof what);
             snprintf(err, errlen, "%s: %s", s->path, what);
             return -1;
@@ -568,7 +423,7 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
                 return -1;
             }
         }
-        const int32_t bq = bad_quality(dst, s->fastq);
+        const int32_t bq = mark & MARK_QUAL ? bad_quality(dst, s->fastq) : -1;
         if (bq >= 0) {
             char nm[GPUASM_PRINTABLE_BUF];
             const unsigned v = bam_get_qual(dst)[bq];
@@ -585,7 +440,8 @@ static int next_primary(gpuasm_reader *r, source_t *s, bam1_t *dst, uint64_t *re
             return -1;
         }
         if (dst->core.flag & BAM_FREVERSE) to_sequencing_orientation(dst);
-        check_name(r, s, dst);
+        if (mark & MARK_NAME) check_name(r, s, dst);
+        if (codes) *codes = cd;
         *rec_no = s->n_read;
         atomic_fetch_add_explicit(&r->n_out, 1, memory_order_relaxed);
         return 1;
@@ -598,9 +454,9 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
 {
     source_t *a = &r->src[0], *b = &r->src[1];
     uint64_t na = 0, nb = 0;
-    int ga = next_primary(r, a, dst, &na, err, errlen);
+    int ga = next_primary(r, a, dst, &na, NULL, err, errlen);
     if (ga < 0) return -1;
-    int gb = next_primary(r, b, r->mate, &nb, err, errlen);
+    int gb = next_primary(r, b, r->mate, &nb, NULL, err, errlen);
     if (gb < 0) return -1;
     if (!ga && !gb) return 0;
     uint64_t k = r->n_pairs + 1;
@@ -640,6 +496,7 @@ static int next_pair(gpuasm_reader *r, bam1_t *dst, char *err, size_t errlen)
 static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *err, size_t errlen)
 {
     int got;
+    r->codes = NULL;
     if (r->pending) {
         bam1_t *p = r->pending;
         r->pending = NULL;
@@ -659,7 +516,7 @@ static int next_record(gpuasm_reader *r, bam1_t *dst, uint64_t *rec_no, char *er
             *rec_no = 2 * r->n_pairs - 1;
         }
     } else {
-        got = next_primary(r, &r->src[0], dst, rec_no, err, errlen);
+        got = next_primary(r, &r->src[0], dst, rec_no, &r->codes, err, errlen);
     }
     return got;
 }
@@ -674,6 +531,7 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                        char *err, size_t errlen)
 {
     uint64_t bases = 0;
+    int coded = 1;   /* every read's codes came with it (fastx_chunks.h) */
     b->n = 0;
     if (grow_pinned(b, (void **)&b->off, &b->m_off, 1, sizeof(*b->off)) < 0) goto oom;
     b->off[0] = 0;
@@ -701,11 +559,19 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
                      r->paired_files && (rec->core.flag & BAM_FREAD2) ? r->src[1].path : r->src[0].path,
                      (unsigned long long)rec_no, gpuasm_printable(bam_get_qname(rec), nm, sizeof nm));
         }
-        /* Only the offsets here: the codes are made by gpuasm_batch_encode
-         * on a scan thread, so that this thread (the one that cannot run in
-         * parallel) does little more than htslib's parsing. */
+        /* The offsets here, and the codes only when the parse threads made
+         * them (a copy; gpuasm_batch_encode then has nothing to do): else
+         * gpuasm_batch_encode makes them on another thread, so that this
+         * one (the one that cannot run in parallel) does little more than
+         * htslib's parsing. */
         if (grow_pinned(b, (void **)&b->off, &b->m_off, b->n + 2, sizeof(*b->off)) < 0)
             goto oom;
+        if (coded && r->codes) {
+            if (grow_pinned(b, (void **)&b->code, &b->m_code, bases + len + 1, 1) < 0) goto oom;
+            memcpy(b->code + bases, r->codes, len);
+        } else {
+            coded = 0;
+        }
         bases += len;
         b->n++;
         b->off[b->n] = bases;
@@ -733,10 +599,11 @@ int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,
         }
     }
     b->wildcards = r->wildcards;
-    b->encoded = 0;
+    if (coded && grow_pinned(b, (void **)&b->code, &b->m_code, bases + 1, 1) < 0) goto oom;
+    b->encoded = coded;
     b->set.n = b->n;
     b->set.off = b->off;
-    b->set.code = NULL;   /* gpuasm_batch_encode */
+    b->set.code = coded ? b->code : NULL;   /* else gpuasm_batch_encode */
     return (int)b->n;
 oom:
     snprintf(err, errlen, "%s: out of memory", r->src[0].path);
@@ -758,6 +625,18 @@ static void pair_init(void)
         }
 }
 
+/* One read's codes into c[l_qseq]: two bases per packed byte (SEQ's high
+ * nibble first).  Any thread (the parse threads' hook, the prep thread). */
+static void encode_read(const bam1_t *rec, int wildcards, uint8_t *c)
+{
+    pthread_once(&pair_once, pair_init);
+    const uint16_t *pair = pair_code[wildcards ? 1 : 0];
+    const uint8_t *s = bam_get_seq(rec);
+    const uint32_t len = (uint32_t)rec->core.l_qseq;
+    for (uint32_t i = 0; i + 1 < len; i += 2) memcpy(c + i, &pair[s[i >> 1]], 2);
+    if (len & 1) c[len - 1] = gpuasm_read_code((uint8_t)(s[len >> 1] >> 4), wildcards);
+}
+
 int gpuasm_batch_encode(gpuasm_batch *b)
 {
     if (b->encoded) return 0;
@@ -769,16 +648,7 @@ int gpuasm_batch_encode(gpuasm_batch *b)
         b->m_code = 0;
     }
     if (grow_pinned(b, (void **)&b->code, &b->m_code, bases + 1, 1) < 0) return -1;
-    pthread_once(&pair_once, pair_init);
-    const uint16_t *pair = pair_code[b->wildcards ? 1 : 0];
-    for (uint32_t k = 0; k < b->n; k++) {
-        const uint8_t *s = bam_get_seq(b->rec[k]);
-        uint8_t *c = b->code + b->off[k];
-        const uint32_t len = (uint32_t)(b->off[k + 1] - b->off[k]);
-        /* Two bases per packed byte (SEQ's high nibble first). */
-        for (uint32_t i = 0; i + 1 < len; i += 2) memcpy(c + i, &pair[s[i >> 1]], 2);
-        if (len & 1) c[len - 1] = gpuasm_read_code((uint8_t)(s[len >> 1] >> 4), b->wildcards);
-    }
+    for (uint32_t k = 0; k < b->n; k++) encode_read(b->rec[k], b->wildcards, b->code + b->off[k]);
     b->set.code = b->code;
     b->encoded = 1;
     return 0;

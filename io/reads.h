@@ -52,7 +52,8 @@ typedef struct gpuasm_batch {
     uint64_t first_record; /* 1-based input record number of rec[0] */
     uint64_t *off;         /* [n + 1] code offsets, bases (pinned) */
     uint8_t *code;         /* read codes, gpuasm_read_code()-filtered (pinned);
-                            * filled by gpuasm_batch_encode, not by the reader */
+                            * filled by gpuasm_batch_encode, or by the reader
+                            * when the parse threads made them (io/fastx_chunks.h) */
     gpuasm_seqset set;     /* view of off/code for the kernels (code once encoded) */
     int wildcards;         /* gpuasm_read_code()'s, from the reader */
     int encoded;           /* code[] holds this batch's reads */
@@ -99,7 +100,9 @@ uint64_t gpuasm_reader_count(const gpuasm_reader *r);
 
 /* Fill `b` with the next reads, about max_bases bases (at least one read):
  * the records and their offsets; the codes come from gpuasm_batch_encode
- * (on another thread: the reader thread is the one serial stage).
+ * (on another thread: the reader thread is the one serial stage), unless
+ * the chunked reader's parse threads made them (one FASTQ/FASTA file:
+ * then b->encoded is set already).
  * Returns the number of reads (0 at the end of the input), or -1 with
  * "FILE: record N (NAME): reason" in err. */
 int gpuasm_reader_next(gpuasm_reader *r, gpuasm_batch *b, uint64_t max_bases,

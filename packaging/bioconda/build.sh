@@ -18,8 +18,10 @@ if [[ "${cuda_compiler_version:-None}" != "None" ]]; then
 fi
 
 # Shared libgpuasm only (conda links shared); no fuzzing harness, no real
-# test data: neither is part of a package build.
+# test data: neither is part of a package build.  ISA-L (meta.yaml's isa-l)
+# is asked for, not left to be found: a package that fell back to zlib
+# would inflate gzip reads on zlib, slower, without a word.
 ./configure --prefix="${PREFIX}" --disable-static --disable-dependency-tracking \
-    --with-slow5 FUZZ_CC=false GPUASM_SHARED_DATA= "${cuda_args[@]}"
+    --with-slow5 --with-isal FUZZ_CC=false GPUASM_SHARED_DATA= "${cuda_args[@]}"
 make -j"${CPU_COUNT:-1}"
 make install

@@ -73,6 +73,9 @@ readme_compile_lines() {
     mapfile -t cmds < <(readme_compile_lines)
     cmd=${cmds[1]}
     [[ "$cmd" == *"--static"* ]]
+    # Never -lisal, with or without ISA-L in the build: the library's calls
+    # read no file, and Debian's libisal-dev has no libisal.a (gpuasm.pc.in).
+    ! pkg-config --static --libs gpuasm | tr ' ' '\n' | grep -qx -- -lisal || false
     # Every library pkg-config --static names must exist as an archive
     # (htslib's own static dependencies: Debian's libhts-dev does not pull
     # in libhtscodecs-dev), else this is not the test's to judge.
@@ -90,5 +93,7 @@ readme_compile_lines() {
     assert_success
     diff <(printf '%s\n' "$output") "$GPUASM_SRCDIR/examples/example.expected"
     # no libgpuasm.so was needed: the archive went into the program
-    ! ldd ./example 2>/dev/null | grep -q libgpuasm
+    ! ldd ./example 2>/dev/null | grep -q libgpuasm || false
+    # and nothing of the reads reader came with it (no ISA-L symbol to resolve)
+    if command -v nm > /dev/null; then ! nm ./example | grep -q 'isal_inflate\|gpuasm_gunzip' || false; fi
 }
