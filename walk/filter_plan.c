@@ -64,6 +64,10 @@ typedef struct gpuasm_plan_ws {
     size_t cap_a;
     gpuasm_end_range *ranges;
     size_t cap_ranges;
+    uint32_t *listed;       /* the pieces filter's marked targets of a read strand */
+    size_t cap_listed;
+    uint32_t *b_always;     /* every target the pattern of its pairs: the "always" ones */
+    size_t cap_b_always;
 } gpuasm_plan_ws;
 
 static void ws_free(gpuasm_plan_ws *w)
@@ -74,6 +78,8 @@ static void ws_free(gpuasm_plan_ws *w)
     free(w->mark);
     free(w->grp_a);
     free(w->ranges);
+    free(w->listed);
+    free(w->b_always);
 }
 
 void gpuasm_plan_free(gpuasm_plan *plan)
@@ -144,6 +150,33 @@ static void *plan_run(void *arg)
         if (!ws->nt_cap) goto oom;
     }
     uint32_t *in_a = ws->in_a, *mark = ws->mark;
+    /* Every pair of this share with the target as its pattern (primers,
+     * adapters: targets shorter than every read, or --pattern target)?
+     * Then a read strand's candidates come from the pieces filter's list
+     * and the "always" targets, not from a loop over every target: with
+     * 10,000 primers that loop was most of the planning (per-read work
+     * bounded by the filter's hits, as the CPU walk's groups do). */
+    int b_only = qf && opt->pattern_side != GPUASM_PATTERN_READ;
+    uint32_t n_b_always = 0, n_b_ok = 0;
+    if (b_only && opt->pattern_side != GPUASM_PATTERN_TARGET) {
+        uint64_t rmin = UINT64_MAX, tmax = 0;
+        for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
+            const uint64_t n = reads->off[r + 1] - reads->off[r];
+            if (n && n < rmin) rmin = n;
+        }
+        for (uint32_t t = 0; t < nt; t++)
+            if (targets->off[t + 1] - targets->off[t] > tmax) tmax = targets->off[t + 1] - targets->off[t];
+        b_only = rmin == UINT64_MAX || tmax < rmin;   /* gpuasm_read_is_pattern: the read on ties */
+    }
+    for (uint32_t t = 0; b_only && t < nt; t++) {
+        const uint64_t m = targets->off[t + 1] - targets->off[t];
+        if (!gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;   /* with any read of bases */
+        n_b_ok++;
+        if (!qf->always[t]) continue;
+        if (gpuasm_grow((void **)&ws->b_always, &ws->cap_b_always, (size_t)n_b_always + 1, sizeof(uint32_t)) < 0)
+            goto oom;
+        ws->b_always[n_b_always++] = t;
+    }
     for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
         const uint8_t *read = reads->code + reads->off[r];
         const uint64_t rlen = reads->off[r + 1] - reads->off[r];
@@ -167,7 +200,29 @@ static void *plan_run(void *arg)
                     memset(mark, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
                     ws->stamp = 1;
                 }
-                all_b = gpuasm_qfilter_mark(qf, rseq, rlen, mark, ws->stamp);
+                if (b_only && rlen) {
+                    const int64_t nl = gpuasm_qfilter_mark_list(qf, rseq, rlen, mark, ws->stamp, &ws->listed,
+                                                                &ws->cap_listed);
+                    if (nl == -1) goto oom;
+                    if (nl >= 0) {   /* the marked targets, then the "always" ones */
+                        uint32_t kept = 0;
+                        for (int64_t i = 0; i < nl + (int64_t)n_b_always; i++) {
+                            const uint32_t t = i < nl ? ws->listed[i] : ws->b_always[i - nl];
+                            if (i < nl && qf->always[t]) continue;   /* listed below */
+                            const gpuasm_pair p = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
+                            if (!p.searched) continue;
+                            const gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, 0, p.k, 0, 0, 0, 0 };
+                            if (push_whole(&ws->out, w, (uint32_t)p.m, p.n) < 0) goto oom;
+                            kept++;
+                        }
+                        ws->out.counts.pieces_kept += kept;
+                        ws->out.counts.pieces_dropped += n_b_ok - kept;
+                        continue;   /* no group A: every pair has the target as its pattern */
+                    }
+                    all_b = 1;   /* a strand the filter cannot read: every target, below */
+                } else {
+                    all_b = gpuasm_qfilter_mark(qf, rseq, rlen, mark, ws->stamp);
+                }
             }
             for (uint32_t t = 0; t < nt; t++) {
                 const uint64_t tlen = targets->off[t + 1] - targets->off[t];
