@@ -30,6 +30,8 @@ extern "C" {
 #undef GPUASM_LAUNCH_SEQ
 #undef GPUASM_LAUNCH_SIGNAL
 
+struct ends_word;   /* walk/ends_word.h */
+
 /* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
  * it after the kernel's launcher when gpuasm_partial_on(); hamming: the
  * mode of the kernel (mismatches only); long_ends: the launcher was the
