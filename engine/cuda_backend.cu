@@ -298,9 +298,12 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
      * behind the host's planning, while the exhaustive kernel runs near its
      * ceiling: against the four genomes and the adapters the filter was
      * slower, against 20 Mb much faster (BENCHMARKS.md, "Measurements behind
-     * the code"). */
+     * the code").  Targets that are the patterns of every pair (primers)
+     * plan from 100,000 bases: 10,000 primers of 25 bases, 200,000 reads,
+     * H200: 0.96 s planned against 2.24 s exhaustive (issue #26). */
     const uint64_t tbases = g->targets->off[g->targets->n];
-    const int64_t min_bases = gpuasm_knob(g->settings->cuda_filter_min_bases, 1000000);
+    const int64_t min_bases = gpuasm_knob(g->settings->cuda_filter_min_bases,
+                                          gpuasm_targets_are_patterns(reads, g->targets, opt) ? 100000 : 1000000);
     if (opt->filter == GPUASM_FILTER_AUTO && tbases < (uint64_t)min_bases) {
         snprintf(g->filter_desc, sizeof g->filter_desc,
                  "%s: exhaustive on the GPU (targets of %llu bases, under GPUASM_CUDA_FILTER_MIN_BASES "

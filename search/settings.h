@@ -50,8 +50,10 @@
  *                                       launches with others' kernels)
  *   GPUASM_CUDA_FILTER_MIN_BASES=N 0..2^50 --filter auto on CUDA: the exact filters run
  *                                       only when the targets hold at least N bases
- *                                       [1,000,000]; below, the exhaustive kernel (on a
- *                                       GPU it beats the planned windows there: issue #14)
+ *                                       [1,000,000; 100,000 when every target is the
+ *                                       pattern of its pairs: primers, issue #26]; below,
+ *                                       the exhaustive kernel (on a GPU it beats the
+ *                                       planned windows there: issue #14)
  *   GPUASM_AUTO_CPU_CELLS=N    0..2^62  --device auto: cells per CPU thread under which an
  *                                       input stays on the CPU (cli/auto_device.h;
  *                                       0: always try CUDA)

@@ -61,25 +61,30 @@ void gpuasm_ends_plan_free(gpuasm_ends_plan *p)
     memset(p, 0, sizeof *p);
 }
 
-int gpuasm_ends_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
-                             const gpuasm_search_opt *opt)
+int gpuasm_targets_are_patterns(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                                const gpuasm_search_opt *opt)
 {
-    if (!gpuasm_partial_on(opt) || opt->alphabet != GPUASM_ALPHABET_NT16) return 0;
-    if (opt->pattern_side == GPUASM_PATTERN_READ || !targets->n) return 0;
-    uint64_t tmax = 0, rmin = UINT64_MAX;
-    for (uint32_t t = 0; t < targets->n; t++) {
-        const uint64_t m = targets->off[t + 1] - targets->off[t];
-        if (m > tmax) tmax = m;
-    }
-    if (tmax > GPUASM_ENDS_PLAN_MAX_M || tmax > GPUASM_EF_MAX_M) return 0;
     if (opt->pattern_side == GPUASM_PATTERN_TARGET) return 1;
-    /* the read is the pattern when it is no longer than the target
-     * (gpuasm_read_is_pattern); empty reads have no searched pair */
+    if (opt->pattern_side == GPUASM_PATTERN_READ) return 0;
+    uint64_t rmin = UINT64_MAX, tmax = 0;
     for (uint32_t r = 0; r < reads->n; r++) {
         const uint64_t n = reads->off[r + 1] - reads->off[r];
         if (n && n < rmin) rmin = n;
     }
-    return rmin == UINT64_MAX || tmax < rmin;
+    for (uint32_t t = 0; t < targets->n; t++)
+        if (targets->off[t + 1] - targets->off[t] > tmax) tmax = targets->off[t + 1] - targets->off[t];
+    return tmax < rmin;   /* no non-empty read: no searched pair, either answer holds */
+}
+
+int gpuasm_ends_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                             const gpuasm_search_opt *opt)
+{
+    if (!gpuasm_partial_on(opt) || opt->alphabet != GPUASM_ALPHABET_NT16 || !targets->n) return 0;
+    uint64_t tmax = 0;
+    for (uint32_t t = 0; t < targets->n; t++)
+        if (targets->off[t + 1] - targets->off[t] > tmax) tmax = targets->off[t + 1] - targets->off[t];
+    if (tmax > GPUASM_ENDS_PLAN_MAX_M || tmax > GPUASM_EF_MAX_M) return 0;
+    return gpuasm_targets_are_patterns(reads, targets, opt);
 }
 
 /* The item of (read r, target t, strand s, end e) (partial_cuda.cu). */

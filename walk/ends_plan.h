@@ -49,6 +49,12 @@ typedef struct gpuasm_ends_plan {
     int n_ws;
 } gpuasm_ends_plan;
 
+/* Is the target the pattern of every pair of reads x targets (--pattern
+ * target, or every target shorter than every non-empty read:
+ * gpuasm_read_is_pattern takes the read on ties)?  1 or 0. */
+int gpuasm_targets_are_patterns(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                                const gpuasm_search_opt *opt);
+
 /* Does the plan apply to this batch: partial occurrences on, nt16, every
  * target at most GPUASM_ENDS_PLAN_MAX_M bases and the pattern of every
  * pair with a read of the batch (1), or not (0: run the dense pass). */

@@ -16,6 +16,7 @@
 #include "util/grow.h"
 #include "search/nt16.h"
 #include "walk/prefilter.h"
+#include "walk/ends_plan.h"
 #include "kernels/registry.h"
 
 /* Columns a segment reports when a text is searched whole. */
@@ -156,18 +157,9 @@ static void *plan_run(void *arg)
      * and the "always" targets, not from a loop over every target: with
      * 10,000 primers that loop was most of the planning (per-read work
      * bounded by the filter's hits, as the CPU walk's groups do). */
-    int b_only = qf && opt->pattern_side != GPUASM_PATTERN_READ;
+    const gpuasm_seqset share = { j->count, reads->off + j->first, reads->code };
+    const int b_only = qf && gpuasm_targets_are_patterns(&share, targets, opt);
     uint32_t n_b_always = 0, n_b_ok = 0;
-    if (b_only && opt->pattern_side != GPUASM_PATTERN_TARGET) {
-        uint64_t rmin = UINT64_MAX, tmax = 0;
-        for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
-            const uint64_t n = reads->off[r + 1] - reads->off[r];
-            if (n && n < rmin) rmin = n;
-        }
-        for (uint32_t t = 0; t < nt; t++)
-            if (targets->off[t + 1] - targets->off[t] > tmax) tmax = targets->off[t + 1] - targets->off[t];
-        b_only = rmin == UINT64_MAX || tmax < rmin;   /* gpuasm_read_is_pattern: the read on ties */
-    }
     for (uint32_t t = 0; b_only && t < nt; t++) {
         const uint64_t m = targets->off[t + 1] - targets->off[t];
         if (!gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;   /* with any read of bases */
