@@ -94,13 +94,12 @@ static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
         return -1;
     }
     /* --write-reference's FILE, FILE.fai and the Picard dictionary */
-    char fai[4096] = "";
+    char *fai = o->write_reference ? gpuasm_reference_fai_name(o->write_reference) : NULL;
     char *dict = o->write_reference ? gpuasm_reference_dict_name(o->write_reference) : NULL;
-    if (o->write_reference && (!dict || snprintf(fai, sizeof fai, "%s.fai", o->write_reference) >=
-                                            (int)sizeof fai)) {
+    if (o->write_reference && (!dict || !fai)) {
         free(dict);
-        snprintf(err, errlen, "--write-reference %s: %s", o->write_reference,
-                 dict ? "name too long" : "out of memory");
+        free(fai);
+        snprintf(err, errlen, "--write-reference %s: out of memory", o->write_reference);
         return -1;
     }
     const char *out[] = { o->out_path ? o->out_path : "-", o->stats_path, NAMED(s->report),
@@ -116,6 +115,7 @@ static int check_outputs(const gpuasm_scan_opt *o, char *err, size_t errlen)
                            "--write-reference (its .dict)" };
     const int r = gpuasm_outputs_distinct(out, flag, sizeof out / sizeof out[0], err, errlen);
     free(dict);
+    free(fai);
     return r;
 }
 

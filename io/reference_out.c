@@ -17,6 +17,14 @@
 
 #define LINE 60   /* bases per FASTA line, as samtools faidx writes them */
 
+char *gpuasm_reference_fai_name(const char *path)
+{
+    const size_t n = strlen(path) + 5;
+    char *f = malloc(n);
+    if (f) snprintf(f, n, "%s.fai", path);
+    return f;
+}
+
 char *gpuasm_reference_dict_name(const char *path)
 {
     static const char *const ext[] = { ".fa", ".fasta", ".fna" };
@@ -124,14 +132,14 @@ int gpuasm_reference_write(const gpuasm_targets *t, const char *path,
                  ".fai and .dict are written beside it", path);
         return -1;
     }
-    char *dict = gpuasm_reference_dict_name(path);
-    kstring_t fai = KS_INITIALIZE, ks = KS_INITIALIZE;
+    char *dict = gpuasm_reference_dict_name(path), *fai = gpuasm_reference_fai_name(path);
+    kstring_t ks = KS_INITIALIZE;
     int ret = -1;
-    if (!dict || ksprintf(&fai, "%s.fai", path) < 0) {
+    if (!dict || !fai) {
         snprintf(err, errlen, "--write-reference %s: out of memory", path);
         goto out;
     }
-    const char *outs[] = { path, fai.s, dict };
+    const char *outs[] = { path, fai, dict };
     for (size_t k = 0; k < 3; k++) {
         int i = gpuasm_output_is_input(outs[k], inputs, n_inputs);
         if (i >= 0) {
@@ -143,7 +151,7 @@ int gpuasm_reference_write(const gpuasm_targets *t, const char *path,
     if (write_one(path, t, NULL, &ks, write_fasta, NULL, err, errlen) < 0) goto out;
     /* The index of the file just written (htslib's own, as samtools faidx). */
     if (fai_build(path) < 0) {
-        snprintf(err, errlen, "--write-reference %s: cannot write its index %s", path, fai.s);
+        snprintf(err, errlen, "--write-reference %s: cannot write its index %s", path, fai);
         goto out;
     }
     char abs[PATH_MAX];
@@ -152,7 +160,7 @@ int gpuasm_reference_write(const gpuasm_targets *t, const char *path,
     ret = 0;
 out:
     free(dict);
-    ks_free(&fai);
+    free(fai);
     ks_free(&ks);
     return ret;
 }

@@ -34,4 +34,8 @@ int gpuasm_reference_write(const gpuasm_targets *t, const char *path,
 /* The dictionary's name for FILE (malloc'ed), or NULL when out of memory. */
 char *gpuasm_reference_dict_name(const char *path);
 
+/* The index's name for FILE, FILE.fai (malloc'ed: htslib's fai_build
+ * name), or NULL when out of memory. */
+char *gpuasm_reference_fai_name(const char *path);
+
 #endif
