@@ -388,8 +388,11 @@ int ends_fits(const cuda_lane *g, int built, const gpuasm_seqset *targets, uint6
 }
 
 /* The targets' ends_word tables on the device (walk/ends_word.h) for opt:
- * edit mode on nt16, every target of at most EW_MAX bases that takes
- * partial occurrences as the pattern.  0 or a status. */
+ * edit mode on nt16, every target of at most EW_GPU_MAX bases that takes
+ * partial occurrences as the pattern (one and two words, the steps the
+ * GPU suite has run; longer ones take the generic per-item code).  0 or a
+ * status. */
+enum { EW_GPU_MAX = 128 };
 int ends_words(cuda_lane *g, const gpuasm_search_opt *opt, gpuasm_err *err)
 {
     if (ends_fits(g, g->ew_built, g->ew_targets, g->ew_version, &g->ew_opt, opt)) return 0;
@@ -399,12 +402,12 @@ int ends_words(cuda_lane *g, const gpuasm_search_opt *opt, gpuasm_err *err)
     std::vector<ends_word> ew;
     for (uint32_t t = 0; t < nt; t++) {
         const uint64_t m = g->targets->off[t + 1] - g->targets->off[t];
-        if (m == 0 || m > EW_MAX || !gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;
+        if (m == 0 || m > EW_GPU_MAX || !gpuasm_pair_searched(m, gpuasm_pair_k(opt, m), 1)) continue;
         const uint32_t omin = gpuasm_pair_overlap_min(opt, 0, m);
         if (!omin) continue;
         slot[t] = (int32_t)ew.size();
         ew.emplace_back();
-        gpuasm_ends_word_build(&ew.back(), opt, g->targets->code + g->targets->off[t], (uint32_t)m, omin);
+        gpuasm_ends_word_build(&ew.back(), opt, g->targets->code + g->targets->off[t], (uint32_t)m, omin, 0);
     }
     if (g->d_ew) CK(cudaFree(g->d_ew));
     if (g->d_ew_slot) CK(cudaFree(g->d_ew_slot));

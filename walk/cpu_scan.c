@@ -130,9 +130,10 @@ done:
 /* The pair's partial occurrences at the ends of the text (search.h): at
  * most one end hit per end, at the ends in allow (bit 0: the text's end,
  * bit 1: its start; an exact filter may rule ends out).  ws grows to the
- * pattern's needs.  fast: the target's ends_word when it is the pattern
- * and has one (edit mode), else NULL; reach: with fast, the text bases
- * each end needs (gpuasm_ends_reach(), UINT32_MAX: all).  0 or -1. */
+ * pattern's needs.  fast: the pattern's ends_word (the target's, or the
+ * read strand's when the read is the pattern; edit mode), else NULL;
+ * reach: with fast, the text bases each end needs (gpuasm_ends_reach(),
+ * UINT32_MAX: all).  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
                         size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast, const uint32_t reach[2])
@@ -144,7 +145,7 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     cnt->ends_run += (uint64_t)__builtin_popcount(ends);
     cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
     if (!ends) return 0;
-    if (fast && !hamming && !pr->read_is_pattern) {
+    if (fast && !hamming) {   /* the pattern's ends_word (target's or read strand's) */
         for (int at_start = 0; at_start < 2; at_start++) {
             if (!(ends & (1u << at_start))) continue;
             const gpuasm_partial b = gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
@@ -319,7 +320,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
             const uint64_t m = targets->off[t + 1] - targets->off[t];
             const uint32_t omin = m ? gpuasm_pair_overlap_min(opt, 0, m) : 0;
             if (m == 0 || m > EW_MAX || !omin) continue;
-            gpuasm_ends_word_build(&p->ew[t], opt, targets->code + targets->off[t], (uint32_t)m, omin);
+            gpuasm_ends_word_build(&p->ew[t], opt, targets->code + targets->off[t], (uint32_t)m, omin, 0);
         }
     }
     const int filterable = p->grouped || filtered_hamming(opt);
@@ -415,6 +416,7 @@ typedef struct {
     size_t rc_cap;
     uint64_t *pws;                  /* the ends pass's workspace */
     size_t pws_cap;
+    ends_word *rew;                 /* the read strand's ends_word, when it is the pattern */
 } scan_call;
 
 /* The read's pairs in groups A (read is the pattern) and B (target is),
@@ -583,6 +585,19 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
                 by_ends = 1;
             }
         }
+        /* Group A of the grouped walk (edit mode, nt16): the read strand
+         * is the pattern of every item, against a genome end each; its
+         * ends_word built once for all of them (a read against thousands
+         * of genomes ran the generic pass's setup per item: issue #28) */
+        const ends_word *read_fast = NULL;
+        if (!grp && nl && c->partial && c->grouped && rlen <= EW_MAX) {
+            const uint32_t omin = gpuasm_pair_overlap_min(opt, 1, rlen);
+            if (omin) {
+                if (!c->rew && !(c->rew = malloc(sizeof *c->rew))) return -1;
+                gpuasm_ends_word_build(c->rew, opt, rseq, (uint32_t)rlen, omin, 1);
+                read_fast = c->rew;
+            }
+        }
         for (uint32_t i = 0; i < nl; i++) {
             const uint32_t t = list[i];
             const uint8_t *tgt = targets->code + targets->off[t];
@@ -609,7 +624,8 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
             }
             const uint32_t allow = grp == 0 ? (emarked ? g->emark[t] : 3u)
                                             : by_ends ? gpuasm_ends_allowed(g, prep, t) : 3u;
-            const ends_word *fast = prep && prep->ew && prep->ew[t].m ? &prep->ew[t] : NULL;
+            const ends_word *fast = pr.read_is_pattern ? read_fast
+                                    : prep && prep->ew && prep->ew[t].m ? &prep->ew[t] : NULL;
             uint32_t reach[2] = { UINT32_MAX, UINT32_MAX };
             if (by_ends) gpuasm_ends_reach(g, prep, t, reach);
             if (c->partial &&
@@ -711,6 +727,7 @@ done:
     gpuasm_cpu_prep_free(own);
     free(c.rc);
     free(c.pws);
+    free(c.rew);
     return ret;
 }
 

@@ -1,21 +1,22 @@
 /* SPDX-License-Identifier: MIT */
-/* ends_word.c -- the CPU ends pass on one or two words (see ends_word.h). */
+/* ends_word.c -- the ends pass of patterns of up to four words: the
+ * tables (see ends_word.h, whose step the GPU shares). */
 #include <stddef.h>
 #include <string.h>
 
 #include "walk/ends_word.h"
 
 void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const uint8_t *pat, uint32_t m,
-                            uint32_t omin)
+                            uint32_t omin, int read_is_pattern)
 {
-    const int32_t fl = gpuasm_pair_partial_floor(opt, 0);
+    const int32_t fl = gpuasm_pair_partial_floor(opt, read_is_pattern);
     memset(e, 0, sizeof *e);
     e->m = m;
     /* The words of rows 1 .. m - 1, the only rows the rule reads: D of
      * row p depends on rows <= p alone (the carry runs down the words), so
      * a 65-base pattern's row 65 and its word are never needed (12 of the
      * 158 bbmap adapters: a two-word step for a one-word answer). */
-    e->nw = m <= 65u ? 1u : 2u;
+    e->nw = m <= 65u ? 1u : (m - 1u + 63u) / 64u;
     e->omin = omin;
     e->kmax = gpuasm_partial_kf(opt, fl, m - 1u, m);
     /* Eq of code c: bit i set when pattern base i shares a base with c (the
@@ -27,7 +28,7 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
         }
     for (uint32_t p = 0; p < m; p++) {
         const int32_t k = p < omin ? -1 : gpuasm_partial_kf(opt, fl, p, m);
-        e->kp[p] = (int8_t)(k < 0 || (int64_t)k >= (int64_t)p ? -1 : k > 127 ? 127 : k);
+        e->kp[p] = (int16_t)(k < 0 || (int64_t)k >= (int64_t)p ? -1 : k);   /* k < p <= 255 */
     }
 }
 

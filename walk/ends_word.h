@@ -15,33 +15,36 @@
 #include "search/nt16.h"
 #include "search/search.h"
 
-/* The ends pass of a target that is the pattern, up to EW_MAX bases, in
- * edit mode on nt16 (adapters and primers: most of the items a screen
- * runs), with what gpuasm_partial_best() builds per item built once per
- * run: per end (0: the text's end, the pattern as it is; 1: its start, the
+/* The ends pass of a pattern of up to EW_MAX bases in edit mode on nt16
+ * (a target that is the pattern: adapters and primers, most of the items
+ * a screen runs, built once per run; a short read that is the pattern of
+ * genomes, built once per read strand for its items against every
+ * genome end), with what gpuasm_partial_best() builds per item built
+ * once: per end (0: the text's end, the pattern as it is; 1: its start, the
  * pattern reversed), Eq of the pattern's words for each of the 16 text
  * codes (the OR of the base masks of the code's bases: one load a column
  * where four tests and ORs cost a third of the column step, callgrind),
  * and k_p under the floor (gpuasm_partial_kf) for every p, -1 where p is
  * no candidate. */
-#define EW_WORDS 2
+#define EW_WORDS 4
 #define EW_MAX (64 * EW_WORDS)
 typedef struct ends_word {
     uint64_t peq[2][EW_WORDS][16];
-    int8_t kp[EW_MAX];
+    int16_t kp[EW_MAX];
     uint32_t m, omin, nw;  /* nw: the words of rows 1 .. m - 1 (the rule's rows) */
     int32_t kmax;         /* k_{m-1} (partial.h's window: W = m - 1 + kmax) */
 } ends_word;
 
 /* e for pattern pat[0 .. m) (nt16 codes, 1 <= m <= EW_MAX bases) under
  * opt, with omin the shortest partial occurrence (bases) the pair rule
- * admits (gpuasm_pair_overlap_min, >= 1). */
+ * admits (gpuasm_pair_overlap_min, >= 1) and the floor of the pattern's
+ * side (gpuasm_pair_partial_floor: read_is_pattern 1 for a read). */
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const uint8_t *pat, uint32_t m,
-                            uint32_t omin);
+                            uint32_t omin, int read_is_pattern);
 
 /* gpuasm_partial_best() of kernels/partial.h, edit mode, for e's pattern
  * against text[0 .. n) (a read strand as searched, nt16): the same Myers
@@ -224,6 +227,40 @@ GPUASM_HD gpuasm_partial gpuasm_ew_word2(const ends_word *e, const uint8_t *tp, 
     return gpuasm_ew_rows_best(e, pv, mv, leq, lph, lmh, 2);
 }
 
+/* The same on three or four words (patterns of 130 .. 256 bases: short
+ * reads against genome ends), the words in a loop with Hyyro's carry. */
+GPUASM_HD gpuasm_partial gpuasm_ew_wordn(const ends_word *e, const uint8_t *tp, ptrdiff_t step, uint32_t W,
+                                         int comp, int at_start)
+{
+    const uint32_t nw = e->nw;
+    uint64_t pv[EW_WORDS], mv[EW_WORDS], leq[EW_WORDS], lph[EW_WORDS], lmh[EW_WORDS];
+    for (uint32_t w = 0; w < EW_WORDS; w++) {
+        pv[w] = ~(uint64_t)0;
+        mv[w] = leq[w] = lph[w] = lmh[w] = 0;
+    }
+    const uint8_t *const tend = tp + step * (ptrdiff_t)W;
+    for (; tp != tend; tp += step) {
+        uint32_t c = *tp & 15u;
+        if (comp) c = gpuasm_nt16_comp((uint8_t)c);
+        uint64_t hpos = 0, hneg = 0;   /* row 0's delta: a free start in the text */
+        for (uint32_t w = 0; w < nw; w++) {
+            const uint64_t eq = e->peq[at_start][w][c], p0 = pv[w], m0 = mv[w];
+            const uint64_t xv = eq | m0, eqh = eq | hneg;
+            const uint64_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
+            const uint64_t ph = m0 | ~(xh | p0), mh = p0 & xh;
+            const uint64_t phs = (ph << 1) | hpos, mhs = (mh << 1) | hneg;
+            hpos = ph >> 63;
+            hneg = mh >> 63;
+            pv[w] = mhs | ~(xv | phs);
+            mv[w] = phs & xv;
+            leq[w] = eq;
+            lph[w] = ph;
+            lmh[w] = mh;
+        }
+    }
+    return gpuasm_ew_rows_best(e, pv, mv, leq, lph, lmh, nw);
+}
+
 /* gpuasm_ends_word_best() against a text view (kernels/partial.h): the
  * read, or its reverse complement read backwards from the read (rc), the
  * whole window.  The GPU's ends pass runs this for targets with an
@@ -241,7 +278,9 @@ GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t
     const int back = at_start != rc;
     const uint8_t *tp = back ? p + W - 1u : p + n - W;
     const ptrdiff_t step = back ? -1 : 1;
-    return e->nw == 1 ? gpuasm_ew_word1(e, tp, step, W, rc, at_start) : gpuasm_ew_word2(e, tp, step, W, rc, at_start);
+    return e->nw == 1   ? gpuasm_ew_word1(e, tp, step, W, rc, at_start)
+           : e->nw == 2 ? gpuasm_ew_word2(e, tp, step, W, rc, at_start)
+                        : gpuasm_ew_wordn(e, tp, step, W, rc, at_start);
 }
 
 #endif

@@ -85,6 +85,86 @@ typedef struct {
     int32_t floor;    /* significance floor (search.h's gpuasm_partial_kf), 0: none */
 } optset;
 
+/* The ends_word step on patterns of up to EW_MAX bases (one to four
+ * words: a short read as the pattern of genome ends), with the floors and
+ * omin of both sides, on both strands of the text: gpuasm_ends_word_view
+ * = gpuasm_partial_best, pattern by pattern. */
+static void long_patterns(void)
+{
+    typedef struct { const char *name; int32_t k; double e; int32_t o, ro, f, rf; } lset;
+    const lset sets[] = {
+        { "e=0.1 -O 3 --read-overlap half", -1, 0.1, 3, -1, 0, 0 },
+        { "e=0.1 floors 12 / 12", -1, 0.1, 1, 1, 12, 12 },
+        { "k=3 -O 1 --read-overlap 20", 3, 0, 1, 20, 0, 0 },
+        { "e=0.2 floor 9 / 15", -1, 0.2, 1, 1, 9, 15 },
+    };
+    uint64_t *ws = xmalloc(gpuasm_partial_ws_words(EW_MAX) * sizeof(uint64_t));
+    uint8_t *pat = xmalloc(EW_MAX), *text = xmalloc(600), *tmp = xmalloc(600);
+    ends_word *e = xmalloc(sizeof *e);
+    for (size_t si = 0; si < sizeof sets / sizeof *sets; si++) {
+        gpuasm_search_opt opt;
+        memset(&opt, 0, sizeof opt);
+        opt.max_diffs = sets[si].k;
+        opt.error_rate = sets[si].e;
+        opt.kernel = GPUASM_KERNEL_MYERS;
+        opt.overlap_min = sets[si].o;
+        opt.read_overlap_min = sets[si].ro;
+        opt.partial_floor = sets[si].f;
+        opt.read_partial_floor = sets[si].rf;
+        opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+        uint64_t items = 0, hits = 0, bad = 0, words[5] = { 0 };
+        for (int rep = 0; rep < 400; rep++) {
+            const uint32_t m = 1 + (uint32_t)below(EW_MAX);
+            for (uint32_t i = 0; i < m; i++) pat[i] = target_base(rep % 4 == 0 ? 0.02 : 0);
+            const int ris = rep & 1;
+            const uint32_t omin = gpuasm_pair_overlap_min(&opt, ris, m);
+            if (!omin) continue;
+            gpuasm_ends_word_build(e, &opt, pat, m, omin, ris);
+            words[e->nw]++;
+            for (int tr = 0; tr < 6; tr++) {
+                uint32_t n = (uint32_t)below(420);
+                for (uint32_t i = 0; i < n; i++) text[i] = read_base(0.01, tr & 1);
+                if (n > 4 && chance(0.8)) {   /* a prefix at the end, a suffix at the start */
+                    const uint32_t p = 1 + (uint32_t)below(m);
+                    uint32_t len = mutate(tmp, pat, p, (uint32_t)below(1 + p / 10), 0);
+                    if (len > n) len = n;
+                    memcpy(text + n - len, tmp, len);
+                    const uint32_t q = 1 + (uint32_t)below(m);
+                    len = mutate(tmp, pat + m - q, q, (uint32_t)below(1 + q / 10), 0);
+                    if (len > n) len = n;
+                    memcpy(text, tmp, len);
+                }
+                const gpuasm_seqview pv = { pat, m, 0 };
+                for (int rc = 0; rc < 2; rc++) {
+                    const gpuasm_seqview tv = { text, n, rc };
+                    for (int end = 0; end < 2; end++) {
+                        const gpuasm_partial b = gpuasm_partial_best(&opt, omin, gpuasm_pair_partial_floor(&opt, ris),
+                                                                     &pv, &tv, end, 0, ws);
+                        const gpuasm_partial v = gpuasm_ends_word_view(e, text, n, rc, end, UINT32_MAX);
+                        items++;
+                        if (b.plen) hits++;
+                        if (v.plen != b.plen || (b.plen && v.dist != b.dist)) {
+                            bad++;
+                            diag("%s: m %u (read %d) n %u rc %d end %d: view (%u, %d), partial_best (%u, %d)",
+                                 sets[si].name, m, ris, n, rc, end, v.plen, v.dist, b.plen, b.dist);
+                        }
+                    }
+                }
+            }
+        }
+        tap(bad == 0 && hits > 0 && words[3] > 0 && words[4] > 0,
+            "patterns of 1-%d bases, %s: ends_word = gpuasm_partial_best (%llu items, %llu hits; %llu/%llu/%llu/%llu "
+            "patterns of 1/2/3/4 words)", EW_MAX, sets[si].name, (unsigned long long)items,
+            (unsigned long long)hits, (unsigned long long)words[1], (unsigned long long)words[2],
+            (unsigned long long)words[3], (unsigned long long)words[4]);
+    }
+    free(ws);
+    free(pat);
+    free(text);
+    free(tmp);
+    free(e);
+}
+
 int main(void)
 {
     rng_seed_from_env();
@@ -137,7 +217,7 @@ int main(void)
                 const uint32_t m = (uint32_t)(off[t + 1] - off[t]);
                 const uint32_t omin = gpuasm_pair_overlap_min(&opt, 0, m);
                 ew[t].m = 0;
-                if (!os->hamming && omin) gpuasm_ends_word_build(&ew[t], &opt, code + off[t], m, omin);
+                if (!os->hamming && omin) gpuasm_ends_word_build(&ew[t], &opt, code + off[t], m, omin, 0);
             }
             uint64_t reach_bad = 0, reach_cut = 0, reach_items = 0, view_bad = 0, view_items = 0;
             memset(mark[0], 0, NT * sizeof(uint32_t));
@@ -272,6 +352,7 @@ int main(void)
             free(code);
         }
     }
+    long_patterns();
     printf("# all: %llu partial hits, %llu items kept, %llu dropped\n", (unsigned long long)all_hits,
            (unsigned long long)all_kept, (unsigned long long)all_dropped);
     return tap_done();
