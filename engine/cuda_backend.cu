@@ -38,7 +38,7 @@
 #include "kernels/cuda_kit.cuh"
 #include "walk/filter_plan.h"
 #include "walk/ends_plan.h"
-#include "walk/ends_word.h"
+#include "kernels/ends/ends_word.h"
 
 /* Sequences of 2^31 bases or more are refused (scores and positions are
  * 32-bit on the device; end hits are 32-bit anyway). */
@@ -100,7 +100,7 @@ struct cuda_lane {
     gpuasm_ends_plan eplan;
     uint64_t *d_eitem;
     size_t eitem_cap;    /* bytes */
-    /* the targets' ends_word tables on the device (walk/ends_word.h), for
+    /* the targets' ends_word tables on the device (kernels/ends/ends_word.h), for
      * the options in ew_opt: d_ew[d_ew_slot[t]], slot -1 for none */
     ends_word *d_ew;
     int32_t *d_ew_slot;
@@ -387,7 +387,7 @@ int ends_fits(const cuda_lane *g, int built, const gpuasm_seqset *targets, uint6
            was->pattern_side == opt->pattern_side;
 }
 
-/* The targets' ends_word tables on the device (walk/ends_word.h) for opt:
+/* The targets' ends_word tables on the device (kernels/ends/ends_word.h) for opt:
  * edit mode on nt16, every target of at most EW_GPU_MAX bases that takes
  * partial occurrences as the pattern (one and two words, the steps the
  * GPU suite has run; longer ones take the generic per-item code).  0 or a
@@ -452,6 +452,25 @@ int ends_listed(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
      * list (10,000 primers: 2.45 s against 4.96 s for the run,
      * BENCHMARKS.md). */
     return g->ef.n_filtered > 0 && (mode == 2 || g->ef.n_filtered >= ENDS_LIST_MIN_TARGETS);
+}
+
+/* The batch's ends items (ends_listed said so), listed on the host while
+ * the search kernel runs and copied to the device on the ends stream:
+ * once per batch (a rerun for a grown hit buffer reuses them).  0 or a
+ * status. */
+int list_ends(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, gpuasm_scan_stats *st,
+              gpuasm_err *err)
+{
+    const double t0 = gpuasm_now_s();
+    int rc = gpuasm_ends_plan_build(&g->eplan, &g->ef, reads, g->targets, opt, g->n_threads, err);
+    if (rc < 0) return rc;
+    st->plan_s += gpuasm_now_s() - t0;
+    const size_t bytes = g->eplan.n * sizeof(uint64_t);
+    if (!bytes) return 0;
+    if ((rc = kit_grow_buf(g->ends_stream, (void **)&g->d_eitem, &g->eitem_cap, bytes, err)) < 0) return rc;
+    /* pageable source: the call returns once the list may be reused */
+    CK(cudaMemcpyAsync(g->d_eitem, g->eplan.item, bytes, cudaMemcpyHostToDevice, g->ends_stream));
+    return 0;
 }
 
 /* What no backend may take (the CPU twins refuse the same pairs). */
@@ -573,24 +592,8 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
             CK(cudaEventRecord(g->ev_ends, g->ends_stream));
             const int long_ends = !planned && (kd->caps & GPUASM_CAP_LONG_ENDS);
             if (listed) {
-                /* listed on the host while the search kernel runs, once
-                 * per batch (a rerun for a grown hit buffer reuses them) */
-                if (!items_up) {
-                    const double t0 = gpuasm_now_s();
-                    if ((rc = gpuasm_ends_plan_build(&g->eplan, &g->ef, reads, g->targets, opt, g->n_threads,
-                                                     err)) < 0)
-                        return rc;
-                    st->plan_s += gpuasm_now_s() - t0;
-                    const size_t bytes = g->eplan.n * sizeof(uint64_t);
-                    if (bytes) {
-                        if ((rc = kit_grow_buf(g->ends_stream, (void **)&g->d_eitem, &g->eitem_cap, bytes, err)) < 0)
-                            return rc;
-                        /* pageable source: the call returns once the list may be reused */
-                        CK(cudaMemcpyAsync(g->d_eitem, g->eplan.item, bytes, cudaMemcpyHostToDevice,
-                                           g->ends_stream));
-                    }
-                    items_up = 1;
-                }
+                if (!items_up && (rc = list_ends(g, reads, opt, st, err)) < 0) return rc;
+                items_up = 1;
                 if ((rc = gpuasm_partial_cuda_launch_list(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, d_ew,
                                                           g->d_ew_slot, g->d_eitem, g->eplan.n, err)) < 0)
                     return rc;

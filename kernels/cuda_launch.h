@@ -30,7 +30,7 @@ extern "C" {
 #undef GPUASM_LAUNCH_SEQ
 #undef GPUASM_LAUNCH_SIGNAL
 
-struct ends_word;   /* walk/ends_word.h */
+struct ends_word;   /* kernels/ends/ends_word.h */
 
 /* The ends pass (partial.h) on the GPU, for every kernel: the backend runs
  * it after the kernel's launcher when gpuasm_partial_on(); hamming: the
@@ -38,7 +38,7 @@ struct ends_word;   /* walk/ends_word.h */
  * myers kernel's (GPUASM_CAP_LONG_ENDS), whose LONG path took the text
  * ends that gcore::long_end_omin() names, so the pass leaves those;
  * ew, ew_slot (device memory, or NULL): the targets' ends_word tables
- * (walk/ends_word.h; slot -1: none), which the pass uses for a target as
+ * (kernels/ends/ends_word.h; slot -1: none), which the pass uses for a target as
  * the pattern in edit mode instead of rebuilding Eq and k_p per item;
  * *cells: set to the cells of its warp path (gpuasm_scan_stats.ends_cells). */
 int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends,

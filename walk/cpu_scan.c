@@ -36,7 +36,7 @@
 #include "util/clock.h"
 #include "search/cpu_simd.h"
 #include "walk/ends_filter.h"
-#include "walk/ends_word.h"
+#include "kernels/ends/ends_word.h"
 #include "util/grow.h"
 #include "kernels/myers/myers_cpu.h"
 #include "kernels/myers/myers_lanes.h"

@@ -45,7 +45,7 @@
 #include "kernels/myers/myers_long_core.cuh"
 #include "kernels/myers/myers_plan.h"
 #include "kernels/ends/partial_warp.cuh"
-#include "walk/ends_word.h"
+#include "kernels/ends/ends_word.h"
 
 namespace {
 
@@ -78,7 +78,7 @@ struct partial_launch {
     uint64_t glob_words;
     int32_t long_ends;     /* the search took the text ends long_end_omin(kn, ...) names */
     gcore::route_knobs kn;
-    /* the CPU walk's ends pass of short targets (walk/ends_word.h), built
+    /* the CPU walk's ends pass of short targets (kernels/ends/ends_word.h), built
      * once per run on the host: ew[ew_slot[t]] for target t, slot -1 (or
      * ew NULL): the generic gpuasm_partial_best() */
     const ends_word *ew;

@@ -25,7 +25,7 @@
 #include <string.h>
 
 #include "walk/ends_filter.h"
-#include "walk/ends_word.h"
+#include "kernels/ends/ends_word.h"
 #include "search/nt16.h"
 #include "kernels/partial.h"
 #include "kernels/registry.h"

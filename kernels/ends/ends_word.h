@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* ends_word.h -- the CPU ends pass of a short target as the pattern (edit
- * mode): what gpuasm_partial_best() (kernels/partial.h) builds per item,
- * built once per run, and the Myers step over one or two 64-bit words.
- * walk/cpu_scan.c's pair walk calls it for adapters and primers, most of
- * the items a screen runs (issue #26). */
+/* ends_word.h -- the ends pass (edit mode, nt16) of a pattern of up to
+ * four 64-bit words from tables built once: what gpuasm_partial_best()
+ * (kernels/partial.h) builds per item, and the Myers step.  The CPU walk
+ * (walk/cpu_scan.c) runs it for targets as patterns (adapters and
+ * primers, most of the items a screen runs; issue #26) and for a short
+ * read as the pattern of genome ends (issue #28); the GPU's ends pass
+ * (partial_cuda.cu) for targets of up to two words, from the same code
+ * (GPUASM_HD). */
 #ifndef GPUASM_ENDS_WORD_H
 #define GPUASM_ENDS_WORD_H
 

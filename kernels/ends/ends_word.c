@@ -4,7 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "walk/ends_word.h"
+#include "kernels/ends/ends_word.h"
 
 void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const uint8_t *pat, uint32_t m,
                             uint32_t omin, int read_is_pattern)
