@@ -261,6 +261,7 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
     free(prep->peq_off);
     if (prep->has_filter) gpuasm_qfilter_free(&prep->qf);
     if (prep->has_tindex) gpuasm_tindex_free(&prep->tx);
+    if (prep->has_eix) gpuasm_ends_index_free(&prep->eix);
     if (prep->has_efilter) gpuasm_efilter_free(&prep->ef);
     free(prep->ew);
     free(prep);
@@ -353,8 +354,15 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         const double t0 = gpuasm_now_s();
         const int r = gpuasm_tindex_build(&p->tx, targets, max, cfg->threads);
         if (r < 0) goto oom;
-        p->index_s = gpuasm_now_s() - t0;
         p->has_tindex = r == 0;
+        /* the end windows' own index, for reads running off the targets'
+         * ends (a read against thousands of genomes) */
+        if (p->has_tindex && gpuasm_partial_on(opt) && opt->read_overlap_min != 0) {
+            const int re = gpuasm_ends_index_build(&p->eix, targets, max, cfg->threads);
+            if (re < 0) goto oom;
+            p->has_eix = re == 0;
+        }
+        p->index_s = gpuasm_now_s() - t0;
         const double mib = p->has_tindex ? (double)(p->tx.n_pos * 6 + ((uint64_t)5 << 18) +
                                                     p->tx.n_amb * 16) / 1048576.0 : 0;
         if (p->has_tindex)
@@ -530,8 +538,12 @@ static int mark_group_a_ends(scan_call *c, const uint8_t *rseq, uint64_t rlen, u
         g->emark[g->grp_a[i]] = 0;
     }
     const uint32_t ends = gpuasm_partial_text_ends(c->opt, 1, s);
-    const int emarked = gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W,
-                                                ends, g->ebits, g->in_a, g->stamp_a, g->emark) == 0;
+    const int emarked =
+        (prep->has_eix && g->ends_W <= GPUASM_ENDS_INDEX_W
+             ? gpuasm_ends_index_marks(&prep->eix, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W, ends, g->in_a,
+                                       g->stamp_a, g->emark)
+             : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W, ends, g->ebits,
+                                       g->in_a, g->stamp_a, g->emark)) == 0;
     if (emarked && prep->tx.n_amb)
         for (uint32_t i = 0; i < g->n_a; i++)
             g->emark[g->grp_a[i]] |= (uint32_t)gpuasm_tindex_end_amb(&prep->tx, targets, g->grp_a[i],

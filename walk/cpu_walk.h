@@ -85,6 +85,8 @@ struct gpuasm_cpu_prep {
     gpuasm_qfilter qf;      /* targets as patterns */
     int has_tindex;
     gpuasm_tindex tx;       /* reads as patterns */
+    int has_eix;
+    gpuasm_ends_index eix;  /* the targets' end windows, for the ends pass of reads as patterns */
     int has_efilter;
     gpuasm_efilter ef;      /* the ends pass of targets as patterns (ends_filter.h) */
     ends_word *ew;          /* [n_targets] the ends pass of targets of <= 128 bases as

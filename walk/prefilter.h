@@ -299,6 +299,34 @@ int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
                             const uint32_t *in_group, uint32_t stamp, uint32_t *mark);
 
+/* The targets' end windows as a set of their own, with an index of it
+ * (issue #28): sequence 2t holds target t's first min(W, len) bases,
+ * 2t + 1 its last, for W = GPUASM_ENDS_INDEX_W.  gpuasm_tindex_end_marks
+ * looks a read's pieces up in the whole index, where a piece of a read
+ * against thousands of genomes has hundreds of places, nearly all far
+ * from any end; here only the places within W of an end are.  Same marks
+ * (the windows hold every base the rule accepts, W' <= W). */
+#define GPUASM_ENDS_INDEX_W 512u
+typedef struct gpuasm_ends_index {
+    gpuasm_seqset set;      /* the 2 x n_targets windows (off, code owned here) */
+    uint64_t *off;
+    uint8_t *code;
+    gpuasm_tindex x;
+    int built;
+} gpuasm_ends_index;
+
+/* Build e for targets (max_pos, n_threads: gpuasm_tindex_build's).  0,
+ * 1 when it would pass max_pos (e is then not built: the whole index
+ * serves), or -1 when out of memory. */
+int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads);
+void gpuasm_ends_index_free(gpuasm_ends_index *e);
+
+/* gpuasm_tindex_end_marks() through e (built for targets) where W <=
+ * GPUASM_ENDS_INDEX_W; the same marks, and the same return values. */
+int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
+                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint32_t *in_group,
+                            uint32_t stamp, uint32_t *mark);
+
 /* The ends (bit 0: end, bit 1: start) of target t whose W bases hold an
  * ambiguous code: candidates whatever the pieces say. */
 int gpuasm_tindex_end_amb(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint32_t t, uint32_t W);

@@ -653,6 +653,93 @@ int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets
     return 0;
 }
 
+/* ---- the end windows' own index (issue #28) ----------------------------------- */
+
+void gpuasm_ends_index_free(gpuasm_ends_index *e)
+{
+    if (e->built) gpuasm_tindex_free(&e->x);
+    free(e->off);
+    free(e->code);
+    memset(e, 0, sizeof *e);
+}
+
+int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads)
+{
+    memset(e, 0, sizeof *e);
+    const uint32_t nt = targets->n;
+    if (nt > UINT32_MAX / 2) return 1;
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t n = targets->off[t + 1] - targets->off[t];
+        total += 2 * (n < GPUASM_ENDS_INDEX_W ? n : GPUASM_ENDS_INDEX_W);
+    }
+    if (total > max_pos) return 1;
+    e->off = malloc(((size_t)2 * nt + 1) * sizeof(uint64_t));
+    e->code = malloc(total ? total : 1);
+    if (!e->off || !e->code) goto oom;
+    uint64_t o = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t lo = targets->off[t], n = targets->off[t + 1] - lo;
+        const uint64_t w = n < GPUASM_ENDS_INDEX_W ? n : GPUASM_ENDS_INDEX_W;
+        e->off[2 * t] = o;
+        memcpy(e->code + o, targets->code + lo, w);            /* its first w bases */
+        o += w;
+        e->off[2 * t + 1] = o;
+        memcpy(e->code + o, targets->code + lo + n - w, w);    /* its last w bases */
+        o += w;
+    }
+    e->off[2 * (size_t)nt] = o;
+    e->set.n = 2 * nt;
+    e->set.off = e->off;
+    e->set.code = e->code;
+    const int r = gpuasm_tindex_build(&e->x, &e->set, max_pos, n_threads);
+    if (r < 0) goto oom;
+    if (r > 0) {
+        gpuasm_ends_index_free(e);
+        return 1;
+    }
+    e->built = 1;
+    return 0;
+oom:
+    gpuasm_ends_index_free(e);
+    return -1;
+}
+
+int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
+                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint32_t *in_group,
+                            uint32_t stamp, uint32_t *mark)
+{
+    if (!L || L >= m) return -2;
+    for (uint32_t i = 0; i < m; i++)
+        if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
+    const gpuasm_seqset *es = &e->set;
+    for (int at_start = 0; at_start < 2; at_start++) {
+        if (!(ends & (1u << at_start))) continue;
+        const uint32_t bit = 1u << at_start;
+        /* the pieces of gpuasm_tindex_end_marks(), looked up among the
+         * first windows (2t: the text start) or the last ones (2t + 1) */
+        for (uint64_t i = 0; (i + 1) * (uint64_t)L <= (uint64_t)m - 1; i++) {
+            const uint64_t a = at_start ? m - (i + 1) * L : i * L, b = a + L;
+            piece_rows_t pr;
+            if (!piece_rows(&e->x, es, p, a, b, &pr)) continue;   /* never intact */
+            for (uint32_t q = pr.qa; q < pr.qb; q++) {
+                const uint64_t g = e->x.pos[q];
+                const uint32_t ei = target_of(es, g), t = ei >> 1;
+                if ((ei & 1u) == (uint32_t)at_start || in_group[t] != stamp || (mark[t] & bit)) continue;
+                if (!piece_there(es, ei, g, p, a, b, &pr)) continue;   /* inside the window copy */
+                /* the piece's first base in the target: the copy holds
+                 * its first w bases (2t) or its last w (2t + 1) */
+                const uint64_t n = targets->off[t + 1] - targets->off[t];
+                const uint64_t cw = es->off[ei + 1] - es->off[ei];
+                const uint64_t s = (g - (pr.w - a) - es->off[ei]) + (at_start ? 0 : n - cw);
+                const uint64_t w = W < n ? W : n;
+                if (at_start ? s + L <= w : s >= n - w) mark[t] |= bit;
+            }
+        }
+    }
+    return 0;
+}
+
 int gpuasm_tindex_end_amb(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint32_t t, uint32_t W)
 {
     const uint64_t lo = targets->off[t], hi = targets->off[t + 1], w = W < hi - lo ? W : hi - lo;
