@@ -10,6 +10,7 @@
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
 #include <htslib/hts.h>
+#include <htslib/hts_log.h>
 #include <htslib/sam.h>
 #include <htslib/thread_pool.h>
 
@@ -639,7 +640,12 @@ int gpuasm_fastx_open(samFile *in, int fastq, hts_tpool *pool, size_t chunk_byte
      * than on a parse thread mid-run: the cost belongs to the open, not
      * to the reads (gpuasm-scan measures --max-memory's peak from after
      * the open), and a template htslib would not detect fails the open. */
+    /* Quietly: htslib warns of every plugin folder it cannot scan
+     * (/usr/local/lib/htslib...) at the levels --verbosity 4 sets. */
+    const enum htsLogLevel level = hts_get_log_level();
+    if (level > HTS_LOG_ERROR) hts_set_log_level(HTS_LOG_ERROR);
     samFile *probe = template_open(fastq);
+    hts_set_log_level(level);
     if (!probe) goto fail;
     hts_close(probe);
     if (!(fx->all = calloc((size_t)fx->n_chunks, sizeof(*fx->all))) ||

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
@@ -88,6 +90,18 @@ static int chunks_off(void)
 {
     const char *v = getenv("GPUASM_READ_SERIAL");
     return v && !strcmp(v, "1");
+}
+
+/* Is the input a stream (a pipe, a FIFO, a terminal: not a regular
+ * file)?  Those are read record by record, as htslib reads them: the
+ * chunked reader gathers a megabyte before it parses, so a slow
+ * producer's records would reach the batches (and --progress) only in
+ * megabytes, where they are wanted as they come. */
+static int streaming(const char *path)
+{
+    struct stat st;
+    const int r = strcmp(path, "-") ? stat(path, &st) : fstat(STDIN_FILENO, &st);
+    return r == 0 && !S_ISREG(st.st_mode);
 }
 
 /* -T's reference for a CRAM input (hts_set_fai_filename).  Issue #31:
@@ -209,7 +223,7 @@ static int start_reading(source_t *s, const char *path, htsThreadPool *tp,
      * forever for a multi-threaded reader that already stopped on a
      * truncated or corrupt block (samtools view -@ hangs the same way).
      * Attached after the header, the pool starts at the first record. */
-    if (s->seqfile && !s->eof && !chunks_off()) {
+    if (s->seqfile && !s->eof && !chunks_off() && !streaming(path)) {
         /* FASTQ/FASTA (issue #30): read in chunks, parsed by htslib on
          * the pool's threads (io/fastx_chunks.h); the pool also inflates
          * a BGZF file's blocks.  A plain gzip file is inflated by ISA-L
