@@ -19,6 +19,7 @@
 #include "cli/auto_device.h"
 #include "cli/auto_move.h"
 #include "cli/pipeline_int.h"
+#include "cli/scan_errors.h"
 #include "engine/backend.h"
 #include "search/settings.h"
 #include "util/clock.h"
@@ -213,6 +214,9 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
     out->n = 0;
     for (uint32_t i = 0; i < view->n || i == 0;) {
         if (w->lane == 0) auto_check(p);   /* lanes > 0 run only after the move */
+        /* --device cuda: no CPU fallback (the run's message is CUDA's own:
+         * gpuasm_pipe_cuda_outcome, called when the pipeline has stopped). */
+        if (am->strict && am->failed) return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "CUDA did not open");
         gpuasm_engine *eng = am->to ? am->to : p->eng;
         const int lane = am->to ? w->lane : 0;
         uint32_t j = view->n;
@@ -278,22 +282,38 @@ int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, doub
 {
     gpuasm_settings s;
     gpuasm_err why;
-    if (strcmp(op->device, "auto")) return 0;
+    const int cuda = !strncmp(op->device, "cuda", 4);
+    if (strcmp(op->device, "auto") && !cuda) return 0;
     if (gpuasm_settings_read(&s, &why) < 0) {
         snprintf(err, errlen, "%s", why.msg);
         return -1;
     }
     const int test = s.auto_test_move > 0;
-    if (!gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops())) return 0;
-    /* CUDA opens once the input proves large (auto_proved_large);
-     * GPUASM_AUTO_GO_MS=0 opens it at once, and so does the tests' move (a
-     * CPU stand-in) unless GPUASM_AUTO_GO_MS is given. */
-    const int64_t go_ms = gpuasm_knob(s.auto_go_ms, 500);
-    if (gpuasm_auto_move_start(test ? "cpu" : "cuda:all", o->n_threads,
-                               (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0,
-                               go_ms > 0 && (!test || s.auto_go_ms >= 0),
-                               &p->am.move) < 0)
-        return 0;   /* no thread: auto opens as before */
+    int64_t go_ms = 0;
+    if (cuda) {
+        /* --device cuda (issue #30, "CUDA's start hidden"): the CPU scans
+         * the first batches while CUDA starts, every read after that runs
+         * on CUDA, and CUDA must open: its failure is the run's, told as
+         * before (no fallback, unlike auto).  Armed in a build without
+         * CUDA too: the open then fails at once, with the same words. */
+        if (!gpuasm_knob(s.cuda_cpu_start, 1)) return 0;
+        if (gpuasm_auto_move_start(test ? "cpu" : op->device, o->n_threads,
+                                   (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0, 0, &p->am.move) < 0)
+            return 0;   /* no thread: CUDA opens first, as before */
+        p->am.strict = 1;
+        p->header_wait = 1;
+    } else {
+        if (!gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops())) return 0;
+        /* CUDA opens once the input proves large (auto_proved_large);
+         * GPUASM_AUTO_GO_MS=0 opens it at once, and so does the tests' move
+         * (a CPU stand-in) unless GPUASM_AUTO_GO_MS is given. */
+        go_ms = gpuasm_knob(s.auto_go_ms, 500);
+        if (gpuasm_auto_move_start(test ? "cpu" : "cuda:all", o->n_threads,
+                                   (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0,
+                                   go_ms > 0 && (!test || s.auto_go_ms >= 0),
+                                   &p->am.move) < 0)
+            return 0;   /* no thread: auto opens as before */
+    }
     p->am.go_s = 1e-3 * (double)go_ms;
     p->am.est_bases = gpuasm_auto_est_read_bases(o);
     op->device = "cpu";
@@ -304,6 +324,18 @@ int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, doub
     p->am.moved_s = -1;
     p->am.t0 = t0;
     return 0;
+}
+
+int gpuasm_pipe_cuda_outcome(pipe_t *p, char *err, size_t errlen)
+{
+    int failed = 0;
+    gpuasm_err why;
+    if (!p->am.move || !p->am.strict) return 0;
+    (void)gpuasm_auto_move_poll(p->am.move, 1, &failed);
+    if (!failed) return 0;
+    gpuasm_auto_move_why(p->am.move, &why);
+    gpuasm_msg_engine_open(p->o->device, &why, err, errlen);
+    return -1;
 }
 
 /* The filters of the run (gpuasm_engine_filter): the engine moved to's
@@ -325,11 +357,12 @@ static const char *auto_to_name(const pipe_t *p)
 void gpuasm_pipe_auto_tell(pipe_t *p, const char *prog)
 {
     const auto_side_t *am = &p->am;
+    const char *dev = am->strict ? p->o->device : "auto";
     gpuasm_err why;
     if (am->to) {
-        fprintf(stderr, "%s: info: --device auto: %llu reads (%llu batches) on the CPU, then "
+        fprintf(stderr, "%s: info: --device %s: %llu reads (%llu batches) on the CPU, then "
                 "%llu reads (%llu batches) on %s from batch %llu (ready after %.3f s)\n", prog,
-                (unsigned long long)am->reads[0], (unsigned long long)am->batches[0],
+                dev, (unsigned long long)am->reads[0], (unsigned long long)am->batches[0],
                 (unsigned long long)am->reads[1], (unsigned long long)am->batches[1],
                 gpuasm_engine_describe(am->to), (unsigned long long)am->move_batch,
                 gpuasm_auto_move_ready_s(am->move));
@@ -342,7 +375,11 @@ void gpuasm_pipe_auto_tell(pipe_t *p, const char *prog)
         return;
     }
     gpuasm_auto_move_why(am->move, &why);
-    if (am->failed || why.status)
+    if (am->strict)   /* CUDA opened (the run failed otherwise), after the last scan */
+        fprintf(stderr, "%s: info: --device %s: the input ended before %s was ready (after "
+                "%.3f s); every read ran on the CPU\n", prog, dev, auto_to_name(p),
+                gpuasm_auto_move_ready_s(am->move));
+    else if (am->failed || why.status)
         fprintf(stderr, "%s: info: %s; using the CPU\n", prog, why.msg);
     else
         fprintf(stderr, "%s: info: --device auto: the input ended (%.3f s) before %s was "

@@ -12,6 +12,11 @@
  * same hits (backend.h), so the bytes do not depend on when, or whether,
  * the move happens.
  *
+ * --device cuda uses the same move to hide CUDA's start (issue #30;
+ * GPUASM_CUDA_CPU_START): opened at once (not deferred), the CPU scanning
+ * only until it is ready, and without the fallback: its failure is the
+ * run's (cli/auto_device.c, gpuasm_pipe_cuda_outcome).
+ *
  * Ending while CUDA still starts: gpuasm_auto_move_end() then leaves the
  * thread running (detached; it closes its engine and frees the state when
  * its open returns) and gpuasm_auto_move_pending() says so.  The thread

@@ -512,6 +512,15 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
         int failed = p->failed;
         pthread_mutex_unlock(&p->lock);
         if (failed) return -1;
+        /* --device cuda's CPU start: nothing is written before CUDA has
+         * opened (its failure must leave no output that looks complete). */
+        if (s && p->header_wait) {
+            p->header_wait = 0;
+            if (gpuasm_pipe_cuda_outcome(p, msg, sizeof msg) < 0 || gpuasm_writer_header(w, msg, sizeof msg) < 0) {
+                gpuasm_pipe_fail(p, msg);
+                return -1;
+            }
+        }
         if (finished) return 0;
         if (tick) {
             gpuasm_pipe_progress(pg, c->reads, c->hit_records, 0);

@@ -103,6 +103,10 @@ struct worker {
 typedef struct worker worker_t;
 typedef struct {
     gpuasm_auto_move *move;    /* NULL: no move armed */
+    int strict;                /* --device cuda (GPUASM_CUDA_CPU_START): the CPU scans only
+                                * while CUDA starts; CUDA must open (its failure fails
+                                * the run, told as when it opened first), and nothing
+                                * is written before it has (gpuasm_pipe_cuda_outcome) */
     gpuasm_engine *to;         /* the engine moved to, NULL before the move */
     int failed;                /* it could not open: the CPU runs everything */
     uint64_t test_at;          /* GPUASM_AUTO_TEST_MOVE: wait for it at this CPU call (0: never) */
@@ -137,7 +141,8 @@ struct pipe {
     uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
     uint64_t max_memory;       /* the memory bound, bytes */
     uint32_t round_hint;       /* reads per round that last fitted (lock; 0: a whole batch) */
-    auto_side_t am;            /* --device auto's move */
+    auto_side_t am;            /* --device auto's move, or --device cuda's CPU start */
+    int header_wait;           /* the writer's header waits for gpuasm_pipe_cuda_outcome */
 
     slot_t *slot;
     size_t n_slots;
@@ -239,10 +244,17 @@ void gpuasm_pipe_progress(progress_t *pg, uint64_t done, uint64_t hits, int fina
 int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_seqset *view,
                           gpuasm_hits *out, gpuasm_err *err);
 
-/* Arm the move to CUDA for a run whose device is still "auto".  0, or -1
- * with err for a malformed knob. */
+/* Arm the move to CUDA for a run whose device is still "auto", or
+ * --device cuda's CPU start (am.strict).  0, or -1 with err for a
+ * malformed knob. */
 int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, double t0, char *err,
                          size_t errlen);
+
+/* --device cuda's CPU start (am.strict): wait until CUDA is open with the
+ * targets or has failed.  0 (also without am.strict), or -1 with CUDA's
+ * failure in err, worded as when the engine opened before the reads
+ * (gpuasm_msg_engine_open). */
+int gpuasm_pipe_cuda_outcome(pipe_t *p, char *err, size_t errlen);
 
 /* The filters of the run (gpuasm_engine_filter of the engine that scanned). */
 const char *gpuasm_pipe_filter(const pipe_t *p);

@@ -394,7 +394,8 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
     if (take_engine(prog, &p, &op, &t, err, errlen) < 0) goto out;
     if (check_interrupt(err, errlen) < 0) goto out;
     if (rd_rc < 0) {
-        snprintf(err, errlen, "%s", rd_err);
+        /* --device cuda's failure comes first, as when CUDA opened first. */
+        if (gpuasm_pipe_cuda_outcome(&p, err, errlen) == 0) snprintf(err, errlen, "%s", rd_err);
         goto out;
     }
     if (check_interrupt(err, errlen) < 0) goto out;
@@ -412,7 +413,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
                              .n_threads = o->n_threads, .pg_cl = o->pg_cl,
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags, .rg_line = o->rg_line,
-                             .comment = co.l ? co.s : NULL };
+                             .comment = co.l ? co.s : NULL, .header_later = p.header_wait };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
     /* Opened now so that a bad --stats path fails before any work; written
      * through a temporary file like -o (util/output_file.h). */
@@ -431,6 +432,12 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
     set_running(&p);
     int piped = gpuasm_pipe_run(&p, w, &pg, &c);
     set_running(NULL);
+    /* --device cuda: CUDA must have opened, even where the CPU scanned
+     * every read while it started; its failure is told before any other. */
+    if (gpuasm_pipe_cuda_outcome(&p, err, errlen) < 0) {
+        if (pg.on) gpuasm_pipe_progress(&pg, c.reads, c.hit_records, 1);
+        goto out;
+    }
     if (piped < 0) {
         if (pg.on) gpuasm_pipe_progress(&pg, c.reads, c.hit_records, 1);
         snprintf(err, errlen, "%s", p.err);

@@ -29,6 +29,7 @@ struct gpuasm_writer {
     gpuasm_outfile of;  /* -o through a temporary file (util/output_file.h) */
     gpuasm_write_guard *guard;  /* CRAM: written through a pipe (util/write_guard.h) */
     const char *shown;  /* the name messages use: -o's, or "standard output" */
+    int header_due;     /* opened with header_later, header not written yet */
 };
 
 /* The errno of the failed write, where htslib keeps it: in the hFILE under
@@ -148,7 +149,6 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
                        gpuasm_writer **out, char *err, size_t errlen)
 {
     const char *shown = (o->path && strcmp(o->path, "-")) ? o->path : "standard output";
-    char why[256];
     kstring_t rg_id = KS_INITIALIZE;
     gpuasm_writer *w = calloc(1, sizeof(*w));
     if (!w) goto oom;
@@ -243,12 +243,8 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         ks_free(&co);
         if (bad) goto oom;
     }
-    errno = 0;
-    if (sam_hdr_write(w->out, w->hdr) < 0) {
-        snprintf(err, errlen, "%s: cannot write the header%s", shown,
-                 write_reason(w->out, why, sizeof why));
-        goto fail;
-    }
+    w->header_due = 1;
+    if (!o->header_later && gpuasm_writer_header(w, err, errlen) < 0) goto fail;
     ks_free(&rg_id);
     *out = w;
     return 0;
@@ -267,8 +263,23 @@ fail:
     return -1;
 }
 
+int gpuasm_writer_header(gpuasm_writer *w, char *err, size_t errlen)
+{
+    char why[256];
+    if (!w->header_due) return 0;
+    w->header_due = 0;
+    errno = 0;
+    if (sam_hdr_write(w->out, w->hdr) < 0) {
+        snprintf(err, errlen, "%s: cannot write the header%s", w->shown,
+                 write_reason(w->out, why, sizeof why));
+        return -1;
+    }
+    return 0;
+}
+
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen)
 {
+    if (w->header_due && gpuasm_writer_header(w, err, errlen) < 0) return -1;
     errno = 0;
     if (w->guard && gpuasm_write_guard_error(w->guard)) {
         snprintf(err, errlen, "%s: write failed: %s", w->shown,
@@ -303,6 +314,7 @@ int gpuasm_writer_format(const gpuasm_writer *w, const bam1_t *rec, kstring_t *l
 
 int gpuasm_writer_write_text(gpuasm_writer *w, const char *s, size_t n, char *err, size_t errlen)
 {
+    if (w->header_due && gpuasm_writer_header(w, err, errlen) < 0) return -1;
     errno = 0;
     samFile *f = w->out;
     if (!f->is_bgzf) {
@@ -331,6 +343,11 @@ int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
 {
     int ret = 0;
     char why[256];
+    /* A run that succeeded without writing a record still has its header. */
+    if (ok && gpuasm_writer_header(w, err, errlen) < 0) {
+        ret = -1;
+        ok = 0;
+    }
     /* The reason is taken before sam_close frees the file. */
     errno = 0;
     if (ok && (w->out->is_bgzf ? bgzf_flush(w->out->fp.bgzf) < 0 : 0)) {

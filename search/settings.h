@@ -65,10 +65,16 @@
  *                                       CUDA starts and moves to it once ready
  *                                       (cli/auto_move.h); 0 waits for CUDA first,
  *                                       as before issue #14 (A/B runs)
+ *   GPUASM_CUDA_CPU_START=B    0|1      --device cuda (gpuasm-scan): 1 (default) scans on the
+ *                                       CPU while CUDA starts, every read after that on
+ *                                       CUDA (the move of --device auto without its
+ *                                       fallback: cli/auto_move.h, issue #30); 0 waits
+ *                                       for CUDA before the first scan (the GPU suite's
+ *                                       CUDA = CPU checks)
  *   GPUASM_AUTO_CHUNK_BASES=N  1..2^40  --device auto: read bases per CPU scan call while
  *                                       CUDA starts (default: about 20 ms a call, adapted;
  *                                       the move waits for the call under way)
- *   GPUASM_AUTO_TEST_MOVE=N    0..2^40  --device auto, tests: the engine moved to is a
+ *   GPUASM_AUTO_TEST_MOVE=N    0..2^40  --device auto or cuda, tests: the engine moved to is a
  *                                       second CPU engine (no CUDA needed), and the move
  *                                       waits for it at the Nth CPU scan call (0: off)
  *   GPUASM_AUTO_TEST_DELAY_MS=N 0..600000 --device auto, tests: the engine moved to
@@ -142,7 +148,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
-    int64_t auto_move, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
+    int64_t auto_move, cuda_cpu_start, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m, cuda_ends_warp_min, cuda_long_order_items, cuda_long_rmax, cuda_long_ends;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;

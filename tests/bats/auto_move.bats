@@ -7,6 +7,10 @@
 # engine is ready neither waits for it nor loses output.  No GPU needed:
 # GPUASM_AUTO_TEST_MOVE=N moves to a second CPU engine at exactly the Nth
 # CPU scan call, and GPUASM_AUTO_CHUNK_BASES makes those calls small.
+# --device cuda's CPU start (issue #30) is the same move without the
+# fallback: CUDA must open, and nothing is written until it has (the
+# GPU suite's own runs set GPUASM_CUDA_CPU_START=0 so that CUDA scans every
+# read it compares).
 
 setup() {
     load helpers
@@ -176,4 +180,73 @@ check_sides() {
     run --separate-stderr env GPUASM_AUTO_GO_MS=-1 "$GPUASM_SCAN" --device auto "$READS" "$TARGETS"
     assert_failure
     [[ "$stderr" == *"GPUASM_AUTO_GO_MS"* ]]
+}
+
+# ---- --device cuda's CPU start (issue #30) -----------------------------------
+
+@test "--device cuda's CPU start: the move at any CPU call gives the bytes of --device cpu; --stats and --verbosity 4 say where the reads ran" {
+    make_big
+    scan --device cpu --no-PG "$T/big.fq" "$TARGETS" > "$T/cpu.sam"
+    local at
+    for at in 1 3 1000000; do
+        GPUASM_AUTO_TEST_MOVE=$at GPUASM_AUTO_CHUNK_BASES=300 \
+            scan --device cuda --no-PG --verbosity 4 --stats "$T/auto.json" "$T/big.fq" "$TARGETS" > "$T/auto.sam" 2> "$T/err"
+        cmp "$T/cpu.sam" "$T/auto.sam"
+        check_sides "$at" 336
+        if [ "$at" = 1000000 ]; then
+            # Every read on the CPU: CUDA (the stand-in) was still waited for.
+            grep -q "^gpuasm-scan: info: --device cuda: the input ended before the test engine (GPUASM_AUTO_TEST_MOVE) was ready (after .* s); every read ran on the CPU$" "$T/err"
+        else
+            [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 0 ]
+            grep -q "^gpuasm-scan: info: --device cuda: .* reads (.* batches) on the CPU, then .* reads (.* batches) on cpu" "$T/err"
+        fi
+    done
+    # An empty input: the header alone, as on the CPU.
+    : > "$T/empty.fq"
+    scan --device cpu --no-PG "$T/empty.fq" "$TARGETS" > "$T/cpu0.sam"
+    GPUASM_AUTO_TEST_MOVE=1 scan --device cuda --no-PG "$T/empty.fq" "$TARGETS" > "$T/auto0.sam"
+    cmp "$T/cpu0.sam" "$T/auto0.sam"
+    grep -q '^@SQ' "$T/auto0.sam"
+}
+
+@test "--device cuda's CPU start, CUDA failing after the CPU has scanned every read: exit 1, CUDA's message, nothing written" {
+    have_gpu && skip "a GPU is here (the failure needs a machine without one)"
+    make_big
+    # The open starts 400 ms late and then fails: the CPU has read, scanned
+    # and reported every read by then, and the writer holds it all back.
+    local out
+    for out in - "$T/o.sam" "$T/o.bam"; do
+        GPUASM_AUTO_TEST_DELAY_MS=400 run --separate-stderr "$GPUASM_SCAN" --device cuda -o "$out" "$T/big.fq" "$TARGETS"
+        assert_only_error "--device cuda:"
+        [[ "$stderr" == *"no CUDA device found"* || "$stderr" == *"built without CUDA"* ]]
+        assert_equal "$output" ""
+        [ "$out" = - ] || [ ! -e "$out" ]
+    done
+    # Reads that cannot be opened: CUDA's failure is still the one told.
+    # (htslib's own [E::] line about the file comes first, as before.)
+    GPUASM_AUTO_TEST_DELAY_MS=200 run --separate-stderr "$GPUASM_SCAN" --device cuda "$T/none.fq" "$TARGETS"
+    assert_one_error "--device cuda:"
+    # A bad record: the same.
+    printf '@r1\nACGT\n+\nII\n' > "$T/bad.fq"
+    GPUASM_AUTO_TEST_DELAY_MS=200 run --separate-stderr "$GPUASM_SCAN" --device cuda "$T/bad.fq" "$TARGETS"
+    assert_only_error "--device cuda:"
+    assert_equal "$output" ""
+}
+
+@test "GPUASM_CUDA_CPU_START=0: --device cuda opens CUDA before the first scan, as before; bad values are errors" {
+    # The stand-in is not used: the real open (no GPU here) fails at once.
+    have_gpu || {
+        GPUASM_CUDA_CPU_START=0 GPUASM_AUTO_TEST_MOVE=1 run --separate-stderr "$GPUASM_SCAN" --device cuda "$READS" "$TARGETS"
+        assert_only_error "--device cuda:"
+    }
+    # With it on (the default), the stand-in takes CUDA's place.
+    GPUASM_AUTO_TEST_MOVE=1 scan --device cuda --no-PG --stats "$T/s.json" "$READS" "$TARGETS" > "$T/a.sam"
+    cmp <(no_pg "$EXPECTED_SAM") "$T/a.sam"
+    grep -q '"auto_cpu_reads"' "$T/s.json"
+    local k
+    for k in GPUASM_CUDA_CPU_START=2 GPUASM_CUDA_CPU_START=x; do
+        run --separate-stderr env "$k" "$GPUASM_SCAN" --device cuda -o "$T/x.sam" "$READS" "$TARGETS"
+        assert_one_error "${k%%=*}="
+        [ ! -e "$T/x.sam" ]
+    done
 }
