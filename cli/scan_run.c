@@ -393,11 +393,9 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
                                    o->wildcards, &p.rd, rd_err, sizeof rd_err);
     if (take_engine(prog, &p, &op, &t, err, errlen) < 0) goto out;
     if (check_interrupt(err, errlen) < 0) goto out;
-    if (rd_rc < 0) {
-        /* --device cuda's failure comes first, as when CUDA opened first. */
-        if (gpuasm_pipe_cuda_outcome(&p, err, errlen) == 0) snprintf(err, errlen, "%s", rd_err);
-        goto out;
-    }
+    /* --device cuda's failure comes first, as when CUDA opened first. */
+    if (rd_rc < 0 && gpuasm_pipe_cuda_outcome(&p, err, errlen) == 0) snprintf(err, errlen, "%s", rd_err);
+    if (rd_rc < 0) goto out;
     if (check_interrupt(err, errlen) < 0) goto out;
     p.shard = o->shard;
     if (gpuasm_screen_wanted(&o->screen) &&
@@ -434,13 +432,10 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
     set_running(NULL);
     /* --device cuda: CUDA must have opened, even where the CPU scanned
      * every read while it started; its failure is told before any other. */
-    if (gpuasm_pipe_cuda_outcome(&p, err, errlen) < 0) {
+    const int cuda_failed = gpuasm_pipe_cuda_outcome(&p, err, errlen) < 0;
+    if (cuda_failed || piped < 0) {
         if (pg.on) gpuasm_pipe_progress(&pg, c.reads, c.hit_records, 1);
-        goto out;
-    }
-    if (piped < 0) {
-        if (pg.on) gpuasm_pipe_progress(&pg, c.reads, c.hit_records, 1);
-        snprintf(err, errlen, "%s", p.err);
+        if (!cuda_failed) snprintf(err, errlen, "%s", p.err);
         goto out;
     }
     if (pg.on) gpuasm_pipe_progress(&pg, c.reads, c.hit_records, 1);
