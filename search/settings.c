@@ -24,7 +24,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_FORCE_GLOBAL", cuda_force_global, 0, 1),
     KNOB("GPUASM_CUDA_FORCE_WARP", cuda_force_warp, 0, 1),
     KNOB("GPUASM_CUDA_NO_WARP", cuda_no_warp, 0, 1),
-    KNOB("GPUASM_CUDA_LONG", cuda_long, 0, 2),
+    KNOB("GPUASM_CUDA_LONG", cuda_long, 0, 3),
     KNOB("GPUASM_CUDA_WARP_LANES", cuda_warp_lanes, 1, 32),
     KNOB("GPUASM_CUDA_GROUP", cuda_group, 1, 64),
     KNOB("GPUASM_CUDA_SEG_MIN", cuda_seg_min, 1, (int64_t)1 << 31),

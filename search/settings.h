@@ -25,11 +25,15 @@
  *   GPUASM_CUDA_FORCE_WARP=B   0|1      myers: every pair with m <= 4096 through the
  *                                       warp wavefront
  *   GPUASM_CUDA_NO_WARP=B      0|1      myers: long patterns through the simple kernel
- *   GPUASM_CUDA_LONG=N         0..2     myers: the LONG path (strips with Ukkonen's cut-off,
+ *   GPUASM_CUDA_LONG=N         0..3     myers: the LONG path (strips with Ukkonen's cut-off,
  *                                       myers_long_core.cuh): 0 off (the simple
  *                                       kernel for patterns over 4096), 1 for
- *                                       patterns over 4096 (default), 2 also for
- *                                       every pair of the warp path
+ *                                       patterns over 4096 and those of 1024..4096
+ *                                       bases whose cut-off band is at most half
+ *                                       of them (default; myers_cuda_core.cuh,
+ *                                       route()), 2 also for every pair of the
+ *                                       warp path, 3 only over 4096 (the rule
+ *                                       before issue #30; A/B runs)
  *   GPUASM_CUDA_LONG_RMAX=N    1..6     myers LONG path: widest strip, in 32-bit words per
  *                                       lane (32 x 32 N rows) [6]; 4 is the widest
  *                                       before the R = 5, 6 shapes (A/B runs)

@@ -65,7 +65,9 @@
  * LONG patterns of any length with Ukkonen's cut-off across strips (issue
  *     #11; P1's missing cut-off, issue #14), knob cuda_long (1, the
  *     default since the GPU suite ran it (CUDA = CPU bytes, H100): m > 4096
- *     instead of SIMPLE; 2: also the WARP pairs; 0: off): the pattern's 32-bit words cut into strips of
+ *     instead of SIMPLE, and the WARP pairs of long_takes_warp() (m >=
+ *     1,024 with a band of at most half the rows: P1, issue #30); 2: every
+ *     WARP pair; 3: m > 4096 only; 0: off): the pattern's 32-bit words cut into strips of
  *     LP lanes x R words (8x1 .. 32x6, the smallest holding 2.5k + 64
  *     rows), a group of LP lanes per (pair, strand, text segment) running
  *     the WARP wavefront strip after strip; a deeper strip starts at the

@@ -519,8 +519,9 @@ struct route_knobs {
     int32_t force_warp;   /* every pair through the warp path (m <= 4096) */
     int32_t no_warp;      /* long patterns through the simple path */
     int32_t warp_lanes;   /* most lanes per warp group: 1..32 (power of 2) */
-    int32_t long_mode;    /* LONG path: 0 off, 1 for m > 4096, 2 also for the
-                             warp path's pairs */
+    int32_t long_mode;    /* LONG path: 0 off, 1 for m > 4096 and the warp
+                             pairs of long_takes_warp(), 2 also for every
+                             warp pair, 3 for m > 4096 only */
     int32_t long_rmax;    /* LONG path: widest strip, words per lane (1..6) */
     int32_t long_ends;    /* LONG path: takes its pairs' text-end partials
                              (long_end_omin(), myers_long_core.cuh) */
@@ -575,6 +576,20 @@ HD int long_shape_of(uint32_t m, int32_t k, uint32_t rmax = 6)
     return last;
 }
 
+/* Does a pattern of the warp path (m <= 4096) take the LONG path under
+ * long_mode 1?  From 1,024 bases, where the cut-off band holds at most half
+ * the rows (k <= about m / 5 - 26): the WARP wavefront computes every row,
+ * the LONG strips only the band on unrelated text.  P1 (one pattern vs 4 Mi
+ * random bases, k = m / 10) on an H100: m = 1,024 / 2,048 / 4,096 at 4.5 /
+ * 5.2 / 6.5 TCUPS on the warp path, 9.0 / 12.4 / 12.2 on LONG
+ * (BENCHMARKS.md, "P1 ..., old build and new, call 4"); a 4 kb read at
+ * -e 0.2 (band 2,064 of 4,000 rows) stays on the warp path. */
+#define LONG_WARP_MIN_M 1024u
+HD bool long_takes_warp(uint32_t m, int32_t k)
+{
+    return m >= LONG_WARP_MIN_M && 2u * long_band_rows(m, k) <= m;
+}
+
 /* Route of a pair with pattern length m, threshold k (gpuasm_pair_searched() already true).
  * Returns ROUTE_RP / ROUTE_TP (group / small-target kernels, enumerated on
  * the host) or a class id. */
@@ -586,7 +601,8 @@ HD int route(const route_knobs &kn, int rip, uint32_t m, int32_t k)
         if (rip && m <= RP_MAX_M) return ROUTE_RP;
         if (!rip && m <= TP_MAX_M) return ROUTE_TP;
     }
-    if (kn.long_mode == 2 || (kn.long_mode == 1 && m > WARP_MAX_M))
+    if (kn.long_mode == 2 || (kn.long_mode != 0 && m > WARP_MAX_M) ||
+        (kn.long_mode == 1 && long_takes_warp(m, k)))
         return CLS_LONG + long_shape_of(m, k, (uint32_t)kn.long_rmax);
     if (!kn.no_warp && m <= WARP_MAX_M) {
         const uint32_t w32 = (m + 31u) / 32u;
