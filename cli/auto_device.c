@@ -195,6 +195,9 @@ static void auto_check(pipe_t *p)
     am->to = gpuasm_auto_move_poll(am->move, am->test_at != 0, &am->failed);
     if (am->to) {
         am->moved_s = gpuasm_now_s() - am->t0;
+        pthread_mutex_lock(&p->lock);
+        p->alloc_to = am->to;   /* the batches' memory follows (pipeline.c) */
+        pthread_mutex_unlock(&p->lock);
         auto_spawn(p);
     }
 }

@@ -559,6 +559,11 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
         } else {
             c->batches++;
             next++;
+            /* After a move to CUDA the batches read from now on are in its
+             * pinned memory (the CPU engine's are pageable: slower copies,
+             * ~5% of a 10 M-read P2 run, BENCHMARKS.md). */
+            if (p->alloc_to && s->batch.mem.ctx != p->alloc_to)
+                gpuasm_batch_set_alloc(&s->batch, (gpuasm_alloc){ engine_alloc, engine_free, p->alloc_to });
             fifo_push(&p->free_q, s);
             pthread_cond_signal(&p->cv_free);
         }

@@ -223,6 +223,20 @@ void gpuasm_batch_free(gpuasm_batch *b)
     memset(b, 0, sizeof(*b));
 }
 
+void gpuasm_batch_set_alloc(gpuasm_batch *b, gpuasm_alloc mem)
+{
+    if (b->off) b->mem.free(b->mem.ctx, b->off);
+    if (b->code) b->mem.free(b->mem.ctx, b->code);
+    b->off = NULL;
+    b->code = NULL;
+    b->m_off = b->m_code = 0;
+    b->set.off = NULL;
+    b->set.code = NULL;
+    b->n = 0;
+    b->encoded = 0;
+    b->mem = mem;
+}
+
 /* Grow a buffer from the batch's allocator, keeping its contents. */
 static int grow_pinned(gpuasm_batch *b, void **p, size_t *cap, size_t want, size_t sz)
 {

@@ -118,4 +118,11 @@ void gpuasm_reader_close(gpuasm_reader *r);
 void gpuasm_batch_init(gpuasm_batch *b, gpuasm_alloc mem);
 void gpuasm_batch_free(gpuasm_batch *b);
 
+/* Take b's code and offset buffers from mem from now on: the old ones are
+ * freed with the allocator that made them, the records are kept, and the
+ * next read fills b anew.  For a batch between two uses (the pipeline's
+ * slots move to CUDA's pinned memory once --device auto or cuda's CPU
+ * start has moved to CUDA: cli/pipeline.c). */
+void gpuasm_batch_set_alloc(gpuasm_batch *b, gpuasm_alloc mem);
+
 #endif
