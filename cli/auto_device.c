@@ -292,31 +292,23 @@ int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, doub
         return -1;
     }
     const int test = s.auto_test_move > 0;
-    int64_t go_ms = 0;
-    if (cuda) {
-        /* --device cuda (issue #30, "CUDA's start hidden"): the CPU scans
-         * the first batches while CUDA starts, every read after that runs
-         * on CUDA, and CUDA must open: its failure is the run's, told as
-         * before (no fallback, unlike auto).  Armed in a build without
-         * CUDA too: the open then fails at once, with the same words. */
-        if (!gpuasm_knob(s.cuda_cpu_start, 1)) return 0;
-        if (gpuasm_auto_move_start(test ? "cpu" : op->device, o->n_threads,
-                                   (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0, 0, &p->am.move) < 0)
-            return 0;   /* no thread: CUDA opens first, as before */
-        p->am.strict = 1;
-        p->header_wait = 1;
-    } else {
-        if (!gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops())) return 0;
-        /* CUDA opens once the input proves large (auto_proved_large);
-         * GPUASM_AUTO_GO_MS=0 opens it at once, and so does the tests' move
-         * (a CPU stand-in) unless GPUASM_AUTO_GO_MS is given. */
-        go_ms = gpuasm_knob(s.auto_go_ms, 500);
-        if (gpuasm_auto_move_start(test ? "cpu" : "cuda:all", o->n_threads,
-                                   (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0,
-                                   go_ms > 0 && (!test || s.auto_go_ms >= 0),
-                                   &p->am.move) < 0)
-            return 0;   /* no thread: auto opens as before */
-    }
+    /* --device cuda (issue #30, "CUDA's start hidden"): the CPU scans the
+     * first batches while CUDA starts, every read after that runs on CUDA,
+     * and CUDA must open: its failure is the run's, told as before (no
+     * fallback, unlike auto).  Armed in a build without CUDA too: the open
+     * then fails at once, with the same words.  --device auto: CUDA opens
+     * once the input proves large (auto_proved_large); GPUASM_AUTO_GO_MS=0
+     * opens it at once, and so does the tests' move (a CPU stand-in) unless
+     * GPUASM_AUTO_GO_MS is given. */
+    if (cuda ? !gpuasm_knob(s.cuda_cpu_start, 1)
+             : !gpuasm_knob(s.auto_move, 1) || (!test && !gpuasm_backend_cuda_ops()))
+        return 0;
+    const int64_t go_ms = cuda ? 0 : gpuasm_knob(s.auto_go_ms, 500);
+    if (gpuasm_auto_move_start(test ? "cpu" : cuda ? op->device : "cuda:all", o->n_threads,
+                               (int)gpuasm_knob(s.auto_test_delay_ms, 0), t0,
+                               go_ms > 0 && (!test || s.auto_go_ms >= 0), &p->am.move) < 0)
+        return 0;   /* no thread: the engine opens first, as before */
+    p->am.strict = cuda;
     p->am.go_s = 1e-3 * (double)go_ms;
     p->am.est_bases = gpuasm_auto_est_read_bases(o);
     op->device = "cpu";

@@ -474,6 +474,7 @@ static int write_part(gpuasm_writer *w, const part_t *pt, char *msg, size_t msgl
 static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c)
 {
     char msg[1024];
+    int cuda_waited = !p->am.strict;   /* --device cuda's CPU start: see below */
     for (uint64_t next = 0;;) {
         slot_t *s = NULL;
         int finished = 0, tick = 0;
@@ -513,10 +514,11 @@ static int write_in_order(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t 
         pthread_mutex_unlock(&p->lock);
         if (failed) return -1;
         /* --device cuda's CPU start: nothing is written before CUDA has
-         * opened (its failure must leave no output that looks complete). */
-        if (s && p->header_wait) {
-            p->header_wait = 0;
-            if (gpuasm_pipe_cuda_outcome(p, msg, sizeof msg) < 0 || gpuasm_writer_header(w, msg, sizeof msg) < 0) {
+         * opened (its failure must leave no output that looks complete;
+         * the writer holds its header until the first record). */
+        if (s && !cuda_waited) {
+            cuda_waited = 1;
+            if (gpuasm_pipe_cuda_outcome(p, msg, sizeof msg) < 0) {
                 gpuasm_pipe_fail(p, msg);
                 return -1;
             }

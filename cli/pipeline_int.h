@@ -142,7 +142,6 @@ struct pipe {
     uint64_t max_memory;       /* the memory bound, bytes */
     uint32_t round_hint;       /* reads per round that last fitted (lock; 0: a whole batch) */
     auto_side_t am;            /* --device auto's move, or --device cuda's CPU start */
-    int header_wait;           /* the writer's header waits for gpuasm_pipe_cuda_outcome */
     gpuasm_engine *alloc_to;   /* (lock) the engine moved to: the slots' buffers come from
                                 * it (pinned memory) once they are free again */
 

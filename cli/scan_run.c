@@ -411,7 +411,7 @@ int gpuasm_scan_run(const char *prog, const gpuasm_scan_opt *o_in, char *err, si
                              .n_threads = o->n_threads, .pg_cl = o->pg_cl,
                              .version = o->version, .input = gpuasm_reader_header(p.rd),
                              .copy_rg = o->keep_tags, .rg_line = o->rg_line,
-                             .comment = co.l ? co.s : NULL, .header_later = p.header_wait };
+                             .comment = co.l ? co.s : NULL, .header_later = p.am.strict };
     if (gpuasm_writer_open(&wo, &t, &w, err, errlen) < 0) goto out;
     /* Opened now so that a bad --stats path fails before any work; written
      * through a temporary file like -o (util/output_file.h). */

@@ -145,6 +145,8 @@ static int names_reference(const htsFormat *f)
     return 0;
 }
 
+static int header_due_write(gpuasm_writer *w, char *err, size_t errlen);
+
 int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
                        gpuasm_writer **out, char *err, size_t errlen)
 {
@@ -244,7 +246,7 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
         if (bad) goto oom;
     }
     w->header_due = 1;
-    if (!o->header_later && gpuasm_writer_header(w, err, errlen) < 0) goto fail;
+    if (!o->header_later && header_due_write(w, err, errlen) < 0) goto fail;
     ks_free(&rg_id);
     *out = w;
     return 0;
@@ -263,7 +265,9 @@ fail:
     return -1;
 }
 
-int gpuasm_writer_header(gpuasm_writer *w, char *err, size_t errlen)
+/* Write the header if it is still due (opened with header_later).  0, or
+ * -1 with err. */
+static int header_due_write(gpuasm_writer *w, char *err, size_t errlen)
 {
     char why[256];
     if (!w->header_due) return 0;
@@ -279,7 +283,7 @@ int gpuasm_writer_header(gpuasm_writer *w, char *err, size_t errlen)
 
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen)
 {
-    if (w->header_due && gpuasm_writer_header(w, err, errlen) < 0) return -1;
+    if (w->header_due && header_due_write(w, err, errlen) < 0) return -1;
     errno = 0;
     if (w->guard && gpuasm_write_guard_error(w->guard)) {
         snprintf(err, errlen, "%s: write failed: %s", w->shown,
@@ -314,7 +318,7 @@ int gpuasm_writer_format(const gpuasm_writer *w, const bam1_t *rec, kstring_t *l
 
 int gpuasm_writer_write_text(gpuasm_writer *w, const char *s, size_t n, char *err, size_t errlen)
 {
-    if (w->header_due && gpuasm_writer_header(w, err, errlen) < 0) return -1;
+    if (w->header_due && header_due_write(w, err, errlen) < 0) return -1;
     errno = 0;
     samFile *f = w->out;
     if (!f->is_bgzf) {
@@ -344,7 +348,7 @@ int gpuasm_writer_close(gpuasm_writer *w, int ok, char *err, size_t errlen)
     int ret = 0;
     char why[256];
     /* A run that succeeded without writing a record still has its header. */
-    if (ok && gpuasm_writer_header(w, err, errlen) < 0) {
+    if (ok && header_due_write(w, err, errlen) < 0) {
         ret = -1;
         ok = 0;
     }

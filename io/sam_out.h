@@ -24,8 +24,8 @@ typedef struct gpuasm_writer_opt {
     int copy_rg;
     const char *rg_line;    /* -R/--rg: one @RG header line (no newline), or NULL */
     const char *comment;    /* one @CO line's text (the floors in effect), or NULL */
-    int header_later;       /* 1: the header is written by gpuasm_writer_header() (or
-                             * at a successful close), not at open: a run that may
+    int header_later;       /* 1: the header is written with the first record (or at
+                             * a successful close), not at open: a run that may
                              * still fail before its first record (--device cuda
                              * while CUDA starts) writes nothing to a stream */
 } gpuasm_writer_opt;
@@ -47,10 +47,6 @@ int gpuasm_writer_open(const gpuasm_writer_opt *o, const gpuasm_targets *t,
  * among them.  Fills line (no newline) and id (its ID value).  0, or -1
  * with a reason in err that quotes spec. */
 int gpuasm_rg_line(const char *spec, kstring_t *line, kstring_t *id, char *err, size_t errlen);
-
-/* Write the header now if opened with header_later and not written yet
- * (a no-op otherwise).  0, or -1 with err ("FILE: cannot write the header..."). */
-int gpuasm_writer_header(gpuasm_writer *w, char *err, size_t errlen);
 
 int gpuasm_writer_write(gpuasm_writer *w, const bam1_t *rec, char *err, size_t errlen);
 

@@ -602,7 +602,9 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
          * ends_word built once for all of them (a read against thousands
          * of genomes ran the generic pass's setup per item: issue #28) */
         const ends_word *read_fast = NULL;
-        const int read_words = !grp && nl && c->partial && c->grouped && rlen <= EW_MAX;
+        /* (omin 0: the read takes no partial occurrence, no table) */
+        const uint32_t read_omin = !grp && nl && c->partial && c->grouped && rlen <= EW_MAX
+                                   ? gpuasm_pair_overlap_min(opt, 1, rlen) : 0;
         for (uint32_t i = 0; i < nl; i++) {
             const uint32_t t = list[i];
             const uint8_t *tgt = targets->code + targets->off[t];
@@ -631,13 +633,10 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
                                             : by_ends ? gpuasm_ends_allowed(g, prep, t) : 3u;
             /* built at the strand's first item with an end to run (the
              * end marks leave most strands none) */
-            if (pr.read_is_pattern && read_words && !read_fast && (allow & 3u)) {
-                const uint32_t omin = gpuasm_pair_overlap_min(opt, 1, rlen);
-                if (omin) {
-                    if (!c->rew && !(c->rew = malloc(sizeof *c->rew))) return -1;
-                    gpuasm_ends_word_build(c->rew, opt, rseq, (uint32_t)rlen, omin, 1);
-                    read_fast = c->rew;
-                }
+            if (pr.read_is_pattern && read_omin && !read_fast && (allow & 3u)) {
+                if (!c->rew && !(c->rew = malloc(sizeof *c->rew))) return -1;
+                gpuasm_ends_word_build(c->rew, opt, rseq, (uint32_t)rlen, read_omin, 1);
+                read_fast = c->rew;
             }
             const ends_word *fast = pr.read_is_pattern ? read_fast
                                     : prep && prep->ew && prep->ew[t].m ? &prep->ew[t] : NULL;
