@@ -10,6 +10,14 @@ Subcommands (all seeded, streaming, standard library only):
       N primers of LEN bases named p0..: every 10th a stretch of GENOMES
       (so that reads from the genomes hold real sites), the rest uniform
       random (issue #16's many-patterns workload).
+  virusdb TOTAL_BASES RECORDS SEED GENOMES.fa OUT.fa
+      a virus-database-shaped reference (issue #28): GENOMES' records
+      first, unchanged (the panel reads are drawn from), then RECORDS -
+      len(panel) records "db<i>" filling TOTAL_BASES, lengths uniform in
+      [mean/2, 3 mean/2]: every 50th a mutated copy of a stretch of a panel
+      genome (substitutions, insertions and deletions at a divergence of
+      5, 10, 20 or 30%: the relatives a real database holds), the rest
+      uniform random.
   interleave A.fq B.fq OUT.fq
       records of A and B alternately (4-line FASTQ as wgsim writes it),
       then the rest of the longer one.
@@ -88,6 +96,66 @@ def primers(n, length, seed, genomes, out):
             else:
                 p = "".join(rng.choices("ACGT", k=length))
             f.write(">p%d\n%s\n" % (i, p))
+
+
+def _fasta(path):
+    seqs, cur, name = [], [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith(">"):
+                if name is not None:
+                    seqs.append((name, "".join(cur).upper()))
+                name, cur = line[1:].split()[0], []
+            else:
+                cur.append(line.strip())
+    if name is not None:
+        seqs.append((name, "".join(cur).upper()))
+    return seqs
+
+
+def _mutate(rng, s, div):
+    # edits at rate div, 80% substitutions, 10% insertions, 10% deletions;
+    # the gaps between edits drawn geometric, so the cost is per edit.
+    out, i, n = [], 0, len(s)
+    while i < n:
+        gap = int(rng.expovariate(div)) if div > 0 else n
+        out.append(s[i:i + gap])
+        i += gap
+        if i >= n:
+            break
+        r = rng.random()
+        if r < 0.8:
+            out.append(rng.choice([c for c in "ACGT" if c != s[i]]))
+            i += 1
+        elif r < 0.9:
+            out.append(rng.choice("ACGT"))
+        else:
+            i += 1
+    return "".join(out)
+
+
+def virusdb(total, records, seed, genomes, out):
+    rng = random.Random(int(seed))
+    total, records = int(total), int(records)
+    panel = _fasta(genomes)
+    rest = records - len(panel)
+    mean = max(1000, (total - sum(len(s) for _, s in panel)) // max(1, rest))
+    line = 80
+    with open(out, "w", buffering=1 << 22) as f:
+        def put(name, s):
+            f.write(">%s\n" % name)
+            f.write("\n".join(s[i:i + line] for i in range(0, len(s), line)))
+            f.write("\n")
+        for name, s in panel:
+            put(name, s)
+        for i in range(rest):
+            n = rng.randint(mean // 2, mean * 3 // 2)
+            if i % 50 == 0:
+                _, g = rng.choice(panel)
+                a = rng.randrange(max(1, len(g) - n))
+                put("db%d" % i, _mutate(rng, g[a:a + n], rng.choice([0.05, 0.1, 0.2, 0.3])))
+            else:
+                put("db%d" % i, "".join(rng.choices("ACGT", k=n)))
 
 
 def _records(path):
@@ -328,6 +396,8 @@ def main(argv):
         randgenome(*args)
     elif cmd == "primers" and len(args) == 5:
         primers(*args)
+    elif cmd == "virusdb" and len(args) == 5:
+        virusdb(*args)
     elif cmd == "interleave" and len(args) == 3:
         interleave(*args)
     elif cmd == "repeat" and len(args) == 3:

@@ -707,6 +707,20 @@ static int tindex_is_naive(const gpuasm_tindex *x, const gpuasm_seqset *tg, cons
         bad = 1;
     for (uint64_t i = 0; i < nw && !bad; i++) {
         if (x->pos[i] != w[i].pos || x->start[w[i].key] > i || x->start[w[i].key + 1] <= i) bad = 1;
+        if (x->ext4[i] != (uint16_t)(w[i].ext >> 16)) bad = 1;   /* the first 4 extension codes */
+    }
+    /* sub[4 key + v - 1]: the row's first window whose first extension
+     * code is >= v; tof: the target of every 4,096th buffer position */
+    for (uint32_t k = 0; k < n_keys && !bad; k++)
+        for (uint32_t v = 1; v <= 4 && !bad; v++) {
+            uint64_t i = x->start[k];
+            while (i < x->start[k + 1] && w[i].ext >> 28 < v) i++;
+            if (x->sub[4 * (size_t)k + v - 1] != i) bad = 1;
+        }
+    for (uint64_t g = 0; g < total && !bad; g += 4096) {
+        uint32_t t = 0;
+        while (tg->off[t + 1] <= g) t++;
+        if (x->tof[g >> 12] != t) bad = 1;
     }
     for (uint32_t k = 0; k < n_keys && !bad; k++)
         if (x->start[k] > x->start[k + 1]) bad = 1;
@@ -724,6 +738,8 @@ static int tindex_same(const gpuasm_tindex *a, const gpuasm_tindex *b)
     return a->n_pos == b->n_pos && a->total == b->total && a->n_amb == b->n_amb &&
            !memcmp(a->start, b->start, rows * sizeof(uint32_t)) &&
            (!a->n_pos || !memcmp(a->pos, b->pos, a->n_pos * sizeof(uint32_t))) &&
+           (!a->n_pos || !memcmp(a->ext4, b->ext4, a->n_pos * sizeof(uint16_t))) &&
+           !memcmp(a->sub, b->sub, (rows - 1) * 4 * sizeof(uint32_t)) &&
            (!a->n_amb || !memcmp(a->amb, b->amb, a->n_amb * 2 * sizeof(uint64_t)));
 }
 
