@@ -38,6 +38,7 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->in_a);
     free(g->emark);
     free(g->ebits);
+    free(g->epairs);
     free(g->ranges);
     free(g->seeds);
     free(g->marked);

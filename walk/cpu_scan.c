@@ -447,6 +447,8 @@ static int group_pairs(scan_call *c, uint64_t r, uint64_t rlen, int32_t k_read, 
         const int32_t kmax = gpuasm_partial_kf(opt, opt->read_partial_floor, rlen - 1, rlen);
         g->ends_W = kmax >= 0 && rlen - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(rlen - 1 + (uint64_t)kmax) : 0;
         if (!g->ends_W) g->ends_L = 0;
+        g->ends_L2 = g->ends_L ? gpuasm_partial_piece_len2(opt, omin, (uint32_t)rlen) : 0;
+        g->ends_slack = c->hamming ? 0 : kmax;
         /* Built for the widest W so far (each scan call builds its
          * own), and only while the end windows hold few enough
          * windows that most keys stay clear: past a quarter of the
@@ -541,7 +543,7 @@ static int mark_group_a_ends(scan_call *c, const uint8_t *rseq, uint64_t rlen, u
     const int emarked =
         (prep->has_eix && g->ends_W <= GPUASM_ENDS_INDEX_W
              ? gpuasm_ends_index_marks(&prep->eix, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W, ends, g->in_a,
-                                       g->stamp_a, g->emark)
+                                       g->stamp_a, g->emark, g->ends_L2, g->ends_slack, &g->epairs, &g->cap_epairs)
              : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W, ends, g->ebits,
                                        g->in_a, g->stamp_a, g->emark)) == 0;
     if (emarked && prep->tx.n_amb)

@@ -14,16 +14,6 @@
 static uint32_t q_base(int q) { return gpuasm_qkey_base(GPUASM_QF_QMIN, q); }
 #define QF_KEYS (q_base(GPUASM_QF_Q) + N_KEYS)
 
-typedef struct { uint32_t key, t, w, a, b; } qf_pair;
-
-static int cmp_pair(const void *a, const void *b)
-{
-    const qf_pair *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? -1 : 1;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return x->w < y->w ? -1 : x->w > y->w;
-}
-
 void gpuasm_qfilter_free(gpuasm_qfilter *f)
 {
     free(f->always);
@@ -36,86 +26,113 @@ void gpuasm_qfilter_free(gpuasm_qfilter *f)
     memset(f, 0, sizeof *f);
 }
 
+/* Target t's pieces (k + 1 of them) as pattern: their keys and window
+ * starts into key[] and w[] (pieces entries each; the caller's), the
+ * piece count returned (*qp: their q); 0 when t is not filtered (never a pattern, too
+ * short to cut or genome-long: *always says which), so that both passes
+ * of gpuasm_qfilter_build see the same pieces. */
+static uint64_t target_pieces(const gpuasm_seqset *targets, const gpuasm_search_opt *opt, uint32_t t,
+                              uint32_t *key, uint32_t *w, uint8_t *always, int *qp)
+{
+    const uint8_t *p = targets->code + targets->off[t];
+    const uint64_t m = targets->off[t + 1] - targets->off[t];
+    const int32_t k = gpuasm_pair_k(opt, m);
+    *always = 0;
+    if (!gpuasm_pair_searched(m, k, 1)) return 0;   /* never a pattern */
+    const uint64_t pieces = (uint64_t)k + 1;
+    /* Patterns too short to cut, or so long (a genome) that they are a
+     * pattern only against longer reads, which their pieces would not
+     * shorten much: not filtered (sorting a genome's pieces was a
+     * tenth of a 20 Mb run's time). */
+    if (m / pieces < GPUASM_QF_QMIN || m > GPUASM_QF_MAX_M) {
+        *always = 1;
+        return 0;
+    }
+    const int q = m / pieces < GPUASM_QF_Q ? (int)(m / pieces) : GPUASM_QF_Q;
+    *qp = q;
+    for (uint64_t i = 0; i < pieces; i++) {
+        /* Piece i: [i m / pieces, (i+1) m / pieces), at least Q bases. */
+        const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
+        int64_t kq = -1;
+        uint64_t x = a;
+        for (; x + (uint64_t)q <= b && kq < 0; x++) kq = gpuasm_qkey(p + x, q);
+        if (kq < 0) {
+            *always = 1;   /* no clean window: this target is not filtered */
+            return 0;
+        }
+        key[i] = q_base(q) + (uint32_t)kq;
+        w[i] = (uint32_t)(x - 1);   /* the loop stepped past the window */
+    }
+    return pieces;
+}
+
 int gpuasm_qfilter_build(gpuasm_qfilter *f, const gpuasm_seqset *targets,
                          const gpuasm_search_opt *opt)
 {
+    /* Two passes over the targets' pieces: count per key, then place.
+     * Pieces come in (target, window) order, so placing them in that
+     * order gives every row sorted by (target, window) with no sort (a
+     * qsort of 20 M pieces of 6,670 genomes of 30 kb was as long as
+     * the targets' index build: issue #28). */
     memset(f, 0, sizeof *f);
     const uint32_t nt = targets->n;
-    qf_pair *pairs = NULL;
-    size_t n_pairs = 0, cap = 0;
+    uint32_t *key = NULL, *w = NULL;
+    uint64_t most = 1;   /* pieces of one target at most */
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t m = targets->off[t + 1] - targets->off[t];
+        const int32_t k = gpuasm_pair_k(opt, m);
+        if (k >= 0 && m <= GPUASM_QF_MAX_M && (uint64_t)k + 1 > most) most = (uint64_t)k + 1;
+    }
     f->n_targets = nt;
     f->always = calloc(nt ? nt : 1, 1);
     f->present = calloc(QF_KEYS / 64 + 1, sizeof(uint64_t));
     f->start = calloc((size_t)QF_KEYS + 1, sizeof(uint32_t));
-    if (!f->always || !f->present || !f->start) goto oom;
+    key = malloc(most * sizeof *key);
+    w = malloc(most * sizeof *w);
+    if (!f->always || !f->present || !f->start || !key || !w) goto oom;
+    uint64_t n = 0;
     for (uint32_t t = 0; t < nt; t++) {
-        const uint8_t *p = targets->code + targets->off[t];
-        const uint64_t m = targets->off[t + 1] - targets->off[t];
-        const int32_t k = gpuasm_pair_k(opt, m);
-        if (!gpuasm_pair_searched(m, k, 1)) continue;   /* never a pattern */
-        const uint64_t pieces = (uint64_t)k + 1;
-        /* Patterns too short to cut, or so long (a genome) that they are a
-         * pattern only against longer reads, which their pieces would not
-         * shorten much: not filtered (sorting a genome's pieces was a
-         * tenth of a 20 Mb run's time). */
-        if (m / pieces < GPUASM_QF_QMIN || m > GPUASM_QF_MAX_M) {
-            f->always[t] = 1;
-            continue;
-        }
-        const int q = m / pieces < GPUASM_QF_Q ? (int)(m / pieces) : GPUASM_QF_Q;
-        size_t first = n_pairs;
-        for (uint64_t i = 0; i < pieces && !f->always[t]; i++) {
-            /* Piece i: [i m / pieces, (i+1) m / pieces), at least Q bases. */
-            const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
-            int64_t key = -1;
-            uint64_t x = a;
-            for (; x + (uint64_t)q <= b && key < 0; x++) key = gpuasm_qkey(p + x, q);
-            if (key < 0) {
-                f->always[t] = 1;   /* no clean window: this target is not filtered */
-                n_pairs = first;
-                break;
-            }
-            if (n_pairs == cap) {
-                size_t c = cap ? 2 * cap : 1024;
-                qf_pair *q = realloc(pairs, c * sizeof *q);
-                if (!q) goto oom;
-                pairs = q;
-                cap = c;
-            }
-            pairs[n_pairs].key = q_base(q) + (uint32_t)key;
+        int q = 0;
+        const uint64_t np = target_pieces(targets, opt, t, key, w, &f->always[t], &q);
+        for (uint64_t i = 0; i < np; i++) f->start[key[i] + 1]++;
+        n += np;
+        if (np) {
+            f->n_filtered++;
             f->q_used |= 1u << q;
-            pairs[n_pairs].t = t;
-            pairs[n_pairs].w = (uint32_t)(x - 1);   /* the loop stepped past the window */
-            pairs[n_pairs].a = (uint32_t)a;
-            pairs[n_pairs].b = (uint32_t)b;
-            n_pairs++;
         }
-        if (!f->always[t]) f->n_filtered++;
     }
-    /* Compressed rows: (target, window start) by key, each once. */
-    if (n_pairs) qsort(pairs, n_pairs, sizeof *pairs, cmp_pair);
-    size_t u = 0;
-    for (size_t i = 0; i < n_pairs; i++)
-        if (!u || cmp_pair(&pairs[i], &pairs[u - 1]) != 0) pairs[u++] = pairs[i];
-    f->ids = malloc((u ? u : 1) * sizeof(uint32_t));
-    f->woff = malloc((u ? u : 1) * sizeof(uint32_t));
-    f->pa = malloc((u ? u : 1) * sizeof(uint32_t));
-    f->pb = malloc((u ? u : 1) * sizeof(uint32_t));
+    if (n >= UINT32_MAX) goto oom;
+    f->ids = malloc((n ? n : 1) * sizeof(uint32_t));
+    f->woff = malloc((n ? n : 1) * sizeof(uint32_t));
+    f->pa = malloc((n ? n : 1) * sizeof(uint32_t));
+    f->pb = malloc((n ? n : 1) * sizeof(uint32_t));
     if (!f->ids || !f->woff || !f->pa || !f->pb) goto oom;
-    for (size_t i = 0; i < u; i++) {
-        f->start[pairs[i].key + 1]++;
-        f->present[pairs[i].key / 64] |= (uint64_t)1 << (pairs[i].key % 64);
-        f->ids[i] = pairs[i].t;
-        f->woff[i] = pairs[i].w;
-        f->pa[i] = pairs[i].a;
-        f->pb[i] = pairs[i].b;
-    }
-    f->targets = targets;
     for (uint32_t x = 0; x < QF_KEYS; x++) f->start[x + 1] += f->start[x];
-    free(pairs);
+    uint32_t *next = malloc((size_t)QF_KEYS * sizeof *next);
+    if (!next) goto oom;
+    memcpy(next, f->start, (size_t)QF_KEYS * sizeof *next);
+    for (uint32_t t = 0; t < nt; t++) {
+        uint8_t always;
+        int q;
+        const uint64_t np = target_pieces(targets, opt, t, key, w, &always, &q);
+        const uint64_t m = targets->off[t + 1] - targets->off[t];
+        for (uint64_t i = 0; i < np; i++) {
+            const uint32_t at = next[key[i]]++;
+            f->ids[at] = t;
+            f->woff[at] = w[i];
+            f->pa[at] = (uint32_t)(i * m / np);
+            f->pb[at] = (uint32_t)((i + 1) * m / np);
+            f->present[key[i] / 64] |= (uint64_t)1 << (key[i] % 64);
+        }
+    }
+    free(next);
+    free(key);
+    free(w);
+    f->targets = targets;
     return 0;
 oom:
-    free(pairs);
+    free(key);
+    free(w);
     gpuasm_qfilter_free(f);
     return -1;
 }

@@ -284,6 +284,18 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
  * overlap), or 0 when they would be shorter than GPUASM_QF_Q bases. */
 uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m);
 
+/* The same with k_p + 2 pieces: L2 = min over the acceptable p of
+ * floor(p / (k_p + 2)), or 0 when shorter than GPUASM_QF_Q.  Then every
+ * partial occurrence leaves two of its whole pieces intact, and their
+ * text positions minus their offsets in P (their diagonals) differ by at
+ * most k_p <= k_{m-1} (each operation shifts the diagonal by one at most):
+ * the ends index marks an end only for two such hits of different pieces
+ * (gpuasm_ends_index_marks), as the targets' index pairs pieces for whole
+ * occurrences ("Two pieces" above).  Against a database of thousands of
+ * genomes the one-piece rule marked ~1,100 ends a read, nearly all by
+ * chance: their DP was half of the scan (issue #28). */
+uint32_t gpuasm_partial_piece_len2(const gpuasm_search_opt *o, uint32_t omin, uint32_t m);
+
 /* Words of a bitmap of Q-base keys (4^Q bits: 8 KiB). */
 #define GPUASM_END_BITS_WORDS (((size_t)1 << (2 * GPUASM_QF_Q)) / 64)
 
@@ -328,10 +340,16 @@ int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, 
 void gpuasm_ends_index_free(gpuasm_ends_index *e);
 
 /* gpuasm_tindex_end_marks() through e (built for targets) where W <=
- * GPUASM_ENDS_INDEX_W; the same marks, and the same return values. */
+ * GPUASM_ENDS_INDEX_W; the same marks, and the same return values.  With
+ * L2 > 0 (gpuasm_partial_piece_len2) the pieces are L2 bases and an end
+ * is marked only where two hits of different pieces lie on diagonals at
+ * most slack apart (k_{m-1}; 0 in hamming mode): a subset of the one-piece
+ * marks that still holds every partial occurrence.  *scratch (*cap
+ * entries) is the caller's, grown here; -1 when it cannot grow. */
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark);
+                            uint32_t stamp, uint32_t *mark, uint32_t L2, int32_t slack, uint64_t **scratch,
+                            size_t *cap);
 
 /* The ends (bit 0: end, bit 1: start) of target t whose W bases hold an
  * ambiguous code: candidates whatever the pieces say. */

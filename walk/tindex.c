@@ -505,24 +505,22 @@ static int push_range(gpuasm_end_range **out, size_t *cap, size_t n, uint32_t t,
 }
 
 /* The two-piece rule (prefilter.h, "Two pieces") on the n hits packed as
- * (target, c, piece) in *out's memory (gpuasm_tindex_ranges): the ranges
- * [c - slack, c + slack] of the hits paired with a hit of another piece,
- * into *out.  Their number, or -1 when out of memory. */
-static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, size_t *cap, size_t n,
-                         int64_t slack, int pbits, int cbits)
+ * (target, c, piece) in *out's memory (gpuasm_tindex_ranges): the hits
+ * paired with a hit of another piece of the same target whose c is within
+ * slack, moved to the front of that memory (in no order).  Their number,
+ * or -1 when out of memory. */
+static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t slack, int pbits, int cbits)
 {
     /* Keep the hits with a hit of another piece in the same target
      * whose end is within slack of theirs (two intact pieces of one
-     * alignment are: prefilter.h), each as its range [c - slack,
-     * c + slack].  The partners are found in a hash table of the hits
+     * alignment are: prefilter.h).  The partners are found in a hash table of the hits
      * by (target, c / W), W = 2^wb > slack, after them in out's
      * memory (open addressing, at most half full): a hit's partners
      * lie in its bucket or the two beside it; before it, counters of
      * hits per hashed bucket leave out the hits alone in theirs.
      * O(hits), where sorting them was half of the planning's time,
      * and the table's probes still another half.  The kept ones (few) are
-     * moved to the front, sorted, and written as ranges from the last
-     * one (range y takes the bytes of hits 3y .. 3y + 2, read already). */
+     * moved to the front. */
     const int wb = slack ? 64 - __builtin_clzll((uint64_t)slack) : 0;
     int tb = 64 - __builtin_clzll((uint64_t)n);   /* 2^tb > n */
     tb++;
@@ -582,6 +580,19 @@ static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, s
 #undef PAIR_CNT
 #undef PAIR_HASH
 #undef PAIR_SLOT
+    return (int64_t)u;
+}
+
+/* pair_keep(), then the kept hits' ranges [c - slack, c + slack] into
+ * *out, by (target, lo).  Their number, or -1 when out of memory. */
+static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, size_t *cap, size_t n,
+                         int64_t slack, int pbits, int cbits)
+{
+    const int64_t kept = pair_keep(out, cap, n, slack, pbits, cbits);
+    if (kept < 0) return -1;
+    const size_t u = (size_t)kept;
+    const uint64_t cmask = ((uint64_t)1 << cbits) - 1;
+    uint64_t *h = (uint64_t *)*out;
     if (u > 1) sort_u64(h, u);   /* by (target, c): the ranges' order */
     if (gpuasm_grow((void **)out, cap, u, sizeof **out) < 0) return -1;
     h = (uint64_t *)*out;
@@ -621,7 +632,41 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
     if (pbits + cbits + tbits > 63) two = 0;   /* never with 32-bit positions in practice */
     const int64_t slack = hamming ? 0 : k;
     size_t n = 0;
-    for (uint64_t i = 0; i < pieces; i++) {
+    if (two) {
+        /* First the pairs by the end's position in the whole buffer,
+         * with no target looked up (a cache miss per hit: half of a
+         * read's lookups against a database of thousands of genomes,
+         * issue #28): two pieces of one alignment in one target are
+         * paired there too, so the hits this keeps hold every hit the
+         * rule keeps below, where each kept one gets its target, group
+         * and whole-piece checks and is paired again within its target. */
+        for (uint64_t i = 0; i < pieces; i++) {
+            const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
+            piece_rows_t pr;
+            if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+            if (gpuasm_grow((void **)out, cap, (n + pr.qb - pr.qa) / 3 + 1, sizeof **out) < 0) return -1;
+            uint64_t *h = (uint64_t *)*out;
+            for (uint32_t q = pr.qa; q < pr.qb; q++)
+                h[n++] = ((uint64_t)x->pos[q] + (m - pr.w) - 1) << pbits | i;
+        }
+        const int64_t kept = n ? pair_keep(out, cap, n, slack, pbits, cbits) : 0;
+        if (kept < 0) return -1;
+        n = 0;
+        const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
+        for (int64_t y = 0; y < kept; y++) {
+            const uint64_t v = ((uint64_t *)*out)[y], i = v & pmask, cg = v >> pbits;
+            const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
+            piece_rows_t pr;
+            if (!piece_rows(x, targets, p, a, b, &pr)) continue;
+            const uint64_t g = cg + 1 - (m - pr.w);
+            const uint32_t t = tix_target(x, targets, g);
+            if (in_group[t] != stamp) continue;
+            if (!piece_there(targets, t, g, p, a, b, &pr)) continue;
+            const uint64_t c = cg - targets->off[t];
+            ((uint64_t *)*out)[n++] = ((uint64_t)t << cbits | c) << pbits | i;   /* n <= y */
+        }
+    }
+    for (uint64_t i = 0; i < pieces && !two; i++) {
         const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
         piece_rows_t pr;
         if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
@@ -633,11 +678,6 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             if (!piece_there(targets, t, g, p, a, b, &pr)) continue;
             /* The pattern's end when P[w ..] is at text position g. */
             const int64_t c = (int64_t)(g - targets->off[t]) + (int64_t)(m - w) - 1;
-            if (two) {   /* a hit (target, c, piece), paired below: packed in out's memory */
-                if (gpuasm_grow((void **)out, cap, n / 3 + 1, sizeof **out) < 0) return -1;
-                ((uint64_t *)*out)[n++] = ((uint64_t)t << cbits | (uint64_t)c) << pbits | i;
-                continue;
-            }
             const int r = push_range(out, cap, n, t, c - slack, c + slack,
                                      targets->off[t + 1] - targets->off[t]);
             if (r < 0) return -1;
@@ -688,16 +728,27 @@ static int amb_in(const gpuasm_tindex *x, uint64_t lo, uint64_t hi)
     return a < x->n_amb && x->amb[2 * a] < hi;
 }
 
-uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m)
+/* min over the acceptable p of floor(p / (k_p + extra)), or 0 below Q. */
+static uint32_t piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m, uint64_t extra)
 {
     uint64_t L = m;
     for (uint32_t p = omin; p < m; p++) {
         const int32_t kp = gpuasm_partial_kf(o, o->read_partial_floor, p, m);
         if (kp < 0 || (int64_t)kp >= (int64_t)p) continue;   /* p is never acceptable */
-        const uint64_t l = p / ((uint64_t)kp + 1);
+        const uint64_t l = p / ((uint64_t)kp + extra);
         if (l < L) L = l;
     }
     return L >= GPUASM_QF_Q && L < m ? (uint32_t)L : 0;
+}
+
+uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uint32_t m)
+{
+    return piece_len(o, omin, m, 1);
+}
+
+uint32_t gpuasm_partial_piece_len2(const gpuasm_search_opt *o, uint32_t omin, uint32_t m)
+{
+    return piece_len(o, omin, m, 2);
 }
 
 /* Set the bit of every Q-base key of single bases in [lo, hi). */
@@ -828,21 +879,48 @@ oom:
     return -1;
 }
 
+/* The ends marked by the two-piece rule: hits[0 .. n) packed as
+ * (end window, diagonal + m, piece), sorted here; an end with two hits of
+ * different pieces at most slack apart gets bit in mark[window / 2]. */
+static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, uint32_t *mark)
+{
+    if (n > 1) sort_u64(hits, n);
+    for (size_t y = 0; y < n;) {
+        const uint64_t ei = hits[y] >> 40;
+        size_t z = y;   /* the window's hits: [y, z) */
+        while (z < n && hits[z] >> 40 == ei) z++;
+        int paired = 0;
+        for (size_t a = y; a < z && !paired; a++)
+            for (size_t b = a + 1; b < z && !paired; b++) {
+                if ((hits[b] >> 16 & 0xffffff) - (hits[a] >> 16 & 0xffffff) > (uint64_t)slack) break;
+                paired = (hits[a] & 0xffff) != (hits[b] & 0xffff);
+            }
+        if (paired) mark[ei >> 1] |= bit;
+        y = z;
+    }
+}
+
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark)
+                            uint32_t stamp, uint32_t *mark, uint32_t L2, int32_t slack, uint64_t **scratch,
+                            size_t *cap)
 {
     if (!L || L >= m) return -2;
     for (uint32_t i = 0; i < m; i++)
         if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
     const gpuasm_seqset *es = &e->set;
+    /* hits packed as (window: 24 bits, diagonal + m: 24, piece: 16) */
+    const int two = L2 >= GPUASM_QF_Q && L2 < m && slack >= 0 && es->n < (1u << 24) &&
+                    m + (uint64_t)GPUASM_ENDS_INDEX_W < (1u << 24) && (m - 1) / L2 < (1u << 16);
+    const uint32_t Lp = two ? L2 : L;
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
         const uint32_t bit = 1u << at_start;
+        size_t n = 0;
         /* the pieces of gpuasm_tindex_end_marks(), looked up among the
          * first windows (2t: the text start) or the last ones (2t + 1) */
-        for (uint64_t i = 0; (i + 1) * (uint64_t)L <= (uint64_t)m - 1; i++) {
-            const uint64_t a = at_start ? m - (i + 1) * L : i * L, b = a + L;
+        for (uint64_t i = 0; (i + 1) * (uint64_t)Lp <= (uint64_t)m - 1; i++) {
+            const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp, b = a + Lp;
             piece_rows_t pr;
             if (!piece_rows(&e->x, es, p, a, b, &pr)) continue;   /* never intact */
             for (uint32_t q = pr.qa; q < pr.qb; q++) {
@@ -852,13 +930,21 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
                 if (!piece_there(es, ei, g, p, a, b, &pr)) continue;   /* inside the window copy */
                 /* the piece's first base in the target: the copy holds
                  * its first w bases (2t) or its last w (2t + 1) */
-                const uint64_t n = targets->off[t + 1] - targets->off[t];
+                const uint64_t n_t = targets->off[t + 1] - targets->off[t];
                 const uint64_t cw = es->off[ei + 1] - es->off[ei];
-                const uint64_t s = (g - (pr.w - a) - es->off[ei]) + (at_start ? 0 : n - cw);
-                const uint64_t w = W < n ? W : n;
-                if (at_start ? s + L <= w : s >= n - w) mark[t] |= bit;
+                const uint64_t sw = g - (pr.w - a) - es->off[ei];
+                const uint64_t s = sw + (at_start ? 0 : n_t - cw);
+                const uint64_t w = W < n_t ? W : n_t;
+                if (!(at_start ? s + Lp <= w : s >= n_t - w)) continue;
+                if (!two) {
+                    mark[t] |= bit;
+                    continue;
+                }
+                if (gpuasm_grow((void **)scratch, cap, n + 1, sizeof **scratch) < 0) return -1;
+                (*scratch)[n++] = (uint64_t)ei << 40 | (sw - a + m) << 16 | i;
             }
         }
+        if (two) mark_pairs(*scratch, n, slack, bit, mark);
     }
     return 0;
 }
