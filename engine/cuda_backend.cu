@@ -98,6 +98,7 @@ struct cuda_lane {
     uint64_t ef_version;
     gpuasm_search_opt ef_opt;
     gpuasm_ends_plan eplan;
+    int eplan_reads;     /* this batch's items: reads as the pattern (prep's ends index) */
     uint64_t *d_eitem;
     size_t eitem_cap;    /* bytes */
     /* the targets' ends_word tables on the device (kernels/ends/ends_word.h), for
@@ -429,10 +430,19 @@ int ends_words(cuda_lane *g, const gpuasm_search_opt *opt, gpuasm_err *err)
 /* Does the ends pass of this batch run over the ends filter's items
  * (walk/ends_plan.h)?  Builds the filter for the lane's targets and opt
  * when it has none that fits.  1 yes, 0 no (the dense pass), or < 0. */
-int ends_listed(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, gpuasm_err *err)
+int ends_listed(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt, int planned,
+                gpuasm_err *err)
 {
     const int64_t mode = gpuasm_knob(g->settings->cuda_ends_plan, 1);
+    g->eplan_reads = 0;
     if (opt->filter == GPUASM_FILTER_OFF || mode == 0) return 0;
+    /* Reads as the pattern against the planned targets' index (a virus
+     * database: thousands of genomes, every (read, genome end) an item of
+     * the dense pass; issue #28): the CPU walk's marks list the few. */
+    if (planned && gpuasm_ends_plan_reads_applies(reads, g->targets, opt, g->prep)) {
+        g->eplan_reads = 1;
+        return 1;
+    }
     if (!gpuasm_ends_plan_applies(reads, g->targets, opt)) return 0;
     if (!ends_fits(g, g->ef_built, g->ef_targets, g->ef_version, &g->ef_opt, opt)) {
         if (g->ef_built) gpuasm_efilter_free(&g->ef);
@@ -462,7 +472,9 @@ int list_ends(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
               gpuasm_err *err)
 {
     const double t0 = gpuasm_now_s();
-    int rc = gpuasm_ends_plan_build(&g->eplan, &g->ef, reads, g->targets, opt, g->n_threads, err);
+    int rc = g->eplan_reads
+                 ? gpuasm_ends_plan_build_reads(&g->eplan, g->prep, reads, g->targets, opt, g->n_threads, err)
+                 : gpuasm_ends_plan_build(&g->eplan, &g->ef, reads, g->targets, opt, g->n_threads, err);
     if (rc < 0) return rc;
     st->plan_s += gpuasm_now_s() - t0;
     const size_t bytes = g->eplan.n * sizeof(uint64_t);
@@ -549,7 +561,7 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
     b.dev.opt = *opt;
     int planned = 0, first_pass = 1;
     if ((rc = plan_batch(g, reads, opt, &planned, st, err)) < 0) return rc;
-    const int listed = gpuasm_partial_on(opt) ? ends_listed(g, reads, opt, err) : 0;
+    const int listed = gpuasm_partial_on(opt) ? ends_listed(g, reads, opt, planned, err) : 0;
     if (listed < 0) return listed;
     const int ew_on = gpuasm_partial_on(opt) && kd->mode != GPUASM_MODE_HAMMING &&
                       opt->alphabet == GPUASM_ALPHABET_NT16;

@@ -246,6 +246,18 @@ static int read_end(const char *path, const htsFormat *fmt, BGZF *bz, const kseq
     return 0;
 }
 
+/* What a byte of a target's sequence is (byte_classes): a base (A C G T
+ * U and the IUPAC codes, either case), whitespace (skipped), another
+ * control byte (binary data) or anything else (not a base). */
+enum { BYTE_BASE, BYTE_SPACE, BYTE_CONTROL, BYTE_OTHER };
+
+static void byte_classes(uint8_t cls[256])
+{
+    for (int ch = 0; ch < 256; ch++)
+        cls[ch] = isspace(ch) ? BYTE_SPACE : iscntrl(ch) ? BYTE_CONTROL
+                : ch < 128 && ch && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", ch) ? BYTE_BASE : BYTE_OTHER;
+}
+
 int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
                         char *err, size_t errlen)
 {
@@ -257,6 +269,8 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
     size_t m_word = 0, m_header = 0, m_off = 0, m_code = 0;
     htsFormat fmt;
     char nm[GPUASM_PRINTABLE_BUF];
+    uint8_t cls[256];   /* per byte, so the 200 Mb of a virus database are one look-up a base */
+    byte_classes(cls);
 
     if (!(bz = open_targets(path, &fmt, err, errlen))) goto out;
     if (!(ks = kseq_init(bz))) goto oom;
@@ -295,8 +309,13 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         uint64_t len = 0, n_n = 0;
         for (size_t i = 0; i < ks->seq.l; i++) {
             unsigned char ch = (unsigned char)ks->seq.s[i];
-            if (isspace(ch)) continue;
-            if (iscntrl(ch)) {
+            if (cls[ch] == BYTE_BASE) {   /* the common case, one look-up a base */
+                n_n += ch == 'N' || ch == 'n';
+                c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
+                continue;
+            }
+            if (cls[ch] == BYTE_SPACE) continue;
+            if (cls[ch] == BYTE_CONTROL) {
                 snprintf(err, errlen, "%s: record %u (%s): byte 0x%02x in the sequence (binary "
                          "data?)", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm), ch);
                 goto out;
@@ -304,7 +323,7 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
             /* Issue #31: a gap ('-', '.'), '*', a digit or any other
              * non-IUPAC character is no base; htslib's table would make it
              * N, which matches anything here.  Refused, as cutadapt does. */
-            if (ch > 127 || !strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", ch)) {
+            {
                 char what[16];
                 snprintf(what, sizeof what, ch > 126 ? "byte 0x%02x" : "'%c'", ch);
                 snprintf(err, errlen, "%s: record %u (%s): %s at base %llu is not a base (targets "
@@ -313,8 +332,6 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
                          what, (unsigned long long)len + 1);
                 goto out;
             }
-            n_n += ch == 'N' || ch == 'n';
-            c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
         }
         if (len == 0) {
             snprintf(err, errlen, "%s: record %u (%s): target has no bases", path, no,

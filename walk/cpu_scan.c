@@ -407,6 +407,11 @@ const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, i
     return prep && prep->has_tindex ? &prep->tx : NULL;
 }
 
+const struct gpuasm_ends_index *gpuasm_cpu_prep_ends_index(const gpuasm_cpu_prep *prep)
+{
+    return prep && prep->has_tindex && prep->has_eix ? &prep->eix : NULL;
+}
+
 /* One gpuasm_cpu_scan_cfg() call: what every read's pairs need. */
 typedef struct {
     const gpuasm_cpu_cfg *cfg;
@@ -442,13 +447,11 @@ static int group_pairs(scan_call *c, uint64_t r, uint64_t rlen, int32_t k_read, 
     /* the ends pass of group A through the index (prefilter.h) */
     g->ends_L = g->ends_W = 0;
     if (c->partial && g->emark && opt->alphabet == GPUASM_ALPHABET_NT16 && rlen > 1 && rlen <= UINT32_MAX) {
-        const uint32_t omin = gpuasm_pair_overlap_min(opt, 1, rlen);
-        g->ends_L = omin ? gpuasm_partial_piece_len(opt, omin, (uint32_t)rlen) : 0;
-        const int32_t kmax = gpuasm_partial_kf(opt, opt->read_partial_floor, rlen - 1, rlen);
-        g->ends_W = kmax >= 0 && rlen - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(rlen - 1 + (uint64_t)kmax) : 0;
-        if (!g->ends_W) g->ends_L = 0;
-        g->ends_L2 = g->ends_L ? gpuasm_partial_piece_len2(opt, omin, (uint32_t)rlen) : 0;
-        g->ends_slack = c->hamming ? 0 : kmax;
+        const gpuasm_read_ends re = gpuasm_read_ends_of(opt, rlen, c->hamming);
+        g->ends_L = re.L;
+        g->ends_W = re.W;
+        g->ends_L2 = re.L2;
+        g->ends_slack = re.slack;
         /* Built for the widest W so far (each scan call builds its
          * own), and only while the end windows hold few enough
          * windows that most keys stay clear: past a quarter of the

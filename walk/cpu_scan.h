@@ -56,6 +56,9 @@ struct gpuasm_qfilter;
 struct gpuasm_tindex;
 const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep);
 const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, int *level);
+/* The targets' end windows' index (prefilter.h), NULL where prep has none. */
+struct gpuasm_ends_index;
+const struct gpuasm_ends_index *gpuasm_cpu_prep_ends_index(const gpuasm_cpu_prep *prep);
 
 /* What prep's filters are, one line: "--filter's value: the filters built"
  * (e.g. "auto: pieces (q 6-8) + index (q 8-16, 20000000 windows, 76.6 MiB,

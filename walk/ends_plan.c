@@ -12,6 +12,9 @@
 #include <string.h>
 
 #include "walk/ends_plan.h"
+#include "walk/cpu_scan.h"
+#include "walk/prefilter.h"
+#include "kernels/registry.h"
 #include "search/nt16.h"
 #include "util/grow.h"
 #include "util/thread_error.h"
@@ -23,6 +26,8 @@ typedef struct gpuasm_ends_plan_ws {
     uint32_t nt_cap;            /* targets the marks are sized for */
     uint32_t *list;
     size_t cap_list;
+    uint64_t *pairs;            /* reads as the pattern: the marks' two-piece scratch */
+    size_t cap_pairs;
     uint8_t *rc;
     size_t cap_rc;
     gpuasm_ef_ws efws;
@@ -31,6 +36,7 @@ typedef struct gpuasm_ends_plan_ws {
 } gpuasm_ends_plan_ws;
 
 typedef struct {
+    const gpuasm_cpu_prep *prep;   /* reads as the pattern (else NULL: the ends filter f) */
     const gpuasm_efilter *f;
     const gpuasm_seqset *reads, *targets;
     const gpuasm_search_opt *opt;
@@ -46,6 +52,7 @@ static void ws_free(gpuasm_ends_plan_ws *w)
     free(w->mark[0]);
     free(w->mark[1]);
     free(w->list);
+    free(w->pairs);
     free(w->rc);
     free(w->item);
     gpuasm_ef_ws_free(&w->efws);
@@ -100,10 +107,69 @@ static int push(gpuasm_ends_plan_ws *w, uint64_t item)
     return 0;
 }
 
+/* Reads as the pattern: the items of reads [first, first + count) whose
+ * target end the ends index marks (cpu_scan.c's mark_group_a_ends, every
+ * target in group A), into ws->item.  mark[0] holds the marks, mark[1]
+ * the group (every target at stamp 1). */
+static void *reads_run(ends_job *j)
+{
+    gpuasm_ends_plan_ws *w = j->ws;
+    const gpuasm_seqset *reads = j->reads, *targets = j->targets;
+    const uint32_t nt = targets->n, strands = (uint32_t)gpuasm_strands(j->opt);
+    const gpuasm_ends_index *eix = gpuasm_cpu_prep_ends_index(j->prep);
+    const gpuasm_tindex *tx = gpuasm_cpu_prep_index(j->prep, NULL);
+    const int hamming = gpuasm_search_mode(j->opt) == GPUASM_MODE_HAMMING;
+    w->n = 0;
+    if (nt > w->nt_cap) {
+        free(w->mark[0]);
+        free(w->mark[1]);
+        w->mark[0] = calloc(nt, sizeof(uint32_t));
+        w->mark[1] = calloc(nt, sizeof(uint32_t));
+        if (!w->mark[0] || !w->mark[1]) goto oom;
+        w->nt_cap = nt;
+    }
+    for (uint32_t t = 0; t < nt; t++) w->mark[1][t] = 1;
+    for (uint32_t r = j->first; r < j->first + j->count; r++) {
+        const uint64_t n = reads->off[r + 1] - reads->off[r];
+        if (!n) continue;
+        const uint8_t *read = reads->code + reads->off[r];
+        const gpuasm_read_ends re = gpuasm_read_ends_of(j->opt, n, hamming);
+        for (uint32_t s = 0; s < strands; s++) {
+            const uint32_t ends = gpuasm_partial_text_ends(j->opt, 1, s);
+            if (!ends) continue;
+            const uint8_t *p = read;
+            if (s) {   /* the reverse-complemented read is the pattern */
+                if (gpuasm_grow((void **)&w->rc, &w->cap_rc, n, 1) < 0) goto oom;
+                for (uint64_t i = 0; i < n; i++) w->rc[i] = gpuasm_nt16_comp(read[n - 1 - i]);
+                p = w->rc;
+            }
+            memset(w->mark[0], 0, (size_t)nt * sizeof(uint32_t));
+            const int rc = re.L && re.W <= GPUASM_ENDS_INDEX_W
+                               ? gpuasm_ends_index_marks(eix, targets, p, (uint32_t)n, re.L, re.W, ends,
+                                                         w->mark[1], 1, w->mark[0], re.L2, re.slack,
+                                                         &w->pairs, &w->cap_pairs)
+                               : -2;
+            if (rc == -1) goto oom;
+            for (uint32_t t = 0; t < nt; t++) {
+                uint32_t m = rc == 0 ? w->mark[0][t] : 3u;   /* unmarked strand: every end */
+                if (rc == 0 && tx->n_amb) m |= (uint32_t)gpuasm_tindex_end_amb(tx, targets, t, re.W);
+                for (uint32_t e = 0; e < 2; e++)
+                    if ((ends >> e & 1u) && (m >> e & 1u) && push(w, item_of(r, t, nt, strands, s, e)) < 0)
+                        goto oom;
+            }
+        }
+    }
+    return NULL;
+oom:
+    j->failed = 1;
+    return NULL;
+}
+
 /* The items of reads [first, first + count) into ws->item. */
 static void *ends_run(void *arg)
 {
     ends_job *j = arg;
+    if (j->prep) return reads_run(j);
     gpuasm_ends_plan_ws *w = j->ws;
     const gpuasm_efilter *f = j->f;
     const gpuasm_seqset *reads = j->reads;
@@ -170,15 +236,51 @@ oom:
     return NULL;
 }
 
+int gpuasm_ends_plan_reads_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                                   const gpuasm_search_opt *opt, const gpuasm_cpu_prep *prep)
+{
+    if (!gpuasm_partial_on(opt) || opt->read_overlap_min == 0 || opt->alphabet != GPUASM_ALPHABET_NT16 ||
+        !targets->n || !reads->n || !gpuasm_cpu_prep_index(prep, NULL) || !gpuasm_cpu_prep_ends_index(prep))
+        return 0;
+    if (opt->pattern_side == GPUASM_PATTERN_TARGET) return 0;
+    uint64_t rmax = 0, tmin = UINT64_MAX;
+    for (uint32_t r = 0; r < reads->n; r++)
+        if (reads->off[r + 1] - reads->off[r] > rmax) rmax = reads->off[r + 1] - reads->off[r];
+    for (uint32_t t = 0; t < targets->n; t++)
+        if (targets->off[t + 1] - targets->off[t] < tmin) tmin = targets->off[t + 1] - targets->off[t];
+    if (rmax > GPUASM_ENDS_PLAN_MAX_M || !rmax) return 0;
+    /* the read is the pattern of its longest pair with the shortest target
+     * (gpuasm_pair_of: the read on ties), so of every pair */
+    return opt->pattern_side == GPUASM_PATTERN_READ || gpuasm_pair_of(opt, rmax, tmin).read_is_pattern;
+}
+
+static int plan_build(gpuasm_ends_plan *p, const gpuasm_cpu_prep *prep, const gpuasm_efilter *f,
+                      const gpuasm_seqset *reads, const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                      int n_threads, gpuasm_err *err);
+
+int gpuasm_ends_plan_build_reads(gpuasm_ends_plan *p, const gpuasm_cpu_prep *prep,
+                                 const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                                 const gpuasm_search_opt *opt, int n_threads, gpuasm_err *err)
+{
+    return plan_build(p, prep, NULL, reads, targets, opt, n_threads, err);
+}
+
 int gpuasm_ends_plan_build(gpuasm_ends_plan *p, const gpuasm_efilter *f, const gpuasm_seqset *reads,
                            const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
                            gpuasm_err *err)
+{
+    return plan_build(p, NULL, f, reads, targets, opt, n_threads, err);
+}
+
+static int plan_build(gpuasm_ends_plan *p, const gpuasm_cpu_prep *prep, const gpuasm_efilter *f,
+                      const gpuasm_seqset *reads, const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                      int n_threads, gpuasm_err *err)
 {
     p->n = 0;
     /* the targets "always" at some end (a few, where the filter cannot
      * cut: IUPAC codes, runs too short to key) */
     p->n_always = 0;
-    for (uint32_t t = 0; t < targets->n; t++) {
+    for (uint32_t t = 0; f && t < targets->n; t++) {
         if (!f->always[t]) continue;
         if (gpuasm_grow((void **)&p->always, &p->cap_always, p->n_always + 1, sizeof(uint32_t)) < 0)
             return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
@@ -201,7 +303,7 @@ int gpuasm_ends_plan_build(gpuasm_ends_plan *p, const gpuasm_efilter *f, const g
     for (int i = 0; i < n_threads; i++) {
         const uint32_t a = (uint32_t)((uint64_t)reads->n * (uint64_t)i / (uint64_t)n_threads);
         const uint32_t b = (uint32_t)((uint64_t)reads->n * (uint64_t)(i + 1) / (uint64_t)n_threads);
-        jobs[i] = (ends_job){ f, reads, targets, opt, p->always, p->n_always, a, b - a, &p->ws[i], 0 };
+        jobs[i] = (ends_job){ prep, f, reads, targets, opt, p->always, p->n_always, a, b - a, &p->ws[i], 0 };
     }
     /* Thread 0 is the caller; the others are started here. */
     for (int i = 1; i < n_threads; i++) {

@@ -70,6 +70,25 @@ int gpuasm_ends_plan_build(gpuasm_ends_plan *p, const gpuasm_efilter *f, const g
                            const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
                            gpuasm_err *err);
 
+/* Reads as the pattern (issue #28: a virus database, reads against
+ * thousands of genome ends): does the reads' plan apply to this batch?
+ * Partial occurrences of reads on (--read-overlap), nt16, every read at
+ * most GPUASM_ENDS_PLAN_MAX_M bases and the pattern of every pair, and
+ * prep (built for targets and opt) with the targets' index and their end
+ * windows' index.  1 or 0 (the dense pass). */
+struct gpuasm_cpu_prep;
+int gpuasm_ends_plan_reads_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                                   const gpuasm_search_opt *opt, const struct gpuasm_cpu_prep *prep);
+
+/* Fill p with the items of reads x targets whose target end the CPU
+ * walk's marks keep (gpuasm_ends_index_marks with the two-piece rule, and
+ * the ends with ambiguity codes; a read strand the marks cannot read
+ * lists every end), on up to n_threads host threads.  The same items the
+ * CPU walk runs, so the kernel's hits are the CPU's.  0 or a status. */
+int gpuasm_ends_plan_build_reads(gpuasm_ends_plan *p, const struct gpuasm_cpu_prep *prep,
+                                 const gpuasm_seqset *reads, const gpuasm_seqset *targets,
+                                 const gpuasm_search_opt *opt, int n_threads, gpuasm_err *err);
+
 void gpuasm_ends_plan_free(gpuasm_ends_plan *p);
 
 #ifdef __cplusplus

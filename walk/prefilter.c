@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* prefilter.c -- the pigeonhole filter of target patterns (see prefilter.h;
  * the targets' window index is tindex.c). */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +46,17 @@ static uint64_t target_pieces(const gpuasm_seqset *targets, const gpuasm_search_
      * shorten much: not filtered (sorting a genome's pieces was a
      * tenth of a 20 Mb run's time). */
     if (m / pieces < GPUASM_QF_QMIN || m > GPUASM_QF_MAX_M) {
+        *always = 1;
+        return 0;
+    }
+    /* Nor where chance alone marks it against any text it is a pattern
+     * of (n >= m bases): pieces x m x 4^-L >= 1 expected chance piece
+     * hits (L = m / pieces bases a piece).  A 30 kb genome at e = 0.1
+     * expects ~90 (pieces of 10 bases): it would be a candidate anyway,
+     * and its 3,000 pieces made the filter as large and as slow to
+     * build as the targets' index for a database of such genomes
+     * (issue #28); adapters and primers expect ~0.001-0.01. */
+    if ((double)pieces * (double)m * pow(4.0, -(double)(m / pieces)) >= 1.0) {
         *always = 1;
         return 0;
     }

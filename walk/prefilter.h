@@ -296,6 +296,16 @@ uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uin
  * chance: their DP was half of the scan (issue #28). */
 uint32_t gpuasm_partial_piece_len2(const gpuasm_search_opt *o, uint32_t omin, uint32_t m);
 
+/* The ends-pass marks' parameters for read strands of m bases as the
+ * pattern (the CPU walk and the CUDA ends plan share them): L (one-piece
+ * rule) and W = m - 1 + k_{m-1} (both 0: the marks do not apply), L2 and
+ * slack (the two-piece rule; L2 0: one piece; slack 0 in hamming mode). */
+typedef struct gpuasm_read_ends {
+    uint32_t L, W, L2;
+    int32_t slack;
+} gpuasm_read_ends;
+gpuasm_read_ends gpuasm_read_ends_of(const gpuasm_search_opt *o, uint64_t m, int hamming);
+
 /* Words of a bitmap of Q-base keys (4^Q bits: 8 KiB). */
 #define GPUASM_END_BITS_WORDS (((size_t)1 << (2 * GPUASM_QF_Q)) / 64)
 

@@ -583,6 +583,53 @@ static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t 
     return (int64_t)u;
 }
 
+/* pair_keep() for hits of one "target" (the whole buffer: the first
+ * pairing of gpuasm_tindex_ranges, thousands of hits a read strand):
+ * sorted by (c, piece) with an LSD radix sort of their kbits low bits
+ * (11 a pass, in *out's memory after them), then each hit kept when the
+ * nearest hit of another piece before or after it lies within slack.
+ * Both scans stop at the first hit of another piece, so a hit costs at
+ * most the hits of its own piece within slack (distinct places).  The
+ * hashed counters of pair_keep were a memset of 512 KiB and a cache miss
+ * per hit at this size: a third of a read's time against 200 Mb. */
+static int64_t pair_keep_sorted(gpuasm_end_range **out, size_t *cap, size_t n, int64_t slack, int pbits,
+                                int kbits)
+{
+    if (gpuasm_grow((void **)out, cap, (2 * n) / 3 + 2, sizeof **out) < 0) return -1;
+    uint64_t *h = (uint64_t *)*out, *tmp = h + n;
+    uint32_t cnt[2048];
+    for (int sh = 0; sh < kbits; sh += 11) {
+        memset(cnt, 0, sizeof cnt);
+        for (size_t y = 0; y < n; y++) cnt[h[y] >> sh & 2047]++;
+        uint32_t at = 0;
+        for (int b = 0; b < 2048; b++) {
+            const uint32_t c = cnt[b];
+            cnt[b] = at;
+            at += c;
+        }
+        for (size_t y = 0; y < n; y++) tmp[cnt[h[y] >> sh & 2047]++] = h[y];
+        uint64_t *sw = h;
+        h = tmp;
+        tmp = sw;
+    }
+    const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
+    size_t u = 0;
+    for (size_t y = 0; y < n; y++) {
+        const uint64_t c = h[y] >> pbits, pc = h[y] & pmask;
+        int paired = 0;
+        for (size_t z = y + 1; z < n && (h[z] >> pbits) - c <= (uint64_t)slack; z++)
+            if ((h[z] & pmask) != pc) {
+                paired = 1;
+                break;
+            }
+        for (size_t z = y; z-- > 0 && !paired && c - (h[z] >> pbits) <= (uint64_t)slack;)
+            if ((h[z] & pmask) != pc) paired = 1;
+        if (paired) tmp[u++] = h[y];   /* tmp is the other half: never h */
+    }
+    memmove(*out, tmp, u * sizeof(uint64_t));
+    return (int64_t)u;
+}
+
 /* pair_keep(), then the kept hits' ranges [c - slack, c + slack] into
  * *out, by (target, lo).  Their number, or -1 when out of memory. */
 static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, size_t *cap, size_t n,
@@ -649,7 +696,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             for (uint32_t q = pr.qa; q < pr.qb; q++)
                 h[n++] = ((uint64_t)x->pos[q] + (m - pr.w) - 1) << pbits | i;
         }
-        const int64_t kept = n ? pair_keep(out, cap, n, slack, pbits, cbits) : 0;
+        const int64_t kept = n ? pair_keep_sorted(out, cap, n, slack, pbits, cbits + pbits) : 0;
         if (kept < 0) return -1;
         n = 0;
         const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
@@ -749,6 +796,21 @@ uint32_t gpuasm_partial_piece_len(const gpuasm_search_opt *o, uint32_t omin, uin
 uint32_t gpuasm_partial_piece_len2(const gpuasm_search_opt *o, uint32_t omin, uint32_t m)
 {
     return piece_len(o, omin, m, 2);
+}
+
+gpuasm_read_ends gpuasm_read_ends_of(const gpuasm_search_opt *o, uint64_t m, int hamming)
+{
+    gpuasm_read_ends r = { 0, 0, 0, 0 };
+    if (o->alphabet != GPUASM_ALPHABET_NT16 || m <= 1 || m > UINT32_MAX) return r;
+    const uint32_t omin = gpuasm_pair_overlap_min(o, 1, m);
+    r.L = omin ? gpuasm_partial_piece_len(o, omin, (uint32_t)m) : 0;
+    const int32_t kmax = gpuasm_partial_kf(o, o->read_partial_floor, m - 1, m);
+    r.W = kmax >= 0 && m - 1 + (uint64_t)kmax <= UINT32_MAX ? (uint32_t)(m - 1 + (uint64_t)kmax) : 0;
+    if (!r.W) r.L = 0;
+    if (!r.L) r.W = 0;
+    r.L2 = r.L ? gpuasm_partial_piece_len2(o, omin, (uint32_t)m) : 0;
+    r.slack = hamming ? 0 : kmax;
+    return r;
 }
 
 /* Set the bit of every Q-base key of single bases in [lo, hi). */
