@@ -341,6 +341,7 @@ typedef struct gpuasm_ends_index {
     uint8_t *code;
     gpuasm_tindex x;
     int built;
+    int uniform;            /* every window GPUASM_ENDS_INDEX_W bases: window i at i W */
 } gpuasm_ends_index;
 
 /* Build e for targets (max_pos, n_threads: gpuasm_tindex_build's).  0,

@@ -586,17 +586,16 @@ static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t 
 /* pair_keep() for hits of one "target" (the whole buffer: the first
  * pairing of gpuasm_tindex_ranges, thousands of hits a read strand):
  * sorted by (c, piece) with an LSD radix sort of their kbits low bits
- * (11 a pass, in *out's memory after them), then each hit kept when the
+ * (11 a pass; buf holds the n hits and room for n more), then each hit kept when the
  * nearest hit of another piece before or after it lies within slack.
  * Both scans stop at the first hit of another piece, so a hit costs at
  * most the hits of its own piece within slack (distinct places).  The
  * hashed counters of pair_keep were a memset of 512 KiB and a cache miss
- * per hit at this size: a third of a read's time against 200 Mb. */
-static int64_t pair_keep_sorted(gpuasm_end_range **out, size_t *cap, size_t n, int64_t slack, int pbits,
-                                int kbits)
+ * per hit at this size: a third of a read's time against 200 Mb.  The
+ * kept hits, in buf[0 .. returned). */
+static size_t pair_keep_sorted(uint64_t *const buf, size_t n, int64_t slack, int pbits, int kbits)
 {
-    if (gpuasm_grow((void **)out, cap, (2 * n) / 3 + 2, sizeof **out) < 0) return -1;
-    uint64_t *h = (uint64_t *)*out, *tmp = h + n;
+    uint64_t *h = buf, *tmp = buf + n;
     uint32_t cnt[2048];
     for (int sh = 0; sh < kbits; sh += 11) {
         memset(cnt, 0, sizeof cnt);
@@ -626,8 +625,8 @@ static int64_t pair_keep_sorted(gpuasm_end_range **out, size_t *cap, size_t n, i
             if ((h[z] & pmask) != pc) paired = 1;
         if (paired) tmp[u++] = h[y];   /* tmp is the other half: never h */
     }
-    memmove(*out, tmp, u * sizeof(uint64_t));
-    return (int64_t)u;
+    memmove(buf, tmp, u * sizeof(uint64_t));
+    return u;
 }
 
 /* pair_keep(), then the kept hits' ranges [c - slack, c + slack] into
@@ -696,8 +695,8 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             for (uint32_t q = pr.qa; q < pr.qb; q++)
                 h[n++] = ((uint64_t)x->pos[q] + (m - pr.w) - 1) << pbits | i;
         }
-        const int64_t kept = n ? pair_keep_sorted(out, cap, n, slack, pbits, cbits + pbits) : 0;
-        if (kept < 0) return -1;
+        if (gpuasm_grow((void **)out, cap, (2 * n) / 3 + 2, sizeof **out) < 0) return -1;
+        const int64_t kept = (int64_t)pair_keep_sorted((uint64_t *)*out, n, slack, pbits, cbits + pbits);
         n = 0;
         const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
         for (int64_t y = 0; y < kept; y++) {
@@ -925,6 +924,7 @@ int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, 
         o += w;
     }
     e->off[2 * (size_t)nt] = o;
+    e->uniform = o == 2 * (uint64_t)nt * GPUASM_ENDS_INDEX_W;
     e->set.n = 2 * nt;
     e->set.off = e->off;
     e->set.code = e->code;
@@ -939,6 +939,34 @@ int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, 
 oom:
     gpuasm_ends_index_free(e);
     return -1;
+}
+
+/* One piece hit of gpuasm_ends_index_marks: the window at buffer position
+ * g of the ends index holds piece P[a .. b) (pr: its rows).  When it lies
+ * inside target t's end window of W bases: with out NULL, the end's bit
+ * is set in mark[t]; else *out = the hit packed for mark_pairs (window,
+ * diagonal + m, piece i).  Otherwise *out = UINT64_MAX (when out). */
+static void end_hit(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p, uint32_t m,
+                    uint32_t W, int at_start, const uint32_t *in_group, uint32_t stamp, uint32_t *mark,
+                    const piece_rows_t *pr, uint64_t a, uint64_t b, uint64_t g, uint64_t i, uint64_t *out)
+{
+    const gpuasm_seqset *es = &e->set;
+    const uint32_t bit = 1u << at_start;
+    if (out) *out = UINT64_MAX;
+    const uint32_t ei = tix_target(&e->x, es, g), t = ei >> 1;
+    if ((ei & 1u) == (uint32_t)at_start || in_group[t] != stamp || (mark[t] & bit)) return;
+    if (!piece_there(es, ei, g, p, a, b, pr)) return;   /* inside the window copy */
+    /* the piece's first base in the target: the copy holds its first w
+     * bases (2t) or its last w (2t + 1) */
+    const uint64_t n_t = targets->off[t + 1] - targets->off[t];
+    const uint64_t cw = es->off[ei + 1] - es->off[ei];
+    const uint64_t sw = g - (pr->w - a) - es->off[ei];
+    const uint64_t s = sw + (at_start ? 0 : n_t - cw);
+    const uint64_t w = W < n_t ? W : n_t;
+    const uint32_t L = (uint32_t)(b - a);
+    if (!(at_start ? s + L <= w : s >= n_t - w)) return;
+    if (!out) mark[t] |= bit;
+    else *out = (uint64_t)ei << 40 | (sw - a + m) << 16 | i;
 }
 
 /* The ends marked by the two-piece rule: hits[0 .. n) packed as
@@ -975,38 +1003,57 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
     const int two = L2 >= GPUASM_QF_Q && L2 < m && slack >= 0 && es->n < (1u << 24) &&
                     m + (uint64_t)GPUASM_ENDS_INDEX_W < (1u << 24) && (m - 1) / L2 < (1u << 16);
     const uint32_t Lp = two ? L2 : L;
+    const int pbits = 16, kbits = 64 - __builtin_clzll(es->off[es->n] + 2 * (uint64_t)m + 1) + pbits;
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
         const uint32_t bit = 1u << at_start;
         size_t n = 0;
         /* the pieces of gpuasm_tindex_end_marks(), looked up among the
-         * first windows (2t: the text start) or the last ones (2t + 1) */
+         * first windows (2t: the text start) or the last ones (2t + 1).
+         * Two pieces: first paired by their diagonal in the whole buffer
+         * of windows, with no window looked up (a cache miss per hit);
+         * two pieces of one alignment in one window pair there too, and
+         * only the kept hits get the checks below and mark_pairs. */
         for (uint64_t i = 0; (i + 1) * (uint64_t)Lp <= (uint64_t)m - 1; i++) {
             const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp, b = a + Lp;
             piece_rows_t pr;
             if (!piece_rows(&e->x, es, p, a, b, &pr)) continue;   /* never intact */
-            for (uint32_t q = pr.qa; q < pr.qb; q++) {
-                const uint64_t g = e->x.pos[q];
-                const uint32_t ei = tix_target(&e->x, es, g), t = ei >> 1;
-                if ((ei & 1u) == (uint32_t)at_start || in_group[t] != stamp || (mark[t] & bit)) continue;
-                if (!piece_there(es, ei, g, p, a, b, &pr)) continue;   /* inside the window copy */
-                /* the piece's first base in the target: the copy holds
-                 * its first w bases (2t) or its last w (2t + 1) */
-                const uint64_t n_t = targets->off[t + 1] - targets->off[t];
-                const uint64_t cw = es->off[ei + 1] - es->off[ei];
-                const uint64_t sw = g - (pr.w - a) - es->off[ei];
-                const uint64_t s = sw + (at_start ? 0 : n_t - cw);
-                const uint64_t w = W < n_t ? W : n_t;
-                if (!(at_start ? s + Lp <= w : s >= n_t - w)) continue;
-                if (!two) {
-                    mark[t] |= bit;
-                    continue;
+            if (two) {
+                if (gpuasm_grow((void **)scratch, cap, 2 * (n + pr.qb - pr.qa), sizeof **scratch) < 0) return -1;
+                for (uint32_t q = pr.qa; q < pr.qb; q++) {
+                    const uint64_t g = e->x.pos[q];
+                    if (e->uniform) {
+                        /* windows of W' = GPUASM_ENDS_INDEX_W bases each: the
+                         * piece's window and place in it without a look-up,
+                         * so the other end's windows and the places past W
+                         * (two thirds of the rest for 150-base reads) go
+                         * before the pairing; end_hit checks the same */
+                        const uint64_t ps = g - (pr.w - a), cw = GPUASM_ENDS_INDEX_W;
+                        if (g < pr.w - a || ps / cw != (ps + Lp - 1) / cw || (ps / cw & 1u) == (uint64_t)at_start)
+                            continue;
+                        const uint64_t off = ps % cw;
+                        if (at_start ? off + Lp > W : off < cw - W) continue;
+                    }
+                    (*scratch)[n++] = (g - (pr.w - a) - a + m) << pbits | i;   /* (piece start - a + m, piece) */
                 }
-                if (gpuasm_grow((void **)scratch, cap, n + 1, sizeof **scratch) < 0) return -1;
-                (*scratch)[n++] = (uint64_t)ei << 40 | (sw - a + m) << 16 | i;
+                continue;
             }
+            for (uint32_t q = pr.qa; q < pr.qb; q++)
+                end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, &pr, a, b, e->x.pos[q], 0, NULL);
         }
-        if (two) mark_pairs(*scratch, n, slack, bit, mark);
+        if (!two || !n) continue;
+        n = pair_keep_sorted(*scratch, n, slack, pbits, kbits);
+        size_t u = 0;
+        for (size_t y = 0; y < n; y++) {
+            const uint64_t v = (*scratch)[y], i = v & 0xffff, d = v >> pbits;   /* piece start - a + m */
+            const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp, b = a + Lp;
+            piece_rows_t pr;
+            if (!piece_rows(&e->x, es, p, a, b, &pr)) continue;
+            const uint64_t g = d - m + a + (pr.w - a);   /* the window's start */
+            end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, &pr, a, b, g, i, &(*scratch)[u]);
+            u += (*scratch)[u] != UINT64_MAX;
+        }
+        mark_pairs(*scratch, u, slack, bit, mark);
     }
     return 0;
 }
