@@ -24,6 +24,7 @@
 typedef struct gpuasm_ends_plan_ws {
     uint32_t *mark[2], stamp;
     uint32_t nt_cap;            /* targets the marks are sized for */
+    int mode;                   /* the listing that used the marks last (ws_marks) */
     uint32_t *list;
     size_t cap_list;
     uint64_t *pairs;            /* reads as the pattern: the marks' two-piece scratch */
@@ -107,6 +108,28 @@ static int push(gpuasm_ends_plan_ws *w, uint64_t item)
     return 0;
 }
 
+/* w's marks for nt targets, fresh (zero, stamp 0) when they grow or when
+ * the other listing (mode 0 the ends filter's, 1 reads as the pattern)
+ * used them last, since each gives the arrays its own meaning.  0 or -1. */
+static int ws_marks(gpuasm_ends_plan_ws *w, uint32_t nt, int mode)
+{
+    if (nt > w->nt_cap) {
+        free(w->mark[0]);
+        free(w->mark[1]);
+        w->mark[0] = calloc(nt, sizeof(uint32_t));
+        w->mark[1] = calloc(nt, sizeof(uint32_t));
+        if (!w->mark[0] || !w->mark[1]) return -1;
+        w->nt_cap = nt;
+        w->stamp = 0;
+    } else if (mode != w->mode) {
+        memset(w->mark[0], 0, (size_t)w->nt_cap * sizeof(uint32_t));
+        memset(w->mark[1], 0, (size_t)w->nt_cap * sizeof(uint32_t));
+        w->stamp = 0;
+    }
+    w->mode = mode;
+    return 0;
+}
+
 /* Reads as the pattern: the items of reads [first, first + count) whose
  * target end the ends index marks (cpu_scan.c's mark_group_a_ends, every
  * target in group A), into ws->item.  mark[0] holds the marks, mark[1]
@@ -120,14 +143,7 @@ static void *reads_run(ends_job *j)
     const gpuasm_tindex *tx = gpuasm_cpu_prep_index(j->prep, NULL);
     const int hamming = gpuasm_search_mode(j->opt) == GPUASM_MODE_HAMMING;
     w->n = 0;
-    if (nt > w->nt_cap) {
-        free(w->mark[0]);
-        free(w->mark[1]);
-        w->mark[0] = calloc(nt, sizeof(uint32_t));
-        w->mark[1] = calloc(nt, sizeof(uint32_t));
-        if (!w->mark[0] || !w->mark[1]) goto oom;
-        w->nt_cap = nt;
-    }
+    if (ws_marks(w, nt, 1) < 0) goto oom;
     for (uint32_t t = 0; t < nt; t++) w->mark[1][t] = 1;
     for (uint32_t r = j->first; r < j->first + j->count; r++) {
         const uint64_t n = reads->off[r + 1] - reads->off[r];
@@ -175,15 +191,7 @@ static void *ends_run(void *arg)
     const gpuasm_seqset *reads = j->reads;
     const uint32_t nt = j->targets->n, strands = (uint32_t)gpuasm_strands(j->opt);
     w->n = 0;
-    if (nt > w->nt_cap) {   /* more targets than before: fresh stamps */
-        free(w->mark[0]);
-        free(w->mark[1]);
-        w->mark[0] = calloc(nt, sizeof(uint32_t));
-        w->mark[1] = calloc(nt, sizeof(uint32_t));
-        if (!w->mark[0] || !w->mark[1]) goto oom;
-        w->nt_cap = nt;
-        w->stamp = 0;
-    }
+    if (ws_marks(w, nt, 0) < 0) goto oom;
     for (uint32_t r = j->first; r < j->first + j->count; r++) {
         const uint64_t n = reads->off[r + 1] - reads->off[r];
         if (!n) continue;

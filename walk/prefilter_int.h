@@ -2,7 +2,8 @@
 /* prefilter_int.h -- what the two pigeonhole filters' units share
  * (internal to walk/): the q-gram keys of the windows both index
  * (prefilter.c: the pieces of target patterns; tindex.c: the targets'
- * window index) and the sort both use.  prefilter.h is their outside.
+ * window index, its build tindex_build.c), the sort both use and a
+ * buffer position's target.  prefilter.h is their outside.
  */
 #ifndef GPUASM_PREFILTER_INT_H
 #define GPUASM_PREFILTER_INT_H
@@ -32,6 +33,32 @@ static inline uint32_t ext_key(const uint8_t *code, uint64_t total, uint64_t g)
         key = key << 4 | (uint32_t)(b < 0 ? 4 : b);
     }
     return key;
+}
+
+/* Target of a code-buffer position g among targets [lo, hi) (off[]
+ * ascending, off[lo] <= g < off[hi]). */
+static inline uint32_t target_in(const gpuasm_seqset *targets, uint64_t g, uint32_t lo, uint32_t hi)
+{
+    while (hi - lo > 1) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (targets->off[mid] <= g) lo = mid; else hi = mid;
+    }
+    return lo;
+}
+
+static inline uint32_t target_of(const gpuasm_seqset *targets, uint64_t g)
+{
+    return target_in(targets, g, 0, targets->n);
+}
+
+/* Buckets of 4,096 bases: 4 bytes per 4 kb of targets. */
+#define TOF_SHIFT 12
+
+/* target_of through x's bucket table (g < x->total). */
+static inline uint32_t tix_target(const gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t g)
+{
+    const uint64_t b = g >> TOF_SHIFT;
+    return target_in(targets, g, x->tof[b], x->tof[b + 1] + 1);
 }
 
 /* NAME(v, n): ascending sort of v[0 .. n) of TYPE by KEY(&v[i]), a
