@@ -445,25 +445,26 @@ static int group_pairs(scan_call *c, uint64_t r, uint64_t rlen, int32_t k_read, 
     group_ws *g = &c->g;
     g->n_a = g->n_b = 0;
     /* the ends pass of group A through the index (prefilter.h) */
-    g->ends_L = g->ends_W = 0;
-    if (c->partial && g->emark && opt->alphabet == GPUASM_ALPHABET_NT16 && rlen > 1 && rlen <= UINT32_MAX) {
-        const gpuasm_read_ends re = gpuasm_read_ends_of(opt, rlen, c->hamming);
-        g->ends_L = re.L;
-        g->ends_W = re.W;
-        g->ends_L2 = re.L2;
-        g->ends_slack = re.slack;
+    if (!(c->partial && g->emark)) {
+        g->ends = (gpuasm_read_ends){ 0, 0, 0, 0 };
+        g->ends_rlen = 0;
+    } else if (rlen != g->ends_rlen) {   /* reads of one length: once (a loop over p each) */
+        g->ends = gpuasm_read_ends_of(opt, rlen, c->hamming);
+        g->ends_rlen = rlen;
+    }
+    if (g->ends.L) {
         /* Built for the widest W so far (each scan call builds its
          * own), and only while the end windows hold few enough
          * windows that most keys stay clear: past a quarter of the
          * 4^Q keys the bits reject little and their build (every
          * target's ends) would be repeated for nothing. */
-        if (g->ends_L && g->ends_W > g->ebits_W && g->ebits) {
-            if (2 * (uint64_t)targets->n * g->ends_W > GPUASM_END_BITS_WORDS * 64 / 4) {
+        if (g->ends.W > g->ebits_W && g->ebits) {
+            if (2 * (uint64_t)targets->n * g->ends.W > GPUASM_END_BITS_WORDS * 64 / 4) {
                 free(g->ebits);
                 g->ebits = NULL;
             } else {
-                gpuasm_end_bits(targets, g->ends_W, g->ebits);
-                g->ebits_W = g->ends_W;
+                gpuasm_end_bits(targets, g->ends.W, g->ebits);
+                g->ebits_W = g->ends.W;
             }
         }
     }
@@ -533,7 +534,7 @@ static int mark_group_a_ends(scan_call *c, const uint8_t *rseq, uint64_t rlen, u
     group_ws *g = &c->g;
     const gpuasm_cpu_prep *prep = c->prep;
     const gpuasm_seqset *targets = c->targets;
-    if (!g->ends_L || !g->n_a) return 0;
+    if (!g->ends.L || !g->n_a) return 0;
     if (++g->stamp_a == 0) {
         memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
         g->stamp_a = 1;
@@ -544,15 +545,15 @@ static int mark_group_a_ends(scan_call *c, const uint8_t *rseq, uint64_t rlen, u
     }
     const uint32_t ends = gpuasm_partial_text_ends(c->opt, 1, s);
     const int emarked =
-        (prep->has_eix && g->ends_W <= GPUASM_ENDS_INDEX_W
-             ? gpuasm_ends_index_marks(&prep->eix, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W, ends, g->in_a,
-                                       g->stamp_a, g->emark, g->ends_L2, g->ends_slack, &g->epairs, &g->cap_epairs)
-             : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends_L, g->ends_W, ends, g->ebits,
+        (prep->has_eix && g->ends.W <= GPUASM_ENDS_INDEX_W
+             ? gpuasm_ends_index_marks(&prep->eix, targets, rseq, (uint32_t)rlen, &g->ends, ends, g->in_a,
+                                       g->stamp_a, g->emark, &g->epairs, &g->cap_epairs)
+             : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends.L, g->ends.W, ends, g->ebits,
                                        g->in_a, g->stamp_a, g->emark)) == 0;
     if (emarked && prep->tx.n_amb)
         for (uint32_t i = 0; i < g->n_a; i++)
             g->emark[g->grp_a[i]] |= (uint32_t)gpuasm_tindex_end_amb(&prep->tx, targets, g->grp_a[i],
-                                                                    g->ends_W);
+                                                                    g->ends.W);
     return emarked;
 }
 

@@ -119,9 +119,8 @@ typedef struct group_ws {
     int32_t *k_t;                   /* k of each target as the pattern */
     uint32_t *in_a, stamp_a;        /* group A membership for the window index */
     uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
-    uint32_t ends_L, ends_W;        /* their pieces and windows for the read length of the groups */
-    uint32_t ends_L2;               /* pieces of the two-piece rule (gpuasm_partial_piece_len2), or 0 */
-    int32_t ends_slack;             /* its diagonal slack: k_{m-1}, 0 in hamming mode */
+    gpuasm_read_ends ends;          /* their marks' pieces and windows for the read length of the groups */
+    uint64_t ends_rlen;             /* the read length ends was computed for (0: none yet) */
     uint64_t *epairs;               /* its hits (gpuasm_ends_index_marks' scratch) */
     size_t cap_epairs;
     uint64_t *ebits;                /* gpuasm_end_bits() for ebits_W, or NULL: not worth it */

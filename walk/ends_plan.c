@@ -145,11 +145,16 @@ static void *reads_run(ends_job *j)
     w->n = 0;
     if (ws_marks(w, nt, 1) < 0) goto oom;
     for (uint32_t t = 0; t < nt; t++) w->mark[1][t] = 1;
+    gpuasm_read_ends re = { 0, 0, 0, 0 };
+    uint64_t re_len = 0;
     for (uint32_t r = j->first; r < j->first + j->count; r++) {
         const uint64_t n = reads->off[r + 1] - reads->off[r];
         if (!n) continue;
         const uint8_t *read = reads->code + reads->off[r];
-        const gpuasm_read_ends re = gpuasm_read_ends_of(j->opt, n, hamming);
+        if (n != re_len) {   /* reads of one length: once (a loop over p each) */
+            re = gpuasm_read_ends_of(j->opt, n, hamming);
+            re_len = n;
+        }
         for (uint32_t s = 0; s < strands; s++) {
             const uint32_t ends = gpuasm_partial_text_ends(j->opt, 1, s);
             if (!ends) continue;
@@ -161,9 +166,8 @@ static void *reads_run(ends_job *j)
             }
             memset(w->mark[0], 0, (size_t)nt * sizeof(uint32_t));
             const int rc = re.L && re.W <= GPUASM_ENDS_INDEX_W
-                               ? gpuasm_ends_index_marks(eix, targets, p, (uint32_t)n, re.L, re.W, ends,
-                                                         w->mark[1], 1, w->mark[0], re.L2, re.slack,
-                                                         &w->pairs, &w->cap_pairs)
+                               ? gpuasm_ends_index_marks(eix, targets, p, (uint32_t)n, &re, ends, w->mark[1], 1,
+                                                         w->mark[0], &w->pairs, &w->cap_pairs)
                                : -2;
             if (rc == -1) goto oom;
             for (uint32_t t = 0; t < nt; t++) {

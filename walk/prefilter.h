@@ -350,17 +350,16 @@ typedef struct gpuasm_ends_index {
 int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads);
 void gpuasm_ends_index_free(gpuasm_ends_index *e);
 
-/* gpuasm_tindex_end_marks() through e (built for targets) where W <=
- * GPUASM_ENDS_INDEX_W; the same marks, and the same return values.  With
- * L2 > 0 (gpuasm_partial_piece_len2) the pieces are L2 bases and an end
- * is marked only where two hits of different pieces lie on diagonals at
- * most slack apart (k_{m-1}; 0 in hamming mode): a subset of the one-piece
- * marks that still holds every partial occurrence.  *scratch (*cap
- * entries) is the caller's, grown here; -1 when it cannot grow. */
+/* gpuasm_tindex_end_marks() through e (built for targets) with re's L
+ * and W (gpuasm_read_ends_of for m; W <= GPUASM_ENDS_INDEX_W); the same
+ * marks, and the same return values.  With re->L2 > 0 the pieces are L2
+ * bases and an end is marked only where two hits of different pieces lie
+ * on diagonals at most re->slack apart: a subset of the one-piece marks
+ * that still holds every partial occurrence.  *scratch (*cap entries) is
+ * the caller's, grown here; -1 when it cannot grow. */
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
-                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark, uint32_t L2, int32_t slack, uint64_t **scratch,
-                            size_t *cap);
+                            uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
+                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap);
 
 /* The ends (bit 0: end, bit 1: start) of target t whose W bases hold an
  * ambiguous code: candidates whatever the pieces say. */

@@ -620,10 +620,11 @@ static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, ui
 }
 
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
-                            uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark, uint32_t L2, int32_t slack, uint64_t **scratch,
-                            size_t *cap)
+                            uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
+                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap)
 {
+    const uint32_t L = re->L, W = re->W, L2 = re->L2;
+    const int32_t slack = re->slack;
     if (!L || L >= m) return -2;
     for (uint32_t i = 0; i < m; i++)
         if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
