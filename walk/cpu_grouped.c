@@ -82,7 +82,8 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     }
     for (uint32_t i = 0; i < g->n_a; i++) g->in_a[g->grp_a[i]] = g->stamp_a;
     const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
-                                            &g->ranges, &g->cap_ranges);
+                                            gpuasm_tindex_max_hits(total, prep->lv_index), &g->ranges,
+                                            &g->cap_ranges);
     if (nr == -1) return -1;
     g->cnt.index_declined++;   /* until it is used */
     if (nr < 0) return 0;
@@ -313,7 +314,7 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
         }
         nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, rlen, k_read, 1, g->in_a, g->stamp_a,
-                                  &g->ranges, &g->cap_ranges);
+                                  gpuasm_tindex_max_hits(total, prep->lv_index), &g->ranges, &g->cap_ranges);
         if (nr == -1) return -1;
         uint64_t cost = 0;
         for (int64_t i = 0; i < nr; i++) cost += g->ranges[i].hi - g->ranges[i].lo + rlen;

@@ -241,7 +241,7 @@ static void *plan_run(void *arg)
             int64_t nr = -2;
             if (tx) {
                 nr = gpuasm_tindex_ranges(tx, targets, rseq, (uint32_t)rlen, k_read, 0, in_a, stamp_a,
-                                          &ws->ranges, &ws->cap_ranges);
+                                          gpuasm_tindex_max_hits(total, level), &ws->ranges, &ws->cap_ranges);
                 if (nr == -1) goto oom;
                 const uint64_t lead = rlen + (uint64_t)k_read - 1;
                 if (nr >= 0 && !gpuasm_tindex_pays(ws->ranges, nr, lead, total, level)) nr = -2;

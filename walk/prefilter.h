@@ -234,11 +234,6 @@ typedef struct gpuasm_end_range {
 int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads);
 void gpuasm_tindex_free(gpuasm_tindex *x);
 
-/* The end ranges of pattern p (m bases, k differences; edit or hamming)
- * in the targets with in_group[t] == stamp, merged and sorted by (target,
- * lo), in *out (grown).  Returns the number of ranges, -1 when out of
- * memory, or -2 when the pattern cannot be filtered (pieces shorter than
- * Q, or an ambiguity code in the pattern): then every end is possible. */
 /* The cost model of --filter auto for a read strand's end ranges: verify
  * them (1) when the columns they take, each range with lead columns before
  * it, are at most a quarter of the text's total, or always at level 2
@@ -253,9 +248,26 @@ static inline int gpuasm_tindex_pays(const gpuasm_end_range *r, int64_t nr, uint
     return cost <= total / 4;
 }
 
+/* The end ranges of pattern p (m bases, k differences; edit or hamming)
+ * in the targets with in_group[t] == stamp, merged and sorted by (target,
+ * lo), in *out (grown).  Returns the number of ranges, -1 when out of
+ * memory, or -2 when the pattern cannot be filtered (pieces shorter than
+ * Q, or an ambiguity code in the pattern: then every end is possible) or
+ * max_hits > 0 and its pieces have more than max_hits hits in the index
+ * (the caller then scans the texts whole). */
 int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
-                             uint32_t stamp, gpuasm_end_range **out, size_t *cap);
+                             uint32_t stamp, uint64_t max_hits, gpuasm_end_range **out, size_t *cap);
+
+/* --filter auto's bound on a read strand's piece hits (max_hits above):
+ * past one hit per GPUASM_TINDEX_HIT_SHARE bases of the texts it would
+ * prune, pairing the hits (~250 ns each) costs more than scanning the
+ * texts whole (~5 ns a column), so the strand is scanned. */
+#define GPUASM_TINDEX_HIT_SHARE 16
+static inline uint64_t gpuasm_tindex_max_hits(uint64_t total, int level)
+{
+    return level >= 2 ? 0 : total / GPUASM_TINDEX_HIT_SHARE + 1;
+}
 
 
 /* ---- The ends pass of reads as patterns (issue #16) ---------------------

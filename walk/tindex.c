@@ -291,7 +291,7 @@ static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, s
 
 int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
-                             uint32_t stamp, gpuasm_end_range **out, size_t *cap)
+                             uint32_t stamp, uint64_t max_hits, gpuasm_end_range **out, size_t *cap)
 {
     if (k < 0 || m / ((uint64_t)k + 1) < GPUASM_QF_Q) return -2;
     for (uint32_t i = 0; i < m; i++)
@@ -300,6 +300,18 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
      * one (k + 1): prefilter.h, "Two pieces". */
     int two = m / ((uint64_t)k + 2) >= GPUASM_QF_Q;
     const uint64_t pieces = (uint64_t)k + 1 + (uint64_t)two;
+    if (max_hits) {
+        /* A periodic read against a periodic target (a satellite, poly-A):
+         * its pieces sit everywhere, and pairing them costs more than the
+         * scan they would save (issue #28's periodic case: 21,000 hits a
+         * strand in 10 kb, 5 ms against the scan's 0.1). */
+        uint64_t hits = 0;
+        for (uint64_t i = 0; i < pieces && hits <= max_hits; i++) {
+            piece_rows_t pr;
+            if (piece_rows(x, targets, p, i * m / pieces, (i + 1) * m / pieces, &pr)) hits += pr.qb - pr.qa;
+        }
+        if (hits > max_hits) return -2;
+    }
     /* Hits are packed as (target, c, piece) into 63 bits and sorted (bit
      * 63 marks the paired ones). */
     const int pbits = 64 - __builtin_clzll(pieces), cbits = 64 - __builtin_clzll(x->total + m + 1),

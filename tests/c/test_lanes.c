@@ -445,8 +445,8 @@ static void test_filter(void)
  * threads), the end ranges of pattern p (m bases, k; edit distance) in
  * *rg, and the naive DP's last row in a new *last.  Returns the ranges'
  * count (or gpuasm_tindex_ranges's negative answer). */
-static int64_t one_text_ranges(uint8_t *tx, uint64_t n, const uint8_t *p, uint32_t m, int32_t k, int threads,
-                               gpuasm_end_range **rg, int32_t **last)
+static int64_t one_text_ranges_max(uint8_t *tx, uint64_t n, const uint8_t *p, uint32_t m, int32_t k,
+                                   int threads, uint64_t max_hits, gpuasm_end_range **rg, int32_t **last)
 {
     uint64_t off[2] = { 0, n };
     gpuasm_seqset tg = { 1, off, tx };
@@ -455,11 +455,51 @@ static int64_t one_text_ranges(uint8_t *tx, uint64_t n, const uint8_t *p, uint32
     uint32_t in = 1;
     size_t cap = 0;
     *rg = NULL;
-    const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, rg, &cap);
+    const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, 0, &in, 1, max_hits, rg, &cap);
     gpuasm_tindex_free(&x);
     *last = xmalloc(n * sizeof(int32_t));
     if (gpuasm_naive_dp(p, m, tx, n, *last) < 0) abort();
     return nr;
+}
+
+static int64_t one_text_ranges(uint8_t *tx, uint64_t n, const uint8_t *p, uint32_t m, int32_t k, int threads,
+                               gpuasm_end_range **rg, int32_t **last)
+{
+    return one_text_ranges_max(tx, n, p, m, k, threads, 0, rg, last);
+}
+
+/* --filter auto's hit bound (gpuasm_tindex_max_hits): a read of a period-8
+ * text has thousands of piece hits in it and is declined (-2); a read of
+ * a random text gets the same ranges as without the bound. */
+static void test_tindex_hit_bound(void)
+{
+    const uint64_t n = 10000;
+    const uint32_t m = 150;
+    const int32_t k = 15;
+    uint8_t *tx = xmalloc(n), *p = xmalloc(m);
+    const uint8_t unit[8] = { 1, 2, 4, 8, 8, 4, 2, 1 };
+    for (uint64_t i = 0; i < n; i++) tx[i] = unit[i % 8];
+    memcpy(p, tx + 1003, m);
+    p[40] = p[40] == 1 ? 2 : 1;
+    gpuasm_end_range *rg, *rg0;
+    int32_t *last, *last0;
+    const int64_t per = one_text_ranges_max(tx, n, p, m, k, 1, gpuasm_tindex_max_hits(n, 1), &rg, &last);
+    const int64_t per0 = one_text_ranges_max(tx, n, p, m, k, 1, 0, &rg0, &last0);
+    tap(per == -2 && per0 > 0, "window index hit bound: a period-8 read in 10 kb of period 8 is declined "
+        "(%" PRId64 ") at --filter auto, ranged without the bound (%" PRId64 " ranges)", per, per0);
+    free(rg); free(rg0); free(last); free(last0);
+    int ok = 1;
+    for (int c = 0; c < 20 && ok; c++) {
+        rnd_seq(tx, n, 0);
+        memcpy(p, tx + below(n - m), m);
+        const int64_t a = one_text_ranges_max(tx, n, p, m, k, 1, gpuasm_tindex_max_hits(n, 1), &rg, &last);
+        const int64_t b = one_text_ranges_max(tx, n, p, m, k, 1, 0, &rg0, &last0);
+        ok = a == b && a > 0 && !memcmp(rg, rg0, (size_t)a * sizeof *rg);
+        free(rg); free(rg0); free(last); free(last0);
+    }
+    tap(ok, "window index hit bound: reads of random 10 kb texts get the same ranges with the bound");
+    free(tx);
+    free(p);
 }
 
 static void test_tindex(void)
@@ -512,7 +552,7 @@ static void test_tindex(void)
             if (chance(0.3)) p[below(m)] = 0;   /* an N in the read */
             const int hamming = r % 3 == 2;
             const int32_t k = chance(0.5) ? (int32_t)(m / 10) : (int32_t)below(m / 9 + 1);
-            const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, hamming, in, 7, &rg, &cap);
+            const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, hamming, in, 7, 0, &rg, &cap);
             cases++;
             if (nr == -2) { unfiltered++; free(p); continue; }
             if (nr < 0) abort();
@@ -865,6 +905,7 @@ int main(void)
     test_filter();
     rng = seed ^ 0x7d3;
     test_tindex();
+    test_tindex_hit_bound();
     rng = seed ^ 0x7e4;
     test_tindex_threads();
     gpuasm_lanes_ws_free(&ws);
