@@ -491,6 +491,9 @@ static int check_args(int argc, char **argv, gpuasm_scan_opt *o, const scan_args
     if (o->report.best && o->report.all)
         return gpuasm_fail("%s", "--best reports one record per read, --all every occurrence: "
                            "give one of them");
+    /* Without --all the report uses a pair's best hit and its XS only:
+     * the backends keep no more (search.h, GPUASM_KEEP_REPORTED). */
+    o->search.keep = o->report.all ? GPUASM_KEEP_ALL : GPUASM_KEEP_REPORTED;
     /* Reads: <reads> [<reads2>] <targets>, or -1 R1 -2 R2 <targets>. */
     int npos = argc - optind;
     if (a->r1 || a->r2) {

@@ -308,6 +308,7 @@ static int write_stats(FILE *fp, const char *prog, const gpuasm_scan_opt *o, pip
         .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
         .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
         .index_strands = es.index_strands, .index_declined = es.index_declined,
+        .end_hits = es.end_hits,
         .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
         .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
         .index_build_s = es.index_build_s, .plan_s = es.plan_s,

@@ -661,6 +661,11 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
             out->n += (size_t)nhit;
         }
         gpuasm_hits_sort(out);
+        /* The kernels return every local minimum; the CPU walk applies the
+         * keep rule as hits arrive, here it runs over the sorted list (the
+         * same runs in the same order, so the same hits). */
+        if (opt->keep == GPUASM_KEEP_REPORTED && gpuasm_hits_keep_reported(out, 0, reads, opt) < 0)
+            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         return 0;
     }
 }

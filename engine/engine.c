@@ -303,6 +303,12 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     gpuasm_scan_stats s = { 0 };
     double t0 = gpuasm_now_s();
     out->n = 0;
+    gpuasm_search_opt all;
+    if (opt->keep != GPUASM_KEEP_ALL && e->settings.keep_all == 1) {
+        all = *opt;
+        all.keep = GPUASM_KEEP_ALL;
+        opt = &all;
+    }
     if ((rc = l->ops->scan(l->self, reads, opt, out, &s, err)) < 0) return rc;
     s.scan_s = gpuasm_now_s() - t0;   /* wall time of the whole call */
     if (s.kernel_s < 0) s.kernel_s = s.scan_s;

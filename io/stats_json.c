@@ -85,6 +85,7 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"cells\":%.17g", finite_or_0(s->cells));
     fprintf(fp, ",\"kernel_tcups\":%.6g", finite_or_0(tcups));
     fprintf(fp, ",\"reads_per_s\":%.3f", finite_or_0(rps));
+    fprintf(fp, ",\"end_hits\":%llu", (unsigned long long)s->end_hits);
     fprintf(fp, ",\"index_strands\":%llu", (unsigned long long)s->index_strands);
     fprintf(fp, ",\"index_declined\":%llu", (unsigned long long)s->index_declined);
     fprintf(fp, ",\"pieces_kept\":%llu", (unsigned long long)s->pieces_kept);

@@ -100,6 +100,8 @@ int gpuasm_search_check(const gpuasm_search_opt *opt, gpuasm_err *err)
                               (int)opt->alphabet);
     if (opt->filter < 0 || opt->filter >= GPUASM_FILTER_N)
         return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "unknown filter %d", (int)opt->filter);
+    if (opt->keep != GPUASM_KEEP_ALL && opt->keep != GPUASM_KEEP_REPORTED)
+        return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION, "unknown keep rule %d", (int)opt->keep);
     return 0;
 }
 

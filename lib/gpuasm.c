@@ -152,6 +152,7 @@ EXPORT gpuasm_result gpuasm_align_batch(const char *const *reads, size_t n_reads
     so.overlap_min = 0;
     so.read_overlap_min = 0;
     so.partial_ends = 0;
+    so.keep = cfg.all ? GPUASM_KEEP_ALL : GPUASM_KEEP_REPORTED;   /* search.h */
     gpuasm_report_opt ro = { .all = cfg.all };
     gpuasm_targets t;
     memset(&t, 0, sizeof t);

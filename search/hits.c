@@ -58,6 +58,88 @@ void gpuasm_hits_sort(gpuasm_hits *h)
     if (h->n > 1) qsort(h->hit, h->n, sizeof(gpuasm_endhit), cmp_hit);
 }
 
+int gpuasm_keep_hit(gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span)
+{
+    if (h->kind != GPUASM_HIT_FULL) return 1;
+    if (!s->live || h->read != s->read || h->target != s->target || h->strand != s->strand ||
+        h->end < s->last) {
+        for (size_t i = 0; i < s->n_used; i++) {
+            s->first[s->used[i]] = UINT32_MAX;
+            s->done[s->used[i]] = 0;
+        }
+        s->n_used = 0;
+        s->read = h->read;
+        s->target = h->target;
+        s->strand = h->strand;
+        s->live = 1;
+        s->closed = INT32_MAX;
+    }
+    s->last = h->end;
+    const int32_t d = h->dist;
+    if (d > s->closed || d < 0) return d < 0;
+    if ((size_t)d >= s->cap) {
+        size_t cap = s->cap ? s->cap : 16;
+        while (cap <= (size_t)d) cap *= 2;
+        uint32_t *f = realloc(s->first, cap * sizeof *f);
+        if (f) s->first = f;
+        uint8_t *o = realloc(s->done, cap);
+        if (o) s->done = o;
+        int32_t *u = realloc(s->used, cap * sizeof *u);
+        if (u) s->used = u;
+        if (!f || !o || !u) return -1;
+        for (size_t i = s->cap; i < cap; i++) {
+            s->first[i] = UINT32_MAX;
+            s->done[i] = 0;
+        }
+        s->cap = cap;
+    }
+    if (s->first[d] == UINT32_MAX) {
+        s->first[d] = h->end;
+        s->used[s->n_used++] = d;
+        return 1;
+    }
+    if ((uint64_t)h->end <= (uint64_t)s->first[d] + 2 * span - 2) return 1;
+    if (s->done[d]) return 0;
+    s->done[d] = 1;   /* the first past the window: two hits that cannot both overlap c1 */
+    if (d < s->closed) s->closed = d;
+    return 1;
+}
+
+void gpuasm_keep_free(gpuasm_keep_state *s)
+{
+    free(s->first);
+    free(s->done);
+    free(s->used);
+    memset(s, 0, sizeof *s);
+}
+
+int gpuasm_hits_keep_reported(gpuasm_hits *h, size_t from, const gpuasm_seqset *reads,
+                              const gpuasm_search_opt *opt)
+{
+    gpuasm_keep_state s;
+    memset(&s, 0, sizeof s);
+    size_t n = from;
+    uint32_t span_read = UINT32_MAX;
+    uint64_t span = 0;
+    for (size_t i = from; i < h->n; i++) {
+        if (h->hit[i].read != span_read) {
+            span_read = h->hit[i].read;
+            const uint64_t len = reads->off[span_read + 1] - reads->off[span_read];
+            const int32_t k = gpuasm_pair_k(opt, len);
+            span = len + (uint64_t)(k > 0 ? k : 0);
+        }
+        const int r = gpuasm_keep_hit(&s, &h->hit[i], span);
+        if (r < 0) {
+            gpuasm_keep_free(&s);
+            return -1;
+        }
+        if (r) h->hit[n++] = h->hit[i];
+    }
+    h->n = n;
+    gpuasm_keep_free(&s);
+    return 0;
+}
+
 void gpuasm_hits_free(gpuasm_hits *h)
 {
     free(h->hit);

@@ -121,7 +121,37 @@ typedef struct gpuasm_search_opt {
                             * patterns: the least score p - 2 D_p kept (align/chance.h);
                             * 0: none (cutadapt's -O semantics) */
     int32_t read_partial_floor; /* the same for reads as patterns */
+    int32_t keep;          /* enum gpuasm_keep: which full hits a scan returns */
 } gpuasm_search_opt;
+
+/* Which full end hits a scan returns (gpuasm_search_opt.keep; issue #28,
+ * "best-per-pair on the fly").  Without --all the report (align/report.h)
+ * uses, of one read and target, only its first candidate c1 and the first
+ * full hit after c1 in its order that does not overlap c1 (for XS), so
+ * GPUASM_KEEP_REPORTED drops the hits that can be neither, and hit density
+ * no longer sets memory, sorting or rounds:
+ *
+ *   Of the full hits of one (read, target, strand) at one distance d, in
+ *   increasing end: keep the first (end e1), every one ending at or before
+ *   e1 + 2L - 2, and the first one after that; once a distance has kept
+ *   that last one, drop the strand's hits at larger distances.  L bounds a
+ *   span's length: the read's length + its k (a read pattern's span is at
+ *   most m + d bases; a target pattern's lies inside the read).  Partial
+ *   hits are all kept.
+ *
+ * Why the report's bytes stay the same: full candidates rank by
+ * (distance, strand, end), so c1 is the first hit of its (strand, d) and
+ * is kept.  A span lies within L bases before its end (mirrored, after),
+ * so the hits of one (strand, d) that overlap c1 end within 2L - 1 bases
+ * of each other: if the first one overlaps c1, every one that does ends
+ * at or before e1 + 2L - 2, and the first that does not is kept.  A
+ * distance that kept a hit past e1 + 2L - 2 holds two hits that cannot
+ * both overlap c1, so XS comes from it or an earlier (strand, d), never
+ * from a larger distance of that strand.  With --all every hit is kept. */
+enum gpuasm_keep {
+    GPUASM_KEEP_ALL = 0,        /* every local minimum (search.h's contract above) */
+    GPUASM_KEEP_REPORTED = 1    /* only what the report without --all can use (the rule above) */
+};
 
 /* --filter: which exact filters a backend may use (prefilter.h).  Every
  * value gives the same end hits; they differ only in work skipped. */
@@ -363,6 +393,32 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
 /* Sort into canonical order: read, target, strand, end, kind (then plen, dist). */
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
+
+/* GPUASM_KEEP_REPORTED's rule (above), hit by hit: full hits of a run of
+ * one (read, target, strand) arrive in increasing end (a new run, or an
+ * end lower than the last one, starts fresh: the rule holds on each run
+ * of a split list).  Zero-initialise; free with gpuasm_keep_free. */
+typedef struct gpuasm_keep_state {
+    uint32_t read, target, strand, live;
+    uint32_t last;          /* the run's last end */
+    int32_t closed;         /* the lowest distance that kept its hit past the window */
+    uint32_t *first;        /* [cap] first end of each distance, UINT32_MAX: none yet */
+    uint8_t *done;          /* [cap] the distance kept its hit past the window */
+    int32_t *used;          /* [cap] the distances of this run (to clear) */
+    size_t n_used, cap;
+} gpuasm_keep_state;
+
+/* Does hit h stay?  span: L above for h's read (bases).  1 keep, 0 drop,
+ * -1 out of memory (the state grows to the distances seen). */
+int gpuasm_keep_hit(gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span);
+void gpuasm_keep_free(gpuasm_keep_state *s);
+
+/* The rule over hits h->hit[from ..) in gpuasm_hits_sort() order (a
+ * backend that cannot apply it on the fly): drops in place, keeping the
+ * order; the span of read r is reads' length of r + gpuasm_pair_k(opt, it).
+ * Returns 0 or -1 (out of memory). */
+int gpuasm_hits_keep_reported(gpuasm_hits *h, size_t from, const gpuasm_seqset *reads,
+                              const gpuasm_search_opt *opt);
 
 /* DP cells of reads[first .. first+count) against every target: m x n per
  * searched pair and strand (the --stats and benchmark figure).  O(T log T +

@@ -126,6 +126,11 @@
  *   GPUASM_CPU_ENDS_FILTER=B   0|1      CPU: the ends filter (ends_filter.h) as --filter
  *                                       says (1, default), or never (0: the ends pass
  *                                       for every item, the benchmarks' "before" rows)
+" *   GPUASM_KEEP_ALL=B          0|1      every backend returns every local minimum even
+ *                                       where the report uses fewer (1; search.h's
+ *                                       GPUASM_KEEP_REPORTED, the default without
+ *                                       --all, is then off: A/B runs and the test that
+ *                                       the rule gives the same SAM)
  *   GPUASM_CUDA_ENDS_PLAN=N    0..2     CUDA: the ends pass over the ends filter's items,
  *                                       listed on the host (walk/ends_plan.h) where it
  *                                       applies and --filter is not off: 1 (default) for
@@ -157,7 +162,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
-    int64_t cuda_ends_plan;
+    int64_t cuda_ends_plan, keep_all;
 } gpuasm_settings;
 
 /* Every knob unset. */

@@ -571,6 +571,7 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
     walk *w = &c->w;
     w->cur.read = (uint32_t)r;
     w->cur.strand = s;
+    w->keep_span = opt->keep == GPUASM_KEEP_REPORTED ? rlen + (uint64_t)(k_read > 0 ? k_read : 0) : 0;
     const int emarked = mark_group_a_ends(c, rseq, rlen, s);
     if (c->grouped) {
         if (g->n_a && gpuasm_walk_group_a(w, g, c->cfg, prep, targets, rseq, (uint32_t)rlen, k_read) < 0)
@@ -756,6 +757,7 @@ done:
     }
     c.tw->close(c.ws);
     gpuasm_group_ws_free(&c.g);
+    gpuasm_keep_free(&c.w.keep);
     gpuasm_cpu_prep_free(own);
     free(c.rc);
     free(c.pws);

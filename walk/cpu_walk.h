@@ -32,6 +32,10 @@ typedef struct walk {
     int have_pending, pending_left_ok;
     uint64_t pending_j;
     int32_t pending_d;
+    /* GPUASM_KEEP_REPORTED (search.h): the rule's state and the read's L
+     * (0: every hit is kept) */
+    gpuasm_keep_state keep;
+    uint64_t keep_span;
 } walk;
 
 static inline void push_hit(walk *w, uint64_t j, int32_t d)
@@ -39,6 +43,13 @@ static inline void push_hit(walk *w, uint64_t j, int32_t d)
     gpuasm_endhit e = w->cur;
     e.end = (uint32_t)j;
     e.dist = d;
+    if (w->keep_span) {
+        const int r = gpuasm_keep_hit(&w->keep, &e, w->keep_span);
+        if (r <= 0) {
+            if (r < 0) w->oom = 1;
+            return;
+        }
+    }
     if (gpuasm_hits_push(w->out, e) < 0) w->oom = 1;
 }
 

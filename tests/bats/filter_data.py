@@ -32,6 +32,16 @@ the cases the exact filters must not lose a hit on.
                                     letters in some; some shorter than the
                                     primers: the read is then the pattern):
                                     the ends filter of targets as patterns
+  filter_data.py repeats SEED DIR   DIR/r.fa (a 3 kb target of period 8, a
+                                    4 kb satellite of a 171-base unit copied
+                                    at 0-3% divergence, poly-A runs inside a
+                                    random 2 kb target, 20 primers of 12-24
+                                    bases) and DIR/r.fq (reads of 60-200 bases
+                                    from those targets, mutated, either
+                                    strand, some running off an end; reads
+                                    holding a primer 2-6 times; poly-A reads):
+                                    hundreds of end hits per pair, for the
+                                    keep rule of search.h (keep.bats)
 Standard library only; the same SEED gives the same bytes.
 """
 import os
@@ -241,8 +251,41 @@ def primer_ends(rng, d):
     write_fq(os.path.join(d, "pe.fq"), reads)
 
 
+def repeats(rng, d):
+    unit8 = "".join(rng.choices("ACGT", k=8))
+    unit171 = "".join(rng.choices("ACGT", k=171))
+    sat = "".join(mutate(rng, unit171, rng.choice([0.0, 0.01, 0.03])) for _ in range(24))
+    polya = list(rng.choices("ACGT", k=2000))
+    for a in (300, 900, 1500):
+        polya[a:a + 120] = "A" * 120
+    tg = [("period8", (unit8 * 400)[:3000]), ("satellite", sat[:4000]), ("polyA", "".join(polya))]
+    pr = [("pr%d" % i, "".join(rng.choices("ACGT", k=rng.randint(12, 24)))) for i in range(20)]
+    reads = []
+    for r in range(300):
+        x = r % 5
+        if x < 3:                                     # a stretch of a repeat target
+            g = tg[x][1]
+            m = rng.randint(60, 200)
+            a = rng.randint(-m // 3, len(g) - 2 * m // 3)   # some off an end
+            s = g[max(a, 0):a + m]
+            s = mutate(rng, s, rng.choice([0.0, 0.02, 0.05, 0.1]))
+        elif x == 3:                                  # a primer several times
+            p = rng.choice(pr)[1]
+            s = "".join(rng.choices("ACGT", k=rng.randint(5, 20)))
+            for _ in range(rng.randint(2, 6)):
+                s += mutate(rng, p, rng.choice([0.0, 0.05, 0.1])) + "".join(rng.choices("ACGT", k=rng.randint(0, 12)))
+        else:                                         # poly-A with a random flank
+            s = "A" * rng.randint(40, 150) + "".join(rng.choices("ACGT", k=rng.randint(0, 40)))
+        if rng.random() < 0.5:
+            s = rc(s)
+        reads.append(("q%d" % r, s or "A"))
+    write_fa(os.path.join(d, "r.fa"), tg + pr)
+    write_fq(os.path.join(d, "r.fq"), reads)
+
+
 def main(argv):
-    gens = {"genomes": genomes, "primers": primers, "ends": ends, "primer_ends": primer_ends}
+    gens = {"genomes": genomes, "primers": primers, "ends": ends, "primer_ends": primer_ends,
+            "repeats": repeats}
     if len(argv) != 4 or argv[1] not in gens:
         sys.exit(__doc__)
     rng = random.Random(int(argv[2]))
