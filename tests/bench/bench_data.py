@@ -18,6 +18,13 @@ Subcommands (all seeded, streaming, standard library only):
       genome (substitutions, insertions and deletions at a divergence of
       5, 10, 20 or 30%: the relatives a real database holds), the rest
       uniform random.
+  periodic PERIOD TARGET_BASES READS READ_LEN SEED DIR
+      issue #28's periodic case and its control: DIR/per.fa (one target of
+      TARGET_BASES bases, a random unit of PERIOD bases repeated) and
+      DIR/per.fq (READS reads of READ_LEN bases of it, 2 random
+      substitutions each: every read matches the target every PERIOD
+      bases); DIR/rnd.fa and DIR/rnd.fq the same with a uniform random
+      target (the non-periodic input of the same size).
   interleave A.fq B.fq OUT.fq
       records of A and B alternately (4-line FASTQ as wgsim writes it),
       then the rest of the longer one.
@@ -166,6 +173,26 @@ def _records(path):
             if not rec[0]:
                 return
             yield rec
+
+
+def periodic(period, tbases, reads, rlen, seed, d):
+    period, tbases, reads, rlen = int(period), int(tbases), int(reads), int(rlen)
+    rng = random.Random(int(seed))
+    unit = "".join(rng.choice("ACGT") for _ in range(period))
+    per = (unit * (tbases // period + 1))[:tbases]
+    rnd = "".join(rng.choice("ACGT") for _ in range(tbases))
+    for name, t in (("per", per), ("rnd", rnd)):
+        with open(os.path.join(d, name + ".fa"), "w") as f:
+            f.write(">%s\n%s\n" % (name, t))
+        with open(os.path.join(d, name + ".fq"), "w") as f:
+            q = "I" * rlen
+            for i in range(reads):
+                a = rng.randrange(tbases - rlen + 1)
+                s = list(t[a:a + rlen])
+                for _ in range(2):
+                    j = rng.randrange(rlen)
+                    s[j] = rng.choice("ACGT".replace(s[j], ""))
+                f.write("@%s%d\n%s\n+\n%s\n" % (name, i, "".join(s), q))
 
 
 def interleave(a, b, out):
@@ -398,6 +425,8 @@ def main(argv):
         primers(*args)
     elif cmd == "virusdb" and len(args) == 5:
         virusdb(*args)
+    elif cmd == "periodic" and len(args) == 6:
+        periodic(*args)
     elif cmd == "interleave" and len(args) == 3:
         interleave(*args)
     elif cmd == "repeat" and len(args) == 3:
