@@ -39,12 +39,16 @@
 #include "walk/filter_plan.h"
 #include "walk/ends_plan.h"
 #include "kernels/ends/ends_word.h"
+#include "engine/keep_cuda.cuh"
 
 /* Sequences of 2^31 bases or more are refused (scores and positions are
  * 32-bit on the device; end hits are 32-bit anyway). */
 #define CUDA_MAX_LEN ((uint64_t)INT32_MAX)
 
 enum { DEFAULT_HIT_CAP = 1 << 20 };
+/* Under the keep rule, end hits a scan may return per hit of its budget
+ * before the rule runs (a period-8 pair keeps ~1 in 25). */
+enum { KEEP_RAW = 64 };
 /* Filtered targets from which the ends pass runs over the host's list
  * (GPUASM_CUDA_ENDS_PLAN=1; ends_listed). */
 enum { ENDS_LIST_MIN_TARGETS = 1000 };
@@ -79,6 +83,7 @@ struct cuda_lane {
     unsigned long long *h_count;             /* pinned [1] */
     kit_scratch scratch[KIT_SCRATCH_SLOTS];       /* the search kernels' (cuda_kit.cuh) */
     kit_scratch ends_scratch[KIT_SCRATCH_SLOTS];  /* the ends pass's */
+    kit_scratch keep_scratch[KIT_SCRATCH_SLOTS];  /* the keep rule's (keep_cuda.cuh) */
     void *state[GPUASM_N_KERNELS];
     void *ballast;       /* GPUASM_CUDA_MEM_LIMIT: device memory held back, or NULL */
     /* --filter (filter_plan.h): the targets' filters (built on the host
@@ -112,6 +117,13 @@ struct cuda_lane {
 };
 
 #define CK KIT_CK
+
+/* More end hits than out may hold (search.h): GPUASM_ERR_HIT_LIMIT. */
+int hit_limit(const gpuasm_hits *out, unsigned long long nhit, gpuasm_err *err)
+{
+    gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", out->limit);
+    return gpuasm_err_about(err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, (uint64_t)nhit, (uint64_t)out->limit);
+}
 
 int device_count(void)
 {
@@ -151,13 +163,11 @@ void lane_close(void *self)
     for (int i = 0; i < KIT_SCRATCH_SLOTS; i++) {
         if (g->scratch[i].p) (void)cudaFree(g->scratch[i].p);
         if (g->ends_scratch[i].p) (void)cudaFree(g->ends_scratch[i].p);
+        if (g->keep_scratch[i].p) (void)cudaFree(g->keep_scratch[i].p);
     }
     if (g->h_count) (void)cudaFreeHost(g->h_count);
-    if (g->ev0) (void)cudaEventDestroy(g->ev0);
-    if (g->ev1) (void)cudaEventDestroy(g->ev1);
-    if (g->ev_up) (void)cudaEventDestroy(g->ev_up);
-    if (g->ev_ends) (void)cudaEventDestroy(g->ev_ends);
-    if (g->ev_ends_end) (void)cudaEventDestroy(g->ev_ends_end);
+    for (cudaEvent_t ev : { g->ev0, g->ev1, g->ev_up, g->ev_ends, g->ev_ends_end })
+        if (ev) (void)cudaEventDestroy(ev);
     if (g->ends_stream) (void)cudaStreamDestroy(g->ends_stream);
     if (g->stream) (void)cudaStreamDestroy(g->stream);
     (void)cudaGetLastError();
@@ -627,14 +637,14 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
         st->ends_kernel_s += 1e-3 * (double)ends_ms;
         st->ends_cells += ends_cells;
         unsigned long long nhit = *g->h_count;
-        if (out->limit && nhit > out->limit) {
-            /* More hits than the caller may hold (search.h): it scans fewer
-             * reads at a time, and the buffer never grows past its limit
-             * (counted before a strand-0-only filter: on the safe side). */
-            gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "more than %zu end hits", out->limit);
-            return gpuasm_err_about(err, GPUASM_NO_INDEX, GPUASM_NO_INDEX, (uint64_t)nhit,
-                                    (uint64_t)out->limit);
-        }
+        /* More hits than the caller may hold (search.h): it scans fewer
+         * reads at a time, and the buffer never grows past its limit
+         * (counted before a strand-0-only filter: on the safe side).  Under
+         * the keep rule the limit counts the kept hits (below), and the
+         * buffer holds up to KEEP_RAW times more before the rule runs. */
+        const int keep = opt->keep == GPUASM_KEEP_REPORTED;
+        if (out->limit && nhit > (keep ? KEEP_RAW : 1) * (unsigned long long)out->limit)
+            return hit_limit(out, nhit, err);
         if (nhit > cap) {
             /* Some hits were not stored: make room for all and run again. */
             if (nhit > SIZE_MAX / sizeof(gpuasm_endhit) / 2)
@@ -644,27 +654,29 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
                 return rc;
             continue;
         }
+        int kept_here = 0;   /* the rule ran on the device (keep_cuda.cuh) */
+        if (keep && nhit) {
+            size_t k = 0;
+            if ((rc = gpuasm_keep_cuda(g->keep_scratch, g->stream, &b.dev, g->d_hit, (size_t)nhit, &k, err)) < 0)
+                return rc;
+            kept_here = rc == 0;
+            nhit = k;
+            if (out->limit && nhit > out->limit) return hit_limit(out, nhit, err);
+        }
         if (nhit) {
             if (gpuasm_hits_reserve(out, (size_t)nhit) < 0)
                 return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
             CK(cudaMemcpyAsync(out->hit + out->n, g->d_hit, (size_t)nhit * sizeof(gpuasm_endhit),
                                cudaMemcpyDeviceToHost, g->stream));
             CK(cudaStreamSynchronize(g->stream));
-            if (gpuasm_strands(opt) == 1) {
-                /* Strand 0 only: drop what kernels that always search both
-                 * strands (myers, scan on nt16) found on strand 1. */
-                size_t kept = out->n;
-                for (size_t i = out->n; i < out->n + (size_t)nhit; i++)
-                    if (out->hit[i].strand == 0) out->hit[kept++] = out->hit[i];
-                nhit = (unsigned long long)(kept - out->n);
-            }
             out->n += (size_t)nhit;
+            /* Strand 0 only: drop what kernels that always search both
+             * strands (myers, scan on nt16) found on strand 1. */
+            if (gpuasm_strands(opt) == 1) gpuasm_hits_drop_strand1(out, out->n - (size_t)nhit);
         }
         gpuasm_hits_sort(out);
-        /* The kernels return every local minimum; the CPU walk applies the
-         * keep rule as hits arrive, here it runs over the sorted list (the
-         * same runs in the same order, so the same hits). */
-        if (opt->keep == GPUASM_KEEP_REPORTED && gpuasm_hits_keep_reported(out, 0, reads, opt) < 0)
+        /* Where the device could not (keys past 64 bits), the host twin. */
+        if (keep && !kept_here && gpuasm_hits_keep_reported(out, 0, reads, opt) < 0)
             return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         return 0;
     }

@@ -58,6 +58,14 @@ void gpuasm_hits_sort(gpuasm_hits *h)
     if (h->n > 1) qsort(h->hit, h->n, sizeof(gpuasm_endhit), cmp_hit);
 }
 
+void gpuasm_hits_drop_strand1(gpuasm_hits *h, size_t from)
+{
+    size_t kept = from;
+    for (size_t i = from; i < h->n; i++)
+        if (h->hit[i].strand == 0) h->hit[kept++] = h->hit[i];
+    h->n = kept;
+}
+
 int gpuasm_keep_hit(gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span)
 {
     if (h->kind != GPUASM_HIT_FULL) return 1;

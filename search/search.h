@@ -394,6 +394,10 @@ int gpuasm_hits_push(gpuasm_hits *h, gpuasm_endhit e);
 void gpuasm_hits_sort(gpuasm_hits *h);
 void gpuasm_hits_free(gpuasm_hits *h);
 
+/* Drop the strand-1 hits of h->hit[from ..) (kernels that always search
+ * both strands, under --strand forward), keeping the order. */
+void gpuasm_hits_drop_strand1(gpuasm_hits *h, size_t from);
+
 /* GPUASM_KEEP_REPORTED's rule (above), hit by hit: full hits of a run of
  * one (read, target, strand) arrive in increasing end (a new run, or an
  * end lower than the last one, starts fresh: the rule holds on each run
