@@ -21,9 +21,11 @@
  * order) of the batch dev (device view: the reads' lengths give L), on
  * stream: the kept ones are written back to d_hit[0 .. *n_kept), in
  * (read, target, strand, end) order.  The CPU twin is
- * gpuasm_hits_keep_reported (search/hits.c): the same runs of one (read,
- * target, strand) in increasing end give the same hits, here one thread a
- * run.  A run holding a full hit at a distance of 64 or more is kept whole
+ * gpuasm_hits_keep_reported (search/hits.c): from the same hit list it
+ * keeps the same hits (runs of one (read, target, strand) in increasing
+ * end), here one thread a run.  (The CUDA kernels' raw lists can hold a
+ * few more local minima than the CPU walk's where a text is cut into
+ * segments; the report's bytes are the same, --stats' end_hits not.)  A run holding a full hit at a distance of 64 or more is kept whole
  * (a superset: the report's bytes are the same; only --stats' end_hits can
  * then differ from the CPU's).  Returns 0; 1 when the (read, target,
  * strand) key does not fit 64 bits or n does not fit 32 (nothing done: the
