@@ -147,24 +147,61 @@ static void auto_spawn(pipe_t *p)
  * CPU alone would take at least go_s for the whole input: predicted from
  * its calls so far and the input's size estimated from its file
  * (auto_device.h), or spent already where the size is unknown (a pipe). */
+static double auto_cpu_rate(const auto_side_t *am);
+
 static int auto_proved_large(const auto_side_t *am)
 {
     if (am->cpu_s >= am->go_s) return 1;
-    /* The rate leaves the first call out (it also builds the filters and
-     * wakes the threads: its prediction was off by more than the start it
-     * saves, BENCHMARKS.md, "Measurements behind the code"), is measured
-     * over AUTO_GO_MEASURE_S at least (one
-     * slow call must not start CUDA), and is the better of the calls'
-     * average and the last call's (the calls grow, and larger calls spread
-     * the threads' hand-offs over more bases). */
-    if (am->est_bases <= 0 || am->calls[0] < 3 || am->cpu_s - am->first_s < AUTO_GO_MEASURE_S ||
-        am->cpu_bases <= am->first_bases || am->last_s <= 0)
-        return 0;
-    double rate = (double)(am->cpu_bases - am->first_bases) / (am->cpu_s - am->first_s);
-    const double last = (double)am->last_bases / am->last_s;
-    if (last > rate) rate = last;
+    const double rate = auto_cpu_rate(am);
+    if (am->est_bases <= 0 || rate <= 0) return 0;
     const double left = am->est_bases > (double)am->cpu_bases ? am->est_bases - (double)am->cpu_bases : 0;
     return am->cpu_s + left / rate >= am->go_s;
+}
+
+/* The CPU's rate (bases a second) from its calls so far, or 0 while too
+ * few.  The rate leaves the first call out (it also builds the filters and
+ * wakes the threads: its prediction was off by more than the start it
+ * saves, BENCHMARKS.md, "Measurements behind the code"), is measured over
+ * AUTO_GO_MEASURE_S at least (one slow call must not start CUDA), and is
+ * the better of the calls' average and the last call's (the calls grow,
+ * and larger calls spread the threads' hand-offs over more bases). */
+static double auto_cpu_rate(const auto_side_t *am)
+{
+    if (am->calls[0] < 3 || am->cpu_s - am->first_s < AUTO_GO_MEASURE_S || am->cpu_bases <= am->first_bases ||
+        am->last_s <= 0)
+        return 0;
+    const double rate = (double)(am->cpu_bases - am->first_bases) / (am->cpu_s - am->first_s);
+    const double last = (double)am->last_bases / am->last_s;
+    return last > rate ? last : rate;
+}
+
+/* The faster device does the work (issue #28): CUDA beats the CPU where
+ * its kernels carry the run, but where the host plans every read's
+ * windows (a virus database, 20 Mb genomes, sparse primers: BENCHMARKS.md
+ * "Measurements behind the code") it pays the CPU's planning and more.
+ * So lane 0 measures the engine moved to over AUTO_BACK_MEASURE_S of calls
+ * after its first (which builds its own tables) and goes back to the CPU
+ * when that rate is below the CPU's before the move.  Under --device cuda
+ * it stays (the user's choice); lanes of further GPUs stay too. */
+#define AUTO_BACK_MEASURE_S 1.0
+#define AUTO_BACK_CALLS 2
+static void auto_back(auto_side_t *am, double dt, uint64_t bases)
+{
+    if (!am->back_on || am->back || am->strict) return;
+    if (am->to_calls++ > 0) {
+        am->to_s += dt;
+        am->to_bases += bases;
+    }
+    const double to_rate = am->to_s > 0 ? (double)am->to_bases / am->to_s : 0, cpu_rate = auto_cpu_rate(am);
+    const int test = am->test_back > 0;
+    if (test ? am->to_calls < am->test_back
+             : am->to_calls <= AUTO_BACK_CALLS || am->to_s < AUTO_BACK_MEASURE_S || cpu_rate <= 0 ||
+                   to_rate >= cpu_rate)
+        return;
+    am->back = 1;
+    am->back_s = gpuasm_now_s() - am->t0;
+    am->back_to_rate = to_rate;
+    am->back_cpu_rate = cpu_rate;
 }
 
 /* A CPU call of dt seconds over bases: the totals auto_proved_large reads. */
@@ -220,8 +257,10 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         /* --device cuda: no CPU fallback (the run's message is CUDA's own:
          * gpuasm_pipe_cuda_outcome, called when the pipeline has stopped). */
         if (am->strict && am->failed) return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "CUDA did not open");
-        gpuasm_engine *eng = am->to ? am->to : p->eng;
-        const int lane = am->to ? w->lane : 0;
+        /* on_to: this call runs on the engine moved to (lane 0 not back) */
+        const int on_to = am->to && !(am->back && w->lane == 0);
+        gpuasm_engine *eng = on_to ? am->to : p->eng;
+        const int lane = on_to ? w->lane : 0;
         uint32_t j = view->n;
         if (!am->to && j > 0) {   /* a CPU call of about chunk_bases */
             j = i + 1;
@@ -231,7 +270,8 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
             const double t0 = gpuasm_now_s();
             int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
             if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
-            if (rc == 0) auto_count(p, am->to != NULL, seq, view->n, batch_start);
+            else if (on_to && w->lane == 0 && rc == 0) auto_back(am, gpuasm_now_s() - t0, view->off[view->n]);
+            if (rc == 0) auto_count(p, on_to, seq, view->n, batch_start);
             return rc;
         }
         /* Reads [i, j) as a seqset of their own (offsets from 0 again:
@@ -261,7 +301,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
                      am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
                 am->chunk_bases /= 2;
         }
-        auto_count(p, am->to != NULL, seq, j - i, batch_start && i == 0);
+        auto_count(p, on_to, seq, j - i, batch_start && i == 0);
         if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
             return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         for (size_t h = 0; h < w->chunk.n; h++) {
@@ -313,6 +353,10 @@ int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, doub
     p->am.est_bases = gpuasm_auto_est_read_bases(o);
     op->device = "cpu";
     p->am.test_at = test ? (uint64_t)s.auto_test_move : 0;
+    /* Back to the CPU where the engine moved to is slower (auto_back): not
+     * for the tests' stand-in (a second CPU engine, as fast) unless forced. */
+    p->am.test_back = s.auto_test_back > 0 ? (uint64_t)s.auto_test_back : 0;
+    p->am.back_on = gpuasm_knob(s.auto_back, 1) && (!test || p->am.test_back);
     p->am.chunk_bases = (uint64_t)gpuasm_knob(s.auto_chunk_bases, (int64_t)AUTO_CHUNK_BASES0);
     p->am.chunk_fixed = s.auto_chunk_bases > 0;
     p->am.move_batch = 0;
@@ -361,6 +405,10 @@ void gpuasm_pipe_auto_tell(pipe_t *p, const char *prog)
                 (unsigned long long)am->reads[1], (unsigned long long)am->batches[1],
                 gpuasm_engine_describe(am->to), (unsigned long long)am->move_batch,
                 gpuasm_auto_move_ready_s(am->move));
+        if (am->back)
+            fprintf(stderr, "%s: info: --device auto: back to the CPU after %.3f s: %s scanned %.4g "
+                    "bases a second, the CPU %.4g before the move\n", prog, am->back_s,
+                    gpuasm_engine_describe(am->to), am->back_to_rate, am->back_cpu_rate);
         return;
     }
     if (gpuasm_auto_move_deferred(am->move)) {
@@ -393,7 +441,8 @@ void gpuasm_pipe_auto_stats(pipe_t *p, gpuasm_auto_stats *as, gpuasm_scan_stats 
                                .moved_batches = am->batches[1], .moved_scans = am->calls[1],
                                .move_batch = am->calls[1] ? (int64_t)am->move_batch : -1,
                                .ready_s = gpuasm_auto_move_ready_s(am->move),
-                               .moved_s = am->calls[1] ? am->moved_s : -1 };
+                               .moved_s = am->calls[1] ? am->moved_s : -1,
+                               .back_s = am->back ? am->back_s : -1 };
     if (am->to) {
         gpuasm_scan_stats m;
         gpuasm_engine_stats(am->to, &m);

@@ -124,6 +124,8 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
         else fputs(",\"auto_ready_s\":null", fp);
         if (a->moved_s >= 0) fprintf(fp, ",\"auto_moved_s\":%.6f", a->moved_s);
         else fputs(",\"auto_moved_s\":null", fp);
+        if (a->back_s >= 0) fprintf(fp, ",\"auto_back_s\":%.6f", a->back_s);
+        else fputs(",\"auto_back_s\":null", fp);
     }
     if (s->chance.on) {
         const gpuasm_chance_stats *c = &s->chance;

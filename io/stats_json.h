@@ -20,7 +20,9 @@
  * scanned there, and scan calls on each side), "auto_move_batch" (the
  * batch number, from 0, of the first scan after the move), "auto_ready_s"
  * (the engine moved to was ready, seconds from the start), "auto_moved_s"
- * (the first scan on it); null where there was no move.
+ * (the first scan on it), "auto_back_s" (when the scans went back to the
+ * CPU, the engine moved to being slower: cli/auto_device.c auto_back);
+ * null where there was no move (no way back).
  * extra keys: gpuasm-scan's per-target report when asked for
  * (io/target_report.h: "sample","reads_without_hits","percent_with_hits",
  * "any_target":{...},"targets":[{...}]).
@@ -61,7 +63,7 @@ typedef struct gpuasm_auto_stats {
     const char *to;
     uint64_t cpu_reads, cpu_batches, cpu_scans, moved_reads, moved_batches, moved_scans;
     int64_t move_batch;        /* -1: no move */
-    double ready_s, moved_s;   /* -1: none */
+    double ready_s, moved_s, back_s;   /* -1: none */
 } gpuasm_auto_stats;
 
 /* The chance keys (align/chance.h, issue #26), when a model was built:

@@ -83,6 +83,13 @@
  *                                       waits for it at the Nth CPU scan call (0: off)
  *   GPUASM_AUTO_TEST_DELAY_MS=N 0..600000 --device auto, tests: the engine moved to
  *                                       starts opening after N ms (a slow CUDA start)
+ *   GPUASM_AUTO_BACK=B         0|1      --device auto: 1 (default) goes back to the CPU when
+ *                                       the engine moved to scans fewer bases a second
+ *                                       than the CPU did (cli/auto_device.c, auto_back);
+ *                                       0 stays on it (A/B runs)
+ *   GPUASM_AUTO_TEST_BACK=N    0..2^40  --device auto, tests: go back to the CPU after
+ *                                       the Nth scan call on the engine moved to, whatever
+ *                                       the rates (0: off)
  *   GPUASM_CUDA_ENDS_WARP_MIN=N 257..2^32 the ends pass (partial_cuda.cu), edit mode on
  *                                       nt16: patterns of at least N bases run a warp
  *                                       per item (partial_warp.cuh) [257: every pattern
@@ -162,7 +169,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
-    int64_t cuda_ends_plan, keep_all;
+    int64_t cuda_ends_plan, keep_all, auto_back, auto_test_back;
 } gpuasm_settings;
 
 /* Every knob unset. */

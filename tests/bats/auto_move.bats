@@ -85,6 +85,27 @@ check_sides() {
     assert_equal "$(stat_of "$T/auto.json" auto_moved_batches)" 11
 }
 
+@test "back to the CPU after the move (the engine moved to being slower: GPUASM_AUTO_TEST_BACK): the bytes of --device cpu" {
+    make_big
+    scan --device cpu --no-PG "$T/big.fq" "$TARGETS" > "$T/cpu.sam"
+    # 18 batches of one call each: the move at batch 3, back after 2 calls there.
+    GPUASM_AUTO_TEST_BACK=2 auto_run 3 1000000 --batch-size 2000 --verbosity 4 "$T/big.fq" "$TARGETS" 2> "$T/err"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_scans)" 2
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_scans)" 16
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_reads)" "$(( 336 - $(stat_of "$T/auto.json" auto_moved_reads) ))"
+    [ "$(stat_of "$T/auto.json" auto_back_s)" != None ]
+    grep -q "^gpuasm-scan: info: --device auto: back to the CPU after .* s: .* scanned .* bases a second, the CPU .* before the move$" "$T/err"
+    # GPUASM_AUTO_BACK=0: no way back
+    GPUASM_AUTO_BACK=0 GPUASM_AUTO_TEST_BACK=2 auto_run 3 1000000 --batch-size 2000 "$T/big.fq" "$TARGETS"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_scans)" 15
+    assert_equal "$(stat_of "$T/auto.json" auto_back_s)" None
+    # the stand-in (as fast as the CPU) is never left without the test knob
+    auto_run 3 1000000 --batch-size 2000 "$T/big.fq" "$TARGETS"
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_scans)" 15
+}
+
 @test "the move with pairs, --matched, --unmatched-reads and --report: every output as with --device cpu" {
     make_pair_files
     local o
@@ -148,7 +169,8 @@ check_sides() {
     GPUASM_AUTO_CPU_CELLS=1000000000000 GPUASM_AUTO_TEST_MOVE=1 scan --device auto --stats "$T/s.json" "$READS" "$TARGETS" > /dev/null
     ! grep -q '"auto_' "$T/s.json"
     local k
-    for k in GPUASM_AUTO_MOVE=2 GPUASM_AUTO_CHUNK_BASES=0 GPUASM_AUTO_TEST_MOVE=x GPUASM_AUTO_TEST_DELAY_MS=600001; do
+    for k in GPUASM_AUTO_MOVE=2 GPUASM_AUTO_CHUNK_BASES=0 GPUASM_AUTO_TEST_MOVE=x GPUASM_AUTO_TEST_DELAY_MS=600001 \
+             GPUASM_AUTO_BACK=2 GPUASM_AUTO_TEST_BACK=x; do
         run --separate-stderr env "$k" "$GPUASM_SCAN" --device auto -o "$T/x.sam" "$READS" "$TARGETS"
         assert_one_error "${k%%=*}="
         [ ! -e "$T/x.sam" ]
