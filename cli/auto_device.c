@@ -179,29 +179,41 @@ static double auto_cpu_rate(const auto_side_t *am)
  * its kernels carry the run, but where the host plans every read's
  * windows (a virus database, 20 Mb genomes, sparse primers: BENCHMARKS.md
  * "Measurements behind the code") it pays the CPU's planning and more.
- * So lane 0 measures the engine moved to over AUTO_BACK_MEASURE_S of calls
- * after its first (which builds its own tables) and goes back to the CPU
- * when that rate is below the CPU's before the move.  Under --device cuda
- * it stays (the user's choice); lanes of further GPUs stay too. */
-#define AUTO_BACK_MEASURE_S 1.0
+ * The CPU's calls before the move are small (AUTO_CHUNK_S: the threads'
+ * hand-offs weigh on them), so they do not say how fast it scans a whole
+ * round.  Lane 0 therefore times the engine moved to over its calls after
+ * the first (which builds its own tables), a second of them
+ * (GPUASM_AUTO_BACK_MS) and AUTO_BACK_CALLS at least, then scans one round on the CPU (the probe)
+ * and goes back to the CPU for good when the CPU scanned more bases a
+ * second there; else it stays.  Under --device cuda it stays (the user's
+ * choice); lanes of further GPUs stay too.  GPUASM_AUTO_TEST_BACK=N: back
+ * after the Nth call on the engine moved to, no probe (the tests). */
 #define AUTO_BACK_CALLS 2
-static void auto_back(auto_side_t *am, double dt, uint64_t bases)
+static void auto_back(auto_side_t *am, int probe, double dt, uint64_t bases)
 {
-    if (!am->back_on || am->back || am->strict) return;
+    if (!am->back_on || am->back || am->strict || am->probe == 2) return;
+    if (probe) {   /* the CPU's round */
+        am->probe = 2;
+        am->back_cpu_rate = dt > 0 ? (double)bases / dt : 0;
+        am->back_to_rate = am->to_s > 0 ? (double)am->to_bases / am->to_s : 0;
+        if (am->back_cpu_rate > am->back_to_rate) {
+            am->back = 1;
+            am->back_s = gpuasm_now_s() - am->t0;
+        }
+        return;
+    }
     if (am->to_calls++ > 0) {
         am->to_s += dt;
         am->to_bases += bases;
     }
-    const double to_rate = am->to_s > 0 ? (double)am->to_bases / am->to_s : 0, cpu_rate = auto_cpu_rate(am);
-    const int test = am->test_back > 0;
-    if (test ? am->to_calls < am->test_back
-             : am->to_calls <= AUTO_BACK_CALLS || am->to_s < AUTO_BACK_MEASURE_S || cpu_rate <= 0 ||
-                   to_rate >= cpu_rate)
+    if (am->test_back) {
+        if (am->to_calls < am->test_back) return;
+        am->back = 1;
+        am->back_s = gpuasm_now_s() - am->t0;
+        am->back_to_rate = am->to_s > 0 ? (double)am->to_bases / am->to_s : 0;
         return;
-    am->back = 1;
-    am->back_s = gpuasm_now_s() - am->t0;
-    am->back_to_rate = to_rate;
-    am->back_cpu_rate = cpu_rate;
+    }
+    if (am->to_calls > AUTO_BACK_CALLS && am->to_s >= am->back_measure_s) am->probe = 1;
 }
 
 /* A CPU call of dt seconds over bases: the totals auto_proved_large reads. */
@@ -257,8 +269,10 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         /* --device cuda: no CPU fallback (the run's message is CUDA's own:
          * gpuasm_pipe_cuda_outcome, called when the pipeline has stopped). */
         if (am->strict && am->failed) return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "CUDA did not open");
-        /* on_to: this call runs on the engine moved to (lane 0 not back) */
-        const int on_to = am->to && !(am->back && w->lane == 0);
+        /* on_to: this call runs on the engine moved to (lane 0 not back
+         * and not probing the CPU: auto_back) */
+        const int probe = am->to && w->lane == 0 && am->probe == 1;
+        const int on_to = am->to && !((am->back || probe) && w->lane == 0);
         gpuasm_engine *eng = on_to ? am->to : p->eng;
         const int lane = on_to ? w->lane : 0;
         uint32_t j = view->n;
@@ -270,7 +284,8 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
             const double t0 = gpuasm_now_s();
             int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
             if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
-            else if (on_to && w->lane == 0 && rc == 0) auto_back(am, gpuasm_now_s() - t0, view->off[view->n]);
+            else if ((on_to || probe) && w->lane == 0 && rc == 0)
+                auto_back(am, probe, gpuasm_now_s() - t0, view->off[view->n]);
             if (rc == 0) auto_count(p, on_to, seq, view->n, batch_start);
             return rc;
         }
@@ -354,9 +369,11 @@ int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, doub
     op->device = "cpu";
     p->am.test_at = test ? (uint64_t)s.auto_test_move : 0;
     /* Back to the CPU where the engine moved to is slower (auto_back): not
-     * for the tests' stand-in (a second CPU engine, as fast) unless forced. */
+     * for the tests' stand-in (a second CPU engine, as fast) unless asked
+     * (GPUASM_AUTO_TEST_BACK, or GPUASM_AUTO_BACK=1 for the probe). */
     p->am.test_back = s.auto_test_back > 0 ? (uint64_t)s.auto_test_back : 0;
-    p->am.back_on = gpuasm_knob(s.auto_back, 1) && (!test || p->am.test_back);
+    p->am.back_on = gpuasm_knob(s.auto_back, 1) && (!test || p->am.test_back || s.auto_back == 1);
+    p->am.back_measure_s = 1e-3 * (double)gpuasm_knob(s.auto_back_ms, 1000);
     p->am.chunk_bases = (uint64_t)gpuasm_knob(s.auto_chunk_bases, (int64_t)AUTO_CHUNK_BASES0);
     p->am.chunk_fixed = s.auto_chunk_bases > 0;
     p->am.move_batch = 0;
@@ -405,10 +422,13 @@ void gpuasm_pipe_auto_tell(pipe_t *p, const char *prog)
                 (unsigned long long)am->reads[1], (unsigned long long)am->batches[1],
                 gpuasm_engine_describe(am->to), (unsigned long long)am->move_batch,
                 gpuasm_auto_move_ready_s(am->move));
-        if (am->back)
-            fprintf(stderr, "%s: info: --device auto: back to the CPU after %.3f s: %s scanned %.4g "
-                    "bases a second, the CPU %.4g before the move\n", prog, am->back_s,
-                    gpuasm_engine_describe(am->to), am->back_to_rate, am->back_cpu_rate);
+        if (am->back && am->test_back)
+            fprintf(stderr, "%s: info: --device auto: back to the CPU after %.3f s "
+                    "(GPUASM_AUTO_TEST_BACK)\n", prog, am->back_s);
+        else if (am->probe == 2)
+            fprintf(stderr, "%s: info: --device auto: %s scanned %.4g bases a second, the CPU %.4g on "
+                    "a round of its own: %s\n", prog, gpuasm_engine_describe(am->to), am->back_to_rate,
+                    am->back_cpu_rate, am->back ? "back to the CPU" : "stayed");
         return;
     }
     if (gpuasm_auto_move_deferred(am->move)) {

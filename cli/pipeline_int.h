@@ -124,11 +124,12 @@ typedef struct {
     double cpu_s, go_s, est_bases, first_s, last_s;
     uint64_t cpu_bases, first_bases, last_bases;
     /* The faster device (auto_back): lane 0's calls on the engine moved to
-     * after its first (seconds, bases, count), and whether lane 0 went back
-     * to the CPU (when, and both rates then, bases/s). */
-    double to_s, back_s, back_to_rate, back_cpu_rate;
+     * after its first (seconds, bases, count); the CPU's probe (0 not yet,
+     * 1 the next call, 2 done); whether lane 0 went back to the CPU (when,
+     * and both rates then, bases/s). */
+    double to_s, back_s, back_to_rate, back_cpu_rate, back_measure_s;
     uint64_t to_bases, to_calls, test_back;
-    int back, back_on;
+    int back, back_on, probe;
     char why_to[sizeof ((gpuasm_err *)0)->msg + 16];   /* --stats' auto_to after a failure */
 } auto_side_t;
 

@@ -61,6 +61,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_KEEP_ALL", keep_all, 0, 1),
     KNOB("GPUASM_AUTO_BACK", auto_back, 0, 1),
     KNOB("GPUASM_AUTO_TEST_BACK", auto_test_back, 0, (int64_t)1 << 40),
+    KNOB("GPUASM_AUTO_BACK_MS", auto_back_ms, 0, (int64_t)1 << 31),
 };
 
 void gpuasm_settings_init(gpuasm_settings *s)

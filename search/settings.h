@@ -87,6 +87,9 @@
  *                                       the engine moved to scans fewer bases a second
  *                                       than the CPU did (cli/auto_device.c, auto_back);
  *                                       0 stays on it (A/B runs)
+ *   GPUASM_AUTO_BACK_MS=N      0..2^31  --device auto: the calls on the engine moved to
+ *                                       (after its first) timed before the CPU's probe
+ *                                       round decides [1000]
  *   GPUASM_AUTO_TEST_BACK=N    0..2^40  --device auto, tests: go back to the CPU after
  *                                       the Nth scan call on the engine moved to, whatever
  *                                       the rates (0: off)
@@ -169,7 +172,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
-    int64_t cuda_ends_plan, keep_all, auto_back, auto_test_back;
+    int64_t cuda_ends_plan, keep_all, auto_back, auto_test_back, auto_back_ms;
 } gpuasm_settings;
 
 /* Every knob unset. */

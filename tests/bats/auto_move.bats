@@ -95,15 +95,22 @@ check_sides() {
     assert_equal "$(stat_of "$T/auto.json" auto_cpu_scans)" 16
     assert_equal "$(stat_of "$T/auto.json" auto_cpu_reads)" "$(( 336 - $(stat_of "$T/auto.json" auto_moved_reads) ))"
     [ "$(stat_of "$T/auto.json" auto_back_s)" != None ]
-    grep -q "^gpuasm-scan: info: --device auto: back to the CPU after .* s: .* scanned .* bases a second, the CPU .* before the move$" "$T/err"
+    grep -q "^gpuasm-scan: info: --device auto: back to the CPU after .* s (GPUASM_AUTO_TEST_BACK)$" "$T/err"
     # GPUASM_AUTO_BACK=0: no way back
     GPUASM_AUTO_BACK=0 GPUASM_AUTO_TEST_BACK=2 auto_run 3 1000000 --batch-size 2000 "$T/big.fq" "$TARGETS"
     cmp "$T/cpu.sam" "$T/auto.sam"
     assert_equal "$(stat_of "$T/auto.json" auto_moved_scans)" 15
     assert_equal "$(stat_of "$T/auto.json" auto_back_s)" None
-    # the stand-in (as fast as the CPU) is never left without the test knob
+    # the stand-in (as fast as the CPU) is never left without a knob
     auto_run 3 1000000 --batch-size 2000 "$T/big.fq" "$TARGETS"
     assert_equal "$(stat_of "$T/auto.json" auto_moved_scans)" 15
+    # GPUASM_AUTO_BACK=1 with the stand-in, GPUASM_AUTO_BACK_MS=0: after
+    # three calls on it, one round on the CPU (the probe) decides; either
+    # way the bytes of --device cpu
+    GPUASM_AUTO_BACK=1 GPUASM_AUTO_BACK_MS=0 auto_run 3 1000000 --batch-size 2000 --verbosity 4 "$T/big.fq" \
+        "$TARGETS" 2> "$T/err"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    grep -q "^gpuasm-scan: info: --device auto: .* scanned .* bases a second, the CPU .* on a round of its own: \(back to the CPU\|stayed\)$" "$T/err"
 }
 
 @test "the move with pairs, --matched, --unmatched-reads and --report: every output as with --device cpu" {
@@ -170,7 +177,7 @@ check_sides() {
     ! grep -q '"auto_' "$T/s.json"
     local k
     for k in GPUASM_AUTO_MOVE=2 GPUASM_AUTO_CHUNK_BASES=0 GPUASM_AUTO_TEST_MOVE=x GPUASM_AUTO_TEST_DELAY_MS=600001 \
-             GPUASM_AUTO_BACK=2 GPUASM_AUTO_TEST_BACK=x; do
+             GPUASM_AUTO_BACK=2 GPUASM_AUTO_TEST_BACK=x GPUASM_AUTO_BACK_MS=-1; do
         run --separate-stderr env "$k" "$GPUASM_SCAN" --device auto -o "$T/x.sam" "$READS" "$TARGETS"
         assert_one_error "${k%%=*}="
         [ ! -e "$T/x.sam" ]
