@@ -188,7 +188,7 @@ static double auto_cpu_rate(const auto_side_t *am)
  * second there; else it stays.  Under --device cuda it stays (the user's
  * choice); lanes of further GPUs stay too.  GPUASM_AUTO_TEST_BACK=N: back
  * after the Nth call on the engine moved to, no probe (the tests). */
-#define AUTO_BACK_CALLS 2
+#define AUTO_BACK_CALLS 1
 static void auto_back(auto_side_t *am, int probe, double dt, uint64_t bases)
 {
     if (!am->back_on || am->back || am->strict || am->probe == 2) return;

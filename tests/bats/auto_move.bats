@@ -105,7 +105,7 @@ check_sides() {
     auto_run 3 1000000 --batch-size 2000 "$T/big.fq" "$TARGETS"
     assert_equal "$(stat_of "$T/auto.json" auto_moved_scans)" 15
     # GPUASM_AUTO_BACK=1 with the stand-in, GPUASM_AUTO_BACK_MS=0: after
-    # three calls on it, one round on the CPU (the probe) decides; either
+    # two calls on it, one round on the CPU (the probe) decides; either
     # way the bytes of --device cpu
     GPUASM_AUTO_BACK=1 GPUASM_AUTO_BACK_MS=0 auto_run 3 1000000 --batch-size 2000 --verbosity 4 "$T/big.fq" \
         "$TARGETS" 2> "$T/err"
