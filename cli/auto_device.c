@@ -102,8 +102,10 @@ int gpuasm_auto_device(const gpuasm_scan_opt *o, const char **device, char *why,
  * over at least this many seconds of calls after the first. */
 #define AUTO_GO_MEASURE_S 0.03
 
-/* Count a scan of n reads of batch seq on side k (0 the CPU, 1 the engine
- * moved to); first: it began the batch. */
+/* Count a scan call on side k (0 the CPU, 1 the engine moved to) of
+ * batch seq, and n reads of it done there (first: they began the batch).
+ * A round cut into calls counts its reads only once it has all of them: a
+ * round that meets the hit budget is halved and scanned again. */
 static void auto_count(pipe_t *p, int k, uint64_t seq, uint32_t n, int first)
 {
     auto_side_t *am = &p->am;
@@ -112,6 +114,17 @@ static void auto_count(pipe_t *p, int k, uint64_t seq, uint32_t n, int first)
     if (!k) am->calls[0]++;
     am->reads[k] += n;
     am->batches[k] += first != 0;
+    pthread_mutex_unlock(&p->lock);
+}
+
+static void auto_count_reads(pipe_t *p, const uint32_t n[2], const int first[2])
+{
+    auto_side_t *am = &p->am;
+    pthread_mutex_lock(&p->lock);
+    for (int k = 0; k < 2; k++) {
+        am->reads[k] += n[k];
+        am->batches[k] += first[k] != 0;
+    }
     pthread_mutex_unlock(&p->lock);
 }
 
@@ -264,6 +277,8 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
     auto_side_t *am = &p->am;
     const gpuasm_search_opt *opt = &p->o->search;
     out->n = 0;
+    uint32_t done[2] = { 0, 0 };
+    int began[2] = { 0, 0 };
     for (uint32_t i = 0; i < view->n || i == 0;) {
         if (w->lane == 0) auto_check(p);   /* lanes > 0 run only after the move */
         /* --device cuda: no CPU fallback (the run's message is CUDA's own:
@@ -316,7 +331,9 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
                      am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
                 am->chunk_bases /= 2;
         }
-        auto_count(p, on_to, seq, j - i, batch_start && i == 0);
+        auto_count(p, on_to, seq, 0, 0);   /* the reads once the round is whole */
+        done[on_to] += j - i;
+        began[on_to] |= batch_start && i == 0;
         if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
             return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         for (size_t h = 0; h < w->chunk.n; h++) {
@@ -325,6 +342,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         }
         i = j;
     }
+    auto_count_reads(p, done, began);
     return 0;
 }
 

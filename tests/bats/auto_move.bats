@@ -146,6 +146,11 @@ check_sides() {
         [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 0 ]
         check_sides "$at" 400
     done
+    # no move: rounds cut into CPU calls and halved at the hit budget count
+    # each read once
+    auto_run 1000000 1000 --all --max-memory 16M "$T/periodic.fq" "$T/periodic.fa"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_reads)" 400
 }
 
 @test "an input that ends before the engine is ready: no wait for it, every output whole, a note at --verbosity 4" {
