@@ -107,9 +107,10 @@ struct cuda_lane {
     uint64_t *d_eitem;
     size_t eitem_cap;    /* bytes */
     /* the targets' ends_word tables on the device (kernels/ends/ends_word.h), for
-     * the options in ew_opt: d_ew[d_ew_slot[t]], slot -1 for none */
+     * the options in ew_opt: d_ew[d_ew_slot[t]] of n_ew slots, slot -1 for none */
     ends_word *d_ew;
     int32_t *d_ew_slot;
+    uint32_t n_ew;
     int ew_built;
     const gpuasm_seqset *ew_targets;
     uint64_t ew_version;
@@ -400,9 +401,8 @@ int ends_fits(const cuda_lane *g, int built, const gpuasm_seqset *targets, uint6
 
 /* The targets' ends_word tables on the device (kernels/ends/ends_word.h) for opt:
  * edit mode on nt16, every target of at most EW_GPU_MAX bases that takes
- * partial occurrences as the pattern (one and two words, the steps the
- * GPU suite has run; longer ones take the generic per-item code).  0 or a
- * status. */
+ * partial occurrences as the pattern (one and two words, the steps the GPU
+ * suite has run; longer ones take the generic per-item code).  0 or a status. */
 enum { EW_GPU_MAX = 128 };
 int ends_words(cuda_lane *g, const gpuasm_search_opt *opt, gpuasm_err *err)
 {
@@ -424,6 +424,7 @@ int ends_words(cuda_lane *g, const gpuasm_search_opt *opt, gpuasm_err *err)
     if (g->d_ew_slot) CK(cudaFree(g->d_ew_slot));
     g->d_ew = NULL;
     g->d_ew_slot = NULL;
+    g->n_ew = (uint32_t)ew.size();
     if (!ew.empty()) {
         CK(cudaMalloc((void **)&g->d_ew, ew.size() * sizeof(ends_word)));
         CK(cudaMalloc((void **)&g->d_ew_slot, slot.size() * sizeof(int32_t)));
@@ -620,7 +621,7 @@ int scan_impl(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt 
                                                           g->d_ew_slot, g->d_eitem, g->eplan.n, err)) < 0)
                     return rc;
             } else if ((rc = gpuasm_partial_cuda_launch(&eb, kd->mode == GPUASM_MODE_HAMMING, long_ends, d_ew,
-                                                        g->d_ew_slot, &ends_cells, err)) < 0) {
+                                                        g->d_ew_slot, g->n_ew, &ends_cells, err)) < 0) {
                 return rc;
             }
             CK(cudaEventRecord(g->ev_ends_end, g->ends_stream));

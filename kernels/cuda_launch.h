@@ -40,10 +40,12 @@ struct ends_word;   /* kernels/ends/ends_word.h */
  * ew, ew_slot (device memory, or NULL): the targets' ends_word tables
  * (kernels/ends/ends_word.h; slot -1: none), which the pass uses for a target as
  * the pattern in edit mode instead of rebuilding Eq and k_p per item;
- * *cells: set to the cells of its warp path (gpuasm_scan_stats.ends_cells). */
+ * n_ew: the slots of ew (their one-word tables go to shared memory where
+ * they fit); *cells: set to the cells of its warp path
+ * (gpuasm_scan_stats.ends_cells). */
 int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *b, int hamming, int long_ends,
-                               const struct ends_word *ew, const int32_t *ew_slot, double *cells,
-                               gpuasm_err *err);
+                               const struct ends_word *ew, const int32_t *ew_slot, uint32_t n_ew,
+                               double *cells, gpuasm_err *err);
 
 /* The same pass over the n items at d_items only (device memory; the
  * items the ends filter keeps, listed on the host by walk/ends_plan.h): the

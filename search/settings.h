@@ -146,6 +146,10 @@
  *                                       applies and --filter is not off: 1 (default) for
  *                                       at least 1,000 filtered targets, 2 always, 0 never
  *                                       (the dense pass over every item)
+ *   GPUASM_CUDA_ENDS_SHARED=0  0..1     CUDA: the dense ends pass reads the targets' Eq
+ *                                       tables from global memory (k_partial_small), not
+ *                                       from shared memory where they fit (1, default:
+ *                                       k_partial_shared; A/B runs)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -172,7 +176,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
-    int64_t cuda_ends_plan, keep_all, auto_back, auto_test_back, auto_back_ms;
+    int64_t cuda_ends_plan, cuda_ends_shared, keep_all, auto_back, auto_test_back, auto_back_ms;
 } gpuasm_settings;
 
 /* Every knob unset. */

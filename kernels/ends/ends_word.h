@@ -95,12 +95,11 @@ GPUASM_HD int32_t gpuasm_ew_pop64(uint64_t x)
  * shifted a bit a row (most rows of a text with no occurrence: the row
  * pass was two fifths of the ends pass, callgrind). */
 GPUASM_HD gpuasm_partial
-gpuasm_ew_rows_best(const ends_word *e, const uint64_t *pv, const uint64_t *mv, const uint64_t *leq,
-          const uint64_t *lph, const uint64_t *lmh, uint32_t nw)
+gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax, const uint64_t *pv,
+                    const uint64_t *mv, const uint64_t *leq, const uint64_t *lph, const uint64_t *lmh, uint32_t nw)
 {
     gpuasm_partial best = { 0, 0 };
-    const uint32_t m = e->m, p0 = e->omin - 1u;
-    const int32_t kmax = e->kmax;
+    const uint32_t p0 = omin - 1u;
     int32_t d = 0;
     for (uint32_t w = 0; w < nw && 64u * w < p0; w++) {
         const uint32_t rows = p0 - 64u * w;
@@ -130,7 +129,7 @@ gpuasm_ew_rows_best(const ends_word *e, const uint64_t *pv, const uint64_t *mv, 
                 continue;
             }
             const uint32_t p = b + 1u, s = b % 64u;
-            const int32_t kp = e->kp[p];
+            const int32_t kp = kpt[p];
             if (kp < 0) continue;
             /* e1 = D[p-1][n-2], ev = D[p][n-2]: D of the last column minus
              * the last step's horizontal delta (row 0: D[0][n-2] = 0) */
@@ -160,11 +159,13 @@ GPUASM_HD uint32_t gpuasm_ew_window(const ends_word *e, uint32_t n, uint32_t rea
 /* The step over a pattern of one word (most adapters and primers; no
  * carry), then the row rule: the W text bases from tp on, one every step
  * (+1 or -1) bases, complemented where comp (the read's reverse
- * complement read from the read itself: the GPU's text views). */
-GPUASM_HD gpuasm_partial gpuasm_ew_word1(const ends_word *e, const uint8_t *tp, ptrdiff_t step, uint32_t W,
-                                         int comp, int at_start)
+ * complement read from the read itself: the GPU's text views).  peq: the
+ * end's Eq by text code ([16]), kp: k_p by p, m, omin, kmax: the
+ * pattern's (an ends_word's fields, or an ends_word1's in the GPU's
+ * shared memory). */
+GPUASM_HD gpuasm_partial gpuasm_ew_word1(const uint64_t *peq, const int16_t *kp, uint32_t m, uint32_t omin,
+                                         int32_t kmax, const uint8_t *tp, ptrdiff_t step, uint32_t W, int comp)
 {
-    const uint64_t *peq = e->peq[at_start][0];
     const uint8_t *const tend = tp + step * (ptrdiff_t)W;
     uint64_t pv = ~(uint64_t)0, mv = 0, leq = 0, lph = 0, lmh = 0;
     for (; tp != tend; tp += step) {
@@ -183,7 +184,7 @@ GPUASM_HD gpuasm_partial gpuasm_ew_word1(const ends_word *e, const uint8_t *tp, 
         pv = mh | ~(xv | ph);
         mv = ph & xv;
     }
-    return gpuasm_ew_rows_best(e, &pv, &mv, &leq, &lph, &lmh, 1);
+    return gpuasm_ew_rows_best(kp, m, omin, kmax, &pv, &mv, &leq, &lph, &lmh, 1);
 }
 
 /* The same on two words (patterns of 66 .. 128 bases), unrolled: Hyyro's
@@ -227,7 +228,7 @@ GPUASM_HD gpuasm_partial gpuasm_ew_word2(const ends_word *e, const uint8_t *tp, 
     pv[1] = pv1;
     mv[0] = mv0;
     mv[1] = mv1;
-    return gpuasm_ew_rows_best(e, pv, mv, leq, lph, lmh, 2);
+    return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, pv, mv, leq, lph, lmh, 2);
 }
 
 /* The same on three or four words (patterns of 130 .. 256 bases: short
@@ -261,7 +262,7 @@ GPUASM_HD gpuasm_partial gpuasm_ew_wordn(const ends_word *e, const uint8_t *tp, 
             lmh[w] = mh;
         }
     }
-    return gpuasm_ew_rows_best(e, pv, mv, leq, lph, lmh, nw);
+    return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, pv, mv, leq, lph, lmh, nw);
 }
 
 /* gpuasm_ends_word_best() against a text view (kernels/partial.h): the
@@ -269,21 +270,76 @@ GPUASM_HD gpuasm_partial gpuasm_ew_wordn(const ends_word *e, const uint8_t *tp, 
  * whole window.  The GPU's ends pass runs this for targets with an
  * ends_word; the CPU walk runs gpuasm_ends_word_best() on its own rc copy
  * (the same bases, so the same answer). */
+/* The window's first base *tp and direction *step for a text view of n
+ * bases and W window bases: the text's last W bases forwards (its end) or
+ * its first W backwards (its start); on the reverse complement each is
+ * the other end of the read. */
+GPUASM_HD void gpuasm_ew_start(const uint8_t *p, uint32_t n, uint32_t W, int rc, int at_start,
+                               const uint8_t **tp, ptrdiff_t *step)
+{
+    const int back = at_start != rc;
+    *tp = back ? p + W - 1u : p + n - W;
+    *step = back ? -1 : 1;
+}
+
 GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t *p, uint32_t n, int rc,
                                                int at_start, uint32_t reach)
 {
     const gpuasm_partial none = { 0, 0 };
     if (e->omin == 0 || e->omin >= e->m || n == 0 || e->kmax < 0 || reach == 0) return none;
     const uint32_t W = gpuasm_ew_window(e, n, reach);
-    /* the window's first base and direction: the text's last W bases
-     * forwards (its end) or its first W backwards (its start); on the
-     * reverse complement each is the other end of the read */
-    const int back = at_start != rc;
-    const uint8_t *tp = back ? p + W - 1u : p + n - W;
-    const ptrdiff_t step = back ? -1 : 1;
-    return e->nw == 1   ? gpuasm_ew_word1(e, tp, step, W, rc, at_start)
+    const uint8_t *tp;
+    ptrdiff_t step;
+    gpuasm_ew_start(p, n, W, rc, at_start, &tp, &step);
+    return e->nw == 1   ? gpuasm_ew_word1(e->peq[at_start][0], e->kp, e->m, e->omin, e->kmax, tp, step, W, rc)
            : e->nw == 2 ? gpuasm_ew_word2(e, tp, step, W, rc, at_start)
                         : gpuasm_ew_wordn(e, tp, step, W, rc, at_start);
+}
+
+/* ---- one word, compact: the GPU's dense ends pass in shared memory ------ */
+
+/* The tables of a one-word ends_word (patterns of up to 65 bases, nw 1):
+ * Eq of both ends and k_p for p < EW1_KP, 416 bytes where an ends_word
+ * is 1,552, so that a panel's tables fit in a block's shared memory (the
+ * 158 bbmap adapters: 64 KiB) and a warp's Eq loads, eight targets at two
+ * ends, no longer touch sixteen cache lines a step (partial_cuda.cu). */
+#define EW1_KP 72
+typedef struct ends_word1 {
+    uint64_t peq[2][16];
+    int16_t kp[EW1_KP];
+    uint32_t m, omin;
+    int32_t kmax;
+    uint32_t pad;
+} ends_word1;
+
+/* e as an ends_word1: 1, or 0 where e is not one word (w unchanged). */
+GPUASM_HD int gpuasm_ends_word1_of(const ends_word *e, ends_word1 *w)
+{
+    if (e->nw != 1 || e->m > 65u) return 0;
+    for (int end = 0; end < 2; end++)
+        for (int c = 0; c < 16; c++) w->peq[end][c] = e->peq[end][0][c];
+    for (uint32_t p = 0; p < EW1_KP; p++) w->kp[p] = p < e->m ? e->kp[p] : (int16_t)-1;
+    w->m = e->m;
+    w->omin = e->omin;
+    w->kmax = e->kmax;
+    w->pad = 0;
+    return 1;
+}
+
+/* gpuasm_ends_word_view() of the ends_word w was made from, the whole
+ * window: the same step and row rule on the same tables, so the same
+ * (plen, dist) (tests/c/test_ends_filter compares the two). */
+GPUASM_HD gpuasm_partial gpuasm_ends_word1_view(const ends_word1 *w, const uint8_t *p, uint32_t n, int rc,
+                                                int at_start)
+{
+    const gpuasm_partial none = { 0, 0 };
+    if (w->omin == 0 || w->omin >= w->m || n == 0 || w->kmax < 0) return none;
+    uint64_t W = (uint64_t)(w->m - 1u) + (uint64_t)w->kmax;
+    if (W > n) W = n;
+    const uint8_t *tp;
+    ptrdiff_t step;
+    gpuasm_ew_start(p, n, (uint32_t)W, rc, at_start, &tp, &step);
+    return gpuasm_ew_word1(w->peq[at_start], w->kp, w->m, w->omin, w->kmax, tp, step, (uint32_t)W, rc);
 }
 
 #endif

@@ -53,8 +53,12 @@ enum {
     PNT = 128,             /* threads per block */
     SMALL_M = 256,         /* patterns with a per-thread workspace */
     SMALL_WORDS = 6 * (SMALL_M / 64),
-    PW_WARPS = PNT / 32
+    PW_WARPS = PNT / 32,
+    PNS = 512              /* threads per block of k_partial_shared */
 };
+/* k_partial_shared's tables may take this much of a block's shared memory
+ * (three blocks of 64 KiB fit an H100/H200 SM: 48 of its 64 warps). */
+const size_t EW1_SMEM_MAX = (size_t)96 << 10;
 /* Scratch slots (cuda_kit.cuh) of the ends pass: the lane's second array
  * (gpuasm_cuda_batch.scratch of the pass's batch), since it runs beside
  * the search kernel on a stream of its own. */
@@ -83,6 +87,7 @@ struct partial_launch {
      * ew NULL): the generic gpuasm_partial_best() */
     const ends_word *ew;
     const int32_t *ew_slot;
+    uint32_t n_ew;         /* slots of ew (k_partial_shared copies the one-word ones) */
 };
 
 /* Item `item` = ((pair x strands) + strand) x 2 + end of a batch view (host
@@ -130,7 +135,7 @@ __device__ __forceinline__ void partial_emit(dev_out &out, const pitem_views &e,
 }
 
 __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t item, uint64_t *ws,
-                                             dev_out &out)
+                                             dev_out &out, const ends_word1 *sw = NULL)
 {
     const pitem_views e = partial_views(L.v, L.strands, item, L.long_ends ? &L.kn : NULL);
     if (!e.live || (e.x.p.m > SMALL_M) != (L.big != 0) || e.x.p.m >= L.warp_min) return;
@@ -139,7 +144,11 @@ __device__ __forceinline__ void partial_item(const partial_launch &L, uint64_t i
      * dist) (ends_word.h; tests/c/test_ends_filter holds the view form to
      * gpuasm_partial_best on both strands) */
     const int32_t slot = L.ew && !e.x.p.read_is_pattern ? L.ew_slot[e.x.t] : -1;
-    const gpuasm_partial b = slot >= 0
+    /* sw (k_partial_shared): the slot's one-word tables in shared memory,
+     * the same step on the same tables (ends_word1) */
+    const gpuasm_partial b = slot >= 0 && sw && sw[slot].m
+        ? gpuasm_ends_word1_view(&sw[slot], e.tv.p, e.tv.len, e.tv.rc, (int)e.end)
+        : slot >= 0
         ? gpuasm_ends_word_view(&L.ew[slot], e.tv.p, e.tv.len, e.tv.rc, (int)e.end, UINT32_MAX)
         : gpuasm_partial_best(&L.v.opt, e.omin, e.sfloor, &e.pv, &e.tv, (int)e.end, L.hamming, ws);
     if (b.plen) partial_emit(out, e, b);
@@ -151,6 +160,24 @@ __global__ void __launch_bounds__(PNT) k_partial_small(partial_launch L, dev_out
     const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
     for (uint64_t it = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; it < L.items; it += stride)
         partial_item(L, it, ws, out);
+}
+
+/* The dense pass with the one-word targets' tables copied into shared
+ * memory once per block (ends_word1: 416 bytes a target where their
+ * ends_word is 1,552).  A warp's 32 items are eight targets of one read at
+ * both ends and strands: from the ends_words in global memory each step's
+ * Eq load touched sixteen cache lines; from shared memory it is one bank
+ * access a thread.  Slots of more words keep their ends_word (m = 0). */
+__global__ void __launch_bounds__(PNS) k_partial_shared(partial_launch L, dev_out out)
+{
+    extern __shared__ ends_word1 sw[];
+    for (uint32_t s = threadIdx.x; s < L.n_ew; s += blockDim.x)
+        if (!gpuasm_ends_word1_of(&L.ew[s], &sw[s])) sw[s].m = 0;
+    __syncthreads();
+    uint64_t ws[SMALL_WORDS];
+    const uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+    for (uint64_t it = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; it < L.items; it += stride)
+        partial_item(L, it, ws, out, sw);
 }
 
 /* The items the host listed (walk/ends_plan.h), the same per-item code. */
@@ -406,7 +433,7 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
  * long_ends: the myers kernel's LONG path took the text ends of its pairs
  * (the same knobs as its launcher: myers_plan.h). */
 static partial_launch launch_of(const gpuasm_cuda_batch &b, int hamming, int long_ends, uint64_t items,
-                                const ends_word *ew, const int32_t *ew_slot)
+                                const ends_word *ew, const int32_t *ew_slot, uint32_t n_ew)
 {
     partial_launch L;
     L.v = b.dev;
@@ -421,21 +448,22 @@ static partial_launch launch_of(const gpuasm_cuda_batch &b, int hamming, int lon
     L.kn = myers::knobs_of(*b.settings).kn;
     L.ew = hamming ? NULL : ew;
     L.ew_slot = ew_slot;
+    L.n_ew = L.ew ? n_ew : 0;
     return L;
 }
 
 /* The ends pass of batch b (cuda_launch.h).  Called by the backend after
  * the kernel's launcher, on the same stream and hit output. */
 extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hamming, int long_ends,
-                                          const ends_word *ew, const int32_t *ew_slot, double *cells,
-                                          gpuasm_err *err)
+                                          const ends_word *ew, const int32_t *ew_slot, uint32_t n_ew,
+                                          double *cells, gpuasm_err *err)
 {
     *cells = 0;
     const gpuasm_cuda_batch &b = *bp;
     const uint32_t strands = (uint32_t)gpuasm_strands(&b.host.opt);
     const uint64_t npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
     if (npairs == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
-    partial_launch L = launch_of(b, hamming, long_ends, npairs * strands * 2, ew, ew_slot);
+    partial_launch L = launch_of(b, hamming, long_ends, npairs * strands * 2, ew, ew_slot, n_ew);
     const gcore::route_knobs *kn = L.long_ends ? &L.kn : NULL;
     /* The longest pattern decides whether the long-pattern launch is needed
      * and sizes its slots (a bound: the longest sequence of either set). */
@@ -446,11 +474,23 @@ extern "C" int gpuasm_partial_cuda_launch(const gpuasm_cuda_batch *bp, int hammi
         maxm = std::max<uint64_t>(maxm, b.host.targets.off[t + 1] - b.host.targets.off[t]);
     int rc = kit_begin_kernels(b, err);
     if (rc < 0) return rc;
-    const unsigned grid = (unsigned)std::min<uint64_t>((L.items + PNT - 1) / PNT,
-                                                       (uint64_t)b.sm_count * KIT_GRID_PER_SM);
-    KIT_CLEAR_ERR();
-    k_partial_small<<<grid, PNT, 0, b.stream>>>(L, b.out);
-    KIT_CK_LAUNCH("k_partial_small");
+    /* the targets' one-word tables in shared memory where they fit
+     * (GPUASM_CUDA_ENDS_SHARED=0: from global memory, k_partial_small) */
+    const size_t smem = (size_t)L.n_ew * sizeof(ends_word1);
+    const size_t smem_cap = std::min(EW1_SMEM_MAX, b.smem_optin);
+    if (L.n_ew && smem <= smem_cap && gpuasm_knob(b.settings->cuda_ends_shared, 1)) {
+        KIT_CK(cudaFuncSetAttribute(k_partial_shared, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)smem));
+        const unsigned grid = (unsigned)std::min<uint64_t>((L.items + PNS - 1) / PNS, (uint64_t)b.sm_count * 4);
+        KIT_CLEAR_ERR();
+        k_partial_shared<<<grid, PNS, smem, b.stream>>>(L, b.out);
+        KIT_CK_LAUNCH("k_partial_shared");
+    } else {
+        const unsigned grid = (unsigned)std::min<uint64_t>((L.items + PNT - 1) / PNT,
+                                                           (uint64_t)b.sm_count * KIT_GRID_PER_SM);
+        KIT_CLEAR_ERR();
+        k_partial_small<<<grid, PNT, 0, b.stream>>>(L, b.out);
+        KIT_CK_LAUNCH("k_partial_small");
+    }
     /* Longer patterns: a warp per item from warp_min bases on (edit mode,
      * nt16; GPUASM_CUDA_ENDS_WARP_MIN), a thread per item below it. */
     const uint64_t warp_min = !hamming && b.host.opt.alphabet == GPUASM_ALPHABET_NT16
@@ -484,7 +524,7 @@ extern "C" int gpuasm_partial_cuda_launch_list(const gpuasm_cuda_batch *bp, int 
 {
     const gpuasm_cuda_batch &b = *bp;
     if (n == 0 || !gpuasm_partial_on(&b.host.opt)) return 0;
-    const partial_launch L = launch_of(b, hamming, long_ends, n, ew, ew_slot);
+    const partial_launch L = launch_of(b, hamming, long_ends, n, ew, ew_slot, 0);
     int rc = kit_begin_kernels(b, err);
     if (rc < 0) return rc;
     const unsigned grid = (unsigned)std::min<uint64_t>((n + PNT - 1) / PNT, (uint64_t)b.sm_count * KIT_GRID_PER_SM);

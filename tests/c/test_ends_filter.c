@@ -112,7 +112,8 @@ static void long_patterns(void)
         opt.partial_floor = sets[si].f;
         opt.read_partial_floor = sets[si].rf;
         opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
-        uint64_t items = 0, hits = 0, bad = 0, words[5] = { 0 };
+        uint64_t items = 0, hits = 0, bad = 0, words[5] = { 0 }, items1 = 0;
+        ends_word1 w1;
         for (int rep = 0; rep < 400; rep++) {
             const uint32_t m = 1 + (uint32_t)below(EW_MAX);
             for (uint32_t i = 0; i < m; i++) pat[i] = target_base(rep % 4 == 0 ? 0.02 : 0);
@@ -121,6 +122,8 @@ static void long_patterns(void)
             if (!omin) continue;
             gpuasm_ends_word_build(e, &opt, pat, m, omin, ris);
             words[e->nw]++;
+            /* the GPU's compact form of one-word patterns (shared memory) */
+            const int one = gpuasm_ends_word1_of(e, &w1);
             for (int tr = 0; tr < 6; tr++) {
                 uint32_t n = (uint32_t)below(420);
                 for (uint32_t i = 0; i < n; i++) text[i] = read_base(0.01, tr & 1);
@@ -148,13 +151,23 @@ static void long_patterns(void)
                             diag("%s: m %u (read %d) n %u rc %d end %d: view (%u, %d), partial_best (%u, %d)",
                                  sets[si].name, m, ris, n, rc, end, v.plen, v.dist, b.plen, b.dist);
                         }
+                        if (one) {
+                            const gpuasm_partial v1 = gpuasm_ends_word1_view(&w1, text, n, rc, end);
+                            items1++;
+                            if (v1.plen != b.plen || (b.plen && v1.dist != b.dist)) {
+                                bad++;
+                                diag("%s: m %u (read %d) n %u rc %d end %d: ends_word1 (%u, %d), partial_best "
+                                     "(%u, %d)", sets[si].name, m, ris, n, rc, end, v1.plen, v1.dist, b.plen, b.dist);
+                            }
+                        }
                     }
                 }
             }
         }
-        tap(bad == 0 && hits > 0 && words[3] > 0 && words[4] > 0,
-            "patterns of 1-%d bases, %s: ends_word = gpuasm_partial_best (%llu items, %llu hits; %llu/%llu/%llu/%llu "
-            "patterns of 1/2/3/4 words)", EW_MAX, sets[si].name, (unsigned long long)items,
+        tap(bad == 0 && hits > 0 && words[3] > 0 && words[4] > 0 && items1 > 0,
+            "patterns of 1-%d bases, %s: ends_word (and ends_word1 on %llu items of one word) = gpuasm_partial_best "
+            "(%llu items, %llu hits; %llu/%llu/%llu/%llu patterns of 1/2/3/4 words)", EW_MAX, sets[si].name,
+            (unsigned long long)items1, (unsigned long long)items,
             (unsigned long long)hits, (unsigned long long)words[1], (unsigned long long)words[2],
             (unsigned long long)words[3], (unsigned long long)words[4]);
     }
