@@ -300,11 +300,19 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
      * one (k + 1): prefilter.h, "Two pieces". */
     int two = m / ((uint64_t)k + 2) >= GPUASM_QF_Q;
     const uint64_t pieces = (uint64_t)k + 1 + (uint64_t)two;
-    if (max_hits) {
-        /* A periodic read against a periodic target (a satellite, poly-A):
-         * its pieces sit everywhere, and pairing them costs more than the
-         * scan they would save (issue #28's periodic case: 21,000 hits a
-         * strand in 10 kb, 5 ms against the scan's 0.1). */
+    /* Hits are packed as (target, c, piece) into 63 bits and sorted (bit
+     * 63 marks the paired ones). */
+    const int pbits = 64 - __builtin_clzll(pieces), cbits = 64 - __builtin_clzll(x->total + m + 1),
+              tbits = 64 - __builtin_clzll((uint64_t)targets->n + 1);
+    if (pbits + cbits + tbits > 63) two = 0;   /* never with 32-bit positions in practice */
+    /* A periodic read against a periodic target (a satellite, poly-A): its
+     * pieces sit everywhere, and pairing them costs more than the scan
+     * they would save (issue #28's periodic case: 21,000 hits a strand in
+     * 10 kb, 5 ms against the scan's 0.1): more than max_hits piece hits
+     * decline (-2).  The two-piece branch counts them as it gathers them,
+     * a piece's rows at a time (the rows it looks up anyway); the one-piece
+     * branch looks targets up hit by hit, so it counts first. */
+    if (max_hits && !two) {
         uint64_t hits = 0;
         for (uint64_t i = 0; i < pieces && hits <= max_hits; i++) {
             piece_rows_t pr;
@@ -312,11 +320,6 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         }
         if (hits > max_hits) return -2;
     }
-    /* Hits are packed as (target, c, piece) into 63 bits and sorted (bit
-     * 63 marks the paired ones). */
-    const int pbits = 64 - __builtin_clzll(pieces), cbits = 64 - __builtin_clzll(x->total + m + 1),
-              tbits = 64 - __builtin_clzll((uint64_t)targets->n + 1);
-    if (pbits + cbits + tbits > 63) two = 0;   /* never with 32-bit positions in practice */
     const int64_t slack = hamming ? 0 : k;
     size_t n = 0;
     if (two) {
@@ -331,6 +334,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
             piece_rows_t pr;
             if (!piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+            if (max_hits && n + (pr.qb - pr.qa) > max_hits) return -2;
             if (gpuasm_grow((void **)out, cap, (n + pr.qb - pr.qa) / 3 + 1, sizeof **out) < 0) return -1;
             uint64_t *h = (uint64_t *)*out;
             for (uint32_t q = pr.qa; q < pr.qb; q++)
