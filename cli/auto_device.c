@@ -103,20 +103,19 @@ int gpuasm_auto_device(const gpuasm_scan_opt *o, const char **device, char *why,
 #define AUTO_GO_MEASURE_S 0.03
 
 /* Count a scan call on side k (0 the CPU, 1 the engine moved to) of
- * batch seq, and n reads of it done there (first: they began the batch).
- * A round cut into calls counts its reads only once it has all of them: a
- * round that meets the hit budget is halved and scanned again. */
-static void auto_count(pipe_t *p, int k, uint64_t seq, uint32_t n, int first)
+ * batch seq (the first call on side 1 names the batch of the move). */
+static void auto_count_call(pipe_t *p, int k, uint64_t seq)
 {
     auto_side_t *am = &p->am;
     pthread_mutex_lock(&p->lock);
     if (k && am->calls[1]++ == 0) am->move_batch = seq;
     if (!k) am->calls[0]++;
-    am->reads[k] += n;
-    am->batches[k] += first != 0;
     pthread_mutex_unlock(&p->lock);
 }
 
+/* Count the n[k] reads of a round done on side k and the batch each side
+ * began (first[k]), once the round is whole: a round that meets the hit
+ * budget is halved and scanned again, and its reads count once. */
 static void auto_count_reads(pipe_t *p, const uint32_t n[2], const int first[2])
 {
     auto_side_t *am = &p->am;
@@ -153,24 +152,6 @@ static void auto_spawn(pipe_t *p)
     }
 }
 
-/* Has the input proved large enough to start CUDA (issue #14: "starts on
- * the CPU and moves to the GPU when the input proves large")?  Opening
- * CUDA costs even a run that never uses it: a driver start and teardown
- * (BENCHMARKS.md, "Measurements behind the code").  So CUDA starts only when the
- * CPU alone would take at least go_s for the whole input: predicted from
- * its calls so far and the input's size estimated from its file
- * (auto_device.h), or spent already where the size is unknown (a pipe). */
-static double auto_cpu_rate(const auto_side_t *am);
-
-static int auto_proved_large(const auto_side_t *am)
-{
-    if (am->cpu_s >= am->go_s) return 1;
-    const double rate = auto_cpu_rate(am);
-    if (am->est_bases <= 0 || rate <= 0) return 0;
-    const double left = am->est_bases > (double)am->cpu_bases ? am->est_bases - (double)am->cpu_bases : 0;
-    return am->cpu_s + left / rate >= am->go_s;
-}
-
 /* The CPU's rate (bases a second) from its calls so far, or 0 while too
  * few.  The rate leaves the first call out (it also builds the filters and
  * wakes the threads: its prediction was off by more than the start it
@@ -186,6 +167,22 @@ static double auto_cpu_rate(const auto_side_t *am)
     const double rate = (double)(am->cpu_bases - am->first_bases) / (am->cpu_s - am->first_s);
     const double last = (double)am->last_bases / am->last_s;
     return last > rate ? last : rate;
+}
+
+/* Has the input proved large enough to start CUDA (issue #14: "starts on
+ * the CPU and moves to the GPU when the input proves large")?  Opening
+ * CUDA costs even a run that never uses it: a driver start and teardown
+ * (BENCHMARKS.md, "Measurements behind the code").  So CUDA starts only when the
+ * CPU alone would take at least go_s for the whole input: predicted from
+ * its calls so far and the input's size estimated from its file
+ * (auto_device.h), or spent already where the size is unknown (a pipe). */
+static int auto_proved_large(const auto_side_t *am)
+{
+    if (am->cpu_s >= am->go_s) return 1;
+    const double rate = auto_cpu_rate(am);
+    if (am->est_bases <= 0 || rate <= 0) return 0;
+    const double left = am->est_bases > (double)am->cpu_bases ? am->est_bases - (double)am->cpu_bases : 0;
+    return am->cpu_s + left / rate >= am->go_s;
 }
 
 /* The faster device does the work (issue #28): CUDA beats the CPU where
@@ -301,7 +298,12 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
             if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
             else if ((on_to || probe) && w->lane == 0 && rc == 0)
                 auto_back(am, probe, gpuasm_now_s() - t0, view->off[view->n]);
-            if (rc == 0) auto_count(p, on_to, seq, view->n, batch_start);
+            if (rc == 0) {
+                const uint32_t n[2] = { on_to ? 0 : view->n, on_to ? view->n : 0 };
+                const int first[2] = { !on_to && batch_start, on_to && batch_start };
+                auto_count_call(p, on_to, seq);
+                auto_count_reads(p, n, first);
+            }
             return rc;
         }
         /* Reads [i, j) as a seqset of their own (offsets from 0 again:
@@ -331,7 +333,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
                      am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
                 am->chunk_bases /= 2;
         }
-        auto_count(p, on_to, seq, 0, 0);   /* the reads once the round is whole */
+        auto_count_call(p, on_to, seq);   /* the reads once the round is whole, below */
         done[on_to] += j - i;
         began[on_to] |= batch_start && i == 0;
         if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
