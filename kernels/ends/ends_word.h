@@ -265,11 +265,6 @@ GPUASM_HD gpuasm_partial gpuasm_ew_wordn(const ends_word *e, const uint8_t *tp, 
     return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, pv, mv, leq, lph, lmh, nw);
 }
 
-/* gpuasm_ends_word_best() against a text view (kernels/partial.h): the
- * read, or its reverse complement read backwards from the read (rc), the
- * whole window.  The GPU's ends pass runs this for targets with an
- * ends_word; the CPU walk runs gpuasm_ends_word_best() on its own rc copy
- * (the same bases, so the same answer). */
 /* The window's first base *tp and direction *step for a text view of n
  * bases and W window bases: the text's last W bases forwards (its end) or
  * its first W backwards (its start); on the reverse complement each is
@@ -282,6 +277,11 @@ GPUASM_HD void gpuasm_ew_start(const uint8_t *p, uint32_t n, uint32_t W, int rc,
     *step = back ? -1 : 1;
 }
 
+/* gpuasm_ends_word_best() against a text view (kernels/partial.h): the
+ * read, or its reverse complement read backwards from the read (rc), the
+ * whole window.  The GPU's ends pass runs this for targets with an
+ * ends_word; the CPU walk runs gpuasm_ends_word_best() on its own rc copy
+ * (the same bases, so the same answer). */
 GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t *p, uint32_t n, int rc,
                                                int at_start, uint32_t reach)
 {
