@@ -98,23 +98,27 @@ void gpuasm_hits_sort(gpuasm_hits *h)
     const size_t n = h->n;
     if (n < 2) return;
     gpuasm_endhit *a = h->hit;
+    /* bound[0 .. nb): the runs' starts, kept only once the order breaks
+     * (none where the hits come in order: no allocation then) */
     size_t *bound = NULL, nb = 0, cap = 0;
     const size_t max_runs = n / 64 + 1;
-    if (gpuasm_grow((void **)&bound, &cap, 2, sizeof *bound) < 0) goto any;
-    bound[nb++] = 0;
     for (size_t i = 1; i < n; i++) {
         if (cmp_hit(&a[i - 1], &a[i]) <= 0) continue;
         if (same_end(&a[i - 1], &a[i])) {
+            /* within the run: a run starts where its first hit has another
+             * (read, target, strand, end) than the hit before it, so the
+             * same_end test never lets x past a run's start */
             const gpuasm_endhit x = a[i];
             size_t j = i;
-            while (j > bound[nb - 1] && same_end(&a[j - 1], &x) && cmp_hit(&a[j - 1], &x) > 0) {
+            while (j > 0 && same_end(&a[j - 1], &x) && cmp_hit(&a[j - 1], &x) > 0) {
                 a[j] = a[j - 1];
                 j--;
             }
             a[j] = x;
             continue;
         }
-        if (nb >= max_runs || gpuasm_grow((void **)&bound, &cap, nb + 2, sizeof *bound) < 0) goto any;
+        if ((nb ? nb : 1) >= max_runs || gpuasm_grow((void **)&bound, &cap, nb + 3, sizeof *bound) < 0) goto any;
+        if (nb == 0) bound[nb++] = 0;
         bound[nb++] = i;
     }
     if (nb > 1) {
