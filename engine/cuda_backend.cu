@@ -36,6 +36,7 @@
 #include "util/clock.h"
 #include "walk/cpu_scan.h"
 #include "kernels/cuda_kit.cuh"
+#include "engine/plan_upload.cuh"
 #include "walk/filter_plan.h"
 #include "walk/ends_plan.h"
 #include "kernels/ends/ends_word.h"
@@ -90,9 +91,7 @@ struct cuda_lane {
      * by the first planned scan), the batch's windows and their copies */
     gpuasm_cpu_prep *prep;
     int n_threads;       /* host threads building prep's index and planning (-@) */
-    gpuasm_plan plan;
-    gpuasm_vwin *d_win[4];
-    size_t win_cap[4];   /* bytes */
+    gpuasm_plan_upload up;   /* plans in pinned memory and their copies (plan_upload.cuh) */
     char filter_desc[300];
     /* the ends pass over the ends filter's items (walk/ends_plan.h): the
      * filter (built on the host by the first scan that uses it, for the
@@ -150,14 +149,12 @@ void lane_close(void *self)
             d->signal->cuda.free_state(g->state[k]);
     }
     gpuasm_cpu_prep_free(g->prep);
-    gpuasm_plan_free(&g->plan);
+    gpuasm_plan_upload_close(&g->up);
     if (g->ef_built) gpuasm_efilter_free(&g->ef);
     gpuasm_ends_plan_free(&g->eplan);
     if (g->d_eitem) (void)cudaFree(g->d_eitem);
     if (g->d_ew) (void)cudaFree(g->d_ew);
     if (g->d_ew_slot) (void)cudaFree(g->d_ew_slot);
-    for (int c = 0; c < 4; c++)
-        if (g->d_win[c]) (void)cudaFree(g->d_win[c]);
     void *dev[] = { g->d_tcode, g->d_toff, g->d_rcode, g->d_roff, g->d_hit, g->d_count, g->ballast };
     for (size_t i = 0; i < sizeof dev / sizeof dev[0]; i++)
         if (dev[i]) (void)cudaFree(dev[i]);
@@ -193,6 +190,8 @@ int lane_open_impl(cuda_lane *g, gpuasm_err *err)
     CK(cudaEventCreateWithFlags(&g->ev_up, cudaEventDisableTiming));
     CK(cudaEventCreate(&g->ev_ends));
     CK(cudaEventCreate(&g->ev_ends_end));
+    int rc = gpuasm_plan_upload_open(&g->up, (int)gpuasm_knob(g->settings->cuda_plan_pinned, 1), err);
+    if (rc < 0) return rc;
     /* GPUASM_CUDA_MEM_LIMIT=N (settings.h): hold back all but N bytes of
      * the free device memory, so that a test runs as on a small GPU and
      * meets cudaMalloc's "out of memory" (GPUASM_ERR_NOMEM, which the
@@ -354,30 +353,19 @@ int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
     uint32_t chunk_reads = PLAN_CHUNK_PER_THREAD * (uint32_t)g->n_threads;
     if (chunk_reads < PLAN_CHUNK_MIN) chunk_reads = PLAN_CHUNK_MIN;
     if (chunk_reads > PLAN_CHUNK_MAX) chunk_reads = PLAN_CHUNK_MAX;
+    chunk_reads = (uint32_t)gpuasm_knob(g->settings->cuda_plan_chunk, chunk_reads);
     for (uint32_t first = 0; first < reads->n; first += chunk_reads) {
         const uint32_t n = reads->n - first < chunk_reads ? reads->n - first : chunk_reads;
-        /* the chunk as a set of its own (offsets stay absolute) */
-        const gpuasm_seqset chunk = { n, reads->off + first, reads->code };
-        const double t0 = gpuasm_now_s();
-        int rc = gpuasm_plan_build(&g->plan, g->prep, &chunk, g->targets, opt, g->n_threads, err);
-        st->plan_s += gpuasm_now_s() - t0;
+        const gpuasm_plan *plan = NULL;
+        int rc = gpuasm_plan_upload_chunk(&g->up, g->stream, g->prep, reads, first, n, g->targets, opt,
+                                          g->n_threads, &plan, &st->plan_s, err);
         if (rc < 0) return rc;
-        for (int c = 0; c < 4; c++) {
-            for (size_t i = 0; i < g->plan.n[c]; i++) g->plan.win[c][i].read += first;
-            const size_t bytes = g->plan.n[c] * sizeof(gpuasm_vwin);
-            if (!bytes) continue;
-            if ((rc = kit_grow_buf(g->stream, (void **)&g->d_win[c], &g->win_cap[c], bytes, err)) < 0) return rc;
-            /* pageable source: the call returns once the plan's buffer
-             * may be reused; the stream orders it after the last chunk's
-             * kernels */
-            CK(cudaMemcpyAsync(g->d_win[c], g->plan.win[c], bytes, cudaMemcpyHostToDevice, g->stream));
-        }
-        if ((rc = gpuasm_verify_cuda_launch(b, g->d_win, g->plan.n, err)) < 0) return rc;
+        if ((rc = gpuasm_verify_cuda_launch(b, g->up.d_win, plan->n, err)) < 0) return rc;
         if (count) {
-            st->index_strands += g->plan.counts.index_strands;
-            st->index_declined += g->plan.counts.index_declined;
-            st->pieces_kept += g->plan.counts.pieces_kept;
-            st->pieces_dropped += g->plan.counts.pieces_dropped;
+            st->index_strands += plan->counts.index_strands;
+            st->index_declined += plan->counts.index_declined;
+            st->pieces_kept += plan->counts.pieces_kept;
+            st->pieces_dropped += plan->counts.pieces_dropped;
         }
     }
     snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned on %d host thread%s, verified on the GPU",
@@ -766,21 +754,6 @@ uint64_t lane_suggest(const void *self)
     return bases;
 }
 
-void *host_alloc(size_t bytes)
-{
-    void *p = NULL;
-    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
-        (void)cudaGetLastError();
-        return NULL;
-    }
-    return p;
-}
-
-void host_free(void *p)
-{
-    if (p) (void)cudaFreeHost(p);
-}
-
 }  /* namespace */
 
 extern "C" const gpuasm_backend_ops gpuasm_backend_cuda = {
@@ -794,7 +767,7 @@ extern "C" const gpuasm_backend_ops gpuasm_backend_cuda = {
     lane_scan_signals,
     lane_filter_desc,
     lane_suggest,
-    host_alloc,
-    host_free,
+    kit_host_alloc,
+    kit_host_free,
     lane_close,
 };

@@ -158,6 +158,24 @@ static inline int kit_fail(gpuasm_err *err, const char *call, cudaError_t e)
  * that KIT_CK_LAUNCH sees this launch's own. */
 #define KIT_CLEAR_ERR() ((void)cudaGetLastError())
 
+/* Pinned host memory (cudaHostAlloc), or NULL; NULL is freed as nothing.
+ * The backend's batch buffers and the planned windows (plan_upload.cuh):
+ * the device copies them asynchronously. */
+static inline void *kit_host_alloc(size_t bytes)
+{
+    void *p = NULL;
+    if (cudaHostAlloc(&p, bytes ? bytes : 1, cudaHostAllocDefault) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static inline void kit_host_free(void *p)
+{
+    if (p) (void)cudaFreeHost(p);
+}
+
 /* Make *p hold at least `bytes` bytes of device memory, capacity in *cap
  * (contents not kept; 25% slack so that slowly growing batches do not
  * reallocate every time; the stream is synchronised first when it must

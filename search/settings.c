@@ -59,6 +59,8 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CPU_ENDS_FILTER", cpu_ends_filter, 0, 1),
     KNOB("GPUASM_CUDA_ENDS_PLAN", cuda_ends_plan, 0, 2),
     KNOB("GPUASM_CUDA_ENDS_SHARED", cuda_ends_shared, 0, 1),
+    KNOB("GPUASM_CUDA_PLAN_PINNED", cuda_plan_pinned, 0, 1),
+    KNOB("GPUASM_CUDA_PLAN_CHUNK", cuda_plan_chunk, 1, (int64_t)1 << 31),
     KNOB("GPUASM_KEEP_ALL", keep_all, 0, 1),
     KNOB("GPUASM_AUTO_BACK", auto_back, 0, 1),
     KNOB("GPUASM_AUTO_TEST_BACK", auto_test_back, 0, (int64_t)1 << 40),

@@ -150,6 +150,12 @@
  *                                       tables from global memory (k_partial_small), not
  *                                       from shared memory where they fit (1, default:
  *                                       k_partial_shared; A/B runs)
+ *   GPUASM_CUDA_PLAN_PINNED=0  0..1     CUDA, --filter: the planned windows in pageable
+ *                                       memory, whose copy waits behind the GPU's
+ *                                       verification, not pinned (1, default:
+ *                                       engine/plan_upload.cuh; A/B runs)
+ *   GPUASM_CUDA_PLAN_CHUNK=N   1..2^31  CUDA, --filter: reads planned at a time (default
+ *                                       256 per -@ thread, 1,024..8,192)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -176,7 +182,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
-    int64_t cuda_ends_plan, cuda_ends_shared, keep_all, auto_back, auto_test_back, auto_back_ms;
+    int64_t cuda_ends_plan, cuda_ends_shared, cuda_plan_pinned, cuda_plan_chunk, keep_all, auto_back, auto_test_back, auto_back_ms;
 } gpuasm_settings;
 
 /* Every knob unset. */

@@ -85,7 +85,10 @@ static void ws_free(gpuasm_plan_ws *w)
 
 void gpuasm_plan_free(gpuasm_plan *plan)
 {
-    for (int c = 0; c < 4; c++) free(plan->win[c]);
+    for (int c = 0; c < 4; c++) {
+        if (plan->host_free) plan->host_free(plan->win[c]);
+        else free(plan->win[c]);
+    }
     for (int i = 0; i < plan->n_ws; i++) ws_free(&plan->ws[i]);
     free(plan->ws);
     memset(plan, 0, sizeof *plan);
@@ -97,6 +100,7 @@ typedef struct plan_job {
     const gpuasm_seqset *reads, *targets;
     const gpuasm_search_opt *opt;
     uint32_t first, count;
+    uint32_t read_base;     /* added to the windows' read (gpuasm_plan.read_base) */
     gpuasm_plan_ws *ws;
     int failed;
 } plan_job;
@@ -125,6 +129,24 @@ static int push_whole(gpuasm_plan *p, gpuasm_vwin w, uint32_t m, uint64_t n)
         w.jend = (uint32_t)(s1 + 1 < n ? s1 + 1 : n);
         if (push(p, m, &w) < 0) return -1;
     }
+    return 0;
+}
+
+/* Room for `want` windows of class c in plan->win (in the caller's host
+ * memory when it gave an allocator: a new buffer, the windows so far
+ * copied).  0 or -1 (out of memory). */
+static int plan_grow(gpuasm_plan *plan, int c, size_t want)
+{
+    if (!plan->host_alloc) return gpuasm_grow((void **)&plan->win[c], &plan->cap[c], want, sizeof(gpuasm_vwin));
+    if (want <= plan->cap[c]) return 0;
+    size_t cap = plan->cap[c] ? plan->cap[c] : 4096;
+    while (cap < want) cap *= 2;
+    gpuasm_vwin *w = plan->host_alloc(cap * sizeof(gpuasm_vwin));
+    if (!w) return -1;
+    if (plan->n[c]) memcpy(w, plan->win[c], plan->n[c] * sizeof(gpuasm_vwin));
+    plan->host_free(plan->win[c]);
+    plan->win[c] = w;
+    plan->cap[c] = cap;
     return 0;
 }
 
@@ -170,6 +192,7 @@ static void *plan_run(void *arg)
         ws->b_always[n_b_always++] = t;
     }
     for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
+        const uint32_t rid = j->read_base + (uint32_t)r;
         const uint8_t *read = reads->code + reads->off[r];
         const uint64_t rlen = reads->off[r + 1] - reads->off[r];
         const int32_t k_read = gpuasm_pair_k(opt, rlen);
@@ -203,7 +226,7 @@ static void *plan_run(void *arg)
                             if (i < nl && qf->always[t]) continue;   /* listed below */
                             const gpuasm_pair p = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
                             if (!p.searched) continue;
-                            const gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, 0, p.k, 0, 0, 0, 0 };
+                            const gpuasm_vwin w = { rid, t, (uint16_t)s, 0, p.k, 0, 0, 0, 0 };
                             if (push_whole(&ws->out, w, (uint32_t)p.m, p.n) < 0) goto oom;
                             kept++;
                         }
@@ -220,7 +243,7 @@ static void *plan_run(void *arg)
                 const uint64_t tlen = targets->off[t + 1] - targets->off[t];
                 const gpuasm_pair p = gpuasm_pair_of(opt, rlen, tlen);
                 if (!p.searched) continue;
-                gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, (uint16_t)p.read_is_pattern, p.k, 0, 0, 0, 0 };
+                gpuasm_vwin w = { rid, t, (uint16_t)s, (uint16_t)p.read_is_pattern, p.k, 0, 0, 0, 0 };
                 if (p.read_is_pattern) {
                     if (gpuasm_grow((void **)&ws->grp_a, &ws->cap_a, (size_t)n_a + 1, sizeof(uint32_t)) < 0)
                         goto oom;
@@ -253,7 +276,7 @@ static void *plan_run(void *arg)
                 for (int64_t i = 0; i < nr; i++) {
                     const gpuasm_end_range *g = &ws->ranges[i];
                     const uint64_t n = targets->off[g->target + 1] - targets->off[g->target];
-                    gpuasm_vwin w = { (uint32_t)r, g->target, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
+                    gpuasm_vwin w = { rid, g->target, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
                     w.s0 = (uint32_t)g->lo;
                     w.s1 = (uint32_t)(g->hi + 1);
                     w.j0 = (uint32_t)(g->lo > ov ? g->lo - ov : 0);
@@ -263,7 +286,7 @@ static void *plan_run(void *arg)
             } else {
                 for (uint32_t i = 0; i < n_a; i++) {
                     const uint32_t t = ws->grp_a[i];
-                    gpuasm_vwin w = { (uint32_t)r, t, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
+                    gpuasm_vwin w = { rid, t, (uint16_t)s, 1, k_read, 0, 0, 0, 0 };
                     if (push_whole(&ws->out, w, (uint32_t)rlen, targets->off[t + 1] - targets->off[t]) < 0)
                         goto oom;
                 }
@@ -305,6 +328,7 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
         jobs[i].opt = opt;
         jobs[i].first = a;
         jobs[i].count = b - a;
+        jobs[i].read_base = plan->read_base;
         jobs[i].ws = &plan->ws[i];
     }
     /* Thread 0 is the caller; the others are started here. */
@@ -329,7 +353,7 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
         for (int c = 0; c < 4; c++) {
             const size_t n = out->n[c];
             if (!n) continue;
-            if (gpuasm_grow((void **)&plan->win[c], &plan->cap[c], plan->n[c] + n, sizeof(gpuasm_vwin)) < 0) {
+            if (plan_grow(plan, c, plan->n[c] + n) < 0) {
                 rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
                 break;
             }

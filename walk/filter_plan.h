@@ -57,10 +57,19 @@ typedef struct gpuasm_vwin {
     uint32_t j0, jend, s0, s1;
 } gpuasm_vwin;
 
-/* The windows of a plan, by pattern words (class w: ceil(m / 64) = w + 1). */
+/* The windows of a plan, by pattern words (class w: ceil(m / 64) = w + 1).
+ * The caller may set, before the first build (a zeroed plan is ready):
+ *   read_base   added to every window's read (the index of the built
+ *               set's first read in the caller's batch; 0 by default);
+ *   host_alloc, host_free   where win[] lives (malloc/free when NULL; the
+ *               CUDA backend gives pinned memory, so that the windows'
+ *               copy to the device is asynchronous: engine/plan_upload.cuh). */
 typedef struct gpuasm_plan {
     gpuasm_vwin *win[4];
     size_t n[4], cap[4];
+    uint32_t read_base;
+    void *(*host_alloc)(size_t bytes);
+    void (*host_free)(void *p);
     gpuasm_scan_stats counts;   /* what the filters did (index_*, pieces_*) */
     /* each planning thread's scratch and windows, kept from build to
      * build (nothing is allocated per read or per chunk once grown) */

@@ -1,0 +1,218 @@
+/* SPDX-License-Identifier: MIT */
+/* test_filter_plan.c -- the planned windows of --filter (walk/filter_plan.h)
+ * built chunk by chunk, as the CUDA backend builds them (engine/
+ * plan_upload.cuh: read_base, windows in the caller's host memory), against
+ * one build over the whole batch: for random primers (the pieces filter)
+ * and reads as the pattern of genome-sized targets (the index), the chunks'
+ * windows, laid end to end, must be the whole build's, byte for byte, on 1
+ * to 3 planning threads; every buffer the allocator gave is given back.
+ * That the windows themselves are right (their hits are the CPU walk's) is
+ * tests/c/test_verify_cuda's, on a CUDA build. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "walk/cpu_scan.h"
+#include "walk/filter_plan.h"
+#include "search/search.h"
+#include "tap.h"
+
+static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+
+/* A set of sequences (nt16 codes) grown one at a time. */
+typedef struct {
+    uint8_t *code;
+    uint64_t *off;
+    uint32_t n;
+    size_t cap_code, cap_off;
+} seqs;
+
+static void seqs_add(seqs *s, const uint8_t *c, uint64_t len)
+{
+    if (s->n + 2 > s->cap_off) {
+        s->cap_off = 2 * (s->n + 2);
+        s->off = xrealloc(s->off, s->cap_off * sizeof *s->off);
+    }
+    if (!s->n) s->off[0] = 0;
+    const uint64_t at = s->off[s->n];
+    if (at + len > s->cap_code) {
+        s->cap_code = 2 * (at + len) + 64;
+        s->code = xrealloc(s->code, s->cap_code);
+    }
+    memcpy(s->code + at, c, len);
+    s->off[++s->n] = at + len;
+}
+
+static gpuasm_seqset seqs_view(const seqs *s) { return (gpuasm_seqset){ s->n, s->off, s->code }; }
+
+static void seqs_free(seqs *s)
+{
+    free(s->code);
+    free(s->off);
+    memset(s, 0, sizeof *s);
+}
+
+/* The test's allocator: malloc, counted. */
+static long live, given;
+static void *count_alloc(size_t bytes)
+{
+    given++;
+    live++;
+    return xmalloc(bytes);
+}
+static void count_free(void *p)
+{
+    if (!p) return;
+    live--;
+    free(p);
+}
+
+/* reads [0, n) planned whole (threads t) and in chunks of random sizes
+ * (read_base, the counted allocator, threads 1 + chunk % 3): the same
+ * windows in the same order.  Returns 1 when equal; *windows counts. */
+static int chunks_equal_whole(const gpuasm_seqset *reads, const gpuasm_seqset *tg, const gpuasm_search_opt *opt,
+                              const char *what, size_t *windows)
+{
+    gpuasm_cpu_cfg cfg;
+    gpuasm_cpu_cfg_default(&cfg);
+    gpuasm_err err;
+    memset(&err, 0, sizeof err);
+    gpuasm_cpu_prep *prep = NULL;
+    if (gpuasm_cpu_prep_build(tg, opt, &cfg, &prep, &err) < 0) abort();
+    gpuasm_plan whole, part;
+    memset(&whole, 0, sizeof whole);
+    memset(&part, 0, sizeof part);
+    part.host_alloc = count_alloc;
+    part.host_free = count_free;
+    if (gpuasm_plan_build(&whole, prep, reads, tg, opt, 1 + (int)below(3), &err) < 0) abort();
+    size_t at[4] = { 0, 0, 0, 0 };
+    int ok = 1, chunk = 0;
+    for (uint32_t first = 0; first < reads->n && ok; chunk++) {
+        uint32_t n = 1 + (uint32_t)below(40);
+        if (n > reads->n - first) n = reads->n - first;
+        const gpuasm_seqset sub = { n, reads->off + first, reads->code };
+        part.read_base = first;
+        if (gpuasm_plan_build(&part, prep, &sub, tg, opt, 1 + chunk % 3, &err) < 0) abort();
+        for (int c = 0; c < 4 && ok; c++) {
+            if (at[c] + part.n[c] > whole.n[c] ||
+                (part.n[c] && memcmp(whole.win[c] + at[c], part.win[c], part.n[c] * sizeof(gpuasm_vwin)))) {
+                diag("%s: chunk %d (reads %u..%u), class %d: windows differ from the whole build's", what, chunk,
+                     first, first + n - 1, c);
+                ok = 0;
+            }
+            at[c] += part.n[c];
+        }
+        first += n;
+    }
+    for (int c = 0; c < 4 && ok; c++) {
+        if (at[c] != whole.n[c]) {
+            diag("%s: class %d: %zu windows in chunks, %zu whole", what, c, at[c], whole.n[c]);
+            ok = 0;
+        }
+        *windows += whole.n[c];
+    }
+    gpuasm_plan_free(&part);
+    gpuasm_plan_free(&whole);
+    gpuasm_cpu_prep_free(prep);
+    return ok;
+}
+
+static void random_seq(uint8_t *s, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++) s[i] = acgt[rnd() & 3];
+}
+
+static gpuasm_search_opt base_opt(void)
+{
+    gpuasm_search_opt o;
+    memset(&o, 0, sizeof o);
+    o.max_diffs = -1;
+    o.error_rate = 0.1;
+    o.kernel = GPUASM_KERNEL_MYERS;
+    o.alphabet = GPUASM_ALPHABET_NT16;
+    o.strand = GPUASM_STRAND_BOTH;
+    o.filter = GPUASM_FILTER_AUTO;
+    return o;
+}
+
+/* chunks_equal_whole on case c of a kind; the sets are freed. */
+static int one_case(seqs *reads, seqs *tg, const gpuasm_search_opt *o, const char *kind, int c, size_t *windows)
+{
+    const gpuasm_seqset rv = seqs_view(reads), tv = seqs_view(tg);
+    char what[64];
+    snprintf(what, sizeof what, "%s case %d", kind, c);
+    const int ok = chunks_equal_whole(&rv, &tv, o, what, windows);
+    seqs_free(tg);
+    seqs_free(reads);
+    return ok;
+}
+
+int main(void)
+{
+    rng_seed_from_env();
+    uint8_t buf[8192];
+    /* (a) primers: the targets are the patterns (the pieces filter) */
+    int ok = 1;
+    size_t windows = 0;
+    for (int c = 0; c < 12; c++) {
+        seqs tg = { 0 }, reads = { 0 };
+        uint8_t pr[300][32];
+        uint32_t plen[300];
+        for (int i = 0; i < 300; i++) {
+            plen[i] = 18 + (uint32_t)below(12);
+            random_seq(pr[i], plen[i]);
+            seqs_add(&tg, pr[i], plen[i]);
+        }
+        for (int r = 0; r < 300; r++) {
+            const uint64_t n = 80 + below(80);
+            random_seq(buf, n);
+            for (uint64_t x = below(3); x > 0; x--) {   /* planted primers, a base changed */
+                const int i = (int)below(300);
+                const uint64_t a = below(n - plen[i]);
+                memcpy(buf + a, pr[i], plen[i]);
+                buf[a + below(plen[i])] = acgt[rnd() & 3];
+            }
+            seqs_add(&reads, buf, n);
+        }
+        gpuasm_search_opt o = base_opt();
+        o.max_diffs = (int32_t)below(3);
+        if (c % 4 == 3) o.strand = GPUASM_STRAND_FORWARD;
+        ok &= one_case(&reads, &tg, &o, "primers", c, &windows);
+    }
+    tap(ok && windows > 0 && given > 0 && live == 0,
+        "primers (pieces filter): chunks with read_base = one build (%zu windows; %ld buffers from the "
+        "caller's allocator, %ld not given back)", windows, given, live);
+    /* (b) reads as the pattern of genome-sized targets (the index) */
+    ok = 1;
+    windows = 0;
+    given = live = 0;
+    for (int c = 0; c < 8; c++) {
+        seqs tg = { 0 }, reads = { 0 };
+        static uint8_t g[4][8192];
+        uint64_t glen[4];
+        for (int t = 0; t < 4; t++) {
+            glen[t] = 2000 + below(6000);
+            random_seq(g[t], glen[t]);
+            seqs_add(&tg, g[t], glen[t]);
+        }
+        for (int r = 0; r < 200; r++) {
+            const int t = (int)below(4);
+            const uint64_t n = 60 + below(140);
+            if (chance(0.8)) {
+                memcpy(buf, g[t] + below(glen[t] - n), n);
+                for (int e = 0; e < 3; e++) buf[below(n)] = acgt[rnd() & 3];
+            } else {
+                random_seq(buf, n);
+            }
+            seqs_add(&reads, buf, n);
+        }
+        gpuasm_search_opt o = base_opt();
+        o.filter = c % 2 ? GPUASM_FILTER_INDEX : GPUASM_FILTER_AUTO;
+        ok &= one_case(&reads, &tg, &o, "genomes", c, &windows);
+    }
+    tap(ok && windows > 0 && given > 0 && live == 0,
+        "reads vs genomes (index): chunks with read_base = one build (%zu windows; %ld buffers from the "
+        "caller's allocator, %ld not given back)", windows, given, live);
+    return tap_done();
+}
