@@ -13,6 +13,7 @@ int gpuasm_plan_upload_open(gpuasm_plan_upload *u, int pinned, gpuasm_err *err)
         if (pinned) {
             u->plan[i].host_alloc = kit_host_alloc;
             u->plan[i].host_free = kit_host_free;
+            u->plan[i].parts = 1;   /* each thread's windows copied from where it wrote them */
         }
         CK(cudaEventCreateWithFlags(&u->copied[i], cudaEventDisableTiming));
     }
@@ -42,7 +43,17 @@ int gpuasm_plan_upload_chunk(gpuasm_plan_upload *u, cudaStream_t stream, const g
         const size_t bytes = plan->n[c] * sizeof(gpuasm_vwin);
         if (!bytes) continue;
         if ((rc = kit_grow_buf(stream, (void **)&u->d_win[c], &u->win_cap[c], bytes, err)) < 0) return rc;
-        CK(cudaMemcpyAsync(u->d_win[c], plan->win[c], bytes, cudaMemcpyHostToDevice, stream));
+        if (!plan->parts) {
+            CK(cudaMemcpyAsync(u->d_win[c], plan->win[c], bytes, cudaMemcpyHostToDevice, stream));
+            continue;
+        }
+        size_t at = 0;   /* the parts end to end: read order */
+        for (int p = 0; p < plan->n_parts; p++) {
+            size_t n = 0;
+            const gpuasm_vwin *w = gpuasm_plan_part(plan, p, c, &n);
+            if (n) CK(cudaMemcpyAsync(u->d_win[c] + at, w, n * sizeof(gpuasm_vwin), cudaMemcpyHostToDevice, stream));
+            at += n;
+        }
     }
     CK(cudaEventRecord(u->copied[i], stream));
     *out = plan;

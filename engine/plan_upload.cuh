@@ -12,7 +12,10 @@
  * with the GPU mostly idle).  Here two plans alternate, their windows in
  * pinned memory: the copy of chunk i is queued at once, and the host plans
  * chunk i + 1 into the other plan while the GPU copies and verifies i;
- * chunk i + 2 reuses i's plan after its copy's event.
+ * chunk i + 2 reuses i's plan after its copy's event.  Each planning
+ * thread's windows are copied from where it wrote them (gpuasm_plan's
+ * parts): one thread gathering every window into one buffer was ~0.5 GB
+ * of memcpy a primer run.
  */
 #ifndef GPUASM_PLAN_UPLOAD_CUH
 #define GPUASM_PLAN_UPLOAD_CUH
@@ -26,7 +29,7 @@
 #include "walk/filter_plan.h"
 
 typedef struct gpuasm_plan_upload {
-    gpuasm_plan plan[2];       /* windows pinned (pageable: GPUASM_CUDA_PLAN_PINNED=0) */
+    gpuasm_plan plan[2];       /* windows pinned, in parts (pageable, gathered: GPUASM_CUDA_PLAN_PINNED=0) */
     cudaEvent_t copied[2];     /* plan[i]'s last copy to the device */
     int next;                  /* the plan the next chunk is built in */
     gpuasm_vwin *d_win[4];     /* the chunk's windows on the device, by class */

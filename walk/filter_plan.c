@@ -73,7 +73,10 @@ typedef struct gpuasm_plan_ws {
 
 static void ws_free(gpuasm_plan_ws *w)
 {
-    for (int c = 0; c < 4; c++) free(w->out.win[c]);
+    for (int c = 0; c < 4; c++) {
+        if (w->out.host_free) w->out.host_free(w->out.win[c]);
+        else free(w->out.win[c]);
+    }
     free(w->rc);
     free(w->in_a);
     free(w->mark);
@@ -81,6 +84,13 @@ static void ws_free(gpuasm_plan_ws *w)
     free(w->ranges);
     free(w->listed);
     free(w->b_always);
+}
+
+const gpuasm_vwin *gpuasm_plan_part(const gpuasm_plan *plan, int i, int c, size_t *n)
+{
+    const gpuasm_plan *out = &plan->ws[i].out;
+    *n = out->n[c];
+    return out->win[c];
 }
 
 void gpuasm_plan_free(gpuasm_plan *plan)
@@ -105,10 +115,28 @@ typedef struct plan_job {
     int failed;
 } plan_job;
 
+/* Room for `want` windows of class c in plan->win (in the caller's host
+ * memory when it gave an allocator: a new buffer, the windows so far
+ * copied).  0 or -1 (out of memory). */
+static int plan_grow(gpuasm_plan *plan, int c, size_t want)
+{
+    if (!plan->host_alloc) return gpuasm_grow((void **)&plan->win[c], &plan->cap[c], want, sizeof(gpuasm_vwin));
+    if (want <= plan->cap[c]) return 0;
+    size_t cap = plan->cap[c] ? plan->cap[c] : 4096;
+    while (cap < want) cap *= 2;
+    gpuasm_vwin *w = plan->host_alloc(cap * sizeof(gpuasm_vwin));
+    if (!w) return -1;
+    if (plan->n[c]) memcpy(w, plan->win[c], plan->n[c] * sizeof(gpuasm_vwin));
+    plan->host_free(plan->win[c]);
+    plan->win[c] = w;
+    plan->cap[c] = cap;
+    return 0;
+}
+
 static int push(gpuasm_plan *p, uint32_t m, const gpuasm_vwin *w)
 {
     const int c = (int)((m + 63u) / 64u) - 1;
-    if (gpuasm_grow((void **)&p->win[c], &p->cap[c], p->n[c] + 1, sizeof(gpuasm_vwin)) < 0) return -1;
+    if (plan_grow(p, c, p->n[c] + 1) < 0) return -1;
     p->win[c][p->n[c]++] = *w;
     return 0;
 }
@@ -129,24 +157,6 @@ static int push_whole(gpuasm_plan *p, gpuasm_vwin w, uint32_t m, uint64_t n)
         w.jend = (uint32_t)(s1 + 1 < n ? s1 + 1 : n);
         if (push(p, m, &w) < 0) return -1;
     }
-    return 0;
-}
-
-/* Room for `want` windows of class c in plan->win (in the caller's host
- * memory when it gave an allocator: a new buffer, the windows so far
- * copied).  0 or -1 (out of memory). */
-static int plan_grow(gpuasm_plan *plan, int c, size_t want)
-{
-    if (!plan->host_alloc) return gpuasm_grow((void **)&plan->win[c], &plan->cap[c], want, sizeof(gpuasm_vwin));
-    if (want <= plan->cap[c]) return 0;
-    size_t cap = plan->cap[c] ? plan->cap[c] : 4096;
-    while (cap < want) cap *= 2;
-    gpuasm_vwin *w = plan->host_alloc(cap * sizeof(gpuasm_vwin));
-    if (!w) return -1;
-    if (plan->n[c]) memcpy(w, plan->win[c], plan->n[c] * sizeof(gpuasm_vwin));
-    plan->host_free(plan->win[c]);
-    plan->win[c] = w;
-    plan->cap[c] = cap;
     return 0;
 }
 
@@ -330,7 +340,13 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
         jobs[i].count = b - a;
         jobs[i].read_base = plan->read_base;
         jobs[i].ws = &plan->ws[i];
+        /* parts: the thread's windows are the plan's, in the caller's memory */
+        if (plan->parts && !plan->ws[i].out.host_alloc) {
+            plan->ws[i].out.host_alloc = plan->host_alloc;
+            plan->ws[i].out.host_free = plan->host_free;
+        }
     }
+    plan->n_parts = n_threads;
     /* Thread 0 is the caller; the others are started here. */
     for (int i = 1; i < n_threads; i++) {
         int trc;
@@ -353,6 +369,10 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
         for (int c = 0; c < 4; c++) {
             const size_t n = out->n[c];
             if (!n) continue;
+            if (plan->parts) {   /* left where the thread wrote them */
+                plan->n[c] += n;
+                continue;
+            }
             if (plan_grow(plan, c, plan->n[c] + n) < 0) {
                 rc = gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
                 break;

@@ -61,15 +61,22 @@ typedef struct gpuasm_vwin {
  * The caller may set, before the first build (a zeroed plan is ready):
  *   read_base   added to every window's read (the index of the built
  *               set's first read in the caller's batch; 0 by default);
- *   host_alloc, host_free   where win[] lives (malloc/free when NULL; the
- *               CUDA backend gives pinned memory, so that the windows'
- *               copy to the device is asynchronous: engine/plan_upload.cuh). */
+ *   host_alloc, host_free   where the windows live (malloc/free when NULL;
+ *               the CUDA backend gives pinned memory, so that their copy
+ *               to the device is asynchronous: engine/plan_upload.cuh;
+ *               host_free takes NULL);
+ *   parts       1: the windows stay where each planning thread wrote them,
+ *               parts 0 .. n_parts - 1 of the build (gpuasm_plan_part), in
+ *               read order part after part, and win[] is not filled (no
+ *               single-threaded gather of every window); n[] still counts
+ *               them all. */
 typedef struct gpuasm_plan {
     gpuasm_vwin *win[4];
     size_t n[4], cap[4];
     uint32_t read_base;
     void *(*host_alloc)(size_t bytes);
     void (*host_free)(void *p);
+    int parts, n_parts;
     gpuasm_scan_stats counts;   /* what the filters did (index_*, pieces_*) */
     /* each planning thread's scratch and windows, kept from build to
      * build (nothing is allocated per read or per chunk once grown) */
@@ -91,6 +98,10 @@ int gpuasm_plan_applies(const gpuasm_seqset *reads, const gpuasm_seqset *targets
 int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpuasm_seqset *reads,
                       const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
                       gpuasm_err *err);
+
+/* Part i (0 <= i < plan->n_parts) of a build with parts set: its *n
+ * windows of class c (valid until the next build). */
+const gpuasm_vwin *gpuasm_plan_part(const gpuasm_plan *plan, int i, int c, size_t *n);
 
 void gpuasm_plan_free(gpuasm_plan *plan);
 

@@ -54,7 +54,7 @@ static void seqs_free(seqs *s)
 }
 
 /* The test's allocator: malloc, counted. */
-static long live, given;
+static long live, given, multi;   /* multi: chunks planned in more than one part */
 static void *count_alloc(size_t bytes)
 {
     given++;
@@ -69,10 +69,11 @@ static void count_free(void *p)
 }
 
 /* reads [0, n) planned whole (threads t) and in chunks of random sizes
- * (read_base, the counted allocator, threads 1 + chunk % 3): the same
- * windows in the same order.  Returns 1 when equal; *windows counts. */
+ * (read_base, the counted allocator, threads 1 + chunk % 3; with parts,
+ * each thread's windows left in its part): the same windows in the same
+ * order.  Returns 1 when equal; *windows counts. */
 static int chunks_equal_whole(const gpuasm_seqset *reads, const gpuasm_seqset *tg, const gpuasm_search_opt *opt,
-                              const char *what, size_t *windows)
+                              int parts, const char *what, size_t *windows)
 {
     gpuasm_cpu_cfg cfg;
     gpuasm_cpu_cfg_default(&cfg);
@@ -85,20 +86,35 @@ static int chunks_equal_whole(const gpuasm_seqset *reads, const gpuasm_seqset *t
     memset(&part, 0, sizeof part);
     part.host_alloc = count_alloc;
     part.host_free = count_free;
+    part.parts = parts;
     if (gpuasm_plan_build(&whole, prep, reads, tg, opt, 1 + (int)below(3), &err) < 0) abort();
     size_t at[4] = { 0, 0, 0, 0 };
     int ok = 1, chunk = 0;
     for (uint32_t first = 0; first < reads->n && ok; chunk++) {
-        uint32_t n = 1 + (uint32_t)below(40);
+        /* small chunks, and chunks of over 64 reads, which plan on two or
+         * three threads (gpuasm_plan_build gives a thread 64 reads at least) */
+        uint32_t n = chance(0.5) ? 1 + (uint32_t)below(40) : 130 + (uint32_t)below(70);
         if (n > reads->n - first) n = reads->n - first;
         const gpuasm_seqset sub = { n, reads->off + first, reads->code };
         part.read_base = first;
         if (gpuasm_plan_build(&part, prep, &sub, tg, opt, 1 + chunk % 3, &err) < 0) abort();
+        if (parts && part.n_parts > 1) multi++;
         for (int c = 0; c < 4 && ok; c++) {
-            if (at[c] + part.n[c] > whole.n[c] ||
-                (part.n[c] && memcmp(whole.win[c] + at[c], part.win[c], part.n[c] * sizeof(gpuasm_vwin)))) {
-                diag("%s: chunk %d (reads %u..%u), class %d: windows differ from the whole build's", what, chunk,
-                     first, first + n - 1, c);
+            /* the chunk's windows: win[], or its parts end to end */
+            size_t got = 0;
+            for (int i = 0; i < (parts ? part.n_parts : 1) && ok; i++) {
+                size_t n_i = part.n[c];
+                const gpuasm_vwin *w = parts ? gpuasm_plan_part(&part, i, c, &n_i) : part.win[c];
+                if (at[c] + got + n_i > whole.n[c] ||
+                    (n_i && memcmp(whole.win[c] + at[c] + got, w, n_i * sizeof(gpuasm_vwin)))) {
+                    diag("%s: chunk %d (reads %u..%u), class %d, part %d: windows differ from the whole build's",
+                         what, chunk, first, first + n - 1, c, i);
+                    ok = 0;
+                }
+                got += n_i;
+            }
+            if (ok && got != part.n[c]) {
+                diag("%s: chunk %d, class %d: parts hold %zu windows, n says %zu", what, chunk, c, got, part.n[c]);
                 ok = 0;
             }
             at[c] += part.n[c];
@@ -136,13 +152,13 @@ static gpuasm_search_opt base_opt(void)
     return o;
 }
 
-/* chunks_equal_whole on case c of a kind; the sets are freed. */
+/* chunks_equal_whole on case c of a kind (in parts unless c % 3 == 0); the sets are freed. */
 static int one_case(seqs *reads, seqs *tg, const gpuasm_search_opt *o, const char *kind, int c, size_t *windows)
 {
     const gpuasm_seqset rv = seqs_view(reads), tv = seqs_view(tg);
     char what[64];
     snprintf(what, sizeof what, "%s case %d", kind, c);
-    const int ok = chunks_equal_whole(&rv, &tv, o, what, windows);
+    const int ok = chunks_equal_whole(&rv, &tv, o, c % 3 != 0, what, windows);
     seqs_free(tg);
     seqs_free(reads);
     return ok;
@@ -164,7 +180,7 @@ int main(void)
             random_seq(pr[i], plen[i]);
             seqs_add(&tg, pr[i], plen[i]);
         }
-        for (int r = 0; r < 300; r++) {
+        for (int r = 0; r < 600; r++) {
             const uint64_t n = 80 + below(80);
             random_seq(buf, n);
             for (uint64_t x = below(3); x > 0; x--) {   /* planted primers, a base changed */
@@ -180,13 +196,13 @@ int main(void)
         if (c % 4 == 3) o.strand = GPUASM_STRAND_FORWARD;
         ok &= one_case(&reads, &tg, &o, "primers", c, &windows);
     }
-    tap(ok && windows > 0 && given > 0 && live == 0,
-        "primers (pieces filter): chunks with read_base = one build (%zu windows; %ld buffers from the "
-        "caller's allocator, %ld not given back)", windows, given, live);
+    tap(ok && windows > 0 && given > 0 && live == 0 && multi > 0,
+        "primers (pieces filter): chunks with read_base, gathered and in parts, = one build (%zu windows; %ld buffers from the "
+        "caller's allocator, %ld not given back; %ld chunks in several parts)", windows, given, live, multi);
     /* (b) reads as the pattern of genome-sized targets (the index) */
     ok = 1;
     windows = 0;
-    given = live = 0;
+    given = live = multi = 0;
     for (int c = 0; c < 8; c++) {
         seqs tg = { 0 }, reads = { 0 };
         static uint8_t g[4][8192];
@@ -196,7 +212,7 @@ int main(void)
             random_seq(g[t], glen[t]);
             seqs_add(&tg, g[t], glen[t]);
         }
-        for (int r = 0; r < 200; r++) {
+        for (int r = 0; r < 500; r++) {
             const int t = (int)below(4);
             const uint64_t n = 60 + below(140);
             if (chance(0.8)) {
@@ -211,8 +227,8 @@ int main(void)
         o.filter = c % 2 ? GPUASM_FILTER_INDEX : GPUASM_FILTER_AUTO;
         ok &= one_case(&reads, &tg, &o, "genomes", c, &windows);
     }
-    tap(ok && windows > 0 && given > 0 && live == 0,
-        "reads vs genomes (index): chunks with read_base = one build (%zu windows; %ld buffers from the "
-        "caller's allocator, %ld not given back)", windows, given, live);
+    tap(ok && windows > 0 && given > 0 && live == 0 && multi > 0,
+        "reads vs genomes (index): chunks with read_base, gathered and in parts, = one build (%zu windows; %ld buffers from the "
+        "caller's allocator, %ld not given back; %ld chunks in several parts)", windows, given, live, multi);
     return tap_done();
 }
