@@ -71,12 +71,18 @@ typedef struct gpuasm_plan_ws {
     size_t cap_b_always;
 } gpuasm_plan_ws;
 
-static void ws_free(gpuasm_plan_ws *w)
+/* A plan's window buffers, given back to whoever gave them. */
+static void free_windows(gpuasm_plan *p)
 {
     for (int c = 0; c < 4; c++) {
-        if (w->out.host_free) w->out.host_free(w->out.win[c]);
-        else free(w->out.win[c]);
+        if (p->host_free) p->host_free(p->win[c]);
+        else free(p->win[c]);
     }
+}
+
+static void ws_free(gpuasm_plan_ws *w)
+{
+    free_windows(&w->out);
     free(w->rc);
     free(w->in_a);
     free(w->mark);
@@ -88,17 +94,14 @@ static void ws_free(gpuasm_plan_ws *w)
 
 const gpuasm_vwin *gpuasm_plan_part(const gpuasm_plan *plan, int i, int c, size_t *n)
 {
-    const gpuasm_plan *out = &plan->ws[i].out;
+    const gpuasm_plan *out = plan->parts ? &plan->ws[i].out : plan;
     *n = out->n[c];
     return out->win[c];
 }
 
 void gpuasm_plan_free(gpuasm_plan *plan)
 {
-    for (int c = 0; c < 4; c++) {
-        if (plan->host_free) plan->host_free(plan->win[c]);
-        else free(plan->win[c]);
-    }
+    free_windows(plan);
     for (int i = 0; i < plan->n_ws; i++) ws_free(&plan->ws[i]);
     free(plan->ws);
     memset(plan, 0, sizeof *plan);
@@ -346,7 +349,7 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
             plan->ws[i].out.host_free = plan->host_free;
         }
     }
-    plan->n_parts = n_threads;
+    plan->n_parts = plan->parts ? n_threads : 1;
     /* Thread 0 is the caller; the others are started here. */
     for (int i = 1; i < n_threads; i++) {
         int trc;

@@ -66,10 +66,11 @@ typedef struct gpuasm_vwin {
  *               to the device is asynchronous: engine/plan_upload.cuh;
  *               host_free takes NULL);
  *   parts       1: the windows stay where each planning thread wrote them,
- *               parts 0 .. n_parts - 1 of the build (gpuasm_plan_part), in
- *               read order part after part, and win[] is not filled (no
+ *               in read order part after part, and win[] is not filled (no
  *               single-threaded gather of every window); n[] still counts
- *               them all. */
+ *               them all.  Either way a build's windows are its parts
+ *               0 .. n_parts - 1 (gpuasm_plan_part; without parts, one:
+ *               win[]). */
 typedef struct gpuasm_plan {
     gpuasm_vwin *win[4];
     size_t n[4], cap[4];
@@ -99,8 +100,8 @@ int gpuasm_plan_build(gpuasm_plan *plan, const gpuasm_cpu_prep *prep, const gpua
                       const gpuasm_seqset *targets, const gpuasm_search_opt *opt, int n_threads,
                       gpuasm_err *err);
 
-/* Part i (0 <= i < plan->n_parts) of a build with parts set: its *n
- * windows of class c (valid until the next build). */
+/* Part i (0 <= i < plan->n_parts) of a build: its *n windows of class c
+ * (valid until the next build). */
 const gpuasm_vwin *gpuasm_plan_part(const gpuasm_plan *plan, int i, int c, size_t *n);
 
 void gpuasm_plan_free(gpuasm_plan *plan);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine/defaults.h"
 #include "walk/cpu_scan.h"
 #include "walk/filter_plan.h"
 #include "search/search.h"
@@ -100,11 +101,11 @@ static int chunks_equal_whole(const gpuasm_seqset *reads, const gpuasm_seqset *t
         if (gpuasm_plan_build(&part, prep, &sub, tg, opt, 1 + chunk % 3, &err) < 0) abort();
         if (parts && part.n_parts > 1) multi++;
         for (int c = 0; c < 4 && ok; c++) {
-            /* the chunk's windows: win[], or its parts end to end */
+            /* the chunk's windows: its parts end to end (win[] alone without parts) */
             size_t got = 0;
-            for (int i = 0; i < (parts ? part.n_parts : 1) && ok; i++) {
-                size_t n_i = part.n[c];
-                const gpuasm_vwin *w = parts ? gpuasm_plan_part(&part, i, c, &n_i) : part.win[c];
+            for (int i = 0; i < part.n_parts && ok; i++) {
+                size_t n_i = 0;
+                const gpuasm_vwin *w = gpuasm_plan_part(&part, i, c, &n_i);
                 if (at[c] + got + n_i > whole.n[c] ||
                     (n_i && memcmp(whole.win[c] + at[c] + got, w, n_i * sizeof(gpuasm_vwin)))) {
                     diag("%s: chunk %d (reads %u..%u), class %d, part %d: windows differ from the whole build's",
@@ -139,17 +140,13 @@ static void random_seq(uint8_t *s, uint64_t n)
     for (uint64_t i = 0; i < n; i++) s[i] = acgt[rnd() & 3];
 }
 
+/* The runs' defaults (engine/defaults.h): myers on nt16, both strands,
+ * -e 0.1, --filter auto. */
 static gpuasm_search_opt base_opt(void)
 {
-    gpuasm_search_opt o;
-    memset(&o, 0, sizeof o);
-    o.max_diffs = -1;
-    o.error_rate = 0.1;
-    o.kernel = GPUASM_KERNEL_MYERS;
-    o.alphabet = GPUASM_ALPHABET_NT16;
-    o.strand = GPUASM_STRAND_BOTH;
-    o.filter = GPUASM_FILTER_AUTO;
-    return o;
+    gpuasm_defaults d;
+    gpuasm_defaults_init(&d);
+    return d.search;
 }
 
 /* chunks_equal_whole on case c of a kind (in parts unless c % 3 == 0); the sets are freed. */
