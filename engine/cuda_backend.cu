@@ -39,6 +39,7 @@
 #include "engine/plan_upload.cuh"
 #include "walk/filter_plan.h"
 #include "walk/ends_plan.h"
+#include "walk/pieces_cuda.cuh"
 #include "kernels/ends/ends_word.h"
 #include "engine/keep_cuda.cuh"
 
@@ -92,6 +93,7 @@ struct cuda_lane {
     gpuasm_cpu_prep *prep;
     int n_threads;       /* host threads building prep's index and planning (-@) */
     gpuasm_plan_upload up;   /* plans in pinned memory and their copies (plan_upload.cuh) */
+    gpuasm_pieces_cuda pc;   /* the pieces filter's windows planned on the GPU (pieces_cuda.cuh) */
     char filter_desc[300];
     /* the ends pass over the ends filter's items (walk/ends_plan.h): the
      * filter (built on the host by the first scan that uses it, for the
@@ -150,6 +152,7 @@ void lane_close(void *self)
     }
     gpuasm_cpu_prep_free(g->prep);
     gpuasm_plan_upload_close(&g->up);
+    gpuasm_pieces_cuda_close(&g->pc);
     if (g->ef_built) gpuasm_efilter_free(&g->ef);
     gpuasm_ends_plan_free(&g->eplan);
     if (g->d_eitem) (void)cudaFree(g->d_eitem);
@@ -267,6 +270,7 @@ int lane_set_targets(void *self, const gpuasm_seqset *targets, gpuasm_err *err)
     g->targets_version++;
     gpuasm_cpu_prep_free(g->prep);   /* built again by the next planned scan */
     g->prep = NULL;
+    g->pc.prep = NULL;               /* its tables uploaded again */
     return 0;
 }
 
@@ -324,6 +328,7 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
     if (!gpuasm_cpu_prep_fits(g->prep, g->targets, opt)) {
         gpuasm_cpu_prep_free(g->prep);
         g->prep = NULL;
+        g->pc.prep = NULL;
         gpuasm_cpu_cfg cfg;
         gpuasm_cpu_cfg_default(&cfg);
         cfg.prefilter = (int)gpuasm_knob(g->settings->cpu_prefilter, 1);
@@ -350,6 +355,30 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
 int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt *opt,
                 const gpuasm_cuda_batch *b, int count, gpuasm_scan_stats *st, gpuasm_err *err)
 {
+    /* Targets the patterns of every pair (primers): the pieces filter on
+     * the GPU (pieces_cuda.cuh), its kernels timed with the verifier's;
+     * the host plans what it declines. */
+    const gpuasm_qfilter *qf = gpuasm_cpu_prep_pieces(g->prep);
+    if (gpuasm_knob(g->settings->cuda_pieces_gpu, 1) && gpuasm_pieces_cuda_applies(qf, reads, g->targets, opt)) {
+        gpuasm_vwin *d_win[4];
+        size_t n[4];
+        uint64_t kept = 0, dropped = 0;
+        int rc = kit_begin_kernels(*b, err);
+        const double t0 = gpuasm_now_s();
+        if (rc == 0) rc = gpuasm_pieces_cuda_plan(&g->pc, g->prep, qf, b, d_win, n, &kept, &dropped, err);
+        st->plan_s += gpuasm_now_s() - t0;
+        if (rc < 0) return rc;
+        if (rc == 0) {
+            if ((rc = gpuasm_verify_cuda_launch(b, d_win, n, err)) < 0) return rc;
+            if (count) {
+                st->pieces_kept += kept;
+                st->pieces_dropped += dropped;
+            }
+            snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned and verified on the GPU",
+                     gpuasm_cpu_prep_describe(g->prep));
+            return 0;
+        }
+    }
     uint32_t chunk_reads = PLAN_CHUNK_PER_THREAD * (uint32_t)g->n_threads;
     if (chunk_reads < PLAN_CHUNK_MIN) chunk_reads = PLAN_CHUNK_MIN;
     if (chunk_reads > PLAN_CHUNK_MAX) chunk_reads = PLAN_CHUNK_MAX;

@@ -61,6 +61,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_ENDS_SHARED", cuda_ends_shared, 0, 1),
     KNOB("GPUASM_CUDA_PLAN_PINNED", cuda_plan_pinned, 0, 1),
     KNOB("GPUASM_CUDA_PLAN_CHUNK", cuda_plan_chunk, 1, (int64_t)1 << 31),
+    KNOB("GPUASM_CUDA_PIECES_GPU", cuda_pieces_gpu, 0, 1),
     KNOB("GPUASM_KEEP_ALL", keep_all, 0, 1),
     KNOB("GPUASM_AUTO_BACK", auto_back, 0, 1),
     KNOB("GPUASM_AUTO_TEST_BACK", auto_test_back, 0, (int64_t)1 << 40),

@@ -156,6 +156,10 @@
  *                                       engine/plan_upload.cuh; A/B runs)
  *   GPUASM_CUDA_PLAN_CHUNK=N   1..2^31  CUDA, --filter: reads planned at a time (default
  *                                       256 per -@ thread, 1,024..8,192)
+ *   GPUASM_CUDA_PIECES_GPU=0   0..1     CUDA, --filter: the pieces filter's windows
+ *                                       planned on the host threads (filter_plan.c),
+ *                                       not on the GPU (1, default where it applies:
+ *                                       walk/pieces_cuda.cuh; A/B runs)
  *
  * A set knob that is not an integer in its range is an error
  * (GPUASM_ERR_BAD_OPTION naming it): a typo must not run the default path
@@ -182,7 +186,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;
-    int64_t cuda_ends_plan, cuda_ends_shared, cuda_plan_pinned, cuda_plan_chunk, keep_all, auto_back, auto_test_back, auto_back_ms;
+    int64_t cuda_ends_plan, cuda_ends_shared, cuda_plan_pinned, cuda_plan_chunk, cuda_pieces_gpu, keep_all, auto_back, auto_test_back, auto_back_ms;
 } gpuasm_settings;
 
 /* Every knob unset. */
