@@ -266,14 +266,17 @@ static void *prep_main(void *arg)
 /* ---- scan --------------------------------------------------------------------- */
 
 /* Cut a scanned batch into parts for the report threads: about four per
- * thread (for balance), each at least 256 reads or PART_MIN_BASES bases,
- * whichever is fewer reads (to keep the queue lock cold: a part of short
- * reads is cheap, one of long reads is not: 1,000 reads of 10 kb made 4
- * parts of 250 reads, so their tracebacks ran on 4 of 16 threads, issue
- * #11), never between two adjacent mates (a read's mate fields need the
- * mate's report).  0, or -1 when out of memory. */
+ * thread (for balance), each at least 256 reads, PART_MIN_BASES bases or
+ * PART_MIN_HITS end hits, whichever is fewer reads (to keep the queue lock
+ * cold: a part of short reads is cheap, one of long reads or of many
+ * records is not: 1,000 reads of 10 kb made 4 parts of 250 reads, so their
+ * tracebacks ran on 4 of 16 threads, issue #11; a round of ~100 reads
+ * with ~800 records each (--overlap 3 against 10,000 primers) was one part
+ * on one thread, issue #28), never between two adjacent mates (a read's
+ * mate fields need the mate's report).  0, or -1 when out of memory. */
 #define PART_MIN_READS 256
 #define PART_MIN_BASES (64ull << 10)
+#define PART_MIN_HITS 4096
 static int cut_parts(slot_t *s, int n_report)
 {
     const uint32_t base = s->r0, end = s->r1, n = end - base;
@@ -282,6 +285,11 @@ static int cut_parts(slot_t *s, int n_report)
     /* Reads per PART_MIN_BASES at the round's mean length (at least 1). */
     uint64_t min_per = bases ? (PART_MIN_BASES * n + bases - 1) / bases : PART_MIN_READS;
     if (min_per > PART_MIN_READS) min_per = PART_MIN_READS;
+    /* Reads per PART_MIN_HITS at the round's mean hits per read. */
+    if (n && s->hits.n > PART_MIN_HITS) {
+        const uint64_t by_hits = (PART_MIN_HITS * (uint64_t)n + s->hits.n - 1) / s->hits.n;
+        if (by_hits < min_per) min_per = by_hits;
+    }
     if (min_per < 1) min_per = 1;
     if (per < min_per) per = (size_t)min_per;
     size_t n_part = n ? (n + per - 1) / per : 1;
