@@ -363,21 +363,17 @@ int run_planned(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_op
         gpuasm_vwin *d_win[4];
         size_t n[4];
         uint64_t kept = 0, dropped = 0;
-        int rc = kit_begin_kernels(*b, err);
         const double t0 = gpuasm_now_s();
+        int rc = kit_begin_kernels(*b, err);
         if (rc == 0) rc = gpuasm_pieces_cuda_plan(&g->pc, g->prep, qf, b, d_win, n, &kept, &dropped, err);
         st->plan_s += gpuasm_now_s() - t0;
-        if (rc < 0) return rc;
-        if (rc == 0) {
-            if ((rc = gpuasm_verify_cuda_launch(b, d_win, n, err)) < 0) return rc;
-            if (count) {
-                st->pieces_kept += kept;
-                st->pieces_dropped += dropped;
-            }
+        if (rc == 0 && (rc = gpuasm_verify_cuda_launch(b, d_win, n, err)) == 0) {
+            st->pieces_kept += count ? kept : 0;
+            st->pieces_dropped += count ? dropped : 0;
             snprintf(g->filter_desc, sizeof g->filter_desc, "%s; windows planned and verified on the GPU",
                      gpuasm_cpu_prep_describe(g->prep));
-            return 0;
         }
+        if (rc <= 0) return rc;   /* 1: declined, the host plans it below */
     }
     uint32_t chunk_reads = PLAN_CHUNK_PER_THREAD * (uint32_t)g->n_threads;
     if (chunk_reads < PLAN_CHUNK_MIN) chunk_reads = PLAN_CHUNK_MIN;
