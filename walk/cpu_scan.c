@@ -42,6 +42,7 @@
 #include "kernels/myers/myers_lanes.h"
 #include "search/nt16.h"
 #include "kernels/partial.h"
+#include "kernels/ends/partial_cut.h"
 #include "walk/prefilter.h"
 #include "kernels/registry.h"
 #include "search/search.h"
@@ -159,7 +160,10 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
         }
         return 0;
     }
-    const size_t need = gpuasm_partial_ws_words((uint32_t)pr->m);
+    /* Patterns of several words (a long read running off a genome's end)
+     * take the cut-off (kernels/ends/partial_cut.h): the same best. */
+    const int cut = !hamming && opt->alphabet == GPUASM_ALPHABET_NT16 && pr->m > 64;
+    const size_t need = cut ? gpuasm_partial_cut_ws_words((uint32_t)pr->m) : gpuasm_partial_ws_words((uint32_t)pr->m);
     if (need > *ws_cap) {
         uint64_t *p = realloc(*ws, need * sizeof(**ws));
         if (!p) return -1;
@@ -169,7 +173,9 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     const gpuasm_seqview pv = { pattern, (uint32_t)pr->m, 0 }, tv = { text, (uint32_t)pr->n, 0 };
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
-        const gpuasm_partial b = gpuasm_partial_best(opt, omin, gpuasm_pair_partial_floor(opt, pr->read_is_pattern), &pv, &tv, at_start, hamming, *ws);
+        const int32_t sfloor = gpuasm_pair_partial_floor(opt, pr->read_is_pattern);
+        const gpuasm_partial b = cut ? gpuasm_partial_best_cut(opt, omin, sfloor, &pv, &tv, at_start, *ws)
+                                     : gpuasm_partial_best(opt, omin, sfloor, &pv, &tv, at_start, hamming, *ws);
         if (!b.plen) continue;
         gpuasm_endhit e = w->cur;
         e.end = at_start ? 0 : (uint32_t)(pr->n - 1);

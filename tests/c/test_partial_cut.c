@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/* test_partial_cut.c -- the CPU ends pass with Ukkonen's cut-off
+ * (kernels/ends/partial_cut.h) against the full one (kernels/partial.h
+ * gpuasm_partial_best, the GPU's per-item code too): the same best partial
+ * occurrence (aligned length and distance) at both ends, for patterns of
+ * 65 to 3,000 bases (one to 47 words), texts shorter and longer than the
+ * window, texts whose end holds a mutated prefix (or whose start a mutated
+ * suffix) of the pattern and unrelated ones, -k and -e, significance
+ * floors, the given omin, IUPAC codes in the pattern, N (code 0) in the
+ * text, the pattern reverse-complemented.  Counts how many cases have an
+ * occurrence, so that the test cannot pass on "none" alone.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/defaults.h"
+#include "kernels/ends/partial_cut.h"
+#include "kernels/partial.h"
+#include "search/search.h"
+#include "tap.h"
+
+static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+
+/* s[0 .. n) with substitutions, insertions and deletions at rate r into
+ * out (room for 2 n); returns its length. */
+static uint32_t mutate(const uint8_t *s, uint32_t n, double r, uint8_t *out)
+{
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!chance(r)) {
+            out[o++] = s[i];
+            continue;
+        }
+        switch (rnd() % 3) {
+        case 0: out[o++] = acgt[rnd() & 3]; break;
+        case 1: break;
+        default: out[o++] = s[i]; out[o++] = acgt[rnd() & 3]; break;
+        }
+    }
+    return o;
+}
+
+int main(void)
+{
+    rng_seed_from_env();
+    static uint8_t pat[3100], txt[9000], tmp[9000];
+    uint64_t *ws_full = xmalloc(gpuasm_partial_ws_words(3100) * sizeof(uint64_t));
+    uint64_t *ws_cut = xmalloc(gpuasm_partial_cut_ws_words(3100) * sizeof(uint64_t));
+    static const uint32_t lens[] = { 65, 100, 128, 129, 150, 200, 300, 640, 1000, 3000 };
+    int ok = 1, cases = 0, found = 0;
+    for (int c = 0; c < 1500 && ok; c++) {
+        const uint32_t m = lens[rnd() % (sizeof lens / sizeof lens[0])] + (uint32_t)below(20);
+        for (uint32_t i = 0; i < m; i++) pat[i] = acgt[rnd() & 3];
+        if (chance(0.2)) pat[below(m)] = 5;    /* R */
+        if (chance(0.1)) pat[below(m)] = 15;   /* N */
+        gpuasm_defaults d;
+        gpuasm_defaults_init(&d);
+        gpuasm_search_opt o = d.search;
+        if (chance(0.3)) {
+            o.max_diffs = (int32_t)below(m / 4 + 1);
+        } else {
+            o.max_diffs = -1;
+            o.error_rate = 0.02 + 0.28 * (double)(rnd() % 1000) / 1000.0;
+        }
+        const int32_t sfloor = chance(0.5) ? 0 : (int32_t)below(40);
+        const uint32_t omin = 1 + (uint32_t)below(m - 1);
+        const int at_start = (int)(rnd() & 1);
+        /* the text: related at the end looked at, or unrelated */
+        uint32_t n = 0;
+        const uint32_t ntx = (uint32_t)below(2 * m + 200) + 1;
+        for (uint32_t i = 0; i < ntx; i++) txt[i] = acgt[rnd() & 3];
+        n = ntx;
+        if (chance(0.7)) {
+            const uint32_t p = omin + (uint32_t)below(m - omin);   /* aligned bases */
+            const uint32_t l = mutate(at_start ? pat + (m - p) : pat, p, chance(0.5) ? 0.01 : 0.08, tmp);
+            if (l < 9000 - ntx) {
+                if (at_start) {   /* the suffix at the text's start */
+                    memmove(txt + l, txt, ntx);
+                    memcpy(txt, tmp, l);
+                } else {
+                    memcpy(txt + ntx, tmp, l);
+                }
+                n = ntx + l;
+            }
+        }
+        if (chance(0.2)) txt[below(n)] = 0;   /* a read's N */
+        const int rc = chance(0.3);
+        const gpuasm_seqview pv = { pat, m, rc }, tv = { txt, n, 0 };
+        const gpuasm_partial a = gpuasm_partial_best(&o, omin, sfloor, &pv, &tv, at_start, 0, ws_full);
+        const gpuasm_partial b = gpuasm_partial_best_cut(&o, omin, sfloor, &pv, &tv, at_start, ws_cut);
+        cases++;
+        found += a.plen > 0;
+        if (a.plen != b.plen || a.dist != b.dist) {
+            diag("case %d: m %u n %u omin %u k %d e %.3f floor %d %s%s: full (%u, %d), cut (%u, %d)", c, m, n, omin,
+                 o.max_diffs, o.error_rate, sfloor, at_start ? "text start" : "text end", rc ? ", rc" : "", a.plen,
+                 a.dist, b.plen, b.dist);
+            ok = 0;
+        }
+    }
+    tap(ok && found > cases / 4, "the ends pass with the cut-off = without it (%d cases, %d with an occurrence)", cases,
+        found);
+    free(ws_full);
+    free(ws_cut);
+    return tap_done();
+}
