@@ -31,6 +31,15 @@ the same bytes (random.Random(SEED), Python >= 3.2).
       One read as in `reads`, forward strand, from the first LEN bases of
       the genome at exactly RATE (the issue's "20 kb read, 5-10% mutated"
       cases), written as FASTA named NAME.
+
+  ends GENOMES.fa SEED OUT.fq
+      Reads that run off the genomes' ends (issue #28: the ends pass of
+      reads as patterns): for every record of GENOMES.fa, and each of
+      (600 random bases, 1,500 genome bases) and (1,000, 3,000; at most
+      half the genome), the random bases then the genome's first bases,
+      and the genome's last bases then the random ones, the genome part
+      with 3% substitutions; each read also reverse-complemented.  Names
+      ends0, ends1, ...; qualities 'I'.
 """
 import random
 import sys
@@ -138,8 +147,39 @@ def cmd_mutate(genome, length, rate, seed, name, out_path):
     write_fasta(out_path, name, nanopore_errors(rng, g[:int(length)], float(rate)))
 
 
+def cmd_ends(genomes, seed, out_path):
+    rng = random.Random(int(seed))
+    recs = []
+    with open(genomes) as f:
+        for line in f:
+            line = line.strip()
+            if line.startswith(">"):
+                recs.append([])
+            elif recs:
+                recs[-1].append(line.upper())
+    if not recs:
+        sys.exit("make_long.py: %s: no FASTA record" % genomes)
+
+    def sub(s, r):
+        return "".join(rng.choice("ACGT") if rng.random() < r else c for c in s)
+
+    def rand(n):
+        return "".join(rng.choice("ACGT") for _ in range(n))
+
+    i = 0
+    with open(out_path, "w") as f:
+        for parts in recs:
+            g = "".join(parts)
+            for over, body in ((600, 1500), (1000, 3000)):
+                n = min(body, len(g) // 2)
+                for r in (rand(over) + sub(g[:n], 0.03), sub(g[-n:], 0.03) + rand(over)):
+                    for s in (r, r.translate(COMP)[::-1]):
+                        f.write("@ends%d\n%s\n+\n%s\n" % (i, s, "I" * len(s)))
+                        i += 1
+
+
 def main(argv):
-    cmds = {"pair": (cmd_pair, 5), "reads": (cmd_reads, 7), "mutate": (cmd_mutate, 6)}
+    cmds = {"pair": (cmd_pair, 5), "reads": (cmd_reads, 7), "mutate": (cmd_mutate, 6), "ends": (cmd_ends, 3)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 != cmds[argv[1]][1]:
         sys.exit(__doc__)
     fn, _ = cmds[argv[1]]
