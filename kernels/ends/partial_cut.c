@@ -52,8 +52,11 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
         int entered = 0;
         for (uint32_t w = 0;; w++) {
             const uint64_t eq = peqc[w];
-            /* Hyyro's block step (partial.h): hin enters the block's top
-             * row, its bit-63 delta leaves for the block below */
+            /* Hyyro's block step, written out as partial.h does (the
+             * device's copy): hin enters the block's top row, its bit-63
+             * delta leaves for the block below.  myers_block.h's
+             * gpuasm_myers_block_step() here made a 200 kb pair 6% slower
+             * (5.6-5.7 -> 5.95-6.0 s, -@ 2): its hout select per block. */
             const uint64_t p0 = pv[w], m0 = mv[w];
             const uint64_t hneg = (uint64_t)(hin < 0), hpos = (uint64_t)(hin > 0);
             const uint64_t xv = eq | m0;

@@ -18,42 +18,11 @@
 #include "walk/filter_plan.h"
 #include "search/search.h"
 #include "tap.h"
+#include "seqs.h"
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };
 
 /* A set of sequences (nt16 codes) grown one at a time. */
-typedef struct {
-    uint8_t *code;
-    uint64_t *off;
-    uint32_t n;
-    size_t cap_code, cap_off;
-} seqs;
-
-static void seqs_add(seqs *s, const uint8_t *c, uint64_t len)
-{
-    if (s->n + 2 > s->cap_off) {
-        s->cap_off = 2 * (s->n + 2);
-        s->off = xrealloc(s->off, s->cap_off * sizeof *s->off);
-    }
-    if (!s->n) s->off[0] = 0;
-    const uint64_t at = s->off[s->n];
-    if (at + len > s->cap_code) {
-        s->cap_code = 2 * (at + len) + 64;
-        s->code = xrealloc(s->code, s->cap_code);
-    }
-    memcpy(s->code + at, c, len);
-    s->off[++s->n] = at + len;
-}
-
-static gpuasm_seqset seqs_view(const seqs *s) { return (gpuasm_seqset){ s->n, s->off, s->code }; }
-
-static void seqs_free(seqs *s)
-{
-    free(s->code);
-    free(s->off);
-    memset(s, 0, sizeof *s);
-}
-
 /* The test's allocator: malloc, counted. */
 static long live, given, multi;   /* multi: chunks planned in more than one part */
 static void *count_alloc(size_t bytes)
@@ -76,12 +45,9 @@ static void count_free(void *p)
 static int chunks_equal_whole(const gpuasm_seqset *reads, const gpuasm_seqset *tg, const gpuasm_search_opt *opt,
                               int parts, const char *what, size_t *windows)
 {
-    gpuasm_cpu_cfg cfg;
-    gpuasm_cpu_cfg_default(&cfg);
     gpuasm_err err;
     memset(&err, 0, sizeof err);
-    gpuasm_cpu_prep *prep = NULL;
-    if (gpuasm_cpu_prep_build(tg, opt, &cfg, &prep, &err) < 0) abort();
+    gpuasm_cpu_prep *prep = seqs_prep(tg, opt);
     gpuasm_plan whole, part;
     memset(&whole, 0, sizeof whole);
     memset(&part, 0, sizeof part);

@@ -25,38 +25,9 @@
 #include "walk/filter_plan.h"
 #include "walk/pieces_core.h"
 #include "tap.h"
+#include "seqs.h"
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };
-
-typedef struct {
-    uint8_t *code;
-    uint64_t *off;
-    uint32_t n;
-    size_t cap_code, cap_off;
-} seqs;
-
-static void seqs_add(seqs *s, const uint8_t *c, uint64_t len)
-{
-    if (s->n + 2 > s->cap_off) {
-        s->cap_off = 2 * (s->n + 2);
-        s->off = xrealloc(s->off, s->cap_off * sizeof *s->off);
-    }
-    if (!s->n) s->off[0] = 0;
-    const uint64_t at = s->off[s->n];
-    if (at + len > s->cap_code) {
-        s->cap_code = 2 * (at + len) + 64;
-        s->code = xrealloc(s->code, s->cap_code);
-    }
-    if (len) memcpy(s->code + at, c, len);
-    s->off[++s->n] = at + len;
-}
-
-static void seqs_free(seqs *s)
-{
-    free(s->code);
-    free(s->off);
-    memset(s, 0, sizeof *s);
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -73,12 +44,9 @@ static int one_case(const gpuasm_seqset *reads, const gpuasm_seqset *tg, const g
         diag("%s: the case's targets are not the patterns of every pair", what);
         return 0;
     }
-    gpuasm_cpu_cfg cfg;
-    gpuasm_cpu_cfg_default(&cfg);
     gpuasm_err err;
     memset(&err, 0, sizeof err);
-    gpuasm_cpu_prep *prep = NULL;
-    if (gpuasm_cpu_prep_build(tg, opt, &cfg, &prep, &err) < 0) abort();
+    gpuasm_cpu_prep *prep = seqs_prep(tg, opt);
     const gpuasm_qfilter *qf = gpuasm_cpu_prep_pieces(prep);
     if (!qf) {
         diag("%s: no pieces filter built", what);
