@@ -171,9 +171,9 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
         *ws_cap = need;
     }
     const gpuasm_seqview pv = { pattern, (uint32_t)pr->m, 0 }, tv = { text, (uint32_t)pr->n, 0 };
+    const int32_t sfloor = gpuasm_pair_partial_floor(opt, pr->read_is_pattern);
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
-        const int32_t sfloor = gpuasm_pair_partial_floor(opt, pr->read_is_pattern);
         const gpuasm_partial b = cut ? gpuasm_partial_best_cut(opt, omin, sfloor, &pv, &tv, at_start, *ws)
                                      : gpuasm_partial_best(opt, omin, sfloor, &pv, &tv, at_start, hamming, *ws);
         if (!b.plen) continue;
