@@ -41,6 +41,10 @@
  *                                       pairs from the search's own column n - 2
  *                                       (myers_long_core.cuh) [1]; 0: the ends pass
  *                                       computes them (A/B runs, the GPU suite)
+ *   GPUASM_CUDA_LONG_PAD=N     0..65536 myers LONG path: rows of margin over 2.5 k that the first
+ *                                       strip's shape must hold (long_band_rows(),
+ *                                       myers_cuda_core.cuh) [64]; the routing to the
+ *                                       LONG path keeps 64 (A/B runs of P1's shape)
  *   GPUASM_CUDA_WARP_LANES=N   1..32    myers: most lanes per warp group (rounded down
  *                                       to a power of 2; small N gives R > 1 words/lane)
  *   GPUASM_CUDA_GROUP=N        1..64    myers: reads per read-as-pattern group
@@ -182,7 +186,8 @@ typedef struct gpuasm_settings {
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
     int64_t auto_move, cuda_cpu_start, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
-    int64_t cuda_hamming_smem_m, cuda_ends_warp_min, cuda_long_order_items, cuda_long_rmax, cuda_long_ends;
+    int64_t cuda_hamming_smem_m, cuda_ends_warp_min, cuda_long_order_items, cuda_long_rmax, cuda_long_ends,
+        cuda_long_pad;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter;

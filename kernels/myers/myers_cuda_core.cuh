@@ -525,6 +525,8 @@ struct route_knobs {
     int32_t long_rmax;    /* LONG path: widest strip, words per lane (1..6) */
     int32_t long_ends;    /* LONG path: takes its pairs' text-end partials
                              (long_end_omin(), myers_long_core.cuh) */
+    int32_t long_pad;     /* LONG path: rows of margin over 2.5 k in the
+                             first strip's shape (long_band_rows()) */
 };
 
 HD int lanes_class(uint32_t lp)
@@ -540,9 +542,10 @@ HD int lanes_class(uint32_t lp)
  * 2.07k (10000, 1000) and 2.76k (256, 25) (a plain DP, column by column,
  * issue #11's notes); 2.5k + 64 rows leaves deeper strips for hits and
  * repeats. */
-HD uint32_t long_band_rows(uint32_t m, int32_t k)
+#define LONG_BAND_PAD 64u
+HD uint32_t long_band_rows(uint32_t m, int32_t k, uint32_t pad = LONG_BAND_PAD)
 {
-    const uint64_t want = 5u * (uint64_t)(uint32_t)k / 2u + 64u;
+    const uint64_t want = 5u * (uint64_t)(uint32_t)k / 2u + pad;
     return want < m ? (uint32_t)want : m;
 }
 
@@ -562,9 +565,9 @@ HD void long_shape(int idx, uint32_t *R, uint32_t *lp)
 /* Shape index of a pattern of m bases with threshold k: the smallest strip
  * of 32 LP R rows that holds long_band_rows(), else the largest, among
  * the shapes of at most rmax words per lane. */
-HD int long_shape_of(uint32_t m, int32_t k, uint32_t rmax = 6)
+HD int long_shape_of(uint32_t m, int32_t k, uint32_t rmax = 6, uint32_t pad = LONG_BAND_PAD)
 {
-    const uint32_t rows = long_band_rows(m, k);
+    const uint32_t rows = long_band_rows(m, k, pad);
     int last = 0;
     for (int i = 0; i < LONG_SHAPES; ++i) {
         uint32_t R, lp;
@@ -603,7 +606,7 @@ HD int route(const route_knobs &kn, int rip, uint32_t m, int32_t k)
     }
     if (kn.long_mode == 2 || (kn.long_mode != 0 && m > WARP_MAX_M) ||
         (kn.long_mode == 1 && long_takes_warp(m, k)))
-        return CLS_LONG + long_shape_of(m, k, (uint32_t)kn.long_rmax);
+        return CLS_LONG + long_shape_of(m, k, (uint32_t)kn.long_rmax, (uint32_t)kn.long_pad);
     if (!kn.no_warp && m <= WARP_MAX_M) {
         const uint32_t w32 = (m + 31u) / 32u;
         const uint32_t maxl = (uint32_t)kn.warp_lanes;

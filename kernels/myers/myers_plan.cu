@@ -20,6 +20,7 @@ knobs knobs_of(const gpuasm_settings &s)
     K.kn.long_mode = (int32_t)gpuasm_knob(s.cuda_long, 1);
     K.kn.long_rmax = (int32_t)gpuasm_knob(s.cuda_long_rmax, 6);
     K.kn.long_ends = gpuasm_knob(s.cuda_long_ends, 1) != 0;
+    K.kn.long_pad = (int32_t)gpuasm_knob(s.cuda_long_pad, LONG_BAND_PAD);
     const uint64_t lanes = (uint64_t)gpuasm_knob(s.cuda_warp_lanes, 32);
     uint32_t lp = 1;
     while (lp * 2 <= lanes && lp < 32) lp *= 2;   /* largest power of 2 <= lanes */
