@@ -92,7 +92,7 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
             if (!clean(q, a)) goto always;
             if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
             v->p[v->np].row = q_base(GPUASM_EF_Q) + (uint32_t)gpuasm_qkey(q, GPUASM_EF_Q);
-            v->p[v->np++].e = (gpuasm_ef_piece){ t, 0, (uint16_t)a, (uint16_t)a, (uint16_t)hi };
+            v->p[v->np++].e = (gpuasm_ef_piece){ t, 0, (uint16_t)a, (uint16_t)a, (uint16_t)hi, (uint16_t)hi };
             f->p_used[e] |= 1u << GPUASM_EF_Q;
             if (hi > f->dmax[e]) f->dmax[e] = hi;
             continue;
@@ -105,11 +105,16 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
         for (uint32_t j = 0; j <= (uint32_t)c; j++) {
             const uint32_t s = j * a;
             if (!clean(q + s, a)) goto always;
-            int64_t dlo = (int64_t)lo - s - sh, dhi = (int64_t)hi - s + sh;
+            /* piece j as the FIRST intact piece: pieces 0 .. j-1 each hold
+             * an operation, all before piece j's first base, so at most
+             * c - j lie after it and shift it (the top of ends_filter.h) */
+            const int64_t shj = hamming ? 0 : c - (int64_t)j;
+            int64_t dlo = (int64_t)lo - s - shj, dhi = (int64_t)hi - s + shj;
             if (dlo < (int64_t)a) dlo = a;   /* the piece lies inside the text */
             if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
             v->p[v->np].row = q_base(qk) + (uint32_t)gpuasm_qkey(q + s, qk);
-            v->p[v->np++].e = (gpuasm_ef_piece){ t, (uint16_t)s, (uint16_t)a, (uint16_t)dlo, (uint16_t)dhi };
+            v->p[v->np++].e = (gpuasm_ef_piece){ t, (uint16_t)s, (uint16_t)a, (uint16_t)dlo, (uint16_t)dhi,
+                                                 (uint16_t)(hi + sh) };
             f->p_used[e] |= 1u << qk;
             if ((uint64_t)dhi > f->dmax[e]) f->dmax[e] = (uint32_t)dhi;
         }
@@ -338,7 +343,7 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
                 for (const gpuasm_ef_piece *pe = row0 + lo; pe-- != row0 && pe->dlo >= dfloor;) {
                     if (d > pe->dhi) continue;
                     /* the text bases its run's occurrences can span */
-                    const uint32_t r = (uint32_t)pe->dhi + pe->s;
+                    const uint32_t r = pe->r;
                     if (c.mark[e][pe->t] == stamp && (!reach || reach[e][pe->t] >= r)) continue;
                     const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : tg->code + tg->off[pe->t];
                     uint32_t y = q;

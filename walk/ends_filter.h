@@ -34,12 +34,18 @@
  *    inside Q[0 .. p), and an alignment with at most c operations leaves
  *    one of them intact (a substitution or deletion lies in one piece, an
  *    insertion between two bases touches at most the piece on its left;
- *    a trailing insertion after Q[p-1] touches none).  The intact piece
- *    Q[s .. s+a) occurs at text position x with
+ *    a trailing insertion after Q[p-1] touches none).  Take the FIRST
+ *    intact piece, j = s / a: pieces 0 .. j-1 are each touched by an
+ *    operation of their own, every one of them before Q[s] (inside the
+ *    piece, or an insertion after one of its bases and before the next
+ *    base, at most Q[s]), so at most c - j operations lie after Q[s]; the
+ *    piece occurs at text position x with
  *        n - x = (p - s) + (insertions - deletions after it),
- *    so d = n - x lies in [lo - s - c, hi - s + c] (edit) or is p - s
- *    exactly (hamming: no shifts, [lo - s, hi - s]), and d >= a (the piece
- *    is inside the text).  A target is a candidate at this end when one of
+ *    so d = n - x lies in [lo - s - (c - j), hi - s + (c - j)] (edit) or
+ *    is p - s exactly (hamming: no shifts, [lo - s, hi - s]), and d >= a
+ *    (the piece is inside the text).  (With c - j the last piece's window
+ *    is as wide as the run, the first's 2c wider: 40% fewer windows than
+ *    c for every piece at c = 2, measured in NOTES.md.)  A target is a candidate at this end when one of
  *    its pieces occurs in the text at a distance d inside its range.
  *    A run with a < GPUASM_EF_AMIN (4) bases cannot be cut: the target is
  *    a candidate at that end for every text ("always").
@@ -89,11 +95,13 @@ extern "C" {
  * look-ups may cost what its ends pass costs. */
 #define GPUASM_EF_AUTO_MIN 2
 
-/* One piece entry: target t's piece Q[s .. s + a) may be the intact one
- * when it starts d bases before the text's end, dlo <= d <= dhi. */
+/* One piece entry: target t's piece Q[s .. s + a) may be the first
+ * intact one when it starts d bases before the text's end, dlo <= d <=
+ * dhi; r: the text bases its run's acceptable occurrences can span
+ * (gpuasm_efilter_mark's reach: hi + c, hi for hamming). */
 typedef struct gpuasm_ef_piece {
     uint32_t t;
-    uint16_t s, a, dlo, dhi;
+    uint16_t s, a, dlo, dhi, r;
 } gpuasm_ef_piece;
 
 typedef struct gpuasm_efilter {
