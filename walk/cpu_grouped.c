@@ -50,6 +50,12 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->breach[1]);
     free(g->ecand);
     free(g->ealways);
+    free(g->epre);
+    free(g->epre_ok);
+    free(g->el_out);
+    free(g->el_ew);
+    free(g->el_reach);
+    free(g->el_item);
     gpuasm_ef_ws_free(&g->efws);
 }
 
@@ -463,4 +469,50 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
     }
     g->cnt.ends_skipped += (uint64_t)(g->n_b_partial - u) * per;   /* every candidate takes them */
     return u;
+}
+
+/* The ends pass of the candidates list[0 .. nl) of one read strand
+ * (gpuasm_ends_candidates()) whose targets have a one-word ends_word, in
+ * lanes (kernels/ends/ends_lanes.h), end by end: g->epre[2 i + e] is what
+ * partial_hits() (cpu_scan.c) would get from gpuasm_ends_word_best() for
+ * candidate i at end e, where g->epre_ok[i]; the others (no ends_word,
+ * several words) are left to it.  Only the ends partial_hits() runs:
+ * those of the strand's rule, allowed by the filter, for a target that
+ * takes partial occurrences.  0, or -1 when out of memory. */
+int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                      const gpuasm_search_opt *opt, const uint32_t *list, uint32_t nl, const uint8_t *rseq,
+                      uint64_t n, uint32_t strand)
+{
+    if (gpuasm_grow((void **)&g->epre, &g->cap_epre, 2 * (size_t)nl, sizeof(*g->epre)) < 0 ||
+        gpuasm_grow((void **)&g->epre_ok, &g->cap_epre_ok, nl, 1) < 0 ||
+        gpuasm_grow((void **)&g->el_out, &g->cap_el_out, nl, sizeof(*g->el_out)) < 0 ||
+        gpuasm_grow((void **)&g->el_ew, &g->cap_el_ew, nl, sizeof(*g->el_ew)) < 0 ||
+        gpuasm_grow((void **)&g->el_reach, &g->cap_el_reach, nl, sizeof(uint32_t)) < 0 ||
+        gpuasm_grow((void **)&g->el_item, &g->cap_el_item, nl, sizeof(uint32_t)) < 0)
+        return -1;
+    const uint32_t all = gpuasm_partial_text_ends(opt, 0, strand);
+    for (uint32_t i = 0; i < nl; i++) {
+        const uint32_t t = list[i];
+        const ends_word *ew = prep->ew ? &prep->ew[t] : NULL;
+        g->epre_ok[i] = ew && ew->m && ew->nw == 1 &&
+                        gpuasm_pair_overlap_min(opt, 0, targets->off[t + 1] - targets->off[t]) > 0;
+    }
+    for (int e = 0; e < 2; e++) {
+        if (!(all >> e & 1u)) continue;
+        uint32_t ni = 0;
+        for (uint32_t i = 0; i < nl; i++) {
+            if (!g->epre_ok[i]) continue;
+            const uint32_t t = list[i];
+            g->epre[2 * i + (uint32_t)e] = (gpuasm_partial){ 0, 0 };
+            if (!(gpuasm_ends_allowed(g, prep, t) >> e & 1u)) continue;
+            uint32_t reach[2];
+            gpuasm_ends_reach(g, prep, t, reach);
+            g->el_ew[ni] = &prep->ew[t];
+            g->el_reach[ni] = reach[e];
+            g->el_item[ni++] = i;
+        }
+        gpuasm_ends_lanes_best(g->el_ew, g->el_reach, ni, rseq, (uint32_t)n, e, g->el_out);
+        for (uint32_t j = 0; j < ni; j++) g->epre[2 * g->el_item[j] + (uint32_t)e] = g->el_out[j];
+    }
+    return 0;
 }

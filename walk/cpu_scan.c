@@ -134,10 +134,12 @@ done:
  * pattern's needs.  fast: the pattern's ends_word (the target's, or the
  * read strand's when the read is the pattern; edit mode), else NULL;
  * reach: with fast, the text bases each end needs (gpuasm_ends_reach(),
- * UINT32_MAX: all).  0 or -1. */
+ * UINT32_MAX: all); pre: with fast, what gpuasm_ends_word_best() gives at
+ * each end (gpuasm_ends_lanes() ran them), or NULL.  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
-                        size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast, const uint32_t reach[2])
+                        size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast, const uint32_t reach[2],
+                        const gpuasm_partial *pre)
 {
     const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
     const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
@@ -149,7 +151,8 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     if (fast && !hamming) {   /* the pattern's ends_word (target's or read strand's) */
         for (int at_start = 0; at_start < 2; at_start++) {
             if (!(ends & (1u << at_start))) continue;
-            const gpuasm_partial b = gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
+            const gpuasm_partial b = pre ? pre[at_start]
+                                         : gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
             if (!b.plen) continue;
             gpuasm_endhit e = w->cur;
             e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
@@ -610,6 +613,10 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
                 by_ends = 1;
             }
         }
+        /* their ends pass side by side (the grouped walk did the full
+         * occurrences: this loop only runs the ends) */
+        const int in_lanes = by_ends && c->grouped && !c->hamming && c->partial && prep->ew && nl > 1;
+        if (in_lanes && gpuasm_ends_lanes(g, prep, targets, opt, list, nl, rseq, rlen, s) < 0) return -1;
         /* Group A of the grouped walk (edit mode, nt16): the read strand
          * is the pattern of every item, against a genome end each; its
          * ends_word built once for all of them (a read against thousands
@@ -669,7 +676,7 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
             if (by_ends) gpuasm_ends_reach(g, prep, t, reach);
             if (c->partial &&
                 partial_hits(w, opt, c->hamming, &pr, p.pattern, p.text, allow, &c->pws, &c->pws_cap, &g->cnt,
-                             fast, reach) < 0)
+                             fast, reach, in_lanes && g->epre_ok[i] ? &g->epre[2 * i] : NULL) < 0)
                 return -1;
         }
     }

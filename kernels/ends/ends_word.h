@@ -291,7 +291,14 @@ GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t
     const uint8_t *tp;
     ptrdiff_t step;
     gpuasm_ew_start(p, n, W, rc, at_start, &tp, &step);
-    return e->nw == 1   ? gpuasm_ew_word1(e->peq[at_start][0], e->kp, e->m, e->omin, e->kmax, tp, step, W, rc)
+    /* Rows past reach are never acceptable (an acceptable p lies in a
+     * run [lo, hi] of the ends filter that fired, and reach >= hi + c >=
+     * p: ends_filter.h; UINT32_MAX where nothing was filtered), so the row
+     * rule stops there: a chance candidate of a short run looks at its few
+     * rows, not all m (one word; the row rule was a third of the CPU ends
+     * pass on the adapter screen, perf). */
+    const uint32_t rows = reach < e->m ? reach + 1u : e->m;
+    return e->nw == 1   ? gpuasm_ew_word1(e->peq[at_start][0], e->kp, rows, e->omin, e->kmax, tp, step, W, rc)
            : e->nw == 2 ? gpuasm_ew_word2(e, tp, step, W, rc, at_start)
                         : gpuasm_ew_wordn(e, tp, step, W, rc, at_start);
 }

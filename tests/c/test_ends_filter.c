@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "walk/ends_filter.h"
+#include "kernels/ends/ends_lanes.h"
 #include "kernels/ends/ends_word.h"
 #include "search/nt16.h"
 #include "kernels/partial.h"
@@ -233,6 +234,10 @@ int main(void)
                 if (!os->hamming && omin) gpuasm_ends_word_build(&ew[t], &opt, code + off[t], m, omin, 0);
             }
             uint64_t reach_bad = 0, reach_cut = 0, reach_items = 0, view_bad = 0, view_items = 0;
+            uint64_t lanes_bad = 0, lanes_items = 0, lanes_hits = 0;
+            const ends_word **el_ew = xmalloc(NT * sizeof(*el_ew));
+            uint32_t *el_reach = xmalloc(NT * sizeof(uint32_t));
+            gpuasm_partial *el_out = xmalloc(NT * sizeof(gpuasm_partial));
             memset(mark[0], 0, NT * sizeof(uint32_t));
             memset(mark[1], 0, NT * sizeof(uint32_t));
             uint32_t *list = NULL;
@@ -280,6 +285,31 @@ int main(void)
                 for (int64_t i = 0; i < nm; i++)
                     for (int64_t j = 0; j < i; j++)
                         if (list[i] == list[j]) bad_wild++;
+                /* the candidates' ends pass in lanes = one by one, end by
+                 * end: the filter's candidates within their reach, and every
+                 * target over its whole window */
+                for (int e = 0; e < 2 && !os->hamming; e++)
+                    for (int whole = 0; whole < 2; whole++) {
+                        uint32_t ni = 0;
+                        for (uint32_t t = 0; t < NT; t++) {
+                            if (!ew[t].m || ew[t].nw != 1) continue;
+                            if (!whole && (nm < 0 || (f.always[t] >> e & 1) || mark[e][t] != stamp)) continue;
+                            el_ew[ni] = &ew[t];
+                            el_reach[ni] = whole ? UINT32_MAX : reach[e][t];
+                            ni++;
+                        }
+                        gpuasm_ends_lanes_best(el_ew, el_reach, ni, read, n, e, el_out);
+                        for (uint32_t i = 0; i < ni; i++) {
+                            const gpuasm_partial one = gpuasm_ends_word_best(el_ew[i], read, n, e, el_reach[i]);
+                            lanes_items++;
+                            if (one.plen != el_out[i].plen || (one.plen && one.dist != el_out[i].dist)) {
+                                lanes_bad++;
+                                diag("%s: read %u end %d item %u of %u: lanes (%u, %d), alone (%u, %d)", os->name, r,
+                                     e, i, ni, el_out[i].plen, el_out[i].dist, one.plen, one.dist);
+                            }
+                            if (one.plen) lanes_hits++;
+                        }
+                    }
                 const gpuasm_seqview tv = { read, n, 0 };
                 for (uint32_t t = 0; t < NT; t++) {
                     const uint64_t m = off[t + 1] - off[t];
@@ -343,6 +373,13 @@ int main(void)
                     "%s%s: the ends pass within the filter's reach = the whole window (%llu items, %llu of "
                     "them cut short)", os->name, wildcards ? " wildcards" : "", (unsigned long long)reach_items,
                     (unsigned long long)reach_cut);
+            if (!os->hamming)
+                tap(lanes_bad == 0 && lanes_hits > 0,
+                    "%s%s: the ends pass in lanes = one item at a time (%llu items, %llu with a hit)", os->name,
+                    wildcards ? " wildcards" : "", (unsigned long long)lanes_items, (unsigned long long)lanes_hits);
+            free(el_ew);
+            free(el_reach);
+            free(el_out);
             /* the filter must do something where it can cut: pieces of 4+
              * bases (k_p runs of the longer targets), or exact prefixes */
             if (!wildcards) tap(dropped > 0, "%s: the filter drops items (%llu of %llu)", os->name,
