@@ -181,14 +181,34 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
     uint64_t total = 0;
     for (uint32_t i = 0; i < g->n_a; i++)
         total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+    int declined = 0;
     if (prep->has_tindex) {
         const int r = walk_group_a_ranges(w, g, cfg, prep, targets, rseq, m, k, total);
         if (r != 0) return r < 0 ? -1 : 0;
+        declined = 1;
+    }
+    const int L = gpuasm_simd_lanes(cfg->simd);
+    /* The index declined: the read matches the targets in too many places
+     * (a repeat), where Ukkonen's cut-off keeps every block in nearly every
+     * column; text lanes with every block in the vector then beat both the
+     * cut-off lanes and the scalar run (issue #28's periodic case; they
+     * also take k >= 64).  One word has no blocks below: the lanes below. */
+    if (declined && cfg->simd > GPUASM_SIMD_SCALAR && m > 64 && m <= GPUASM_LANES_FULL_M &&
+        total >= (uint64_t)L * 2 * ((uint64_t)m + (uint64_t)k)) {
+        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;
+        for (uint32_t i = 0; i < g->n_a; i++) {
+            const uint32_t t = g->grp_a[i];
+            g->texts[i].code = targets->code + targets->off[t];
+            g->texts[i].n = targets->off[t + 1] - targets->off[t];
+        }
+        /* only the local minima: emit_hit() keeps them as they are */
+        if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a, 1) < 0) return -1;
+        feed_lane_hits(w, &g->lanes, g->grp_a);
+        return w->oom ? -1 : 0;
     }
     /* Text lanes pay m + k lead-in columns per piece and run the blocks
      * below block 0 in scalar code: worth it with enough text per lane and
      * k < 64 (block 0 then holds every cell <= k away from occurrences). */
-    const int L = gpuasm_simd_lanes(cfg->simd);
     const uint64_t min_lane = cfg->lane_min > 0 ? (uint64_t)cfg->lane_min : 8 * ((uint64_t)m + (uint64_t)k);
     if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && total >= (uint64_t)L * min_lane) {
         if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;

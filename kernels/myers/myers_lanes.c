@@ -118,6 +118,21 @@ int gpuasm_text_lanes(int level, gpuasm_lanes_ws *ws, const uint64_t *peq, uint3
     }
 }
 
+int gpuasm_text_lanes_full(int level, gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
+                           const gpuasm_lane_text *texts, uint32_t n_texts, int minima)
+{
+    ws->n_hit = 0;
+    if (m == 0 || m > GPUASM_LANES_FULL_M || k < 0 || (uint32_t)k >= m) return -1;
+    switch (level) {
+#if defined(__x86_64__) && defined(__GNUC__)
+    case GPUASM_SIMD_AVX512: return gpuasm_text_lanes_full_avx512(ws, peq, m, k, texts, n_texts, minima);
+    case GPUASM_SIMD_AVX2: return gpuasm_text_lanes_full_avx2(ws, peq, m, k, texts, n_texts, minima);
+    case GPUASM_SIMD_SSE41: return gpuasm_text_lanes_full_sse41(ws, peq, m, k, texts, n_texts, minima);
+#endif
+    default: return -1;
+    }
+}
+
 int gpuasm_pattern_lanes(int level, gpuasm_lanes_ws *ws, const gpuasm_lane_pattern *patterns,
                          uint32_t n_pat, const uint8_t *text, uint64_t n)
 {

@@ -79,6 +79,23 @@ void gpuasm_lanes_ws_free(gpuasm_lanes_ws *ws);
 int gpuasm_text_lanes(int level, gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
                       const gpuasm_lane_text *texts, uint32_t n_texts);
 
+/* Text lanes with every block of the pattern in the vector
+ * (myers_lanes_full_impl.h): the same arguments and hits as
+ * gpuasm_text_lanes(), for 1 <= m <= GPUASM_LANES_FULL_M and any
+ * 0 <= k < m.  Each lane computes every row at every column, where
+ * gpuasm_text_lanes() runs the blocks below the first in scalar code
+ * near occurrences: the faster one where the pattern matches the text
+ * nearly everywhere (repeats), a few times slower where it matches in
+ * few places.  minima: only the positions that are local minima of each
+ * text's (j, D <= k) stream by the walk's rule (walk/cpu_walk.h,
+ * emit_hit(): D(j-1) absent or > D(j), D(j+1) absent or >= D(j)), which
+ * that rule then keeps as they are: a repeat's read emits a position a
+ * column, and pushing them all cost what the DP did.  0, or -1 when out
+ * of memory or outside those bounds. */
+#define GPUASM_LANES_FULL_M 256
+int gpuasm_text_lanes_full(int level, gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
+                           const gpuasm_lane_text *texts, uint32_t n_texts, int minima);
+
 /* Pattern lanes at SIMD level `level` (> scalar): patterns[0 .. n_pat)
  * against one text of n >= 1 nt16 codes, those of <= 64 bases first, then
  * those of 65..128.  Fills ws->hit with every (pattern index, j, D[m][j])
@@ -122,6 +139,12 @@ int gpuasm_text_lanes_avx2(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m,
                            const gpuasm_lane_text *texts, uint32_t n_texts);
 int gpuasm_text_lanes_avx512(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
                              const gpuasm_lane_text *texts, uint32_t n_texts);
+int gpuasm_text_lanes_full_sse41(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
+                                 const gpuasm_lane_text *texts, uint32_t n_texts, int minima);
+int gpuasm_text_lanes_full_avx2(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
+                                const gpuasm_lane_text *texts, uint32_t n_texts, int minima);
+int gpuasm_text_lanes_full_avx512(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
+                                  const gpuasm_lane_text *texts, uint32_t n_texts, int minima);
 int gpuasm_pattern_lanes_sse41(gpuasm_lanes_ws *ws, const gpuasm_lane_pattern *patterns,
                                uint32_t n_pat, const uint8_t *text, uint64_t n);
 int gpuasm_pattern_lanes_avx2(gpuasm_lanes_ws *ws, const gpuasm_lane_pattern *patterns,

@@ -24,6 +24,7 @@
 #define SAD8(v) ((vu)_mm256_sad_epu8((__m256i)(v), _mm256_setzero_si256()))
 
 #include "kernels/myers/myers_lanes_impl.h"
+#include "kernels/myers/myers_lanes_full_impl.h"
 #if defined(__clang__)
 #pragma clang attribute pop
 #endif

@@ -44,6 +44,7 @@
     } while (0)
 
 #include "kernels/myers/myers_lanes_impl.h"
+#include "kernels/myers/myers_lanes_full_impl.h"
 #if defined(__clang__)
 #pragma clang attribute pop
 #endif

@@ -22,6 +22,7 @@
 #define SAD8(v) ((vu)_mm_sad_epu8((__m128i)(v), _mm_setzero_si128()))
 
 #include "kernels/myers/myers_lanes_impl.h"
+#include "kernels/myers/myers_lanes_full_impl.h"
 #if defined(__clang__)
 #pragma clang attribute pop
 #endif

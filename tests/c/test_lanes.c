@@ -149,13 +149,46 @@ static int same_list(const jd_list *a, const jd_list *b)
 /* One case: pattern m, k, n_texts texts; occurrences planted at the lane
  * piece boundaries.  Returns 1 when the lanes equal the scalar twin (and
  * the naive DP when `naive`).  *hits counts the positions compared. */
+static int text_case_as(int level, gpuasm_lanes_ws *ws, uint32_t m, int32_t k, uint32_t n_texts,
+                        uint64_t max_len, int naive, size_t *hits, int full, uint32_t period);
+
+/* The local minima of a (j, d) stream in increasing j, by the walk's rule
+ * written out here (walk/cpu_walk.h): j stays when j - 1 is absent or has a
+ * larger d, and j + 1 is absent or has a d at least as large. */
+static void minima_of(jd_list *l)
+{
+    size_t u = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        const int left = i == 0 || l->a[i - 1].j + 1 != l->a[i].j || l->a[i - 1].d > l->a[i].d;
+        const int right = i + 1 == l->n || l->a[i + 1].j != l->a[i].j + 1 || l->a[i + 1].d >= l->a[i].d;
+        if (left && right) l->a[u++] = l->a[i];
+    }
+    l->n = u;
+}
+
 static int text_case(int level, gpuasm_lanes_ws *ws, uint32_t m, int32_t k, uint32_t n_texts,
                      uint64_t max_len, int naive, size_t *hits)
+{
+    return text_case_as(level, ws, m, k, n_texts, max_len, naive, hits, 0, 0);
+}
+
+/* full: gpuasm_text_lanes_full() instead (2: with minima, against the
+ * local minima of the scalar twin's stream); period > 0: the pattern and
+ * every text repeat one random unit of that many bases (a few
+ * substitutions in the pattern), so the pattern matches nearly
+ * everywhere (issue #28's periodic case). */
+static int text_case_as(int level, gpuasm_lanes_ws *ws, uint32_t m, int32_t k, uint32_t n_texts,
+                        uint64_t max_len, int naive, size_t *hits, int full, uint32_t period)
 {
     const int L = gpuasm_simd_lanes(level);
     const int al_p = (int)below(4), al_t = (int)below(4);
     uint8_t *p = xmalloc(m);
     rnd_seq(p, m, al_p);
+    uint8_t unit[64];
+    if (period) {
+        rnd_seq(unit, period, 0);
+        for (uint32_t i = 0; i < m; i++) p[i] = chance(0.03) ? (uint8_t)(1u << below(4)) : unit[i % period];
+    }
     gpuasm_lane_text *tx = xmalloc(n_texts * sizeof *tx);
     uint8_t **buf = xmalloc(n_texts * sizeof *buf);
     uint64_t total = 0;
@@ -163,6 +196,8 @@ static int text_case(int level, gpuasm_lanes_ws *ws, uint32_t m, int32_t k, uint
         uint64_t n = 1 + below(max_len);
         buf[t] = xmalloc(n);
         rnd_seq(buf[t], n, al_t);
+        if (period)
+            for (uint64_t i = 0; i < n; i++) buf[t][i] = unit[(i + t) % period];
         for (int c = 0; c < 3; c++)
             if (chance(0.6)) plant(buf[t], n, below(n), p, m, 0.15 * chance(0.8), al_t);
         tx[t].code = buf[t];
@@ -184,19 +219,29 @@ static int text_case(int level, gpuasm_lanes_ws *ws, uint32_t m, int32_t k, uint
     }
     uint64_t *peq = xmalloc(gpuasm_myers_peq_words(m) * sizeof(uint64_t));
     gpuasm_myers_peq_nt16(peq, p, m);
-    int ok = gpuasm_text_lanes(level, ws, peq, m, k, tx, n_texts) == 0;
-    if (!ok) diag("text lanes returned an error (m=%u k=%d)", m, k);
+    int ok = (full ? gpuasm_text_lanes_full(level, ws, peq, m, k, tx, n_texts, full == 2)
+                   : gpuasm_text_lanes(level, ws, peq, m, k, tx, n_texts)) == 0;
+    if (!ok) diag("text lanes%s returned an error (m=%u k=%d)", full ? " (full)" : "", m, k);
     size_t pos = 0;
     jd_list ref = {0}, nv = {0};
     for (uint32_t t = 0; t < n_texts && ok; t++) {
         ref.n = 0;
         if (gpuasm_myers_cpu_pair(p, m, tx[t].code, tx[t].n, k, collect, &ref) < 0) abort();
+        if (naive && full == 2) {   /* before the minima: the naive DP gives every position */
+            naive_list(p, m, tx[t].code, tx[t].n, k, &nv);
+            if (!same_list(&ref, &nv)) {
+                diag("m=%u k=%d text %u: the scalar twin differs from the naive DP", m, k, t);
+                ok = 0;
+            }
+        }
+        if (full == 2) minima_of(&ref);
         *hits += ref.n;
-        char what[96];
-        snprintf(what, sizeof what, "%s text lanes m=%u k=%d text %u/%u n=%" PRIu64,
-                 gpuasm_simd_name(level), m, k, t, n_texts, tx[t].n);
-        ok = same_stream(ws, &pos, t, &ref, what);
-        if (ok && naive) {
+        char what[112];
+        snprintf(what, sizeof what, "%s text lanes%s m=%u k=%d text %u/%u n=%" PRIu64 "%s",
+                 gpuasm_simd_name(level), full == 2 ? " (full, minima)" : full ? " (full)" : "", m, k, t,
+                 n_texts, tx[t].n, period ? " periodic" : "");
+        ok = ok && same_stream(ws, &pos, t, &ref, what);
+        if (ok && naive && full != 2) {
             naive_list(p, m, tx[t].code, tx[t].n, k, &nv);
             if (!same_list(&ref, &nv)) {
                 diag("%s: the scalar twin differs from the naive DP", what);
@@ -263,6 +308,47 @@ static void test_text_lanes(int level, gpuasm_lanes_ws *ws)
     }
     tap(ok, "%s text lanes, 1..60 texts of 1..400 bases and single 50 kb texts: %zu cases, %zu "
         "positions equal the scalar twin", ln, cases, hits);
+}
+
+/* Every block in the vector (gpuasm_text_lanes_full): every m up to 256,
+ * k up to m - 1 (past 63 too: no cut-off to rely on), random and periodic
+ * texts, many short texts and long ones. */
+static void test_text_lanes_full(int level, gpuasm_lanes_ws *ws)
+{
+    const char *ln = gpuasm_simd_name(level);
+    int ok = 1;
+    size_t hits = 0, cases = 0;
+    for (uint32_t m = 1; m <= GPUASM_LANES_FULL_M && ok; m++) {
+        const int32_t ks[3] = { 0, (int32_t)(m / 10), (int32_t)below(m) };
+        for (int q = 0; q < 3 && ok; q++) {
+            for (int mode = 1; mode <= 2 && ok; mode++) {
+                ok = text_case_as(level, ws, m, ks[q], 1 + (uint32_t)below(5), m > 128 ? 800 : 500,
+                                  m <= 70 && q < 2, &hits, mode, q == 2 && m % 3 == 0 ? 1 + (uint32_t)below(12) : 0);
+                cases++;
+            }
+        }
+    }
+    tap(ok, "%s text lanes (full; all positions, then local minima) m=1..%d, k up to m - 1, some periodic: "
+        "%zu cases, %zu positions equal the scalar twin's (and the naive DP for m <= 70)", ln,
+        GPUASM_LANES_FULL_M, cases, hits);
+    ok = 1;
+    hits = cases = 0;
+    for (int c = 0; c < 24 && ok; c++) {
+        const uint32_t m = c % 3 == 0 ? 150 : 20 + (uint32_t)below(237);
+        for (int mode = 1; mode <= 2 && ok; mode++) {
+            ok = text_case_as(level, ws, m, (int32_t)(m / 10), c % 4 ? 1 + (uint32_t)below(40) : 1,
+                              c % 4 ? 300 : 20000, 0, &hits, mode, c % 2 ? 0 : 8);
+            cases++;
+        }
+    }
+    tap(ok, "%s text lanes (full; all, then minima), many short texts and 20 kb ones, periodic (8) and "
+        "random: %zu cases, %zu positions equal the scalar twin's", ln, cases, hits);
+    /* where the kernel must refuse */
+    uint64_t peq[16 * 5] = { 0 };
+    const gpuasm_lane_text one = { (const uint8_t *)"\x01", 1 };
+    tap(gpuasm_text_lanes_full(level, ws, peq, GPUASM_LANES_FULL_M + 1, 1, &one, 1, 0) == -1 &&
+            gpuasm_text_lanes_full(level, ws, peq, 10, 10, &one, 1, 1) == -1,
+        "%s text lanes (full) refuse m > %d and k >= m", ln, GPUASM_LANES_FULL_M);
 }
 
 /* ---- (b) pattern lanes ------------------------------------------------------- */
@@ -899,6 +985,7 @@ int main(void)
         }
         rng = seed ^ (uint64_t)level;
         test_text_lanes(level, &ws);
+        test_text_lanes_full(level, &ws);
         test_pattern_lanes(level, &ws);
     }
     rng = seed ^ 0xf117;
