@@ -156,7 +156,11 @@ setup() {
 }
 
 @test "2: SIGINT and SIGTERM on a run reading a regular file: it stops between batches, says so, leaves nothing" {
-    make_big_fq 400 "$T/big.fq"
+    # 2,000 copies (~2 s of scan on 2 threads): the signal comes 0.3 s
+    # after the temporary file appears, and 400 copies (0.44 s) could end
+    # first on a loaded machine ("tmp-not-seen 0" in CI); a run that is
+    # interrupted stops at once, so the size costs nothing when it works
+    make_big_fq 2000 "$T/big.fq"
     for sig in SIGINT SIGTERM; do
         run signal_mid_run "$sig" --device cpu -@ 2 --batch-size 100k -o "$T/out.sam" "$T/big.fq" "$TARGETS"
         assert_output "tmp-seen $((128 + $(kill -l "${sig#SIG}")))"
