@@ -73,3 +73,20 @@ keep_equal() {
     assert_failure 1
     assert_output --partial "GPUASM_KEEP_ALL"
 }
+
+@test "repeats at every SIMD level: the read strands the index declines (text lanes with every block in the vector, local minima in the lanes) write the scalar twin's bytes" {
+    "$PYTHON3" "$GPUASM_TESTS_DIR/bats/filter_data.py" repeats 31 "$T"
+    local o lv
+    for o in "" "--all" "-k 8" "-e 0.05 --best" "--eqx -e 0.15"; do
+        # shellcheck disable=SC2086
+        GPUASM_CPU_SIMD=0 scan --device cpu --no-PG $o "$T/r.fq" "$T/r.fa" > "$T/scalar.sam"
+        [ "$(grep -vc '^@' "$T/scalar.sam")" -gt 0 ]
+        for lv in 1 2 3; do
+            # shellcheck disable=SC2086
+            GPUASM_CPU_SIMD=$lv scan --device cpu --no-PG -@ 2 --stats "$T/s.json" $o "$T/r.fq" "$T/r.fa" > "$T/lanes.sam"
+            cmp "$T/scalar.sam" "$T/lanes.sam" || { echo "SIMD level $lv differs from scalar: $o"; return 1; }
+        done
+        # the index declined read strands (the path under test ran)
+        [ "$(stats_value "$T/s.json" index_declined)" -gt 0 ] || { echo "no strand declined: $o"; return 1; }
+    done
+}
