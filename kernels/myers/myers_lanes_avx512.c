@@ -24,6 +24,16 @@
     const __m512i tab_lo_ = _mm512_loadu_si512((const void *)peq0),                               \
                   tab_hi_ = _mm512_loadu_si512((const void *)(peq0 + 8))
 #define TEXT_EQ(q, sh) ((vu)_mm512_permutex2var_epi64(tab_lo_, (__m512i)((q) >> (sh)), tab_hi_))
+/* The same for every block b < W of a pattern (myers_lanes_full_impl.h). */
+#define TEXT_TABS(peq, W)                                                                         \
+    __m512i tabs_lo_[4], tabs_hi_[4];                                                             \
+    for (uint32_t b_ = 0; b_ < 4; b_++) {                                                         \
+        const int in_ = b_ < (W);                                                                 \
+        tabs_lo_[b_] = in_ ? _mm512_loadu_si512((const void *)((peq) + 16 * b_)) : _mm512_setzero_si512(); \
+        tabs_hi_[b_] = in_ ? _mm512_loadu_si512((const void *)((peq) + 16 * b_ + 8))               \
+                           : _mm512_setzero_si512();                                              \
+    }
+#define TEXT_EQB(b, q, sh) ((vu)_mm512_permutex2var_epi64(tabs_lo_[b], (__m512i)((q) >> (sh)), tabs_hi_[b]))
 #define SHUF8(t, i) ((vu)_mm512_shuffle_epi8((__m512i)(t), (__m512i)(i)))
 #define SAD8(v) ((vu)_mm512_sad_epu8((__m512i)(v), _mm512_setzero_si512()))
 /* The column step in 11 instructions, three of them ternary logic:

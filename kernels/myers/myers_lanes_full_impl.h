@@ -102,8 +102,11 @@ static inline __attribute__((always_inline)) void tf_start(tf_lane *ln, tf_state
     st->t1[l] = st->t2[l] = TF_NONE;
 }
 
-/* Eq of every lane's next run columns, [column][block][lane]. */
-static inline __attribute__((always_inline)) void tf_stage(uint64_t (*q)[4][LN], const tf_lane *ln, unsigned act,
+#ifdef STAGE_EQ
+/* Eq of every lane's next run columns, [column][block][lane] (levels
+ * without a cheap 16-entry permute: scalar loads). */
+typedef uint64_t tf_stage_t[64][4][LN];
+static inline __attribute__((always_inline)) void tf_stage(tf_stage_t q, const tf_lane *ln, unsigned act,
                                                            uint32_t run, const uint64_t *peq, const uint32_t W)
 {
     for (int l = 0; l < LN; l++) {
@@ -114,6 +117,26 @@ static inline __attribute__((always_inline)) void tf_stage(uint64_t (*q)[4][LN],
         }
     }
 }
+#define TF_EQ(c, b) (*(const vu *)q[(c)][(b)])
+#else
+/* The codes of every lane's next run columns, eight a word ([c / 8][lane],
+ * byte c % 8): Eq then comes from TEXT_EQB's permute of each block's 16
+ * Peq words (the staging of Eq words was half this kernel, perf). */
+typedef uint64_t tf_stage_t[8][LN];
+static inline __attribute__((always_inline)) void tf_stage(tf_stage_t q, const tf_lane *ln, unsigned act,
+                                                           uint32_t run, const uint64_t *peq, const uint32_t W)
+{
+    (void)peq;
+    (void)W;
+    for (int l = 0; l < LN; l++) {
+        uint8_t b[64];
+        memset(b, 0, sizeof b);
+        if (act >> l & 1) memcpy(b, ln[l].txt + ln[l].p, run);
+        for (int g = 0; g < 8; g++) memcpy(&q[g][l], b + 8 * g, 8);
+    }
+}
+#define TF_EQ(c, b) TEXT_EQB(b, *(const vu *)q[(c) >> 3], 8 * ((c) & 7))
+#endif
 
 /* Hits of column j0 + c of each lane in `hits` (D = k - t[l]), owned ones
  * only; j0 = the lane's ln[l].p + c, less one with minima (the column
@@ -141,7 +164,10 @@ static inline __attribute__((always_inline)) int text_lanes_full_w(gpuasm_lanes_
     const unsigned hsh = (m - 1) % 64;   /* the last block's last row */
     tf_lane ln[LN];
     tf_state st;
-    uint64_t q[64][4][LN] __attribute__((aligned(64)));   /* Eq words, [column][block][lane] */
+    tf_stage_t q __attribute__((aligned(64)));
+#ifndef STAGE_EQ
+    TEXT_TABS(peq, W);
+#endif
     memset(ln, 0, sizeof ln);
     memset(&st, 0, sizeof st);
     unsigned act = 0;
@@ -165,15 +191,11 @@ static inline __attribute__((always_inline)) int text_lanes_full_w(gpuasm_lanes_
             if ((act >> l & 1) && ln[l].e - ln[l].p < run) run = ln[l].e - ln[l].p;
         tf_stage(q, ln, act, (uint32_t)run, peq, W);
         for (uint32_t c = 0; c < (uint32_t)run; c++) {
-            vu eq, ph, mh, hp, hn;
-            memcpy(&eq, q[c][0], sizeof eq);
-            lane_step(&PV[0], &MV[0], eq, &ph, &mh);   /* row 0 above block 0: 0 (free start) */
+            vu ph, mh, hp, hn;
+            lane_step(&PV[0], &MV[0], TF_EQ(c, 0), &ph, &mh);   /* row 0 above block 0: 0 (free start) */
             hp = ph >> 63;
             hn = mh >> 63;
-            for (uint32_t b = 1; b < W; b++) {
-                memcpy(&eq, q[c][b], sizeof eq);
-                full_block_step(&PV[b], &MV[b], eq, &hp, &hn, &ph, &mh);
-            }
+            for (uint32_t b = 1; b < W; b++) full_block_step(&PV[b], &MV[b], TF_EQ(c, b), &hp, &hn, &ph, &mh);
             /* T -= D[m][j] - D[m][j-1] */
             T[0] += (vi)((mh >> hsh) & 1) - (vi)((ph >> hsh) & 1);
             unsigned hits;
@@ -220,6 +242,7 @@ static inline __attribute__((always_inline)) int text_lanes_full_w(gpuasm_lanes_
     }
     return gpuasm_lanes_join(ws, LN);
 }
+#undef TF_EQ
 
 int LANES_FN(gpuasm_text_lanes_full)(gpuasm_lanes_ws *ws, const uint64_t *peq, uint32_t m, int32_t k,
                                      const gpuasm_lane_text *texts, uint32_t n_texts, int minima)
