@@ -51,11 +51,8 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->ecand);
     free(g->ealways);
     free(g->epre);
-    free(g->epre_ok);
-    free(g->el_out);
     free(g->el_ew);
     free(g->el_reach);
-    free(g->el_item);
     gpuasm_ef_ws_free(&g->efws);
 }
 
@@ -170,6 +167,18 @@ static int run_scalar(walk *w, group_ws *g, const uint64_t *peq, uint32_t m, con
     return rc < 0 || w->oom ? -1 : 0;
 }
 
+/* g->texts: group A's targets whole, as lane texts.  0 or -1. */
+static int whole_texts(group_ws *g, const gpuasm_seqset *targets)
+{
+    if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;
+    for (uint32_t i = 0; i < g->n_a; i++) {
+        const uint32_t t = g->grp_a[i];
+        g->texts[i].code = targets->code + targets->off[t];
+        g->texts[i].n = targets->off[t + 1] - targets->off[t];
+    }
+    return 0;
+}
+
 /* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
  * target in g->grp_a.  0 or -1 (out of memory). */
 int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
@@ -195,12 +204,7 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
      * also take k >= 64).  One word has no blocks below: the lanes below. */
     if (declined && cfg->simd > GPUASM_SIMD_SCALAR && m > 64 && m <= GPUASM_LANES_FULL_M &&
         total >= (uint64_t)L * 2 * ((uint64_t)m + (uint64_t)k)) {
-        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;
-        for (uint32_t i = 0; i < g->n_a; i++) {
-            const uint32_t t = g->grp_a[i];
-            g->texts[i].code = targets->code + targets->off[t];
-            g->texts[i].n = targets->off[t + 1] - targets->off[t];
-        }
+        if (whole_texts(g, targets) < 0) return -1;
         /* only the local minima: emit_hit() keeps them as they are */
         if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a, 1) < 0) return -1;
         feed_lane_hits(w, &g->lanes, g->grp_a);
@@ -211,12 +215,7 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
      * k < 64 (block 0 then holds every cell <= k away from occurrences). */
     const uint64_t min_lane = cfg->lane_min > 0 ? (uint64_t)cfg->lane_min : 8 * ((uint64_t)m + (uint64_t)k);
     if (cfg->simd > GPUASM_SIMD_SCALAR && k < 64 && total >= (uint64_t)L * min_lane) {
-        if (gpuasm_grow((void **)&g->texts, &g->cap_texts, g->n_a, sizeof(*g->texts)) < 0) return -1;
-        for (uint32_t i = 0; i < g->n_a; i++) {
-            const uint32_t t = g->grp_a[i];
-            g->texts[i].code = targets->code + targets->off[t];
-            g->texts[i].n = targets->off[t + 1] - targets->off[t];
-        }
+        if (whole_texts(g, targets) < 0) return -1;
         if (gpuasm_text_lanes(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a) < 0) return -1;
         feed_lane_hits(w, &g->lanes, g->grp_a);
         return w->oom ? -1 : 0;
@@ -493,46 +492,37 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
 
 /* The ends pass of the candidates list[0 .. nl) of one read strand
  * (gpuasm_ends_candidates()) whose targets have a one-word ends_word, in
- * lanes (kernels/ends/ends_lanes.h), end by end: g->epre[2 i + e] is what
+ * lanes (kernels/ends/ends_lanes.h), end by end: g->epre[e nl + i] is what
  * partial_hits() (cpu_scan.c) would get from gpuasm_ends_word_best() for
- * candidate i at end e, where g->epre_ok[i]; the others (no ends_word,
- * several words) are left to it.  Only the ends partial_hits() runs:
- * those of the strand's rule, allowed by the filter, for a target that
- * takes partial occurrences.  0, or -1 when out of memory. */
-int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
-                      const gpuasm_search_opt *opt, const uint32_t *list, uint32_t nl, const uint8_t *rseq,
-                      uint64_t n, uint32_t strand)
+ * candidate i at end e, for the ends of the strand's rule that the filter
+ * allows (none elsewhere, where partial_hits() does not look); candidates
+ * without a one-word ends_word are left to it.  0, or -1 when out of
+ * memory. */
+int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_search_opt *opt,
+                      const uint32_t *list, uint32_t nl, const uint8_t *rseq, uint64_t n, uint32_t strand)
 {
     if (gpuasm_grow((void **)&g->epre, &g->cap_epre, 2 * (size_t)nl, sizeof(*g->epre)) < 0 ||
-        gpuasm_grow((void **)&g->epre_ok, &g->cap_epre_ok, nl, 1) < 0 ||
-        gpuasm_grow((void **)&g->el_out, &g->cap_el_out, nl, sizeof(*g->el_out)) < 0 ||
         gpuasm_grow((void **)&g->el_ew, &g->cap_el_ew, nl, sizeof(*g->el_ew)) < 0 ||
-        gpuasm_grow((void **)&g->el_reach, &g->cap_el_reach, nl, sizeof(uint32_t)) < 0 ||
-        gpuasm_grow((void **)&g->el_item, &g->cap_el_item, nl, sizeof(uint32_t)) < 0)
+        gpuasm_grow((void **)&g->el_reach, &g->cap_el_reach, 2 * (size_t)nl, sizeof(uint32_t)) < 0)
         return -1;
     const uint32_t all = gpuasm_partial_text_ends(opt, 0, strand);
     for (uint32_t i = 0; i < nl; i++) {
         const uint32_t t = list[i];
-        const ends_word *ew = prep->ew ? &prep->ew[t] : NULL;
-        g->epre_ok[i] = ew && ew->m && ew->nw == 1 &&
-                        gpuasm_pair_overlap_min(opt, 0, targets->off[t + 1] - targets->off[t]) > 0;
-    }
-    for (int e = 0; e < 2; e++) {
-        if (!(all >> e & 1u)) continue;
-        uint32_t ni = 0;
-        for (uint32_t i = 0; i < nl; i++) {
-            if (!g->epre_ok[i]) continue;
-            const uint32_t t = list[i];
-            g->epre[2 * i + (uint32_t)e] = (gpuasm_partial){ 0, 0 };
-            if (!(gpuasm_ends_allowed(g, prep, t) >> e & 1u)) continue;
-            uint32_t reach[2];
+        const ends_word *ew = &prep->ew[t];
+        uint32_t reach[2] = { 0, 0 };   /* 0: nothing to run (ends_lanes.h) */
+        if (ew->m && ew->nw == 1) {
             gpuasm_ends_reach(g, prep, t, reach);
-            g->el_ew[ni] = &prep->ew[t];
-            g->el_reach[ni] = reach[e];
-            g->el_item[ni++] = i;
+            const uint32_t ends = all & gpuasm_ends_allowed(g, prep, t);
+            for (int e = 0; e < 2; e++)
+                if (!(ends >> e & 1u)) reach[e] = 0;
         }
-        gpuasm_ends_lanes_best(g->el_ew, g->el_reach, ni, rseq, (uint32_t)n, e, g->el_out);
-        for (uint32_t j = 0; j < ni; j++) g->epre[2 * g->el_item[j] + (uint32_t)e] = g->el_out[j];
+        g->el_ew[i] = ew;
+        g->el_reach[i] = reach[0];
+        g->el_reach[nl + i] = reach[1];
     }
+    for (int e = 0; e < 2; e++)
+        if (all >> e & 1u)
+            gpuasm_ends_lanes_best(g->el_ew, g->el_reach + (size_t)e * nl, nl, rseq, (uint32_t)n, e,
+                                   g->epre + (size_t)e * nl);
     return 0;
 }

@@ -616,7 +616,7 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
         /* their ends pass side by side (the grouped walk did the full
          * occurrences: this loop only runs the ends) */
         const int in_lanes = by_ends && c->grouped && !c->hamming && c->partial && prep->ew && nl > 1;
-        if (in_lanes && gpuasm_ends_lanes(g, prep, targets, opt, list, nl, rseq, rlen, s) < 0) return -1;
+        if (in_lanes && gpuasm_ends_lanes(g, prep, opt, list, nl, rseq, rlen, s) < 0) return -1;
         /* Group A of the grouped walk (edit mode, nt16): the read strand
          * is the pattern of every item, against a genome end each; its
          * ends_word built once for all of them (a read against thousands
@@ -674,9 +674,13 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
                                     : prep && prep->ew && prep->ew[t].m ? &prep->ew[t] : NULL;
             uint32_t reach[2] = { UINT32_MAX, UINT32_MAX };
             if (by_ends) gpuasm_ends_reach(g, prep, t, reach);
+            /* the lanes' answers: for one-word ends_words (the others run here) */
+            const int from_lanes = in_lanes && fast && fast->nw == 1;
+            const gpuasm_partial pre[2] = { from_lanes ? g->epre[i] : (gpuasm_partial){ 0, 0 },
+                                            from_lanes ? g->epre[nl + i] : (gpuasm_partial){ 0, 0 } };
             if (c->partial &&
                 partial_hits(w, opt, c->hamming, &pr, p.pattern, p.text, allow, &c->pws, &c->pws_cap, &g->cnt,
-                             fast, reach, in_lanes && g->epre_ok[i] ? &g->epre[2 * i] : NULL) < 0)
+                             fast, reach, from_lanes ? pre : NULL) < 0)
                 return -1;
         }
     }

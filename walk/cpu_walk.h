@@ -156,14 +156,13 @@ typedef struct group_ws {
     uint32_t n_b_partial;           /* group B's targets that take partial occurrences (omin > 0) */
     size_t cap_ealways;
     gpuasm_ef_ws efws;
-    /* the candidates' ends pass in lanes (gpuasm_ends_lanes()): epre[2 i +
-     * e] is candidate i's answer at end e where epre_ok[i]; the items of one
-     * end meanwhile in el_* */
-    gpuasm_partial *epre, *el_out;
-    uint8_t *epre_ok;
+    /* the candidates' ends pass in lanes (gpuasm_ends_lanes()): epre[e n +
+     * i] is candidate i's answer at end e (n candidates), from its ends_word
+     * el_ew[i] within el_reach[e n + i] */
+    gpuasm_partial *epre;
     const ends_word **el_ew;
-    uint32_t *el_reach, *el_item;
-    size_t cap_epre, cap_epre_ok, cap_el_out, cap_el_ew, cap_el_reach, cap_el_item;
+    uint32_t *el_reach;
+    size_t cap_epre, cap_el_ew, cap_el_reach;
 } group_ws;
 
 void gpuasm_group_ws_free(group_ws *g);
@@ -185,8 +184,7 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
                                const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand);
 uint32_t gpuasm_ends_allowed(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t);
 void gpuasm_ends_reach(const group_ws *g, const gpuasm_cpu_prep *prep, uint32_t t, uint32_t reach[2]);
-int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
-                      const gpuasm_search_opt *opt, const uint32_t *list, uint32_t nl, const uint8_t *rseq,
-                      uint64_t n, uint32_t strand);
+int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_search_opt *opt,
+                      const uint32_t *list, uint32_t nl, const uint8_t *rseq, uint64_t n, uint32_t strand);
 
 #endif

@@ -67,10 +67,11 @@ void gpuasm_ends_lanes_best(const ends_word *const *e, const uint32_t *reach, ui
 {
     uint32_t idx[GPUASM_EL_LANES], W[GPUASM_EL_LANES], nl = 0;
     for (uint32_t i = 0; i < count; i++) {
-        const ends_word *w = e[i];
         out[i] = (gpuasm_partial){ 0, 0 };
+        if (reach[i] == 0) continue;   /* e[i] unused */
+        const ends_word *w = e[i];
         /* gpuasm_ends_word_view()'s items with nothing to run */
-        if (w->omin == 0 || w->omin >= w->m || n == 0 || w->kmax < 0 || reach[i] == 0) continue;
+        if (w->omin == 0 || w->omin >= w->m || n == 0 || w->kmax < 0) continue;
         idx[nl] = i;
         W[nl] = gpuasm_ew_window(w, n, reach[i]);
         if (++nl == GPUASM_EL_LANES) {

@@ -40,8 +40,9 @@ extern "C" {
  * i in [0, count), every e[i] of one word (nw == 1; the caller runs the
  * others one by one).  text[0 .. n) is a read strand as searched (nt16),
  * at_start 0 for its end (pattern prefixes), 1 for its start (suffixes);
- * reach[i] as gpuasm_ends_word_best()'s (UINT32_MAX: the whole window).
- * No allocation; any count. */
+ * reach[i] as gpuasm_ends_word_best()'s (UINT32_MAX: the whole window;
+ * 0: nothing, out[i] none, and e[i] is not read).  No allocation; any
+ * count. */
 void gpuasm_ends_lanes_best(const ends_word *const *e, const uint32_t *reach, uint32_t count, const uint8_t *text,
                             uint32_t n, int at_start, gpuasm_partial *out);
 
