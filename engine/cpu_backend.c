@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "engine/backend.h"
+#include "kernels/bands.h"
 #include "walk/cpu_scan.h"
 #include "search/cpu_simd.h"
 #include "search/search.h"
@@ -213,6 +214,8 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
     }
     gpuasm_cpu_cfg_default(&b->cfg);
     b->cfg.threads = b->n_threads;
+    /* A huge pair's bands may run on the other threads (kernels/bands.h). */
+    gpuasm_bands_set_helpers(b->n_threads - 1, 0);
     if (cfg->settings) {
         b->cfg.simd = gpuasm_simd_choose(cfg->settings->cpu_simd);
         b->cfg.prefilter = (int)gpuasm_knob(cfg->settings->cpu_prefilter, 1);

@@ -1,12 +1,163 @@
 /* SPDX-License-Identifier: MIT */
 /* partial_cut.c -- the CPU ends pass of long patterns with Ukkonen's
  * cut-off (partial_cut.h says why it is exact). */
+#include "kernels/band_wave.h"
+#include "kernels/bands.h"
 #include "kernels/ends/partial_cut.h"
 
-/* Rows of block b of m rows in nw blocks, and its last row's bit. */
-static inline int64_t cut_rows(uint32_t m, uint32_t nw, uint32_t b)
+#define BAND GPUASM_BAND_BLOCKS
+#define NEVER INT64_MAX
+
+/* One end's bands (kernels/bands.h's ctx): the window's W columns, the
+ * pattern's nw blocks in bands of BAND (256 rows; myers_bands.c's
+ * schedule and cut-off). */
+typedef struct cut_bands {
+    const uint64_t *peq;    /* [16][nw] */
+    uint32_t m, nw, W;
+    size_t nb;
+    int32_t kmax;
+    const gpuasm_seqview *txt;
+    int at_start;
+    int8_t *hb;             /* [W] */
+    uint8_t *codes;         /* [W] the window's text codes in column order */
+    uint64_t *pv, *mv;      /* [nw] the final column's, for the row walk */
+    uint64_t *leq, *lph, *lmh;
+} cut_bands;
+
+static uint32_t band_blocks(const cut_bands *c, size_t b)
 {
-    return b + 1 < nw ? 64 : (int64_t)m - (int64_t)(nw - 1) * 64;
+    const uint32_t b0 = (uint32_t)b * BAND;
+    return c->nw - b0 < BAND ? c->nw - b0 : BAND;
+}
+
+static int64_t band_rows(const cut_bands *c, size_t b)
+{
+    return b + 1 < c->nb ? 64 * (int64_t)band_blocks(c, b) : (int64_t)c->m - (int64_t)b * BAND * 64;
+}
+
+static void cut_start(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_state *st)
+{
+    const cut_bands *c = ctx;
+    for (int i = 0; i < BAND; i++) {
+        st->pv[i] = ~(uint64_t)0;
+        st->mv[i] = 0;
+    }
+    st->bottom = top + band_rows(c, b);
+    /* > kmax unless f = -1 (myers_bands.c), and the last band has no exit */
+    st->exit_f = st->bottom <= c->kmax && b + 1 < c->nb ? f : NEVER;
+    st->exit_d = st->bottom;
+}
+
+/* Columns [j0, j1) of band b (the last band, of ns blocks), one block
+ * after the other.  The final column leaves Eq, Ph and Mh for the row
+ * walk. */
+static void cut_columns(const cut_bands *c, size_t b, uint32_t ns, uint64_t hbit, gpuasm_band_state *st, int64_t j0, int64_t j1)
+{
+    const uint32_t b0 = (uint32_t)b * BAND, W = c->W;
+    uint64_t pv[BAND], mv[BAND];
+    for (uint32_t s = 0; s < ns; s++) {
+        pv[s] = st->pv[s];
+        mv[s] = st->mv[s];
+    }
+    int64_t bottom = st->bottom;
+    for (int64_t q = j0; q < j1; q++) {
+        const uint8_t tc = c->codes[q];
+        const uint64_t *peqc = c->peq + (size_t)(tc & 15u) * c->nw + b0;
+        uint64_t hp = 0, hn = 0;
+        if (b0) {
+            hp = (uint64_t)(c->hb[q] > 0);
+            hn = (uint64_t)(c->hb[q] < 0);
+        }
+        const int final = q + 1 == (int64_t)W;
+        int h = 0;
+#pragma GCC unroll 8
+        for (uint32_t s = 0; s < ns; s++) {
+            /* Hyyro's block step, written out as partial.h does (the
+             * device's copy): (hp, hn) enters the block's top row, its
+             * bit-63 delta leaves for the block below (myers_block.h's
+             * form, with its select, was 6% slower on a 200 kb pair). */
+            const uint64_t eq = peqc[s], p0 = pv[s], m0 = mv[s];
+            const uint64_t xv = eq | m0;
+            const uint64_t eqh = eq | hn;
+            const uint64_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
+            uint64_t ph = m0 | ~(xh | p0);
+            uint64_t mh = p0 & xh;
+            if (final) {   /* the last column, for the row walk */
+                c->leq[b0 + s] = eq;
+                c->lph[b0 + s] = ph;
+                c->lmh[b0 + s] = mh;
+            }
+            if (s + 1 == ns) h = (int)((ph & hbit) != 0) - (int)((mh & hbit) != 0);
+            const uint64_t op = ph >> 63, on = mh >> 63;
+            ph = (ph << 1) | hp;
+            mh = (mh << 1) | hn;
+            pv[s] = mh | ~(xv | ph);
+            mv[s] = ph & xv;
+            hp = op;
+            hn = on;
+        }
+        c->hb[q] = (int8_t)h;
+        bottom += h;
+        if (bottom <= c->kmax && st->exit_f == NEVER) {
+            st->exit_f = q;
+            st->exit_d = bottom;
+        }
+    }
+    for (uint32_t s = 0; s < ns; s++) {
+        st->pv[s] = pv[s];
+        st->mv[s] = mv[s];
+    }
+    st->bottom = bottom;
+}
+
+/* A full band as band_wave.h's vector wavefront, over the window's codes
+ * in column order; the final column's Eq, Ph and Mh go to the row walk. */
+static inline __attribute__((always_inline)) int64_t cut_wave(const cut_bands *c, size_t b, gpuasm_band_state *st,
+                                                              int64_t j0, int64_t j1)
+{
+    const uint32_t b0 = (uint32_t)b * BAND;
+    gpuasm_wave_band wb;
+    for (int x = 0; x < 4; x++)
+        for (int i = 0; i < BAND; i++) wb.peq[x][i] = c->peq[(size_t)(1u << x) * c->nw + b0 + (uint32_t)i];
+    wb.codes = c->codes;
+    wb.hb = c->hb;
+    wb.top = b == 0;
+    wb.n = c->W;
+    wb.k = c->kmax;
+    wb.final_col = (int64_t)c->W - 1;
+    wb.leq = c->leq + b0;
+    wb.lph = c->lph + b0;
+    wb.lmh = c->lmh + b0;
+    return gpuasm_wave_run(&wb, st, j0, j1);
+}
+
+/* On x86-64 AVX-512 and AVX2 clones as well (band_wave.h). */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static int64_t cut_run(void *ctx, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)
+{
+    const cut_bands *c = ctx;
+    const uint32_t ns = band_blocks(c, b);
+    if (b + 1 < c->nb) return cut_wave(c, b, st, j0, j1);   /* bands before the last are full */
+    cut_columns(c, b, ns, b + 1 < c->nb ? (uint64_t)1 << 63 : (uint64_t)1 << ((c->m - 1u) % 64u), st, j0, j1);
+    return j1;
+}
+
+static void cut_finish(void *ctx, size_t b, const gpuasm_band_state *st)
+{
+    const cut_bands *c = ctx;
+    if (!st) return;
+    const uint32_t b0 = (uint32_t)b * BAND, ns = band_blocks(c, b);
+    for (uint32_t s = 0; s < ns; s++) {
+        c->pv[b0 + s] = st->pv[s];
+        c->mv[b0 + s] = st->mv[s];
+    }
+}
+
+uint32_t gpuasm_partial_cut_ws_words(uint32_t m)
+{
+    return 22u * ((m + 63u) / 64u) + (uint32_t)(((uint64_t)4 * m + 7u) / 8u);
 }
 
 gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin, int32_t sfloor,
@@ -20,82 +171,59 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
     if (omin == 0 || omin >= m || n == 0) return best;
     const int32_t kmax = gpuasm_partial_kf(o, sfloor, m - 1u, m);
     if (kmax < 0) return best;
-    uint64_t wlen = (uint64_t)(m - 1u) + (uint64_t)kmax;
+    /* Kept rows have k_p < p <= m - 1 (gpuasm_partial_row), so their
+     * alignments cover at most 2m - 3 text bases: a window past 2m - 1
+     * columns gives the same kept candidates (partial.h's argument). */
+    const uint64_t kw = (uint64_t)kmax < m ? (uint64_t)kmax : m;
+    uint64_t wlen = (uint64_t)(m - 1u) + kw;
     if (wlen > n) wlen = n;
     const uint32_t W = (uint32_t)wlen, nw = (m + 63u) / 64u;
-    /* ws: pv, mv, the last column's Eq, Ph and Mh, the blocks' last-row
-     * scores ([nw] each), then Peq [16][nw]: bit i of Peq[c] is set when
-     * pattern base i holds a base of text code c (the nt16 rule (a & b) !=
-     * 0, IUPAC sets included; code 0, a read's N, matches nothing). */
-    uint64_t *pv = ws, *mv = ws + nw, *leq = ws + 2 * nw, *lph = ws + 3 * nw, *lmh = ws + 4 * nw;
-    int64_t *score = (int64_t *)(ws + 5 * nw);
+    /* ws: pv, mv, the last column's Eq, Ph and Mh ([nw] each), a spare
+     * [nw], then Peq [16][nw] (bit i of Peq[c] is set when pattern base i
+     * holds a base of text code c: the nt16 rule (a & b) != 0, IUPAC sets
+     * included; code 0, a read's N, matches nothing), then the bands'
+     * deltas hb[W] and the window's text codes in column order [W]. */
+    cut_bands c;
+    c.pv = ws;
+    c.mv = ws + nw;
+    c.leq = ws + 2 * nw;
+    c.lph = ws + 3 * nw;
+    c.lmh = ws + 4 * nw;
     uint64_t *peq = ws + 6 * nw;
+    c.hb = (int8_t *)(ws + 22 * nw);
+    c.codes = (uint8_t *)c.hb + W;
+    for (uint32_t q = 0; q < W; q++) c.codes[q] = gpuasm_seqview_at(txt, at_start ? W - 1u - q : n - W + q, 0);
     for (uint32_t w = 0; w < 16 * nw; w++) peq[w] = 0;
     for (uint32_t i = 0; i < m; i++) {
-        const uint8_t c = gpuasm_seqview_at(pat, i, at_start) & 15u;
-        for (uint32_t x = 1; x < 16; x++)
-            if (c & x) peq[x * nw + i / 64u] |= (uint64_t)1 << (i % 64u);
+        const uint8_t x = gpuasm_seqview_at(pat, i, at_start) & 15u;
+        for (uint32_t y = 1; y < 16; y++)
+            if (x & y) peq[y * nw + i / 64u] |= (uint64_t)1 << (i % 64u);
     }
-    /* Column -1: D[i] = i; rows <= kmax lie in blocks 0 .. kmax / 64. */
-    uint32_t last = (uint32_t)kmax / 64u < nw - 1 ? (uint32_t)kmax / 64u : nw - 1;
-    for (uint32_t b = 0; b <= last; b++) {
-        pv[b] = ~(uint64_t)0;
-        mv[b] = 0;
-        score[b] = (int64_t)b * 64 + cut_rows(m, nw, b);
-    }
-    const uint64_t hbit_last = (uint64_t)1 << ((m - 1u) % 64u);
-    for (uint32_t q = 0; q < W; q++) {
-        const uint8_t tc = gpuasm_seqview_at(txt, at_start ? W - 1u - q : n - W + q, 0);
-        const uint64_t *peqc = peq + (size_t)(tc & 15u) * nw;
-        const int final = q + 1 == W;
-        int hin = 0;   /* row 0: free start */
-        int entered = 0;
-        for (uint32_t w = 0;; w++) {
-            const uint64_t eq = peqc[w];
-            /* Hyyro's block step, written out as partial.h does (the
-             * device's copy): hin enters the block's top row, its bit-63
-             * delta leaves for the block below.  myers_block.h's
-             * gpuasm_myers_block_step() here made a 200 kb pair 6% slower
-             * (5.6-5.7 -> 5.95-6.0 s, -@ 2): its hout select per block. */
-            const uint64_t p0 = pv[w], m0 = mv[w];
-            const uint64_t hneg = (uint64_t)(hin < 0), hpos = (uint64_t)(hin > 0);
-            const uint64_t xv = eq | m0;
-            const uint64_t eqh = eq | hneg;
-            const uint64_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
-            uint64_t ph = m0 | ~(xh | p0);
-            uint64_t mh = p0 & xh;
-            const uint64_t hb = w + 1 < nw ? (uint64_t)1 << 63 : hbit_last;
-            score[w] += (int64_t)((ph & hb) != 0) - (int64_t)((mh & hb) != 0);
-            hin = (int)(ph >> 63) - (int)(mh >> 63);
-            if (final) {   /* the last column, for the row walk */
-                leq[w] = eq;
-                lph[w] = ph;
-                lmh[w] = mh;
-            }
-            ph = (ph << 1) | hpos;
-            mh = (mh << 1) | hneg;
-            pv[w] = mh | ~(xv | ph);
-            mv[w] = ph & xv;
-            if (w < last) continue;
-            /* Block w + 1 enters where block w's last row (bit 63: hin is
-             * its delta) was <= kmax in the column before; one entry a
-             * column (run_blocks' argument: only its first row can be
-             * <= kmax), so a block just entered lets none in below it. */
-            if (entered || w + 1 >= nw || score[w] - hin > kmax) break;
-            entered = 1;
-            pv[w + 1] = ~(uint64_t)0;
-            mv[w + 1] = 0;
-            score[w + 1] = score[w] - hin + cut_rows(m, nw, w + 1);
-            last = w + 1;
-        }
-        if (!final)
-            while (last > 0 && score[last] >= (int64_t)kmax + cut_rows(m, nw, last)) last--;
-    }
+    c.peq = peq;
+    c.m = m;
+    c.nw = nw;
+    c.W = W;
+    c.nb = (nw + BAND - 1) / BAND;
+    c.kmax = kmax;
+    c.txt = txt;
+    c.at_start = at_start;
+    /* The bands from the fresh column -1 (D[i] = i), band b + 1 from the
+     * first column >= band b's start whose bottom row is <= kmax: every
+     * cell <= kmax is exact, every other computed cell an over-estimate,
+     * and the rows of bands not entered are > kmax (myers_bands.c's
+     * induction).  A band entered at the last column computes nothing:
+     * its rows are > kmax there, and it is left out. */
+    const gpuasm_band_ops ops = { &c, c.nb, (int64_t)W, cut_start, cut_run, cut_finish };
+    int64_t last_start;
+    long entered = gpuasm_bands_run(&ops, gpuasm_bands_helpers_for((uint64_t)nw * W), &last_start);
+    if (entered > 0 && last_start >= (int64_t)W - 1) entered--;
+    const uint32_t rows = entered <= 0 ? 0
+                        : (size_t)entered == c.nb ? m : (uint32_t)entered * BAND * 64u;   /* rows 1 .. rows computed */
+    const uint64_t *pv = c.pv, *mv = c.mv, *leq = c.leq, *lph = c.lph, *lmh = c.lmh;
     /* The row walk over the blocks computed at the last column; rows below
      * them are > kmax at column W - 2, so a candidate there could only come
      * from the diagonal term of the first row below (e1 exact, e > kmax). */
     const int32_t big = kmax + 2;   /* "> kmax": e + 1 and e1 + 1 stay past every k_p */
-    const uint32_t rows = last + 1 < nw ? (last + 1) * 64u : m;   /* rows 1 .. rows computed */
     int32_t d = 0, e1 = 0;
     for (uint32_t p = 1; p < m; p++) {
         int32_t e = big;

@@ -34,8 +34,9 @@
 
 #include "kernels/partial.h"
 
-/* Words of workspace gpuasm_partial_best_cut() needs for m pattern bases. */
-static inline uint32_t gpuasm_partial_cut_ws_words(uint32_t m) { return 22u * ((m + 63u) / 64u); }
+/* Words of workspace gpuasm_partial_best_cut() needs for m pattern bases
+ * (any text length). */
+uint32_t gpuasm_partial_cut_ws_words(uint32_t m);
 
 /* gpuasm_partial_best() in edit mode on nt16 codes (the same arguments and
  * result), with the cut-off above; ws: gpuasm_partial_cut_ws_words(m)

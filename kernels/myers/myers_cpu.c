@@ -92,8 +92,20 @@ static void free_peq(peq_buf *p) { free(p->peq); p->peq = NULL; p->cap = 0; }
 
 static void free_col(col_buf *c)
 {
-    free(c->pv); free(c->mv); free(c->score);
+    free(c->pv); free(c->mv); free(c->score); free(c->hb);
     c->pv = c->mv = NULL; c->score = NULL; c->cap = 0;
+    c->hb = NULL; c->hb_cap = 0;
+}
+
+int gpuasm_myers_cols_hb(col_buf *c, uint64_t n)
+{
+    if (n <= c->hb_cap) return 0;
+    if (n > SIZE_MAX) return -1;
+    int8_t *hb = realloc(c->hb, (size_t)n);
+    if (!hb) return -1;
+    c->hb = hb;
+    c->hb_cap = (size_t)n;
+    return 0;
 }
 
 static size_t n_words_of(uint64_t m) { return (size_t)((m + WORD_BITS - 1) / WORD_BITS); }
@@ -283,6 +295,8 @@ static int run_pair(const uint64_t *peq, unsigned sym_shift, col_buf *cb, uint32
         run_one_word(peq, (1u << sym_shift) - 1, m, text, n, k, emit, ctx);
         return 0;
     }
+    if (W >= GPUASM_MYERS_BANDS_MIN_WORDS)
+        return gpuasm_myers_run_bands(peq, sym_shift, m, text, n, k, emit, ctx, cb);
     if (grow_col(cb, W) < 0) return -1;
     run_blocks(peq, sym_shift, m, W, cb, text, n, k, emit, ctx);
     return 0;

@@ -16,9 +16,25 @@ typedef struct gpuasm_myers_cols {
     uint64_t *pv, *mv;   /* [blocks] vertical +1 / -1 deltas (VP, VN) */
     int64_t *score;      /* [blocks] D[last real row of block b][j] */
     size_t cap;          /* blocks allocated */
+    int8_t *hb;          /* [columns] the bands' bottom-row deltas (myers_bands.c) */
+    size_t hb_cap;       /* columns allocated */
 } gpuasm_myers_cols;
 
 void gpuasm_myers_cols_free(gpuasm_myers_cols *cols);
+
+/* Grow cols->hb to n columns.  0, or -1 when out of memory. */
+int gpuasm_myers_cols_hb(gpuasm_myers_cols *cols, uint64_t n);
+
+/* Patterns of at least this many 64-row blocks are searched band by band
+ * (gpuasm_myers_run_bands); shorter ones column by column (run_blocks). */
+#define GPUASM_MYERS_BANDS_MIN_WORDS 64u
+
+/* The search of gpuasm_myers_run_nt16() (same emits, same order) band by
+ * band: myers_bands.c says how and why it is exact.  peq block-major with
+ * 1 << sym_shift symbols a block (4: nt16, 8: bytes); m >= 1 bases, k >= 0
+ * (else nothing).  0, or -1 when out of memory. */
+int gpuasm_myers_run_bands(const uint64_t *peq, unsigned sym_shift, uint32_t m, const uint8_t *text,
+                           uint64_t n, int32_t k, gpuasm_emit_fn emit, void *ctx, gpuasm_myers_cols *cols);
 
 /* Words of the nt16 PEq of an m-base pattern: 16 x ceil(m / 64). */
 size_t gpuasm_myers_peq_words(uint32_t m);

@@ -82,6 +82,27 @@ static inline uint64_t rnd(void)   /* splitmix64 */
 static inline uint64_t below(uint64_t n) { return n ? rnd() % n : 0; }
 static inline int chance(double p) { return (double)(rnd() >> 11) * 0x1.0p-53 < p; }
 
+/* nt16 s[0 .. n) with edits at rate r (each a substitution by a random
+ * base, a deletion, or a random base inserted after it, 1/3 each) into out
+ * (room for 2 n); returns its length. */
+static inline uint32_t mutate_nt16(const uint8_t *s, uint32_t n, double r, uint8_t *out)
+{
+    static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+    uint32_t o = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!chance(r)) {
+            out[o++] = s[i];
+            continue;
+        }
+        switch (rnd() % 3) {
+        case 0: out[o++] = acgt[rnd() & 3]; break;
+        case 1: break;
+        default: out[o++] = s[i]; out[o++] = acgt[rnd() & 3]; break;
+        }
+    }
+    return o;
+}
+
 /* GPUASM_TEST_SEED, else the fixed default; printed as a TAP comment. */
 static inline void rng_seed_from_env(void)
 {

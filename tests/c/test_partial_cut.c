@@ -7,8 +7,10 @@
  * window, texts whose end holds a mutated prefix (or whose start a mutated
  * suffix) of the pattern and unrelated ones, -k and -e, significance
  * floors, the given omin, IUPAC codes in the pattern, N (code 0) in the
- * text, the pattern reverse-complemented.  Counts how many cases have an
- * occurrence, so that the test cannot pass on "none" alone.
+ * text, the pattern reverse-complemented; and the cut-off's bands run as a
+ * wavefront on 1 + 3 threads (kernels/bands.h): the same answer.  Counts
+ * how many cases have an occurrence, so that the test cannot pass on
+ * "none" alone.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -16,31 +18,13 @@
 #include <string.h>
 
 #include "engine/defaults.h"
+#include "kernels/bands.h"
 #include "kernels/ends/partial_cut.h"
 #include "kernels/partial.h"
 #include "search/search.h"
 #include "tap.h"
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };
-
-/* s[0 .. n) with substitutions, insertions and deletions at rate r into
- * out (room for 2 n); returns its length. */
-static uint32_t mutate(const uint8_t *s, uint32_t n, double r, uint8_t *out)
-{
-    uint32_t o = 0;
-    for (uint32_t i = 0; i < n; i++) {
-        if (!chance(r)) {
-            out[o++] = s[i];
-            continue;
-        }
-        switch (rnd() % 3) {
-        case 0: out[o++] = acgt[rnd() & 3]; break;
-        case 1: break;
-        default: out[o++] = s[i]; out[o++] = acgt[rnd() & 3]; break;
-        }
-    }
-    return o;
-}
 
 int main(void)
 {
@@ -74,7 +58,7 @@ int main(void)
         n = ntx;
         if (chance(0.7)) {
             const uint32_t p = omin + (uint32_t)below(m - omin);   /* aligned bases */
-            const uint32_t l = mutate(at_start ? pat + (m - p) : pat, p, chance(0.5) ? 0.01 : 0.08, tmp);
+            const uint32_t l = mutate_nt16(at_start ? pat + (m - p) : pat, p, chance(0.5) ? 0.01 : 0.08, tmp);
             if (l < 9000 - ntx) {
                 if (at_start) {   /* the suffix at the text's start */
                     memmove(txt + l, txt, ntx);
@@ -90,6 +74,14 @@ int main(void)
         const gpuasm_seqview pv = { pat, m, rc }, tv = { txt, n, 0 };
         const gpuasm_partial a = gpuasm_partial_best(&o, omin, sfloor, &pv, &tv, at_start, 0, ws_full);
         const gpuasm_partial b = gpuasm_partial_best_cut(&o, omin, sfloor, &pv, &tv, at_start, ws_cut);
+        gpuasm_bands_set_helpers(3, 1);
+        const gpuasm_partial bw = gpuasm_partial_best_cut(&o, omin, sfloor, &pv, &tv, at_start, ws_cut);
+        gpuasm_bands_set_helpers(0, 0);
+        if (bw.plen != b.plen || bw.dist != b.dist) {
+            diag("case %d: m %u n %u: the wavefront (%u, %d) differs from one thread (%u, %d)", c, m, n, bw.plen,
+                 bw.dist, b.plen, b.dist);
+            ok = 0;
+        }
         cases++;
         found += a.plen > 0;
         if (a.plen != b.plen || a.dist != b.dist) {

@@ -40,6 +40,20 @@ the same bytes (random.Random(SEED), Python >= 3.2).
       and the genome's last bases then the random ones, the genome part
       with 3% substitutions; each read also reverse-complemented.  Names
       ends0, ends1, ...; qualities 'I'.
+
+  diverge GENOME.fa START LEN RATE SEED ORIG.fa MUT.fa
+      Issue #28's real 1 Mb pair: ORIG is the genome's bases [START,
+      START + LEN) (0-based, half-open) named "<record>:<START+1>-<END>",
+      MUT a diverged copy named "<record>_div<RATE>".  Events fall on each
+      base independently with probability RATE, drawn from a bacterial
+      divergence model rather than edlib's uniform one: 90% substitutions,
+      transitions twice as likely as both transversions together (kappa =
+      2: ts/tv ~2 as between enteric genomes), 10% indels (half insertions
+      of random bases, half deletions) with lengths from a power law
+      P(L) ~ L^-1.8, L = 1..50 (the Zipfian indel lengths of Cartwright
+      2009, Bioinformatics 25:2525; Chen et al. 2009, Genome Res 19:1230).
+      Writes the events and the bases they edit (an upper bound of the
+      edit distance) to stderr.
 """
 import random
 import sys
@@ -122,6 +136,57 @@ def cmd_pair(length, rate, seed, orig_path, mut_path):
                      % (n, n_edits, len(mut)))
 
 
+TRANSITION = {"A": "G", "G": "A", "C": "T", "T": "C"}
+INDEL_LENGTHS = list(range(1, 51))
+INDEL_WEIGHTS = [L ** -1.8 for L in INDEL_LENGTHS]
+
+
+def diverge_copy(rng, seq, rate):
+    """The `diverge` model: returns (copy, events, bases edited)."""
+    out, i, n, events, edited = [], 0, len(seq), 0, 0
+    while i < n:
+        c = seq[i]
+        if rng.random() >= rate or c not in TRANSITION:
+            out.append(c)
+            i += 1
+            continue
+        events += 1
+        u = rng.random()
+        if u < 0.9:
+            # kappa = 2: P(transition) = kappa / (kappa + 2) = 1/2.
+            if rng.random() < 0.5:
+                out.append(TRANSITION[c])
+            else:
+                out.append(rng.choice([b for b in "ACGT" if b != c and b != TRANSITION[c]]))
+            edited += 1
+            i += 1
+            continue
+        ln = rng.choices(INDEL_LENGTHS, weights=INDEL_WEIGHTS)[0]
+        edited += ln
+        if u < 0.95:
+            out.append("".join(rng.choices("ACGT", k=ln)))
+            out.append(c)
+            i += 1
+        else:
+            i += ln
+    return "".join(out), events, edited
+
+
+def cmd_diverge(genome, start, length, rate, seed, orig_path, mut_path):
+    rng = random.Random(int(seed))
+    name, seq = read_fasta(genome)
+    s0, n, r = int(start), int(length), float(rate)
+    if s0 < 0 or s0 + n > len(seq):
+        sys.exit("make_long.py diverge: [%d, %d) is outside %s (%d bases)"
+                 % (s0, s0 + n, genome, len(seq)))
+    orig = seq[s0:s0 + n]
+    mut, events, edited = diverge_copy(rng, orig, r)
+    write_fasta(orig_path, "%s:%d-%d" % (name, s0 + 1, s0 + n), orig)
+    write_fasta(mut_path, "%s_div%g" % (name, r), mut)
+    sys.stderr.write("make_long.py diverge: %d bases, %d events, %d bases edited, copy %d bases\n"
+                     % (n, events, edited, len(mut)))
+
+
 def cmd_reads(genomes, n, length, elo, ehi, seed, out_path):
     rng = random.Random(int(seed))
     gs = [read_fasta(p) for p in genomes.split(",")]
@@ -179,7 +244,8 @@ def cmd_ends(genomes, seed, out_path):
 
 
 def main(argv):
-    cmds = {"pair": (cmd_pair, 5), "reads": (cmd_reads, 7), "mutate": (cmd_mutate, 6), "ends": (cmd_ends, 3)}
+    cmds = {"pair": (cmd_pair, 5), "reads": (cmd_reads, 7), "mutate": (cmd_mutate, 6), "ends": (cmd_ends, 3),
+            "diverge": (cmd_diverge, 7)}
     if len(argv) < 2 or argv[1] not in cmds or len(argv) - 2 != cmds[argv[1]][1]:
         sys.exit(__doc__)
     fn, _ = cmds[argv[1]]
