@@ -50,6 +50,7 @@ typedef int64_t gpuasm_wvi __attribute__((vector_size(8 * WL)));
 /* One band's wave: what stays the same over its columns. */
 typedef struct gpuasm_wave_band {
     gpuasm_wv peq[4];       /* lane i: Peq of base A, C, G, T (codes 1, 2, 4, 8), block i */
+    gpuasm_wv tab[16];      /* lane i: Peq of code c, block i (gpuasm_wave_tab) */
     const uint8_t *codes;   /* [n] the text's nt16 codes, column order (low 4 bits) */
     int8_t *hb;             /* [n] deltas in from the band above (unless top) and out */
     int top;                /* the pattern's first band: row 0 above is 0 */
@@ -71,6 +72,17 @@ static inline __attribute__((always_inline)) void gpuasm_wave_eq(const gpuasm_wa
            (wb->peq[1] & (gpuasm_wv)((b & GPUASM_WAVE_MASK(1)) != 0)) |
            (wb->peq[2] & (gpuasm_wv)((b & GPUASM_WAVE_MASK(2)) != 0)) |
            (wb->peq[3] & (gpuasm_wv)((b & GPUASM_WAVE_MASK(3)) != 0));
+}
+
+/* wb->tab from wb->peq: code c's Peq is the OR of its bases'. */
+static inline __attribute__((always_inline)) void gpuasm_wave_tab(gpuasm_wave_band *wb)
+{
+    for (int c = 0; c < 16; c++) {
+        gpuasm_wv e = { 0 };
+        for (int x = 0; x < 4; x++)
+            if (c & (1 << x)) e |= wb->peq[x];
+        wb->tab[c] = e;
+    }
 }
 
 /* The lanes' state within a run, and the bottom row's (in registers: a
@@ -177,16 +189,30 @@ static inline __attribute__((always_inline)) int64_t gpuasm_wave_run(const gpuas
     if (hi < lo) hi = lo;
     int64_t t = j0;
     for (; t < lo; t++) gpuasm_wave_masked(wb, &r, t, f);
+    /* Full steps: lane i's Eq is column t - i's table row in lane i, so a
+     * step loads one row (code c's Peq for all four blocks) and takes the
+     * diagonal of the last four (three blends: a fifth of the
+     * instructions the masks' tests took). */
+    gpuasm_wv e1 = { 0 }, e2 = { 0 }, e3 = { 0 };
+    if (t < hi) {
+        e1 = wb->tab[wb->codes[t - 1] & 15u];
+        e2 = wb->tab[wb->codes[t - 2] & 15u];
+        e3 = wb->tab[wb->codes[t - 3] & 15u];
+    }
     for (; t < hi; t++) {
-        uint32_t w;
-        memcpy(&w, wb->codes + t - (WL - 1), 4);
+        const gpuasm_wv e0 = wb->tab[wb->codes[t] & 15u];
+        const gpuasm_wv lo01 = __builtin_shufflevector(e0, e1, 0, 5, 2, 3);
+        const gpuasm_wv hi23 = __builtin_shufflevector(e2, e3, 0, 1, 2, 7);
+        const gpuasm_wv eq = __builtin_shufflevector(lo01, hi23, 0, 1, 6, 7);
+        e3 = e2;
+        e2 = e1;
+        e1 = e0;
         uint64_t tp = 0, tn = 0;
         if (!wb->top) {
             tp = (uint64_t)(wb->hb[t] > 0);
             tn = (uint64_t)(wb->hb[t] < 0);
         }
-        gpuasm_wv eq, ph0, mh0;
-        gpuasm_wave_eq(wb, w, &eq);
+        gpuasm_wv ph0, mh0;
         gpuasm_wave_step(&r, eq, tp, tn, &ph0, &mh0);
         gpuasm_wave_out(wb, &r, t - (WL - 1));
     }

@@ -119,6 +119,7 @@ static inline __attribute__((always_inline)) int64_t cut_wave(const cut_bands *c
     gpuasm_wave_band wb;
     for (int x = 0; x < 4; x++)
         for (int i = 0; i < BAND; i++) wb.peq[x][i] = c->peq[(size_t)(1u << x) * c->nw + b0 + (uint32_t)i];
+    gpuasm_wave_tab(&wb);
     wb.codes = c->codes;
     wb.hb = c->hb;
     wb.top = b == 0;

@@ -200,6 +200,7 @@ static inline __attribute__((always_inline)) int64_t run_wave_band(const search_
     const uint64_t *peq_b = s->peq + ((b * BAND_BLOCKS) << 4);
     for (int x = 0; x < 4; x++)
         for (int i = 0; i < BAND_BLOCKS; i++) wb.peq[x][i] = peq_b[((size_t)i << 4) + (1u << x)];
+    gpuasm_wave_tab(&wb);
     wb.codes = s->text;
     wb.hb = s->hb;
     wb.top = b == 0;
