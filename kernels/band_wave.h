@@ -94,9 +94,11 @@ typedef struct gpuasm_wave_regs {
 
 /* One step: lane i at column t - i with Eq eq; lane 0's delta from
  * above is (tp, tn).  Leaves Ph/Mh before the shift in *ph0 / *mh0. */
-static inline __attribute__((always_inline)) void gpuasm_wave_step(gpuasm_wave_regs *r, gpuasm_wv eq, uint64_t tp,
-                                                                   uint64_t tn, gpuasm_wv *ph0, gpuasm_wv *mh0)
+static inline __attribute__((always_inline)) void gpuasm_wave_step(gpuasm_wave_regs *r, const gpuasm_wv *eqp,
+                                                                   uint64_t tp, uint64_t tn, gpuasm_wv *ph0,
+                                                                   gpuasm_wv *mh0)
 {
+    const gpuasm_wv eq = *eqp;   /* by pointer: a vector argument is an ABI question without AVX */
     const gpuasm_wv in_p = (gpuasm_wv){ tp }, in_n = (gpuasm_wv){ tn };
     const gpuasm_wv hp = __builtin_shufflevector(r->cp, in_p, 4, 0, 1, 2);
     const gpuasm_wv hn = __builtin_shufflevector(r->cn, in_n, 4, 0, 1, 2);
@@ -152,7 +154,7 @@ static inline __attribute__((always_inline)) void gpuasm_wave_masked(const gpuas
     gpuasm_wv ph0, mh0;
     gpuasm_wv eq;
     gpuasm_wave_eq(wb, w, &eq);
-    gpuasm_wave_step(r, eq, tp, tn, &ph0, &mh0);
+    gpuasm_wave_step(r, &eq, tp, tn, &ph0, &mh0);
     const gpuasm_wv a = (gpuasm_wv)act;
     r->pv = (r->pv & a) | (old.pv & ~a);
     r->mv = (r->mv & a) | (old.mv & ~a);
@@ -213,7 +215,7 @@ static inline __attribute__((always_inline)) int64_t gpuasm_wave_run(const gpuas
             tn = (uint64_t)(wb->hb[t] < 0);
         }
         gpuasm_wv ph0, mh0;
-        gpuasm_wave_step(&r, eq, tp, tn, &ph0, &mh0);
+        gpuasm_wave_step(&r, &eq, tp, tn, &ph0, &mh0);
         gpuasm_wave_out(wb, &r, t - (WL - 1));
     }
     for (; t < j1; t++) gpuasm_wave_masked(wb, &r, t, f);
