@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kernels/ends/partial_cut.h"
 #include "kernels/partial.h"
 #include "search/cpu_simd.h"
 #include "search/nt16.h"
@@ -53,6 +54,9 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->epre);
     free(g->el_ew);
     free(g->el_reach);
+    free(g->tend);
+    free(g->tend_at);
+    free(g->tpeq);
     gpuasm_ef_ws_free(&g->efws);
 }
 
@@ -181,8 +185,47 @@ static int whole_texts(group_ws *g, const gpuasm_seqset *targets)
 
 /* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
  * target in g->grp_a.  0 or -1 (out of memory). */
+/* One pair by the scalar twin (run_scalar) that also leaves, for a
+ * pattern of bands (64 words or more) and te, the pair's text-end partial
+ * from the search's last column: gpuasm_partial_cut_rows(), the same best
+ * as the ends pass's own window, whose kmax must be <= k.  rip: the read
+ * is the pattern (group A).  0 or -1. */
+static int run_scalar_tend(walk *w, group_ws *g, const gpuasm_search_opt *te, uint32_t n_targets, int rip,
+                           const uint64_t *peq, const uint8_t *pat, uint32_t m, const uint8_t *text, uint64_t n,
+                           int32_t k, uint32_t t)
+{
+    const uint32_t omin = te ? gpuasm_pair_overlap_min(te, rip, m) : 0;
+    const int want = omin && omin < m && n && n <= UINT32_MAX &&
+                     (m + 63u) / 64u >= GPUASM_MYERS_BANDS_MIN_WORDS;
+    g->cols.want_end = want;
+    const int rc = run_scalar(w, g, peq, m, text, n, k, t);
+    g->cols.want_end = 0;
+    if (rc < 0 || !want || !g->cols.end_ok) return rc;
+    const int32_t sfloor = gpuasm_pair_partial_floor(te, rip);
+    const int32_t kmax = gpuasm_partial_kf(te, sfloor, m - 1u, m);
+    if (kmax > k) return 0;
+    const size_t had = g->cap_tend_at;
+    if (gpuasm_grow((void **)&g->tend, &g->cap_tend, n_targets, sizeof(*g->tend)) < 0 ||
+        gpuasm_grow((void **)&g->tend_at, &g->cap_tend_at, n_targets, sizeof(*g->tend_at)) < 0)
+        return -1;
+    /* new stamps 0: no strand's (tend_cur starts at 1) */
+    memset(g->tend_at + had, 0, (g->cap_tend_at - had) * sizeof(*g->tend_at));
+    gpuasm_partial b = { 0, 0 };
+    if (kmax >= 0) {
+        const size_t W = ((size_t)m + 63u) / 64u;   /* end_w's stride: this pattern's blocks */
+        const uint64_t *e = g->cols.end_w;
+        const gpuasm_seqview pv = { pat, m, 0 }, tv = { text, (uint32_t)n, 0 };
+        b = gpuasm_partial_cut_rows(te, omin, sfloor, &pv, &tv, 0, kmax, g->cols.end_rows, e, e + W, e + 2 * W,
+                                    e + 3 * W, e + 4 * W);
+    }
+    g->tend[t] = b;
+    g->tend_at[t] = g->tend_cur;
+    return 0;
+}
+
 int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
-                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k)
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k,
+                        const gpuasm_search_opt *te)
 {
     const size_t words = gpuasm_myers_peq_words(m);
     if (gpuasm_grow((void **)&g->rpeq, &g->rpeq_cap, words, sizeof(uint64_t)) < 0) return -1;
@@ -222,8 +265,8 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
     }
     for (uint32_t i = 0; i < g->n_a; i++) {
         const uint32_t t = g->grp_a[i];
-        if (run_scalar(w, g, g->rpeq, m, targets->code + targets->off[t],
-                       targets->off[t + 1] - targets->off[t], k, t) < 0)
+        if (run_scalar_tend(w, g, te, targets->n, 1, g->rpeq, rseq, m, targets->code + targets->off[t],
+                            targets->off[t + 1] - targets->off[t], k, t) < 0)
             return -1;
     }
     return 0;
@@ -233,7 +276,7 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
  * rseq (n bases).  tw/tws: the twin, for targets without a prebuilt PEq. */
 int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt, const uint8_t *rseq,
-                        uint64_t n, const gpuasm_twin *tw, void *tws)
+                        uint64_t n, const gpuasm_twin *tw, void *tws, const gpuasm_search_opt *te)
 {
     /* The filter's candidates: marked, or never filtered.  With many
      * patterns (a primer panel) only the marked ones and the group's
@@ -284,7 +327,15 @@ int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             g->pats[x].k = k;
             g->pat_t[x] = t;
         } else if (off != UINT64_MAX) {
-            if (run_scalar(w, g, prep->peq + off, m, rseq, n, k, t) < 0) return -1;
+            if (run_scalar_tend(w, g, te, targets->n, 0, prep->peq + off, pat, m, rseq, n, k, t) < 0) return -1;
+        } else if (te && (m + 63u) / 64u >= GPUASM_MYERS_BANDS_MIN_WORDS) {
+            /* a long target (a genome against a longer read) without a
+             * prebuilt PEq: built here, so that its band search leaves the
+             * read end's partial; the twin's own search otherwise */
+            if (gpuasm_grow((void **)&g->tpeq, &g->cap_tpeq, gpuasm_myers_peq_words(m), sizeof(uint64_t)) < 0)
+                return -1;
+            gpuasm_myers_peq_nt16(g->tpeq, pat, m);
+            if (run_scalar_tend(w, g, te, targets->n, 0, g->tpeq, pat, m, rseq, n, k, t) < 0) return -1;
         } else {
             gpuasm_twin_pair p = { pat, m, rseq, n, k, (uint64_t)t << 2 };
             w->cur.target = t;

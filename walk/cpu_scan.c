@@ -139,7 +139,7 @@ done:
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
                         size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast, const uint32_t reach[2],
-                        const gpuasm_partial *pre)
+                        const gpuasm_partial *pre, const gpuasm_partial *tend)
 {
     const uint32_t omin = gpuasm_pair_overlap_min(opt, pr->read_is_pattern, pr->m);
     const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
@@ -177,8 +177,10 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     const int32_t sfloor = gpuasm_pair_partial_floor(opt, pr->read_is_pattern);
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
-        const gpuasm_partial b = cut ? gpuasm_partial_best_cut(opt, omin, sfloor, &pv, &tv, at_start, *ws)
-                                     : gpuasm_partial_best(opt, omin, sfloor, &pv, &tv, at_start, hamming, *ws);
+        /* the text end from the pair's band search when it left it: the same best */
+        const gpuasm_partial b = cut && tend && !at_start ? *tend
+                                 : cut ? gpuasm_partial_best_cut(opt, omin, sfloor, &pv, &tv, at_start, *ws)
+                                       : gpuasm_partial_best(opt, omin, sfloor, &pv, &tv, at_start, hamming, *ws);
         if (!b.plen) continue;
         gpuasm_endhit e = w->cur;
         e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
@@ -583,9 +585,12 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
     w->keep_span = opt->keep == GPUASM_KEEP_REPORTED ? rlen + (uint64_t)(k_read > 0 ? k_read : 0) : 0;
     const int emarked = mark_group_a_ends(c, rseq, rlen, s);
     if (c->grouped) {
-        if (g->n_a && gpuasm_walk_group_a(w, g, c->cfg, prep, targets, rseq, (uint32_t)rlen, k_read) < 0)
+        /* the band searches (long patterns) leave their text ends' partials */
+        const gpuasm_search_opt *te = c->partial && !c->hamming && opt->alphabet == GPUASM_ALPHABET_NT16 ? opt : NULL;
+        gpuasm_walk_tend_next(g);
+        if (g->n_a && gpuasm_walk_group_a(w, g, c->cfg, prep, targets, rseq, (uint32_t)rlen, k_read, te) < 0)
             return -1;
-        if (g->n_b && gpuasm_walk_group_b(w, g, c->cfg, prep, targets, opt, rseq, rlen, tw, c->ws) < 0)
+        if (g->n_b && gpuasm_walk_group_b(w, g, c->cfg, prep, targets, opt, rseq, rlen, tw, c->ws, te) < 0)
             return -1;
         if (!c->partial) return 0;
     } else if (c->hfilt) {
@@ -678,9 +683,11 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
             const int from_lanes = in_lanes && fast && fast->nw == 1;
             const gpuasm_partial pre[2] = { from_lanes ? g->epre[i] : (gpuasm_partial){ 0, 0 },
                                             from_lanes ? g->epre[nl + i] : (gpuasm_partial){ 0, 0 } };
+            /* the text end from the pair's band search (grouped walk only) */
+            const gpuasm_partial *tend = c->grouped ? gpuasm_walk_tend(g, t) : NULL;
             if (c->partial &&
                 partial_hits(w, opt, c->hamming, &pr, p.pattern, p.text, allow, &c->pws, &c->pws_cap, &g->cnt,
-                             fast, reach, from_lanes ? pre : NULL) < 0)
+                             fast, reach, from_lanes ? pre : NULL, tend) < 0)
                 return -1;
         }
     }

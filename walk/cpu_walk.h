@@ -163,6 +163,15 @@ typedef struct group_ws {
     const ends_word **el_ew;
     uint32_t *el_reach;
     size_t cap_epre, cap_el_ew, cap_el_reach;
+    /* the text-end partials of the read strand's band searches (issue
+     * #28: a long pattern's own search gives its text end's answer, as
+     * the GPU's LONG path does): tend[t] for target t where tend_at[t] ==
+     * tend_cur (scan_strand() moves tend_cur on) */
+    gpuasm_partial *tend;
+    uint32_t *tend_at, tend_cur;
+    size_t cap_tend, cap_tend_at;
+    uint64_t *tpeq;                 /* a long group B target's PEq, for those */
+    size_t cap_tpeq;
 } group_ws;
 
 void gpuasm_group_ws_free(group_ws *g);
@@ -172,11 +181,28 @@ void gpuasm_group_ws_free(group_ws *g);
  * adapters), both groups of a kernel behind the filters without lanes
  * (hamming); the ends filter's candidates of group B and the ends each
  * may have.  cpu_grouped.c says more at each. */
+/* te: the options when the text ends' partials are wanted (the ends pass
+ * in edit mode on nt16), else NULL. */
 int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
-                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k);
+                        const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k,
+                        const gpuasm_search_opt *te);
 int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt, const uint8_t *rseq,
-                        uint64_t n, const gpuasm_twin *tw, void *tws);
+                        uint64_t n, const gpuasm_twin *tw, void *tws, const gpuasm_search_opt *te);
+/* A new read strand: no target's text-end partial yet. */
+static inline void gpuasm_walk_tend_next(group_ws *g)
+{
+    if (++g->tend_cur == 0) {   /* stamps wrapped */
+        for (size_t t = 0; t < g->cap_tend_at; t++) g->tend_at[t] = 0;
+        g->tend_cur = 1;
+    }
+}
+
+/* Target t's text-end partial from this strand's search, or NULL. */
+static inline const gpuasm_partial *gpuasm_walk_tend(const group_ws *g, uint32_t t)
+{
+    return g->tend_at && t < g->cap_tend_at && g->tend_at[t] == g->tend_cur ? &g->tend[t] : NULL;
+}
 int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t rlen, int32_t k_read,
                         const gpuasm_twin *tw, void *tws);

@@ -220,7 +220,19 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
     if (entered > 0 && last_start >= (int64_t)W - 1) entered--;
     const uint32_t rows = entered <= 0 ? 0
                         : (size_t)entered == c.nb ? m : (uint32_t)entered * BAND * 64u;   /* rows 1 .. rows computed */
-    const uint64_t *pv = c.pv, *mv = c.mv, *leq = c.leq, *lph = c.lph, *lmh = c.lmh;
+    return gpuasm_partial_cut_rows(o, omin, sfloor, pat, txt, at_start, kmax, rows, c.pv, c.mv, c.leq, c.lph,
+                                   c.lmh);
+}
+
+gpuasm_partial gpuasm_partial_cut_rows(const gpuasm_search_opt *o, uint32_t omin, int32_t sfloor,
+                                       const gpuasm_seqview *pat, const gpuasm_seqview *txt, int at_start,
+                                       int32_t kmax, uint32_t rows, const uint64_t *pv, const uint64_t *mv,
+                                       const uint64_t *leq, const uint64_t *lph, const uint64_t *lmh)
+{
+    gpuasm_partial best;
+    best.plen = 0;
+    best.dist = 0;
+    const uint32_t m = pat->len, n = txt->len;
     /* The row walk over the blocks computed at the last column; rows below
      * them are > kmax at column W - 2, so a candidate there could only come
      * from the diagonal term of the first row below (e1 exact, e > kmax). */

@@ -45,4 +45,17 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
                                        const gpuasm_seqview *pat, const gpuasm_seqview *txt, int at_start,
                                        uint64_t *ws);
 
+/* The row walk of gpuasm_partial_best_cut() on a DP's last column: pv/mv
+ * there and that step's Eq, Ph, Mh (before the shift), words of rows 1 ..
+ * rows, computed exactly where <= kmax and over-estimated elsewhere, the
+ * rows below > kmax at the last two columns; kmax = k_{m-1}
+ * (gpuasm_partial_kf).  Any such DP with a free start in the text gives
+ * the same best: gpuasm_partial_best_cut()'s window or the whole-text
+ * search itself (myers_cpu.h's want_end, at the text end), whose cut-off
+ * at its k >= kmax keeps those properties.  Host code. */
+gpuasm_partial gpuasm_partial_cut_rows(const gpuasm_search_opt *o, uint32_t omin, int32_t sfloor,
+                                       const gpuasm_seqview *pat, const gpuasm_seqview *txt, int at_start,
+                                       int32_t kmax, uint32_t rows, const uint64_t *pv, const uint64_t *mv,
+                                       const uint64_t *leq, const uint64_t *lph, const uint64_t *lmh);
+
 #endif

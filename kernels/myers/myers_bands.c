@@ -48,6 +48,7 @@
  * and pipelined.
  */
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "kernels/band_wave.h"
 #include "kernels/bands.h"
@@ -86,6 +87,7 @@ typedef struct search_bands {
     int8_t *hb;
     gpuasm_emit_fn emit;
     void *emit_ctx;
+    uint64_t *end_w;    /* [5][W] the last column's state (NULL: not wanted) */
 } search_bands;
 
 static int64_t band_rows(const search_bands *s, size_t b)
@@ -151,6 +153,14 @@ run_full_band(const search_bands *s, unsigned sh, size_t b, gpuasm_band_state *s
     st->bottom = bottom;
 }
 
+/* The last column's Eq, Ph and Mh of block w (before the shift). */
+static inline void end_block(const search_bands *s, size_t w, uint64_t eq, uint64_t ph, uint64_t mh)
+{
+    s->end_w[2 * s->W + w] = eq;
+    s->end_w[3 * s->W + w] = ph;
+    s->end_w[4 * s->W + w] = mh;
+}
+
 /* The pattern's last band (1 to BAND_BLOCKS blocks, the last one holding
  * rows up to m) over columns [j0, j1): emits D[m][j] <= k. */
 static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)
@@ -170,8 +180,25 @@ static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st
             hn = (uint64_t)(hb[j] < 0);
         }
         size_t i = 0;
+        const int dump = s->end_w && j + 1 == s->n;
         for (; i + 1 < ns; i++) {
             const uint64_t eq = eqc[i << sh];
+            if (dump) {   /* the last column: BLOCK_STEP written out, Ph/Mh kept */
+                const uint64_t p0 = st->pv[i], m0 = st->mv[i];
+                const uint64_t xv = eq | m0, eqh = eq | hn;
+                const uint64_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
+                uint64_t ph = m0 | ~(xh | p0);
+                uint64_t mh = p0 & xh;
+                end_block(s, b0 + i, eq, ph, mh);
+                const uint64_t op = ph >> 63, on = mh >> 63;
+                ph = (ph << 1) | hp;
+                mh = (mh << 1) | hn;
+                st->pv[i] = mh | ~(xv | ph);
+                st->mv[i] = ph & xv;
+                hp = op;
+                hn = on;
+                continue;
+            }
             BLOCK_STEP(st->pv[i], st->mv[i], eq, hp, hn);
         }
         /* The last block: its score is read at row m's bit, not bit 63
@@ -182,6 +209,7 @@ static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st
         const uint64_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
         uint64_t ph = m0 | ~(xh | p0);
         uint64_t mh = p0 & xh;
+        if (dump) end_block(s, b0 + i, eq, ph, mh);
         bottom += (int64_t)((ph >> last_bit) & 1u) - (int64_t)((mh >> last_bit) & 1u);
         ph = (ph << 1) | hp;
         mh = (mh << 1) | hn;
@@ -206,8 +234,14 @@ static inline __attribute__((always_inline)) int64_t run_wave_band(const search_
     wb.top = b == 0;
     wb.n = s->n;
     wb.k = s->k;
-    wb.final_col = -1;
-    wb.leq = wb.lph = wb.lmh = NULL;
+    wb.final_col = s->end_w ? s->n - 1 : -1;
+    if (s->end_w) {
+        wb.leq = s->end_w + 2 * s->W + b * BAND_BLOCKS;
+        wb.lph = wb.leq + s->W;
+        wb.lmh = wb.lph + s->W;
+    } else {
+        wb.leq = wb.lph = wb.lmh = NULL;
+    }
     return gpuasm_wave_run(&wb, st, j0, j1);
 }
 
@@ -229,9 +263,13 @@ static int64_t run_band(void *ctx, size_t b, gpuasm_band_state *st, int64_t j0, 
 
 static void finish_band(void *ctx, size_t b, const gpuasm_band_state *st)
 {
-    (void)ctx;
-    (void)b;
-    (void)st;
+    const search_bands *s = ctx;
+    if (!st || !s->end_w) return;
+    const size_t b0 = b * BAND_BLOCKS, ns = s->W - b0 < BAND_BLOCKS ? s->W - b0 : BAND_BLOCKS;
+    for (size_t i = 0; i < ns; i++) {
+        s->end_w[b0 + i] = st->pv[i];
+        s->end_w[s->W + b0 + i] = st->mv[i];
+    }
 }
 
 int gpuasm_myers_run_bands(const uint64_t *peq, unsigned sym_shift, uint32_t m, const uint8_t *text,
@@ -252,7 +290,27 @@ int gpuasm_myers_run_bands(const uint64_t *peq, unsigned sym_shift, uint32_t m, 
     s.hb = cols->hb;
     s.emit = emit;
     s.emit_ctx = ctx;
+    s.end_w = NULL;
+    cols->end_ok = 0;
+    if (cols->want_end && sym_shift == 4) {
+        if (s.W > cols->end_cap) {
+            uint64_t *e = realloc(cols->end_w, 5 * s.W * sizeof(uint64_t));
+            if (!e) return -1;
+            cols->end_w = e;
+            cols->end_cap = s.W;
+        }
+        s.end_w = cols->end_w;
+    }
     const gpuasm_band_ops ops = { &s, s.nb, (int64_t)n, start_band, run_band, finish_band };
     int64_t last_start;
-    return gpuasm_bands_run(&ops, gpuasm_bands_helpers_for((uint64_t)s.W * n), &last_start) < 0 ? -1 : 0;
+    long entered = gpuasm_bands_run(&ops, gpuasm_bands_helpers_for((uint64_t)s.W * n), &last_start);
+    if (entered < 0) return -1;
+    if (s.end_w) {
+        /* a band entered at the last column computed nothing there (its
+         * rows are > k: the header), as partial_cut.c leaves it out */
+        if (entered > 0 && last_start >= (int64_t)n - 1) entered--;
+        cols->end_rows = entered <= 0 ? 0 : (size_t)entered == s.nb ? m : (uint32_t)entered * 64u * BAND_BLOCKS;
+        cols->end_ok = 1;
+    }
+    return 0;
 }

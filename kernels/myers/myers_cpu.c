@@ -92,9 +92,10 @@ static void free_peq(peq_buf *p) { free(p->peq); p->peq = NULL; p->cap = 0; }
 
 static void free_col(col_buf *c)
 {
-    free(c->pv); free(c->mv); free(c->score); free(c->hb);
+    free(c->pv); free(c->mv); free(c->score); free(c->hb); free(c->end_w);
     c->pv = c->mv = NULL; c->score = NULL; c->cap = 0;
     c->hb = NULL; c->hb_cap = 0;
+    c->end_w = NULL; c->end_cap = 0;
 }
 
 int gpuasm_myers_cols_hb(col_buf *c, uint64_t n)
@@ -305,6 +306,7 @@ static int run_pair(const uint64_t *peq, unsigned sym_shift, col_buf *cb, uint32
 int gpuasm_myers_run_nt16(const uint64_t *peq, uint32_t m, const uint8_t *text, uint64_t n,
                           int32_t k, gpuasm_emit_fn emit, void *ctx, gpuasm_myers_cols *cols)
 {
+    cols->end_ok = 0;
     return run_pair(peq, 4, cols, m, text, n, k, emit, ctx);
 }
 

@@ -18,6 +18,16 @@ typedef struct gpuasm_myers_cols {
     size_t cap;          /* blocks allocated */
     int8_t *hb;          /* [columns] the bands' bottom-row deltas (myers_bands.c) */
     size_t hb_cap;       /* columns allocated */
+    /* The band search's state at the text's last column, when want_end
+     * is set (issue #28: the text-end partial of a long pattern from the
+     * search itself, kernels/ends/partial_cut.h): Pv/Mv there and that
+     * step's Eq, Ph, Mh (before the shift) of every block of rows 1 ..
+     * end_rows; the rows below are > k there and in the column before.
+     * end_ok: set by a search that left it (patterns of bands only). */
+    int want_end, end_ok;
+    uint32_t end_rows;
+    uint64_t *end_w;     /* [5][blocks]: pv, mv, eq, ph, mh */
+    size_t end_cap;      /* blocks allocated */
 } gpuasm_myers_cols;
 
 void gpuasm_myers_cols_free(gpuasm_myers_cols *cols);

@@ -20,11 +20,91 @@
 #include "engine/defaults.h"
 #include "kernels/bands.h"
 #include "kernels/ends/partial_cut.h"
+#include "kernels/myers/myers_cpu.h"
 #include "kernels/partial.h"
 #include "search/search.h"
 #include "tap.h"
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+
+static void drop_hit(void *ctx, uint64_t j, int32_t d)
+{
+    (void)ctx;
+    (void)j;
+    (void)d;
+}
+
+/* The text end's answer from the whole-text band search's last column
+ * (myers_cpu.h's want_end, gpuasm_partial_cut_rows: what the CPU walk uses
+ * for patterns of 64 words or more) = the ends pass's own window, at the
+ * search's k >= kmax; patterns of 4,033 to 4,800 bases, texts that end in
+ * a mutated prefix or not, -e and -k; every other case as a wavefront. */
+static void search_end_cases(void)
+{
+    enum { MAXM = 4800, MAXN = 14000 };
+    static uint8_t pat[MAXM], txt[MAXN], tmp[2 * MAXM];
+    uint64_t *ws_cut = xmalloc(gpuasm_partial_cut_ws_words(MAXM) * sizeof(uint64_t));
+    uint64_t *peq = xmalloc(gpuasm_myers_peq_words(MAXM) * sizeof(uint64_t));
+    gpuasm_myers_cols cols;
+    memset(&cols, 0, sizeof cols);
+    int ok = 1, cases = 0, found = 0;
+    for (int c = 0; c < 40 && ok; c++) {
+        const uint32_t m = 4033u + (uint32_t)below(MAXM - 4033);
+        for (uint32_t i = 0; i < m; i++) pat[i] = acgt[rnd() & 3];
+        if (chance(0.3)) pat[below(m)] = 5;
+        gpuasm_defaults d;
+        gpuasm_defaults_init(&d);
+        gpuasm_search_opt o = d.search;
+        if (chance(0.3)) {
+            o.max_diffs = (int32_t)below(m / 5 + 1);
+        } else {
+            o.max_diffs = -1;
+            o.error_rate = 0.02 + 0.2 * (double)(rnd() % 1000) / 1000.0;
+        }
+        const int32_t sfloor = chance(0.5) ? 0 : 5 + (int32_t)below(20);
+        const uint32_t omin = 1u + (uint32_t)below(chance(0.5) ? 20 : m - 1);
+        uint32_t n = (uint32_t)below(6000);
+        for (uint32_t j = 0; j < n; j++) txt[j] = acgt[rnd() & 3];
+        if (chance(0.7)) {
+            const uint32_t p = omin + (uint32_t)below(m - omin);
+            const uint32_t l = mutate_nt16(pat, p, chance(0.5) ? 0.01 : 0.06, tmp);
+            memcpy(txt + n, tmp, l);
+            n += l;
+        }
+        if (n == 0) txt[n++] = 1;
+        const int32_t kmax = gpuasm_partial_kf(&o, sfloor, m - 1u, m);
+        const int32_t k = kmax < 0 ? 0 : kmax + (int32_t)below(50);   /* the search's k >= kmax */
+        const gpuasm_seqview pv = { pat, m, 0 }, tv = { txt, n, 0 };
+        const gpuasm_partial want = gpuasm_partial_best_cut(&o, omin, sfloor, &pv, &tv, 0, ws_cut);
+        gpuasm_myers_peq_nt16(peq, pat, m);
+        cols.want_end = 1;
+        if (c % 2) gpuasm_bands_set_helpers(3, 1);   /* every other case as a wavefront */
+        const int rc = gpuasm_myers_run_nt16(peq, m, txt, n, k, drop_hit, NULL, &cols);
+        gpuasm_bands_set_helpers(0, 0);
+        if (rc < 0 || !cols.end_ok) {
+            diag("case %d: the search left no end state", c);
+            ok = 0;
+            break;
+        }
+        const size_t W = (m + 63u) / 64u;
+        const uint64_t *e = cols.end_w;
+        const gpuasm_partial got = kmax < 0 ? (gpuasm_partial){ 0, 0 }
+                                            : gpuasm_partial_cut_rows(&o, omin, sfloor, &pv, &tv, 0, kmax, cols.end_rows,
+                                                                      e, e + W, e + 2 * W, e + 3 * W, e + 4 * W);
+        cases++;
+        found += want.plen > 0;
+        if (got.plen != want.plen || got.dist != want.dist) {
+            diag("case %d: m %u n %u omin %u k %d kmax %d: window (%u, %d), search (%u, %d)", c, m, n, omin, k, kmax,
+                 want.plen, want.dist, got.plen, got.dist);
+            ok = 0;
+        }
+    }
+    tap(ok && found > cases / 4, "the text end from the search's last column = the ends pass (%d cases, %d with one)",
+        cases, found);
+    gpuasm_myers_cols_free(&cols);
+    free(peq);
+    free(ws_cut);
+}
 
 int main(void)
 {
@@ -95,5 +175,6 @@ int main(void)
         found);
     free(ws_full);
     free(ws_cut);
+    search_end_cases();
     return tap_done();
 }
