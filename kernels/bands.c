@@ -30,6 +30,27 @@ void gpuasm_bands_set_helpers(int n, uint64_t min_work)
 
 int gpuasm_bands_helpers_for(uint64_t work) { return work < pool_min_work ? 0 : pool_size; }
 
+static int forced_blocks;
+
+void gpuasm_bands_set_blocks(int blocks) { forced_blocks = blocks == 4 || blocks == 8 ? blocks : 0; }
+
+int gpuasm_bands_blocks(void)
+{
+    if (forced_blocks) return forced_blocks;
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+    /* the AVX-512 clones of the kernels run the 8-lane wave */
+    static atomic_int have;
+    int h = atomic_load_explicit(&have, memory_order_relaxed);
+    if (!h) {
+        h = __builtin_cpu_supports("avx512f") ? 8 : 4;
+        atomic_store_explicit(&have, h, memory_order_relaxed);
+    }
+    return h;
+#else
+    return 4;
+#endif
+}
+
 /* Take up to want slots from the pool. */
 static int pool_take(int want)
 {

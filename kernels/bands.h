@@ -27,7 +27,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GPUASM_BAND_BLOCKS 4
+/* Blocks a band at most; gpuasm_bands_blocks() says how many a run takes. */
+#define GPUASM_BAND_BLOCKS 8
 
 /* A band's running state, kept by its thread between chunks. */
 typedef struct gpuasm_band_state {
@@ -80,5 +81,13 @@ void gpuasm_bands_set_helpers(int n, uint64_t min_work);
 /* How many helpers a run of `work` block-columns asks for: 0 under the
  * pool's min_work, else the pool's size. */
 int gpuasm_bands_helpers_for(uint64_t work);
+
+/* Blocks a band (band_wave.h's lanes): 8 where the processor has AVX-512F
+ * (one register of eight 64-bit lanes), else 4 (AVX2's four; eight spill
+ * there).  Any band size gives the same bytes (myers_bands.c's argument
+ * holds for every size).  gpuasm_bands_set_blocks(4 or 8) forces one, for
+ * tests; 0 goes back to the processor's. */
+int gpuasm_bands_blocks(void);
+void gpuasm_bands_set_blocks(int blocks);
 
 #endif

@@ -9,12 +9,13 @@
 #define NEVER INT64_MAX
 
 /* One end's bands (kernels/bands.h's ctx): the window's W columns, the
- * pattern's nw blocks in bands of BAND (256 rows; myers_bands.c's
+ * pattern's nw blocks in bands of 4 or 8 (bands.h; myers_bands.c's
  * schedule and cut-off). */
 typedef struct cut_bands {
     const uint64_t *peq;    /* [16][nw] */
     uint32_t m, nw, W;
     size_t nb;
+    uint32_t bb;            /* blocks a band (gpuasm_bands_blocks) */
     int32_t kmax;
     const gpuasm_seqview *txt;
     int at_start;
@@ -26,13 +27,13 @@ typedef struct cut_bands {
 
 static uint32_t band_blocks(const cut_bands *c, size_t b)
 {
-    const uint32_t b0 = (uint32_t)b * BAND;
-    return c->nw - b0 < BAND ? c->nw - b0 : BAND;
+    const uint32_t b0 = (uint32_t)b * c->bb;
+    return c->nw - b0 < c->bb ? c->nw - b0 : c->bb;
 }
 
 static int64_t band_rows(const cut_bands *c, size_t b)
 {
-    return b + 1 < c->nb ? 64 * (int64_t)band_blocks(c, b) : (int64_t)c->m - (int64_t)b * BAND * 64;
+    return b + 1 < c->nb ? 64 * (int64_t)band_blocks(c, b) : (int64_t)c->m - (int64_t)b * c->bb * 64;
 }
 
 static void cut_start(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_state *st)
@@ -53,7 +54,7 @@ static void cut_start(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_s
  * walk. */
 static void cut_columns(const cut_bands *c, size_t b, uint32_t ns, uint64_t hbit, gpuasm_band_state *st, int64_t j0, int64_t j1)
 {
-    const uint32_t b0 = (uint32_t)b * BAND, W = c->W;
+    const uint32_t b0 = (uint32_t)b * c->bb, W = c->W;
     uint64_t pv[BAND], mv[BAND];
     for (uint32_t s = 0; s < ns; s++) {
         pv[s] = st->pv[s];
@@ -110,27 +111,31 @@ static void cut_columns(const cut_bands *c, size_t b, uint32_t ns, uint64_t hbit
     st->bottom = bottom;
 }
 
-/* A full band as band_wave.h's vector wavefront, over the window's codes
- * in column order; the final column's Eq, Ph and Mh go to the row walk. */
-static inline __attribute__((always_inline)) int64_t cut_wave(const cut_bands *c, size_t b, gpuasm_band_state *st,
-                                                              int64_t j0, int64_t j1)
-{
-    const uint32_t b0 = (uint32_t)b * BAND;
-    gpuasm_wave_band wb;
-    for (int x = 0; x < 4; x++)
-        for (int i = 0; i < BAND; i++) wb.peq[x][i] = c->peq[(size_t)(1u << x) * c->nw + b0 + (uint32_t)i];
-    gpuasm_wave_tab(&wb);
-    wb.codes = c->codes;
-    wb.hb = c->hb;
-    wb.top = b == 0;
-    wb.n = c->W;
-    wb.k = c->kmax;
-    wb.final_col = (int64_t)c->W - 1;
-    wb.leq = c->leq + b0;
-    wb.lph = c->lph + b0;
-    wb.lmh = c->lmh + b0;
-    return gpuasm_wave_run(&wb, st, j0, j1);
-}
+/* A full band as band_wave.h's vector wavefront of WL lanes (WL =
+ * c->bb), over the window's codes in column order; the final column's Eq,
+ * Ph and Mh go to the row walk. */
+#define CUT_WAVE(WL)                                                                                 \
+    static inline __attribute__((always_inline)) int64_t cut_wave##WL(                              \
+        const cut_bands *c, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)                 \
+    {                                                                                                \
+        const uint32_t b0 = (uint32_t)b * WL;                                                        \
+        gpuasm_wave_band##WL wb;                                                                     \
+        for (int x = 0; x < 4; x++)                                                                  \
+            for (int i = 0; i < WL; i++) wb.peq[x][i] = c->peq[(size_t)(1u << x) * c->nw + b0 + (uint32_t)i]; \
+        gpuasm_wave_tab##WL(&wb);                                                                    \
+        wb.codes = c->codes;                                                                         \
+        wb.hb = c->hb;                                                                               \
+        wb.top = b == 0;                                                                             \
+        wb.n = c->W;                                                                                 \
+        wb.k = c->kmax;                                                                              \
+        wb.final_col = (int64_t)c->W - 1;                                                            \
+        wb.leq = c->leq + b0;                                                                        \
+        wb.lph = c->lph + b0;                                                                        \
+        wb.lmh = c->lmh + b0;                                                                        \
+        return gpuasm_wave_run##WL(&wb, st, j0, j1);                                                 \
+    }
+CUT_WAVE(4)
+CUT_WAVE(8)
 
 /* On x86-64 AVX-512 and AVX2 clones as well (band_wave.h). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
@@ -140,7 +145,8 @@ static int64_t cut_run(void *ctx, size_t b, gpuasm_band_state *st, int64_t j0, i
 {
     const cut_bands *c = ctx;
     const uint32_t ns = band_blocks(c, b);
-    if (b + 1 < c->nb) return cut_wave(c, b, st, j0, j1);   /* bands before the last are full */
+    if (b + 1 < c->nb)   /* bands before the last are full */
+        return c->bb == 8 ? cut_wave8(c, b, st, j0, j1) : cut_wave4(c, b, st, j0, j1);
     cut_columns(c, b, ns, b + 1 < c->nb ? (uint64_t)1 << 63 : (uint64_t)1 << ((c->m - 1u) % 64u), st, j0, j1);
     return j1;
 }
@@ -149,7 +155,7 @@ static void cut_finish(void *ctx, size_t b, const gpuasm_band_state *st)
 {
     const cut_bands *c = ctx;
     if (!st) return;
-    const uint32_t b0 = (uint32_t)b * BAND, ns = band_blocks(c, b);
+    const uint32_t b0 = (uint32_t)b * c->bb, ns = band_blocks(c, b);
     for (uint32_t s = 0; s < ns; s++) {
         c->pv[b0 + s] = st->pv[s];
         c->mv[b0 + s] = st->mv[s];
@@ -204,7 +210,8 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
     c.m = m;
     c.nw = nw;
     c.W = W;
-    c.nb = (nw + BAND - 1) / BAND;
+    c.bb = (uint32_t)gpuasm_bands_blocks();
+    c.nb = (nw + c.bb - 1) / c.bb;
     c.kmax = kmax;
     c.txt = txt;
     c.at_start = at_start;
@@ -219,7 +226,7 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
     long entered = gpuasm_bands_run(&ops, gpuasm_bands_helpers_for((uint64_t)nw * W), &last_start);
     if (entered > 0 && last_start >= (int64_t)W - 1) entered--;
     const uint32_t rows = entered <= 0 ? 0
-                        : (size_t)entered == c.nb ? m : (uint32_t)entered * BAND * 64u;   /* rows 1 .. rows computed */
+                        : (size_t)entered == c.nb ? m : (uint32_t)entered * c.bb * 64u;   /* rows 1 .. rows computed */
     return gpuasm_partial_cut_rows(o, omin, sfloor, pat, txt, at_start, kmax, rows, c.pv, c.mv, c.leq, c.lph,
                                    c.lmh);
 }

@@ -9,7 +9,7 @@
  * each column reads Pv, Mv, a score and a PEq word per block (the PEq
  * words 128 bytes apart, a cache line each), ~0.5-2 MB of state per
  * column, out of L3.  Here the pattern's blocks are cut into BANDS of
- * BAND_BLOCKS blocks (256 rows) and each band runs over its whole text
+ * 4 or 8 blocks (256 or 512 rows: bands.h) and each band runs over its whole text
  * before the next: the band's Pv/Mv live in registers, its PEq words
  * (4 x 16 words for nt16) in L1, and the band's bottom row hands its
  * horizontal delta for every column to the band below through one byte a
@@ -82,6 +82,7 @@ typedef struct search_bands {
     unsigned sym_shift;
     uint32_t m;
     size_t W, nb;       /* blocks, bands */
+    size_t bb;          /* blocks a band (gpuasm_bands_blocks) */
     const uint8_t *text;
     int64_t n, k;
     int8_t *hb;
@@ -92,7 +93,7 @@ typedef struct search_bands {
 
 static int64_t band_rows(const search_bands *s, size_t b)
 {
-    return b + 1 < s->nb ? 64 * BAND_BLOCKS : (int64_t)s->m - (int64_t)b * 64 * BAND_BLOCKS;
+    return b + 1 < s->nb ? 64 * (int64_t)s->bb : (int64_t)s->m - (int64_t)(b * s->bb) * 64;
 }
 
 static void start_band(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_state *st)
@@ -116,12 +117,13 @@ static inline __attribute__((always_inline)) void
 run_full_band(const search_bands *s, unsigned sh, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)
 {
     const unsigned mask = (1u << sh) - 1u;
-    const uint64_t *peq_b = s->peq + ((b * BAND_BLOCKS) << sh);
+    const uint64_t *peq_b = s->peq + ((b * s->bb) << sh);
     const uint8_t *text = s->text;
+    const int nbk = (int)s->bb;
     int8_t *hb = s->hb;
     const int top = b == 0;
     uint64_t pv[BAND_BLOCKS], mv[BAND_BLOCKS];
-    for (int i = 0; i < BAND_BLOCKS; i++) {
+    for (int i = 0; i < nbk; i++) {
         pv[i] = st->pv[i];
         mv[i] = st->mv[i];
     }
@@ -133,8 +135,7 @@ run_full_band(const search_bands *s, unsigned sh, size_t b, gpuasm_band_state *s
             hp = (uint64_t)(hb[j] > 0);
             hn = (uint64_t)(hb[j] < 0);
         }
-#pragma GCC unroll 8
-        for (int i = 0; i < BAND_BLOCKS; i++) {
+        for (int i = 0; i < nbk; i++) {
             const uint64_t eq = eqc[(size_t)i << sh];
             BLOCK_STEP(pv[i], mv[i], eq, hp, hn);
         }
@@ -146,7 +147,7 @@ run_full_band(const search_bands *s, unsigned sh, size_t b, gpuasm_band_state *s
             st->exit_d = bottom;
         }
     }
-    for (int i = 0; i < BAND_BLOCKS; i++) {
+    for (int i = 0; i < nbk; i++) {
         st->pv[i] = pv[i];
         st->mv[i] = mv[i];
     }
@@ -166,7 +167,7 @@ static inline void end_block(const search_bands *s, size_t w, uint64_t eq, uint6
 static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)
 {
     const unsigned sh = s->sym_shift, mask = (1u << sh) - 1u;
-    const size_t b0 = b * BAND_BLOCKS, ns = s->W - b0;
+    const size_t b0 = b * s->bb, ns = s->W - b0;
     const unsigned last_bit = (s->m - 1u) % 64u;
     const uint64_t *peq_b = s->peq + (b0 << sh);
     const int8_t *hb = s->hb;
@@ -220,30 +221,33 @@ static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st
     st->bottom = bottom;
 }
 
-/* A full band on nt16 text as band_wave.h's vector wavefront. */
-static inline __attribute__((always_inline)) int64_t run_wave_band(const search_bands *s, size_t b,
-                                                                   gpuasm_band_state *st, int64_t j0, int64_t j1)
-{
-    gpuasm_wave_band wb;
-    const uint64_t *peq_b = s->peq + ((b * BAND_BLOCKS) << 4);
-    for (int x = 0; x < 4; x++)
-        for (int i = 0; i < BAND_BLOCKS; i++) wb.peq[x][i] = peq_b[((size_t)i << 4) + (1u << x)];
-    gpuasm_wave_tab(&wb);
-    wb.codes = s->text;
-    wb.hb = s->hb;
-    wb.top = b == 0;
-    wb.n = s->n;
-    wb.k = s->k;
-    wb.final_col = s->end_w ? s->n - 1 : -1;
-    if (s->end_w) {
-        wb.leq = s->end_w + 2 * s->W + b * BAND_BLOCKS;
-        wb.lph = wb.leq + s->W;
-        wb.lmh = wb.lph + s->W;
-    } else {
-        wb.leq = wb.lph = wb.lmh = NULL;
+/* A full band on nt16 text as band_wave.h's vector wavefront of WL lanes
+ * (WL = s->bb). */
+#define SEARCH_WAVE(WL)                                                                      \
+    static inline __attribute__((always_inline)) int64_t run_wave##WL(                      \
+        const search_bands *s, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)      \
+    {                                                                                        \
+        gpuasm_wave_band##WL wb;                                                             \
+        const uint64_t *peq_b = s->peq + ((b * WL) << 4);                                    \
+        for (int x = 0; x < 4; x++)                                                          \
+            for (int i = 0; i < WL; i++) wb.peq[x][i] = peq_b[((size_t)i << 4) + (1u << x)]; \
+        gpuasm_wave_tab##WL(&wb);                                                            \
+        wb.codes = s->text;                                                                  \
+        wb.hb = s->hb;                                                                       \
+        wb.top = b == 0;                                                                     \
+        wb.n = s->n;                                                                         \
+        wb.k = s->k;                                                                         \
+        wb.final_col = s->end_w ? s->n - 1 : -1;                                             \
+        wb.leq = wb.lph = wb.lmh = NULL;                                                     \
+        if (s->end_w) {                                                                      \
+            wb.leq = s->end_w + 2 * s->W + b * WL;                                           \
+            wb.lph = wb.leq + s->W;                                                          \
+            wb.lmh = wb.lph + s->W;                                                          \
+        }                                                                                    \
+        return gpuasm_wave_run##WL(&wb, st, j0, j1);                                         \
     }
-    return gpuasm_wave_run(&wb, st, j0, j1);
-}
+SEARCH_WAVE(4)
+SEARCH_WAVE(8)
 
 /* On x86-64 AVX-512 and AVX2 clones as well (band_wave.h's vector of 4
  * words: one register, two, or four on the SSE2 baseline). */
@@ -253,7 +257,8 @@ __attribute__((target_clones("avx512f", "avx2", "default")))
 static int64_t run_band(void *ctx, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)
 {
     const search_bands *s = ctx;
-    if (b + 1 < s->nb && s->sym_shift == 4) return run_wave_band(s, b, st, j0, j1);
+    if (b + 1 < s->nb && s->sym_shift == 4)
+        return s->bb == 8 ? run_wave8(s, b, st, j0, j1) : run_wave4(s, b, st, j0, j1);
     if (b + 1 < s->nb)
         run_full_band(s, 8, b, st, j0, j1);
     else
@@ -265,7 +270,7 @@ static void finish_band(void *ctx, size_t b, const gpuasm_band_state *st)
 {
     const search_bands *s = ctx;
     if (!st || !s->end_w) return;
-    const size_t b0 = b * BAND_BLOCKS, ns = s->W - b0 < BAND_BLOCKS ? s->W - b0 : BAND_BLOCKS;
+    const size_t b0 = b * s->bb, ns = s->W - b0 < s->bb ? s->W - b0 : s->bb;
     for (size_t i = 0; i < ns; i++) {
         s->end_w[b0 + i] = st->pv[i];
         s->end_w[s->W + b0 + i] = st->mv[i];
@@ -283,7 +288,8 @@ int gpuasm_myers_run_bands(const uint64_t *peq, unsigned sym_shift, uint32_t m, 
     s.sym_shift = sym_shift;
     s.m = m;
     s.W = ((size_t)m + 63u) / 64u;
-    s.nb = (s.W + BAND_BLOCKS - 1) / BAND_BLOCKS;
+    s.bb = (size_t)gpuasm_bands_blocks();
+    s.nb = (s.W + s.bb - 1) / s.bb;
     s.text = text;
     s.n = (int64_t)n;
     s.k = k;
@@ -309,7 +315,7 @@ int gpuasm_myers_run_bands(const uint64_t *peq, unsigned sym_shift, uint32_t m, 
         /* a band entered at the last column computed nothing there (its
          * rows are > k: the header), as partial_cut.c leaves it out */
         if (entered > 0 && last_start >= (int64_t)n - 1) entered--;
-        cols->end_rows = entered <= 0 ? 0 : (size_t)entered == s.nb ? m : (uint32_t)entered * 64u * BAND_BLOCKS;
+        cols->end_rows = entered <= 0 ? 0 : (size_t)entered == s.nb ? m : (uint32_t)entered * 64u * (uint32_t)s.bb;
         cols->end_ok = 1;
     }
     return 0;

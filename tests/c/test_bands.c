@@ -9,7 +9,8 @@
  * column), IUPAC codes in the pattern and N (code 0) in the text.  Also
  * the twin's entry point gpuasm_myers_run_nt16() for those long enough
  * to take the bands.  Each case also runs as a wavefront on 1 + 3 threads
- * (kernels/bands.h, with its size threshold off): the same hits.  Counts
+ * (kernels/bands.h, with its size threshold off), with bands of 4 and of 8
+ * blocks in turn (the AVX2 and AVX-512 waves): the same hits.  Counts
  * the cases with hits, so that "none" alone cannot pass.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -127,11 +128,14 @@ int main(void)
             ok = 0;
         }
         gpuasm_bands_set_helpers(3, 1);
+        gpuasm_bands_set_blocks(c % 2 ? 8 : 4);   /* both band sizes, wherever this runs */
         if (gpuasm_myers_run_bands(peq, 4, m, txt, n, k, collect, &piped, &cols) < 0 || !same(&want, &piped)) {
-            diag("case %d: m %u n %u k %d: the wavefront differs (%zu hits)", c, m, n, k, piped.n);
+            diag("case %d: m %u n %u k %d: the wavefront (%d-block bands) differs (%zu hits)", c, m, n, k,
+                 gpuasm_bands_blocks(), piped.n);
             piped_ok = ok = 0;
         }
         gpuasm_bands_set_helpers(0, 0);
+        gpuasm_bands_set_blocks(0);
         if ((m + 63u) / 64u >= GPUASM_MYERS_BANDS_MIN_WORDS) {
             if (gpuasm_myers_run_nt16(peq, m, txt, n, k, collect, &twin, &cols) < 0 || !same(&want, &twin)) {
                 diag("case %d: m %u n %u k %d: the twin's entry point differs (%zu hits)", c, m, n, k, twin.n);
@@ -143,7 +147,8 @@ int main(void)
     tap(ok && with_hits > cases / 3 && twin_cases > 10,
         "bands = the naive DP (%d cases, %d with hits; %d through gpuasm_myers_run_nt16)", cases, with_hits,
         twin_cases);
-    tap(piped_ok && cases > 200, "the bands as a wavefront on 4 threads = alone (%d cases)", cases);
+    tap(piped_ok && cases > 200, "the bands as a wavefront on 4 threads, bands of 4 and 8 blocks = alone (%d cases)",
+        cases);
     free(want.j); free(want.d); free(got.j); free(got.d); free(twin.j); free(twin.d); free(piped.j); free(piped.d);
     gpuasm_myers_cols_free(&cols);
     free(peq);

@@ -8,7 +8,8 @@
  * suffix) of the pattern and unrelated ones, -k and -e, significance
  * floors, the given omin, IUPAC codes in the pattern, N (code 0) in the
  * text, the pattern reverse-complemented; and the cut-off's bands run as a
- * wavefront on 1 + 3 threads (kernels/bands.h): the same answer.  Counts
+ * wavefront on 1 + 3 threads (kernels/bands.h), bands of 4 and 8 blocks in
+ * turn: the same answer.  Counts
  * how many cases have an occurrence, so that the test cannot pass on
  * "none" alone.
  */
@@ -38,7 +39,8 @@ static void drop_hit(void *ctx, uint64_t j, int32_t d)
  * (myers_cpu.h's want_end, gpuasm_partial_cut_rows: what the CPU walk uses
  * for patterns of 64 words or more) = the ends pass's own window, at the
  * search's k >= kmax; patterns of 4,033 to 4,800 bases, texts that end in
- * a mutated prefix or not, -e and -k; every other case as a wavefront. */
+ * a mutated prefix or not, -e and -k; every other case as a wavefront,
+ * bands of 4 and 8 blocks. */
 static void search_end_cases(void)
 {
     enum { MAXM = 4800, MAXN = 14000 };
@@ -79,8 +81,10 @@ static void search_end_cases(void)
         gpuasm_myers_peq_nt16(peq, pat, m);
         cols.want_end = 1;
         if (c % 2) gpuasm_bands_set_helpers(3, 1);   /* every other case as a wavefront */
+        gpuasm_bands_set_blocks(c % 4 < 2 ? 8 : 4);
         const int rc = gpuasm_myers_run_nt16(peq, m, txt, n, k, drop_hit, NULL, &cols);
         gpuasm_bands_set_helpers(0, 0);
+        gpuasm_bands_set_blocks(0);
         if (rc < 0 || !cols.end_ok) {
             diag("case %d: the search left no end state", c);
             ok = 0;
@@ -155,8 +159,10 @@ int main(void)
         const gpuasm_partial a = gpuasm_partial_best(&o, omin, sfloor, &pv, &tv, at_start, 0, ws_full);
         const gpuasm_partial b = gpuasm_partial_best_cut(&o, omin, sfloor, &pv, &tv, at_start, ws_cut);
         gpuasm_bands_set_helpers(3, 1);
+        gpuasm_bands_set_blocks(c % 2 ? 8 : 4);   /* both band sizes, wherever this runs */
         const gpuasm_partial bw = gpuasm_partial_best_cut(&o, omin, sfloor, &pv, &tv, at_start, ws_cut);
         gpuasm_bands_set_helpers(0, 0);
+        gpuasm_bands_set_blocks(0);
         if (bw.plen != b.plen || bw.dist != b.dist) {
             diag("case %d: m %u n %u: the wavefront (%u, %d) differs from one thread (%u, %d)", c, m, n, bw.plen,
                  bw.dist, b.plen, b.dist);
