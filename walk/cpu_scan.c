@@ -134,10 +134,9 @@ done:
  * pattern's needs.  fast: the pattern's ends_word (the target's, or the
  * read strand's when the read is the pattern; edit mode), else NULL;
  * reach: with fast, the text bases each end needs (gpuasm_ends_reach(),
- * UINT32_MAX: all); pre: with fast, what gpuasm_ends_word_best() gives at
- * each end (gpuasm_ends_lanes() ran them), or NULL; tend: the text end's
- * answer from the pair's band search (gpuasm_walk_tend()), or NULL.  0 or
- * -1. */
+ * UINT32_MAX: all); pre: with fast, gpuasm_ends_word_best()'s answer at
+ * each end (from gpuasm_ends_lanes()), or NULL; tend: the text end's from
+ * the pair's band search (gpuasm_walk_tend()), or NULL.  0 or -1. */
 static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, const gpuasm_pair *pr,
                         const uint8_t *pattern, const uint8_t *text, uint32_t allow, uint64_t **ws,
                         size_t *ws_cap, gpuasm_scan_stats *cnt, const ends_word *fast, const uint32_t reach[2],
