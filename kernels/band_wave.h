@@ -61,4 +61,42 @@
 #undef WN_
 #undef WN
 
+/* Where a full band's wave reads and writes (the kernels' side of
+ * gpuasm_wave_band4/8). */
+typedef struct gpuasm_wave_io {
+    const uint64_t *peq;        /* code c, block i of the band: peq[c * cstride + i * bstride] */
+    size_t cstride, bstride;
+    const uint8_t *codes;       /* [n] */
+    int8_t *hb;                 /* [n] */
+    int top;
+    int64_t n, k, final_col;
+    uint64_t *leq, *lph, *lmh;  /* [blocks] at final_col (final_col >= 0) */
+} gpuasm_wave_io;
+
+/* Columns [j0, j1) of a full band of `blocks` (4 or 8) lanes: the wave of
+ * that width (gpuasm_wave_run4/8's return). */
+static inline __attribute__((always_inline)) int64_t gpuasm_wave_band_run(int blocks, const gpuasm_wave_io *io,
+                                                                          gpuasm_band_state *st, int64_t j0,
+                                                                          int64_t j1)
+{
+#define GPUASM_WAVE_RUN(WL)                                                               \
+    do {                                                                                  \
+        gpuasm_wave_band##WL wb;                                                          \
+        gpuasm_wave_peq##WL(&wb, io->peq, io->cstride, io->bstride);                      \
+        wb.codes = io->codes;                                                             \
+        wb.hb = io->hb;                                                                   \
+        wb.top = io->top;                                                                 \
+        wb.n = io->n;                                                                     \
+        wb.k = io->k;                                                                     \
+        wb.final_col = io->final_col;                                                     \
+        wb.leq = io->leq;                                                                 \
+        wb.lph = io->lph;                                                                 \
+        wb.lmh = io->lmh;                                                                 \
+        return gpuasm_wave_run##WL(&wb, st, j0, j1);                                      \
+    } while (0)
+    if (blocks == 8) GPUASM_WAVE_RUN(8);
+    GPUASM_WAVE_RUN(4);
+#undef GPUASM_WAVE_RUN
+}
+
 #endif

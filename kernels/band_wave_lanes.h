@@ -47,6 +47,16 @@ static inline __attribute__((always_inline)) void WN(gpuasm_wave_tab)(WN(gpuasm_
     }
 }
 
+/* wb->peq and wb->tab from a PEq table whose word of code c, block i of
+ * the band, is peq[c * cstride + i * bstride]. */
+static inline __attribute__((always_inline)) void WN(gpuasm_wave_peq)(WN(gpuasm_wave_band) *wb, const uint64_t *peq,
+                                                                      size_t cstride, size_t bstride)
+{
+    for (int x = 0; x < 4; x++)
+        for (int i = 0; i < WL; i++) wb->peq[x][i] = peq[((size_t)1 << x) * cstride + (size_t)i * bstride];
+    WN(gpuasm_wave_tab)(wb);
+}
+
 /* The lanes' state within a run, and the bottom row's (in registers: a
  * store to the band's state every step cost ~10%). */
 typedef struct WN(gpuasm_wave_regs) {

@@ -88,6 +88,20 @@ static void pause_once(unsigned *spins)
     }
 }
 
+/* Band b entered at column f with D = top above it (bands.h's ops). */
+static void band_start(const gpuasm_band_ops *ops, size_t b, int64_t f, int64_t top, gpuasm_band_state *st)
+{
+    memset(st, 0, sizeof *st);
+    for (int i = 0; i < GPUASM_BAND_BLOCKS; i++) st->pv[i] = ~(uint64_t)0;
+    const int last = b + 1 == ops->n_bands;
+    const int64_t rows = (int64_t)64 * ops->blocks;
+    st->bottom = top + (last ? (int64_t)ops->m - (int64_t)b * rows : rows);
+    /* > k unless f = -1 (myers_bands.c's header) */
+    st->exit_f = st->bottom <= ops->k && !last ? f : NEVER;
+    st->exit_d = st->bottom;
+    st->start_f = f;
+}
+
 static void publish_exit(wave *w, size_t b, const gpuasm_band_state *st)
 {
     w->entry_top[b + 1] = st->exit_d;
@@ -113,10 +127,7 @@ static int run_band(wave *w, size_t b)
         return 0;
     }
     gpuasm_band_state st;
-    memset(st.cp, 0, sizeof st.cp);
-    memset(st.cn, 0, sizeof st.cn);
-    st.start_f = f;
-    ops->start(ops->ctx, b, f, w->entry_top[b], &st);
+    band_start(ops, b, f, w->entry_top[b], &st);
     int published = st.exit_f != NEVER;
     if (published) publish_exit(w, b, &st);
     for (int64_t j0 = f + 1; j0 < n;) {
@@ -230,10 +241,7 @@ static long run_alone(const gpuasm_band_ops *ops, int64_t *last_start)
     *last_start = -1;
     for (; b < ops->n_bands; b++) {
         gpuasm_band_state st;
-        memset(st.cp, 0, sizeof st.cp);
-        memset(st.cn, 0, sizeof st.cn);
-        st.start_f = f;
-        ops->start(ops->ctx, b, f, top, &st);
+        band_start(ops, b, f, top, &st);
         *last_start = f;
         if (f + 1 < ops->n_cols && ops->run(ops->ctx, b, &st, f + 1, ops->n_cols) < 0) return -1;
         ops->finish(ops->ctx, b, &st);

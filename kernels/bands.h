@@ -46,10 +46,13 @@ typedef struct gpuasm_band_ops {
     void *ctx;
     size_t n_bands;
     int64_t n_cols;
-    /* Band b entered at column f (>= -1) with D = top in the row above its
-     * first: st's Pv all ones, Mv 0, bottom = top + the band's rows, and
-     * exit_f = f when that is <= k (else INT64_MAX). */
-    void (*start)(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_state *st);
+    /* The pattern's rows, its bands' blocks (all but the last band hold
+     * 64 x blocks rows) and the cut-off's k.  The driver starts band b at
+     * column f (>= -1) with D = top in the row above its first: Pv all
+     * ones, Mv 0, bottom = top + the band's rows, exit_f = f when that is
+     * <= k and b is not the last band (else INT64_MAX). */
+    uint32_t m, blocks;
+    int64_t k;
     /* Columns [j0, j1) of band b's top: reads hb[j] (b > 0), writes
      * hb[j] (unless b is the last band), sets st->exit_* at the first
      * column whose bottom is <= k; the last band emits.  Returns the first

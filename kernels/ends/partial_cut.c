@@ -17,8 +17,6 @@ typedef struct cut_bands {
     size_t nb;
     uint32_t bb;            /* blocks a band (gpuasm_bands_blocks) */
     int32_t kmax;
-    const gpuasm_seqview *txt;
-    int at_start;
     int8_t *hb;             /* [W] */
     uint8_t *codes;         /* [W] the window's text codes in column order */
     uint64_t *pv, *mv;      /* [nw] the final column's, for the row walk */
@@ -29,24 +27,6 @@ static uint32_t band_blocks(const cut_bands *c, size_t b)
 {
     const uint32_t b0 = (uint32_t)b * c->bb;
     return c->nw - b0 < c->bb ? c->nw - b0 : c->bb;
-}
-
-static int64_t band_rows(const cut_bands *c, size_t b)
-{
-    return b + 1 < c->nb ? 64 * (int64_t)band_blocks(c, b) : (int64_t)c->m - (int64_t)b * c->bb * 64;
-}
-
-static void cut_start(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_state *st)
-{
-    const cut_bands *c = ctx;
-    for (int i = 0; i < BAND; i++) {
-        st->pv[i] = ~(uint64_t)0;
-        st->mv[i] = 0;
-    }
-    st->bottom = top + band_rows(c, b);
-    /* > kmax unless f = -1 (myers_bands.c), and the last band has no exit */
-    st->exit_f = st->bottom <= c->kmax && b + 1 < c->nb ? f : NEVER;
-    st->exit_d = st->bottom;
 }
 
 /* Columns [j0, j1) of band b (the last band, of ns blocks), one block
@@ -111,32 +91,6 @@ static void cut_columns(const cut_bands *c, size_t b, uint32_t ns, uint64_t hbit
     st->bottom = bottom;
 }
 
-/* A full band as band_wave.h's vector wavefront of WL lanes (WL =
- * c->bb), over the window's codes in column order; the final column's Eq,
- * Ph and Mh go to the row walk. */
-#define CUT_WAVE(WL)                                                                                 \
-    static inline __attribute__((always_inline)) int64_t cut_wave##WL(                              \
-        const cut_bands *c, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)                 \
-    {                                                                                                \
-        const uint32_t b0 = (uint32_t)b * WL;                                                        \
-        gpuasm_wave_band##WL wb;                                                                     \
-        for (int x = 0; x < 4; x++)                                                                  \
-            for (int i = 0; i < WL; i++) wb.peq[x][i] = c->peq[(size_t)(1u << x) * c->nw + b0 + (uint32_t)i]; \
-        gpuasm_wave_tab##WL(&wb);                                                                    \
-        wb.codes = c->codes;                                                                         \
-        wb.hb = c->hb;                                                                               \
-        wb.top = b == 0;                                                                             \
-        wb.n = c->W;                                                                                 \
-        wb.k = c->kmax;                                                                              \
-        wb.final_col = (int64_t)c->W - 1;                                                            \
-        wb.leq = c->leq + b0;                                                                        \
-        wb.lph = c->lph + b0;                                                                        \
-        wb.lmh = c->lmh + b0;                                                                        \
-        return gpuasm_wave_run##WL(&wb, st, j0, j1);                                                 \
-    }
-CUT_WAVE(4)
-CUT_WAVE(8)
-
 /* On x86-64 AVX-512 and AVX2 clones as well (band_wave.h). */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 __attribute__((target_clones("avx512f", "avx2", "default")))
@@ -146,7 +100,14 @@ static int64_t cut_run(void *ctx, size_t b, gpuasm_band_state *st, int64_t j0, i
     const cut_bands *c = ctx;
     const uint32_t ns = band_blocks(c, b);
     if (b + 1 < c->nb)   /* bands before the last are full */
-        return c->bb == 8 ? cut_wave8(c, b, st, j0, j1) : cut_wave4(c, b, st, j0, j1);
+    {
+        /* band_wave.h's wavefront over the window's codes in column order;
+         * the final column's Eq, Ph and Mh go to the row walk */
+        const uint32_t b0 = (uint32_t)b * c->bb;
+        const gpuasm_wave_io io = { c->peq + b0, c->nw, 1, c->codes, c->hb, b == 0, c->W, c->kmax,
+                                    (int64_t)c->W - 1, c->leq + b0, c->lph + b0, c->lmh + b0 };
+        return gpuasm_wave_band_run((int)c->bb, &io, st, j0, j1);
+    }
     cut_columns(c, b, ns, b + 1 < c->nb ? (uint64_t)1 << 63 : (uint64_t)1 << ((c->m - 1u) % 64u), st, j0, j1);
     return j1;
 }
@@ -213,15 +174,13 @@ gpuasm_partial gpuasm_partial_best_cut(const gpuasm_search_opt *o, uint32_t omin
     c.bb = (uint32_t)gpuasm_bands_blocks();
     c.nb = (nw + c.bb - 1) / c.bb;
     c.kmax = kmax;
-    c.txt = txt;
-    c.at_start = at_start;
     /* The bands from the fresh column -1 (D[i] = i), band b + 1 from the
      * first column >= band b's start whose bottom row is <= kmax: every
      * cell <= kmax is exact, every other computed cell an over-estimate,
      * and the rows of bands not entered are > kmax (myers_bands.c's
      * induction).  A band entered at the last column computes nothing:
      * its rows are > kmax there, and it is left out. */
-    const gpuasm_band_ops ops = { &c, c.nb, (int64_t)W, cut_start, cut_run, cut_finish };
+    const gpuasm_band_ops ops = { &c, c.nb, (int64_t)W, m, c.bb, kmax, cut_run, cut_finish };
     int64_t last_start;
     long entered = gpuasm_bands_run(&ops, gpuasm_bands_helpers_for((uint64_t)nw * W), &last_start);
     if (entered > 0 && last_start >= (int64_t)W - 1) entered--;

@@ -59,14 +59,18 @@
 
 /* One block step written out (partial_cut.c's form of Hyyrö's step):
  * (hp, hn) is the horizontal delta entering the block's top row as two
- * bits (+1, -1), replaced by its last row's (bit 63). */
-#define BLOCK_STEP(pv, mv, eq, hp, hn)                                   \
+ * bits (+1, -1), replaced by its last row's (bit 63); ph0/mh0 get the
+ * horizontal deltas before the shift (callers that do not need them pass
+ * locals the compiler drops). */
+#define BLOCK_STEP(pv, mv, eq, hp, hn, ph0, mh0)                         \
     do {                                                                 \
         const uint64_t xv_ = (eq) | (mv);                                \
         const uint64_t eqh_ = (eq) | (hn);                               \
         const uint64_t xh_ = ((((eqh_) & (pv)) + (pv)) ^ (pv)) | eqh_;   \
         uint64_t ph_ = (mv) | ~(xh_ | (pv));                             \
         uint64_t mh_ = (pv) & xh_;                                       \
+        (ph0) = ph_;                                                     \
+        (mh0) = mh_;                                                     \
         const uint64_t op_ = ph_ >> 63, on_ = mh_ >> 63;                 \
         ph_ = (ph_ << 1) | (hp);                                         \
         mh_ = (mh_ << 1) | (hn);                                         \
@@ -90,24 +94,6 @@ typedef struct search_bands {
     void *emit_ctx;
     uint64_t *end_w;    /* [5][W] the last column's state (NULL: not wanted) */
 } search_bands;
-
-static int64_t band_rows(const search_bands *s, size_t b)
-{
-    return b + 1 < s->nb ? 64 * (int64_t)s->bb : (int64_t)s->m - (int64_t)(b * s->bb) * 64;
-}
-
-static void start_band(void *ctx, size_t b, int64_t f, int64_t top, gpuasm_band_state *st)
-{
-    const search_bands *s = ctx;
-    for (int i = 0; i < BAND_BLOCKS; i++) {
-        st->pv[i] = ~(uint64_t)0;
-        st->mv[i] = 0;
-    }
-    st->bottom = top + band_rows(s, b);
-    /* > k unless f = -1 (the header), and the last band has no exit */
-    st->exit_f = st->bottom <= s->k && b + 1 < s->nb ? f : NEVER;
-    st->exit_d = st->bottom;
-}
 
 /* A full band (BAND_BLOCKS blocks of 64 rows, not the pattern's last)
  * over columns [j0, j1); sh (log2 of the PEq's symbols) a constant in
@@ -137,7 +123,10 @@ run_full_band(const search_bands *s, unsigned sh, size_t b, gpuasm_band_state *s
         }
         for (int i = 0; i < nbk; i++) {
             const uint64_t eq = eqc[(size_t)i << sh];
-            BLOCK_STEP(pv[i], mv[i], eq, hp, hn);
+            uint64_t ph0, mh0;
+            BLOCK_STEP(pv[i], mv[i], eq, hp, hn, ph0, mh0);
+            (void)ph0;
+            (void)mh0;
         }
         const int h = (int)hp - (int)hn;
         hb[j] = (int8_t)h;
@@ -184,23 +173,9 @@ static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st
         const int dump = s->end_w && j + 1 == s->n;
         for (; i + 1 < ns; i++) {
             const uint64_t eq = eqc[i << sh];
-            if (dump) {   /* the last column: BLOCK_STEP written out, Ph/Mh kept */
-                const uint64_t p0 = st->pv[i], m0 = st->mv[i];
-                const uint64_t xv = eq | m0, eqh = eq | hn;
-                const uint64_t xh = (((eqh & p0) + p0) ^ p0) | eqh;
-                uint64_t ph = m0 | ~(xh | p0);
-                uint64_t mh = p0 & xh;
-                end_block(s, b0 + i, eq, ph, mh);
-                const uint64_t op = ph >> 63, on = mh >> 63;
-                ph = (ph << 1) | hp;
-                mh = (mh << 1) | hn;
-                st->pv[i] = mh | ~(xv | ph);
-                st->mv[i] = ph & xv;
-                hp = op;
-                hn = on;
-                continue;
-            }
-            BLOCK_STEP(st->pv[i], st->mv[i], eq, hp, hn);
+            uint64_t ph0, mh0;
+            BLOCK_STEP(st->pv[i], st->mv[i], eq, hp, hn, ph0, mh0);
+            if (dump) end_block(s, b0 + i, eq, ph0, mh0);   /* the last column */
         }
         /* The last block: its score is read at row m's bit, not bit 63
          * (padding rows above m: myers_cpu.c's header). */
@@ -221,33 +196,20 @@ static void run_last_band(const search_bands *s, size_t b, gpuasm_band_state *st
     st->bottom = bottom;
 }
 
-/* A full band on nt16 text as band_wave.h's vector wavefront of WL lanes
- * (WL = s->bb). */
-#define SEARCH_WAVE(WL)                                                                      \
-    static inline __attribute__((always_inline)) int64_t run_wave##WL(                      \
-        const search_bands *s, size_t b, gpuasm_band_state *st, int64_t j0, int64_t j1)      \
-    {                                                                                        \
-        gpuasm_wave_band##WL wb;                                                             \
-        const uint64_t *peq_b = s->peq + ((b * WL) << 4);                                    \
-        for (int x = 0; x < 4; x++)                                                          \
-            for (int i = 0; i < WL; i++) wb.peq[x][i] = peq_b[((size_t)i << 4) + (1u << x)]; \
-        gpuasm_wave_tab##WL(&wb);                                                            \
-        wb.codes = s->text;                                                                  \
-        wb.hb = s->hb;                                                                       \
-        wb.top = b == 0;                                                                     \
-        wb.n = s->n;                                                                         \
-        wb.k = s->k;                                                                         \
-        wb.final_col = s->end_w ? s->n - 1 : -1;                                             \
-        wb.leq = wb.lph = wb.lmh = NULL;                                                     \
-        if (s->end_w) {                                                                      \
-            wb.leq = s->end_w + 2 * s->W + b * WL;                                           \
-            wb.lph = wb.leq + s->W;                                                          \
-            wb.lmh = wb.lph + s->W;                                                          \
-        }                                                                                    \
-        return gpuasm_wave_run##WL(&wb, st, j0, j1);                                         \
+/* A full band on nt16 text as band_wave.h's vector wavefront. */
+static inline __attribute__((always_inline)) int64_t run_wave(const search_bands *s, size_t b, gpuasm_band_state *st,
+                                                              int64_t j0, int64_t j1)
+{
+    gpuasm_wave_io io = { s->peq + ((b * s->bb) << 4), 1, 16, s->text, s->hb, b == 0, s->n, s->k, -1,
+                          NULL, NULL, NULL };
+    if (s->end_w) {
+        io.final_col = s->n - 1;
+        io.leq = s->end_w + 2 * s->W + b * s->bb;
+        io.lph = io.leq + s->W;
+        io.lmh = io.lph + s->W;
     }
-SEARCH_WAVE(4)
-SEARCH_WAVE(8)
+    return gpuasm_wave_band_run((int)s->bb, &io, st, j0, j1);
+}
 
 /* On x86-64 AVX-512 and AVX2 clones as well (band_wave.h's vector of 4
  * words: one register, two, or four on the SSE2 baseline). */
@@ -258,7 +220,7 @@ static int64_t run_band(void *ctx, size_t b, gpuasm_band_state *st, int64_t j0, 
 {
     const search_bands *s = ctx;
     if (b + 1 < s->nb && s->sym_shift == 4)
-        return s->bb == 8 ? run_wave8(s, b, st, j0, j1) : run_wave4(s, b, st, j0, j1);
+        return run_wave(s, b, st, j0, j1);
     if (b + 1 < s->nb)
         run_full_band(s, 8, b, st, j0, j1);
     else
@@ -307,7 +269,7 @@ int gpuasm_myers_run_bands(const uint64_t *peq, unsigned sym_shift, uint32_t m, 
         }
         s.end_w = cols->end_w;
     }
-    const gpuasm_band_ops ops = { &s, s.nb, (int64_t)n, start_band, run_band, finish_band };
+    const gpuasm_band_ops ops = { &s, s.nb, (int64_t)n, m, (uint32_t)s.bb, k, run_band, finish_band };
     int64_t last_start;
     long entered = gpuasm_bands_run(&ops, gpuasm_bands_helpers_for((uint64_t)s.W * n), &last_start);
     if (entered < 0) return -1;

@@ -28,6 +28,21 @@
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };
 
+/* The defaults with -k below(kbound) (30%) or -e in [0.02, 0.02 + espan). */
+static gpuasm_search_opt random_opt(uint32_t kbound, double espan)
+{
+    gpuasm_defaults d;
+    gpuasm_defaults_init(&d);
+    gpuasm_search_opt o = d.search;
+    if (chance(0.3)) {
+        o.max_diffs = (int32_t)below(kbound);
+    } else {
+        o.max_diffs = -1;
+        o.error_rate = 0.02 + espan * (double)(rnd() % 1000) / 1000.0;
+    }
+    return o;
+}
+
 static void drop_hit(void *ctx, uint64_t j, int32_t d)
 {
     (void)ctx;
@@ -54,15 +69,7 @@ static void search_end_cases(void)
         const uint32_t m = 4033u + (uint32_t)below(MAXM - 4033);
         for (uint32_t i = 0; i < m; i++) pat[i] = acgt[rnd() & 3];
         if (chance(0.3)) pat[below(m)] = 5;
-        gpuasm_defaults d;
-        gpuasm_defaults_init(&d);
-        gpuasm_search_opt o = d.search;
-        if (chance(0.3)) {
-            o.max_diffs = (int32_t)below(m / 5 + 1);
-        } else {
-            o.max_diffs = -1;
-            o.error_rate = 0.02 + 0.2 * (double)(rnd() % 1000) / 1000.0;
-        }
+        const gpuasm_search_opt o = random_opt(m / 5 + 1, 0.2);
         const int32_t sfloor = chance(0.5) ? 0 : 5 + (int32_t)below(20);
         const uint32_t omin = 1u + (uint32_t)below(chance(0.5) ? 20 : m - 1);
         uint32_t n = (uint32_t)below(6000);
@@ -123,15 +130,7 @@ int main(void)
         for (uint32_t i = 0; i < m; i++) pat[i] = acgt[rnd() & 3];
         if (chance(0.2)) pat[below(m)] = 5;    /* R */
         if (chance(0.1)) pat[below(m)] = 15;   /* N */
-        gpuasm_defaults d;
-        gpuasm_defaults_init(&d);
-        gpuasm_search_opt o = d.search;
-        if (chance(0.3)) {
-            o.max_diffs = (int32_t)below(m / 4 + 1);
-        } else {
-            o.max_diffs = -1;
-            o.error_rate = 0.02 + 0.28 * (double)(rnd() % 1000) / 1000.0;
-        }
+        const gpuasm_search_opt o = random_opt(m / 4 + 1, 0.28);
         const int32_t sfloor = chance(0.5) ? 0 : (int32_t)below(40);
         const uint32_t omin = 1 + (uint32_t)below(m - 1);
         const int at_start = (int)(rnd() & 1);
