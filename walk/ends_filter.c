@@ -40,11 +40,14 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
     free(f->rcode);
     for (int e = 0; e < 2; e++) {
         free(f->xstart[e]);
+        free(f->xbits[e]);
         free(f->xids[e]);
         free(f->pstart[e]);
         free(f->pent[e]);
         free(f->pmaxw[e]);
         free(f->qmask[e]);
+        free(f->gstart[e]);
+        free(f->gtgt[e]);
     }
     memset(f, 0, sizeof *f);
 }
@@ -92,7 +95,8 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
             if (!clean(q, a)) goto always;
             if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
             v->p[v->np].row = q_base(GPUASM_EF_Q) + (uint32_t)gpuasm_qkey(q, GPUASM_EF_Q);
-            v->p[v->np++].e = (gpuasm_ef_piece){ t, 0, (uint16_t)a, (uint16_t)a, (uint16_t)hi, (uint16_t)hi };
+            v->p[v->np++].e = (gpuasm_ef_piece){ .t = t, .s = 0, .a = (uint16_t)a, .dlo = (uint16_t)a,
+                                                 .dhi = (uint16_t)hi, .r = (uint16_t)hi };
             f->p_used[e] |= 1u << GPUASM_EF_Q;
             if (hi > f->dmax[e]) f->dmax[e] = hi;
             continue;
@@ -113,8 +117,8 @@ static int end_rules(build_vec *v, gpuasm_efilter *f, int e, uint32_t t, const u
             if (dlo < (int64_t)a) dlo = a;   /* the piece lies inside the text */
             if (gpuasm_grow((void **)&v->p, &v->cap_p, v->np + 1, sizeof(*v->p)) < 0) return -1;
             v->p[v->np].row = q_base(qk) + (uint32_t)gpuasm_qkey(q + s, qk);
-            v->p[v->np++].e = (gpuasm_ef_piece){ t, (uint16_t)s, (uint16_t)a, (uint16_t)dlo, (uint16_t)dhi,
-                                                 (uint16_t)(hi + sh) };
+            v->p[v->np++].e = (gpuasm_ef_piece){ .t = t, .s = (uint16_t)s, .a = (uint16_t)a, .dlo = (uint16_t)dlo,
+                                                 .dhi = (uint16_t)dhi, .r = (uint16_t)(hi + sh) };
             f->p_used[e] |= 1u << qk;
             if ((uint64_t)dhi > f->dmax[e]) f->dmax[e] = (uint32_t)dhi;
         }
@@ -126,17 +130,42 @@ always:
     return 1;
 }
 
-/* Piece entries by dlo, then target and piece (a total order: the rows
- * come out the same on every platform). */
-static int cmp_dlo(const void *a, const void *b)
+/* The piece bases of entry x at end e. */
+static const uint8_t *piece_bases(const gpuasm_efilter *f, int e, const gpuasm_ef_piece *x)
 {
-    const gpuasm_ef_piece *x = a, *y = b;
-    if (x->dlo != y->dlo) return x->dlo < y->dlo ? -1 : 1;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    return (x->s > y->s) - (x->s < y->s);
+    return (e ? f->rcode + f->roff[x->t] : f->targets->code + f->targets->off[x->t]) + x->s;
 }
 
-/* Rows of v in CSR form: start[EF_ROWS + 1], the ids / entries by row. */
+/* Piece entries by row, then dlo, dhi, a, r and the piece's bases (the
+ * rule: entries equal in all of these are one group), then target and s:
+ * a total order, so the rows and groups come out the same on every
+ * platform. */
+static _Thread_local const gpuasm_efilter *sort_f;   /* qsort's comparator has no argument */
+static _Thread_local int sort_e;
+static int cmp_rule(const void *pa, const void *pb)
+{
+    const p_pair *x = pa, *y = pb;
+    if (x->row != y->row) return x->row < y->row ? -1 : 1;
+    const gpuasm_ef_piece *a = &x->e, *b = &y->e;
+    if (a->dlo != b->dlo) return a->dlo < b->dlo ? -1 : 1;
+    if (a->dhi != b->dhi) return a->dhi < b->dhi ? -1 : 1;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    if (a->r != b->r) return a->r < b->r ? -1 : 1;
+    const int c = memcmp(piece_bases(sort_f, sort_e, a), piece_bases(sort_f, sort_e, b), a->a);
+    if (c) return c;
+    if (a->t != b->t) return a->t < b->t ? -1 : 1;
+    return (a->s > b->s) - (a->s < b->s);
+}
+
+static int same_rule(const gpuasm_efilter *f, int e, const gpuasm_ef_piece *a, const gpuasm_ef_piece *b,
+                     uint32_t ra, uint32_t rb)
+{
+    return ra == rb && a->dlo == b->dlo && a->dhi == b->dhi && a->a == b->a && a->r == b->r &&
+           !memcmp(piece_bases(f, e, a), piece_bases(f, e, b), a->a);
+}
+
+/* Rows of v in CSR form: start[EF_ROWS + 1], the ids / entries by row;
+ * piece entries of one rule in one group (ends_filter.h). */
 static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
 {
     const uint32_t rows = EF_ROWS;
@@ -144,8 +173,12 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     f->pstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
     f->xids[e] = malloc((v->nx ? v->nx : 1) * sizeof(uint32_t));
     f->pent[e] = malloc((v->np ? v->np : 1) * sizeof(gpuasm_ef_piece));
+    f->gstart[e] = malloc((v->np + 1) * sizeof(uint32_t));
+    f->gtgt[e] = malloc((v->np ? v->np : 1) * sizeof(uint32_t));
     f->qmask[e] = calloc((size_t)1 << (2 * GPUASM_EF_Q), 1);
-    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->qmask[e]) return -1;
+    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->gstart[e] || !f->gtgt[e] ||
+        !f->qmask[e])
+        return -1;
     /* a piece row of q bases and key k: every 8-base key whose last q
      * bases (its low 2q bits) are k */
     for (size_t i = 0; i < v->np; i++) {
@@ -155,30 +188,47 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
         const uint32_t k = row - q_base(q), ext = (uint32_t)1 << (2 * (GPUASM_EF_Q - q));
         for (uint32_t x = 0; x < ext; x++) f->qmask[e][(x << (2 * q)) | k] |= (uint8_t)(1u << (q - GPUASM_EF_AMIN));
     }
+    /* the exact rows with entries, a bit each: a text whose last bases
+     * key none (most) reads ~11 KiB, not the 350 KiB of xstart */
+    if (!(f->xbits[e] = calloc(((size_t)rows + 63) / 64, sizeof(uint64_t)))) return -1;
+    for (size_t i = 0; i < v->nx; i++) f->xbits[e][v->x[i].row / 64] |= (uint64_t)1 << (v->x[i].row % 64);
     for (size_t i = 0; i < v->nx; i++) f->xstart[e][v->x[i].row + 1]++;
-    for (size_t i = 0; i < v->np; i++) f->pstart[e][v->p[i].row + 1]++;
-    for (uint32_t r = 0; r < rows; r++) {
-        f->xstart[e][r + 1] += f->xstart[e][r];
-        f->pstart[e][r + 1] += f->pstart[e][r];
-    }
+    for (uint32_t r = 0; r < rows; r++) f->xstart[e][r + 1] += f->xstart[e][r];
     /* counting sort, stable: target order within a row */
     uint32_t *fill = malloc((size_t)rows * sizeof(uint32_t));
     if (!fill) return -1;
     memcpy(fill, f->xstart[e], (size_t)rows * sizeof(uint32_t));
     for (size_t i = 0; i < v->nx; i++) f->xids[e][fill[v->x[i].row]++] = v->x[i].t;
-    memcpy(fill, f->pstart[e], (size_t)rows * sizeof(uint32_t));
-    for (size_t i = 0; i < v->np; i++) f->pent[e][fill[v->p[i].row]++] = v->p[i].e;
     free(fill);
-    /* each piece row by dlo, and its widest range (gpuasm_efilter_mark's
-     * binary search) */
-    if (!(f->pmaxw[e] = calloc(rows, sizeof(uint16_t)))) return -1;
-    for (uint32_t r = 0; r < rows; r++) {
-        gpuasm_ef_piece *row = f->pent[e] + f->pstart[e][r];
-        const uint32_t len = f->pstart[e][r + 1] - f->pstart[e][r];
-        if (len > 1) qsort(row, len, sizeof *row, cmp_dlo);
-        for (uint32_t i = 0; i < len; i++)
-            if (row[i].dhi - row[i].dlo > f->pmaxw[e][r]) f->pmaxw[e][r] = (uint16_t)(row[i].dhi - row[i].dlo);
+    /* piece entries: sorted by row and rule (each row by dlo: the
+     * binary search of gpuasm_efilter_mark), one entry a group */
+    sort_f = f;
+    sort_e = e;
+    if (v->np > 1) qsort(v->p, v->np, sizeof *v->p, cmp_rule);
+    uint32_t ng = 0, nt = 0;
+    for (size_t i = 0; i < v->np; i++) {
+        const gpuasm_ef_piece *x = &v->p[i].e;
+        if (!i || !same_rule(f, e, x, &v->p[i - 1].e, v->p[i].row, v->p[i - 1].row)) {
+            f->gstart[e][ng] = nt;
+            f->pent[e][ng] = *x;
+            f->pent[e][ng].g = ng;
+            f->pstart[e][v->p[i].row + 1]++;
+            ng++;
+        } else if (f->gtgt[e][nt - 1] == x->t) {
+            continue;   /* the same target twice in one rule (two equal pieces) */
+        }
+        f->gtgt[e][nt++] = x->t;
     }
+    f->gstart[e][ng] = nt;
+    f->n_groups[e] = ng;
+    for (uint32_t r = 0; r < rows; r++) f->pstart[e][r + 1] += f->pstart[e][r];
+    /* each piece row's widest range (gpuasm_efilter_mark's binary search) */
+    if (!(f->pmaxw[e] = calloc(rows, sizeof(uint16_t)))) return -1;
+    for (uint32_t r = 0; r < rows; r++)
+        for (uint32_t i = f->pstart[e][r]; i < f->pstart[e][r + 1]; i++) {
+            const gpuasm_ef_piece *x = &f->pent[e][i];
+            if (x->dhi - x->dlo > f->pmaxw[e][r]) f->pmaxw[e][r] = (uint16_t)(x->dhi - x->dlo);
+        }
     f->n_entries += v->nx + v->np;
     return 0;
 }
@@ -247,6 +297,8 @@ oom:
 void gpuasm_ef_ws_free(gpuasm_ef_ws *ws)
 {
     free(ws->tail);
+    free(ws->gmark);
+    free(ws->wq);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -272,14 +324,103 @@ static int mark_one(mark_ctx *c, int e, uint32_t t, uint32_t r)
     return 0;
 }
 
-/* nt16 codes that match several bases (IUPAC sets; not N's 0). */
-static const uint8_t several[16] = { 0, 0, 0, 1, 0, 1, 1, 1, 0, 1, 1, 1, 1, 1, 1, 1 };
+/* What one call marks with, for the piece rule's windows. */
+typedef struct {
+    const gpuasm_efilter *f;
+    int e;
+    const uint8_t *tail;
+    uint32_t L;
+    uint32_t *gmark, gs;
+    const uint32_t *gstart, *gtgt;
+} piece_ctx;
+
+/* The piece rows of the window of the tail ending at base j (its last
+ * bases' key, qm: the q with entries, bit q - GPUASM_EF_AMIN): fire every
+ * entry whose piece occurs there at a d inside its range.  0, or -1 when
+ * out of memory. */
+static int window_rows(mark_ctx *c, const piece_ctx *pc, uint32_t j, uint32_t key, uint32_t qm)
+{
+    const gpuasm_efilter *f = pc->f;
+    const int e = pc->e;
+    while (qm) {
+        const uint32_t q = GPUASM_EF_AMIN + (uint32_t)__builtin_ctz(qm);
+        qm &= qm - 1;
+        const uint32_t row = q_base((int)q) + (key & (((uint32_t)1 << (2 * q)) - 1));
+        const uint32_t x = j + 1 - q, d = pc->L - x;
+        /* the entries with dlo <= d (a binary search in the row, sorted
+         * by dlo), back to dlo = d - (the row's widest range): the only
+         * ones whose range can hold d */
+        const gpuasm_ef_piece *const row0 = f->pent[e] + f->pstart[e][row];
+        uint32_t lo = 0, hi = f->pstart[e][row + 1] - f->pstart[e][row];
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) >> 1;
+            if (row0[mid].dlo <= d) lo = mid + 1; else hi = mid;
+        }
+        const uint32_t dfloor = d > f->pmaxw[e][row] ? d - f->pmaxw[e][row] : 0;
+        for (const gpuasm_ef_piece *pe = row0 + lo; pe-- != row0 && pe->dlo >= dfloor;) {
+            if (d > pe->dhi || pc->gmark[pe->g] == pc->gs) continue;
+            /* the text bases its run's occurrences can span */
+            const uint32_t r = pe->r, g0 = pc->gstart[pe->g], g1 = pc->gstart[pe->g + 1];
+            if (g1 - g0 == 1 && c->mark[e][pe->t] == c->stamp && (!c->reach || c->reach[e][pe->t] >= r)) continue;
+            const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : f->targets->code + f->targets->off[pe->t];
+            uint32_t y = q;
+            while (y < pe->a && (qc[pe->s + y] & pc->tail[x + y])) y++;
+            if (y < pe->a) continue;
+            pc->gmark[pe->g] = pc->gs;
+            for (uint32_t i = g0; i < g1; i++)
+                if (mark_one(c, e, pc->gtgt[i], r) < 0) return -1;
+        }
+    }
+    return 0;
+}
+
+/* The nt16 codes (low four bits) of tail[0 .. L): -1 when one matches
+ * several bases (an IUPAC set: the strand cannot be filtered), else 0
+ * with *nobase 1 when one is no single base (N's 0).  Eight bytes a step,
+ * per byte x: x & (x - 1) is not 0 for a set of several bases, x - 1
+ * borrows (bit 7 of (x | 0x80) - 1 clear) only for x = 0. */
+static int tail_codes(const uint8_t *tail, uint32_t L, int *nobase)
+{
+    const uint64_t lo4 = 0x0f0f0f0f0f0f0f0fu, hi = 0x8080808080808080u, one = 0x0101010101010101u;
+    uint64_t several = 0, zero = 0;
+    uint32_t i = 0;
+    for (; i + 8 <= L; i += 8) {
+        uint64_t v;
+        memcpy(&v, tail + i, 8);
+        v &= lo4;
+        const uint64_t dec = (v | hi) - one;
+        several |= v & dec & lo4;
+        zero |= ~dec & hi;
+    }
+    for (; i < L; i++) {
+        const uint8_t x = tail[i] & 15u;
+        several |= (uint64_t)(x & (x - 1u));
+        zero |= (uint64_t)(x == 0);
+    }
+    *nobase = zero != 0;
+    return several ? -1 : 0;
+}
 
 int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64_t n, uint32_t ends,
                             uint32_t *mark[2], uint32_t stamp, uint32_t *reach[2], uint32_t **list,
                             size_t *cap, gpuasm_ef_ws *ws)
 {
     mark_ctx c = { mark, stamp, reach, list, cap, 0 };
+    /* the groups' own stamps: a group that fired has marked all of its
+     * targets with its reach, so its entries need no second compare */
+    const size_t ngr = (size_t)f->n_groups[0] + f->n_groups[1];
+    if (ngr > ws->cap_gmark) {
+        free(ws->gmark);
+    free(ws->wq);
+        ws->cap_gmark = 0;
+        if (!(ws->gmark = calloc(ngr, sizeof(uint32_t)))) return -1;
+        ws->cap_gmark = ngr;
+        ws->gstamp = 0;
+    }
+    if (++ws->gstamp == 0) {
+        memset(ws->gmark, 0, ws->cap_gmark * sizeof(uint32_t));
+        ws->gstamp = 1;
+    }
     for (int e = 0; e < 2; e++) {
         if (!(ends >> e & 1u)) continue;
         const uint32_t L = (uint32_t)(n < f->dmax[e] ? n : f->dmax[e]);
@@ -288,13 +429,23 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
         /* the text as the rules see it: its last L bases, or its first L
          * reversed (the text start) */
         uint8_t *tail = ws->tail;
-        const uint8_t *src = e ? text + L - 1 : text + n - L;
-        const ptrdiff_t step = e ? -1 : 1;
-        for (uint32_t i = 0; i < L; i++, src += step) {
-            const uint8_t x = *src;
-            if (several[x & 15]) return -2;
-            tail[i] = x;
+        if (e) {   /* reversed eight bytes at a time */
+            uint32_t i = 0;
+            for (; i + 8 <= L; i += 8) {
+                uint64_t v;
+                memcpy(&v, text + L - 8 - i, 8);
+                v = __builtin_bswap64(v);
+                memcpy(tail + i, &v, 8);
+            }
+            for (; i < L; i++) tail[i] = text[L - 1 - i];
+        } else {
+            memcpy(tail, text + n - L, L);
         }
+        /* nt16 codes (low four bits) that match several bases (IUPAC sets:
+         * the strand cannot be filtered) and those that are no single base
+         * (those and N's 0): ORed over the tail without a branch a base */
+        int nobase;
+        if (tail_codes(tail, L, &nobase) < 0) return -2;
         /* exact rule: the text's last p bases against the patterns' first p */
         uint32_t key = 0;
         for (uint32_t p = 1; p <= L && p <= GPUASM_EF_Q; p++) {
@@ -303,13 +454,37 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             key |= (uint32_t)b << (2 * (p - 1));
             if (!(f->x_used[e] >> p & 1)) continue;
             const uint32_t row = q_base((int)p) + key;
+            if (!(f->xbits[e][row / 64] >> (row % 64) & 1u)) continue;
             for (uint32_t i = f->xstart[e][row]; i < f->xstart[e][row + 1]; i++)
                 if (mark_one(&c, e, f->xids[e][i], p) < 0) return -1;
         }
         /* piece rule: every window of q single bases, d bases before the end */
         if (!f->p_used[e]) continue;
-        const gpuasm_seqset *tg = f->targets;
+        const piece_ctx pc = { f, e, tail, L, ws->gmark + (e ? f->n_groups[0] : 0), ws->gstamp,
+                               f->gstart[e], f->gtgt[e] };
+        const uint8_t *const qmask = f->qmask[e];
+        const uint32_t kmask = ((uint32_t)1 << (2 * GPUASM_EF_Q)) - 1;
         key = 0;
+        if (!nobase) {
+            /* single bases only (most reads): a base's 2 bits are its
+             * code's trailing zeros, the window's q need no run length past
+             * GPUASM_EF_Q - 1 bases, and most windows are a load and a
+             * test (the general loop below took ~27 instructions a window,
+             * callgrind) */
+            uint32_t j = 0;
+            for (; j < L && j + 1 < GPUASM_EF_Q; j++) {
+                key = (key << 2) | (uint32_t)__builtin_ctz(tail[j] & 15u);
+                if (j + 1 < GPUASM_EF_AMIN) continue;
+                const uint32_t qm = qmask[key & kmask] & (((uint32_t)2 << (j + 1 - GPUASM_EF_AMIN)) - 1);
+                if (qm && window_rows(&c, &pc, j, key, qm) < 0) return -1;
+            }
+            for (; j < L; j++) {
+                key = (key << 2) | (uint32_t)__builtin_ctz(tail[j] & 15u);
+                const uint32_t qm = qmask[key & kmask];
+                if (qm && window_rows(&c, &pc, j, key, qm) < 0) return -1;
+            }
+            continue;
+        }
         uint32_t run = 0;
         for (uint32_t j = 0; j < L; j++) {
             const int b = gpuasm_base2[tail[j] & 15];
@@ -323,34 +498,9 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
              * are in key, not in its last run bases): most windows stop
              * here, one load where a test per q cost ~90 instructions a
              * window (callgrind) */
-            uint32_t qm = f->qmask[e][key & (((uint32_t)1 << (2 * GPUASM_EF_Q)) - 1)];
+            uint32_t qm = qmask[key & kmask];
             if (run < GPUASM_EF_Q) qm &= ((uint32_t)2 << (run - GPUASM_EF_AMIN)) - 1;
-            while (qm) {
-                const uint32_t q = GPUASM_EF_AMIN + (uint32_t)__builtin_ctz(qm);
-                qm &= qm - 1;
-                const uint32_t row = q_base((int)q) + (key & (((uint32_t)1 << (2 * q)) - 1));
-                const uint32_t x = j + 1 - q, d = L - x;
-                /* the entries with dlo <= d (a binary search in the row,
-                 * sorted by dlo), back to dlo = d - (the row's widest
-                 * range): the only ones whose range can hold d */
-                const gpuasm_ef_piece *const row0 = f->pent[e] + f->pstart[e][row];
-                uint32_t lo = 0, hi = f->pstart[e][row + 1] - f->pstart[e][row];
-                while (lo < hi) {
-                    const uint32_t mid = (lo + hi) >> 1;
-                    if (row0[mid].dlo <= d) lo = mid + 1; else hi = mid;
-                }
-                const uint32_t dfloor = d > f->pmaxw[e][row] ? d - f->pmaxw[e][row] : 0;
-                for (const gpuasm_ef_piece *pe = row0 + lo; pe-- != row0 && pe->dlo >= dfloor;) {
-                    if (d > pe->dhi) continue;
-                    /* the text bases its run's occurrences can span */
-                    const uint32_t r = pe->r;
-                    if (c.mark[e][pe->t] == stamp && (!reach || reach[e][pe->t] >= r)) continue;
-                    const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : tg->code + tg->off[pe->t];
-                    uint32_t y = q;
-                    while (y < pe->a && (qc[pe->s + y] & tail[x + y])) y++;
-                    if (y == pe->a && mark_one(&c, e, pe->t, r) < 0) return -1;
-                }
-            }
+            if (qm && window_rows(&c, &pc, j, key, qm) < 0) return -1;
         }
     }
     return (int64_t)c.n;

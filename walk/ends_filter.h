@@ -95,12 +95,17 @@ extern "C" {
  * look-ups may cost what its ends pass costs. */
 #define GPUASM_EF_AUTO_MIN 2
 
-/* One piece entry: target t's piece Q[s .. s + a) may be the first
+/* One piece entry: the piece Q[s .. s + a) of target t may be the first
  * intact one when it starts d bases before the text's end, dlo <= d <=
  * dhi; r: the text bases its run's acceptable occurrences can span
- * (gpuasm_efilter_mark's reach: hi + c, hi for hamming). */
+ * (gpuasm_efilter_mark's reach: hi + c, hi for hamming).  Entries of
+ * several targets that are the same rule (the same piece bases, a, dlo,
+ * dhi and r: adapters of one family share their first tens of bases) are
+ * one entry of group g, whose targets are gtgt[gstart[g] .. gstart[g+1]):
+ * its piece is compared once and fires for all of them (t, s: the
+ * group's first target, where the bases are read). */
 typedef struct gpuasm_ef_piece {
-    uint32_t t;
+    uint32_t t, g;
     uint16_t s, a, dlo, dhi, r;
 } gpuasm_ef_piece;
 
@@ -114,6 +119,7 @@ typedef struct gpuasm_efilter {
     /* per end e (0: text end, 1: text start): exact rows by (p, key),
      * piece rows by (q, key), both in the key space of q_base() */
     uint32_t *xstart[2], *xids[2];
+    uint64_t *xbits[2];         /* [rows / 64] bit row: the exact row has entries */
     uint32_t *pstart[2];
     gpuasm_ef_piece *pent[2];
     uint16_t *pmaxw[2];         /* [rows] the widest dhi - dlo of a piece row (its entries
@@ -122,6 +128,8 @@ typedef struct gpuasm_efilter {
     uint8_t *qmask[2];          /* [4^GPUASM_EF_Q] by the key of a window's last 8 bases:
                                  * bit q - GPUASM_EF_AMIN set when the piece row of its
                                  * last q bases has entries */
+    uint32_t *gstart[2], *gtgt[2];  /* [n_groups + 1] and the groups' targets (by target) */
+    uint32_t n_groups[2];
     uint32_t x_used[2], p_used[2];  /* bit p / q: some entry has it */
     uint32_t dmax[2];           /* the farthest text base a rule looks at */
     uint32_t n_filtered;        /* targets with rules */
@@ -140,6 +148,11 @@ void gpuasm_efilter_free(gpuasm_efilter *f);
 typedef struct gpuasm_ef_ws {
     uint8_t *tail;
     size_t cap_tail;
+    uint32_t *gmark;            /* [n_groups[0] + n_groups[1]]: gstamp where the group fired */
+    size_t cap_gmark;
+    uint32_t gstamp;
+    uint8_t *wq;                /* [tail] the windows' qmask */
+    size_t cap_wq;
 } gpuasm_ef_ws;
 
 /* For the text[0 .. n) of one read strand and the ends in `ends` (bit 0:

@@ -14,6 +14,13 @@
  *   plan           1 and T: gpuasm_plan_build over the reads in chunks of
  *                  N reads (cuda_backend.cu's chunk, default 1024), wall
  *                  seconds, per read, and windows per read.
+ *
+ *   bench_filter --ends 1 [-e E] reads.fq targets.fa
+ *
+ * times the ends filter alone (walk/ends_filter.h) as gpuasm-scan's
+ * defaults run it (--overlap auto: the floor of align/chance.h, both
+ * ends, both strands): build seconds, then gpuasm_efilter_mark over every
+ * read strand, one thread, best of 5 ("ends_mark  1  seconds  marks").
  * A benchmark, never a test: nothing here passes or fails on time.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -27,6 +34,9 @@
 #include "walk/prefilter.h"
 #include "search/search.h"
 #include "io/targets.h"
+#include "align/chance.h"
+#include "walk/ends_filter.h"
+#include "search/nt16.h"
 
 static int same_index(const gpuasm_tindex *a, const gpuasm_tindex *b)
 {
@@ -77,22 +87,94 @@ static double time_plan(const gpuasm_cpu_prep *prep, const gpuasm_seqset *reads,
     return dt;
 }
 
+/* --ends 1: the ends filter of the defaults alone (the top of this file). */
+static int bench_ends(const gpuasm_seqset *reads, const gpuasm_seqset *tg, double e)
+{
+    gpuasm_search_opt opt;
+    memset(&opt, 0, sizeof opt);
+    opt.error_rate = e;
+    opt.max_diffs = -1;
+    opt.overlap_min = 1;
+    opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+    gpuasm_chance *model = NULL;
+    if (gpuasm_chance_build(&model, tg, &opt, 0.01) < 0) return -1;
+    opt.partial_floor = gpuasm_chance_floor(model, 0);
+    gpuasm_chance_free(model);
+    gpuasm_efilter f;
+    double t0 = gpuasm_now_s();
+    if (gpuasm_efilter_build(&f, tg, &opt) < 0) return -1;
+    printf("ends_build\t1\t%.4f\tfloor %d, %u targets filtered, %llu keys\n", gpuasm_now_s() - t0,
+           opt.partial_floor, f.n_filtered, (unsigned long long)f.n_entries);
+    uint32_t *mark[2], *reach[2], *list = NULL, stamp = 0;
+    size_t cap = 0;
+    for (int k = 0; k < 2; k++) {
+        mark[k] = calloc(tg->n ? tg->n : 1, sizeof(uint32_t));
+        reach[k] = calloc(tg->n ? tg->n : 1, sizeof(uint32_t));
+        if (!mark[k] || !reach[k]) return -1;
+    }
+    gpuasm_ef_ws ws;
+    memset(&ws, 0, sizeof ws);
+    uint8_t *rc = NULL;
+    size_t cap_rc = 0;
+    double best = 1e30;
+    unsigned long long marks = 0;
+    for (int rep = 0; rep < 5; rep++) {
+        marks = 0;
+        t0 = gpuasm_now_s();
+        for (uint32_t r = 0; r < reads->n; r++) {
+            const uint64_t n = reads->off[r + 1] - reads->off[r];
+            const uint8_t *read = reads->code + reads->off[r];
+            if (n > cap_rc) {
+                free(rc);
+                cap_rc = n;
+                if (!(rc = malloc(n))) return -1;
+            }
+            for (uint64_t i = 0; i < n; i++) rc[i] = gpuasm_nt16_comp(read[n - 1 - i]);
+            for (int s = 0; s < 2; s++) {
+                if (++stamp == 0) {
+                    for (int k = 0; k < 2; k++) memset(mark[k], 0, tg->n * sizeof(uint32_t));
+                    stamp = 1;
+                }
+                const int64_t nm = gpuasm_efilter_mark(&f, s ? rc : read, n, 3u, mark, stamp, reach, &list,
+                                                       &cap, &ws);
+                if (nm == -1) return -1;
+                if (nm > 0) marks += (unsigned long long)nm;
+            }
+        }
+        const double dt = gpuasm_now_s() - t0;
+        if (dt < best) best = dt;
+    }
+    printf("ends_mark\t1\t%.4f\t%u reads: %.2f us/read, %llu targets marked\n", best, reads->n,
+           1e6 * best / (reads->n ? reads->n : 1), marks);
+    gpuasm_ef_ws_free(&ws);
+    gpuasm_efilter_free(&f);
+    for (int k = 0; k < 2; k++) {
+        free(mark[k]);
+        free(reach[k]);
+    }
+    free(list);
+    free(rc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     int threads = 2;
     double e = 0.05;
     uint32_t chunk = 1024;
     int plan_only = 0;   /* --plan-only 1: no index build timings (for a profile of the planning) */
+    int ends = 0;        /* --ends 1: the ends filter alone */
     int i = 1;
     for (; i + 1 < argc && argv[i][0] == '-'; i += 2) {
         if (!strcmp(argv[i], "-@")) threads = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "-e")) e = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--chunk")) chunk = (uint32_t)atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--plan-only")) plan_only = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--ends")) ends = atoi(argv[i + 1]);
         else break;
     }
     if (argc - i != 2 || threads < 1 || chunk < 1) {
-        fprintf(stderr, "usage: bench_filter [-@ T] [-e E] [--chunk N] [--plan-only 1] reads.fq targets.fa\n");
+        fprintf(stderr, "usage: bench_filter [-@ T] [-e E] [--chunk N] [--plan-only 1] [--ends 1] reads.fq targets.fa\n");
         return 1;
     }
     gpuasm_targets reads, tg;
@@ -101,6 +183,13 @@ int main(int argc, char **argv)
         gpuasm_targets_load(argv[i + 1], 0, &tg, msg, sizeof msg) < 0) {
         fprintf(stderr, "bench_filter: %s\n", msg);
         return 1;
+    }
+    if (ends) {
+        const int rc = bench_ends(&reads.set, &tg.set, e);
+        gpuasm_targets_free(&reads);
+        gpuasm_targets_free(&tg);
+        if (rc < 0) fprintf(stderr, "bench_filter: out of memory\n");
+        return rc < 0 ? 1 : 0;
     }
     gpuasm_search_opt opt;
     memset(&opt, 0, sizeof opt);   /* the defaults (search.h), as gpuasm-scan -e E */

@@ -214,6 +214,16 @@ int main(void)
                 const uint32_t m = 4 + (uint32_t)below(45);
                 const double iu = t % 3 == 0 ? 0.04 : 0;
                 for (uint32_t i = 0; i < m; i++) code[off[t] + i] = target_base(iu);
+                /* families, as adapters of one kit: a prefix of the target
+                 * before, a suffix of the one before that, or a copy of it
+                 * whole (the filter's rules of several targets in one group) */
+                if (t % 5 == 1 || t % 5 == 2 || t % 5 == 4) {
+                    const uint32_t u = t % 5 == 2 ? t - 2 : t - 1, mu = (uint32_t)(off[u + 1] - off[u]);
+                    uint32_t sh = m < mu ? m : mu;
+                    if (t % 5 != 4) sh -= (uint32_t)below(sh / 2 + 1);
+                    if (t % 5 == 2) memcpy(code + off[t] + m - sh, code + off[u] + mu - sh, sh);
+                    else memcpy(code + off[t], code + off[u], sh);
+                }
                 off[t + 1] = off[t] + m;
             }
             gpuasm_seqset targets = { NT, off, code };
