@@ -30,6 +30,28 @@ GPUASM_HD uint8_t gpuasm_nt16_comp(uint8_t c)
     return (uint8_t)(((c & 1) << 3) | ((c & 2) << 1) | ((c & 4) >> 1) | ((c & 8) >> 3));
 }
 
+#ifndef __CUDACC__
+#include <string.h>
+/* dst[0 .. n) = the reverse complement of src[0 .. n) (gpuasm_nt16_comp of
+ * src read backwards; dst and src do not overlap).  Host only: eight
+ * codes a step, bytes reversed and each code's four bits reversed by
+ * masks that keep them inside their byte (the code by code loop was a
+ * visible share of a short-read scan's own instructions, perf). */
+static inline void gpuasm_nt16_revcomp(uint8_t *dst, const uint8_t *src, uint64_t n)
+{
+    const uint64_t b0 = 0x0101010101010101u, b1 = b0 << 1, b2 = b0 << 2, b3 = b0 << 3;
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t v;
+        memcpy(&v, src + n - 8 - i, 8);
+        v = __builtin_bswap64(v);
+        v = ((v & b0) << 3) | ((v & b1) << 1) | ((v & b2) >> 1) | ((v & b3) >> 3);
+        memcpy(dst + i, &v, 8);
+    }
+    for (; i < n; i++) dst[i] = gpuasm_nt16_comp(src[n - 1 - i]);
+}
+#endif
+
 /* Code of a read base as searched: single bases keep their code; N and other
  * ambiguity codes become 0 (match nothing) unless wildcards are on, in which
  * case they match the bases they stand for (--match-read-wildcards). */

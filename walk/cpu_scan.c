@@ -202,7 +202,7 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
         *rc = p;
         *cap = len;
     }
-    for (uint64_t i = 0; i < len; i++) (*rc)[i] = gpuasm_nt16_comp(read[len - 1 - i]);
+    gpuasm_nt16_revcomp(*rc, read, len);
     return 0;
 }
 

@@ -161,7 +161,7 @@ static void *reads_run(ends_job *j)
             const uint8_t *p = read;
             if (s) {   /* the reverse-complemented read is the pattern */
                 if (gpuasm_grow((void **)&w->rc, &w->cap_rc, n, 1) < 0) goto oom;
-                for (uint64_t i = 0; i < n; i++) w->rc[i] = gpuasm_nt16_comp(read[n - 1 - i]);
+                gpuasm_nt16_revcomp(w->rc, read, n);
                 p = w->rc;
             }
             memset(w->mark[0], 0, (size_t)nt * sizeof(uint32_t));
@@ -206,7 +206,7 @@ static void *ends_run(void *arg)
             const uint8_t *text = read;
             if (s) {   /* the target runs off the reverse-complemented read's ends */
                 if (gpuasm_grow((void **)&w->rc, &w->cap_rc, n, 1) < 0) goto oom;
-                for (uint64_t i = 0; i < n; i++) w->rc[i] = gpuasm_nt16_comp(read[n - 1 - i]);
+                gpuasm_nt16_revcomp(w->rc, read, n);
                 text = w->rc;
             }
             if (++w->stamp == 0) {   /* stamps wrapped: clear the marks */

@@ -129,7 +129,7 @@ static int bench_ends(const gpuasm_seqset *reads, const gpuasm_seqset *tg, doubl
                 cap_rc = n;
                 if (!(rc = malloc(n))) return -1;
             }
-            for (uint64_t i = 0; i < n; i++) rc[i] = gpuasm_nt16_comp(read[n - 1 - i]);
+            gpuasm_nt16_revcomp(rc, read, n);
             for (int s = 0; s < 2; s++) {
                 if (++stamp == 0) {
                     for (int k = 0; k < 2; k++) memset(mark[k], 0, tg->n * sizeof(uint32_t));
