@@ -123,6 +123,7 @@ int gpuasm_records_add(gpuasm_records *s, const gpuasm_record_opt *o, kstring_t 
                        bam1_t *const *read, const gpuasm_report *const *rep, int n_read)
 {
     size_t n0 = s->n;
+    gpuasm_sam_seq_forget(scratch);   /* a new read: its bam1_t may be where another's was */
     if (n_read == 1) {
         if (read[0]->core.flag & BAM_FPAIRED) s->lone_mates++;
         if (add_read(s, o, scratch, read[0], rep[0], NULL, o->unmatched) < 0) return -1;

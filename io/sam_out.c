@@ -404,24 +404,58 @@ static size_t aux_value_size(const uint8_t *t, const uint8_t *end)
     }
 }
 
+/* SEQ as letters and QUAL as raw values of read in output orientation,
+ * in scratch: [seq n][0][qual n][0][the read's address][reverse], with
+ * scratch->l the bytes used.  A read's records come one after another,
+ * most of an adapter screen's reads with several (one a target of a kit):
+ * the letters of the record before are reused when they are this read's
+ * in this orientation.  gpuasm_sam_seq_forget() (scratch->l = 0) before
+ * a read whose bam1_t may sit where another's was.  0, or -1 out of
+ * memory. */
+static int seq_letters(kstring_t *scratch, const bam1_t *read, int reverse, char **seq, char **qual)
+{
+    const int32_t n = read->core.l_qseq;
+    const size_t key = (size_t)2 * (size_t)n + 2, used = key + sizeof read + 1;
+    if (scratch->l == used && !memcmp(scratch->s + key, &read, sizeof read) &&
+        scratch->s[key + sizeof read] == (char)!!reverse) {
+        *seq = scratch->s;
+        *qual = scratch->s + n + 1;
+        return 0;
+    }
+    scratch->l = 0;
+    if (ks_resize(scratch, used) < 0) return -1;
+    const uint8_t *s = bam_get_seq(read), *q = bam_get_qual(read);
+    char *sq = scratch->s, *ql = scratch->s + n + 1;
+    if (reverse) {
+        for (int32_t i = 0; i < n; i++) {
+            sq[i] = seq_nt16_str[gpuasm_nt16_comp((uint8_t)bam_seqi(s, n - 1 - i))];
+            ql[i] = (char)q[n - 1 - i];
+        }
+    } else {
+        for (int32_t i = 0; i < n; i++) sq[i] = seq_nt16_str[bam_seqi(s, i)];
+        memcpy(ql, q, (size_t)n);
+    }
+    sq[n] = ql[n] = 0;
+    memcpy(scratch->s + key, &read, sizeof read);
+    scratch->s[key + sizeof read] = (char)!!reverse;
+    scratch->l = used;
+    *seq = sq;
+    *qual = ql;
+    return 0;
+}
+
+void gpuasm_sam_seq_forget(kstring_t *scratch)
+{
+    scratch->l = 0;
+}
+
 int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fields *f,
                           kstring_t *scratch)
 {
     int32_t n = read->core.l_qseq;
-    const uint8_t *s = bam_get_seq(read), *q = bam_get_qual(read);
-    /* SEQ as letters and QUAL as raw values, in output orientation. */
-    scratch->l = 0;
-    if (ks_resize(scratch, (size_t)2 * n + 2) < 0) return -1;
-    char *seq = scratch->s, *qual = scratch->s + n + 1;
-    for (int32_t i = 0; i < n; i++) {
-        if (f->reverse) {
-            seq[i] = seq_nt16_str[gpuasm_nt16_comp((uint8_t)bam_seqi(s, n - 1 - i))];
-            qual[i] = (char)q[n - 1 - i];
-        } else {
-            seq[i] = seq_nt16_str[bam_seqi(s, i)];
-            qual[i] = (char)q[i];
-        }
-    }
+    const uint8_t *q = bam_get_qual(read);
+    char *seq, *qual;
+    if (seq_letters(scratch, read, f->reverse, &seq, &qual) < 0) return -1;
     int has_qual = n > 0 && q[0] != 0xff;
     size_t l_aux = (f->keep_tags ? (size_t)bam_get_l_aux((bam1_t *)read) : 0) + 64 +
                    (f->md ? strlen(f->md) : 0) + (f->rg ? strlen(f->rg) + 4 : 0);

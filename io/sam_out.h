@@ -100,8 +100,12 @@ typedef struct gpuasm_sam_fields {
 } gpuasm_sam_fields;
 
 /* Build record `dst` for read `read` (sequencing orientation).  Reuses dst's
- * memory.  0, or -1 on out of memory. */
+ * memory.  scratch keeps the read's SEQ letters and QUAL for its next
+ * record (the same read at the same address, same orientation);
+ * gpuasm_sam_seq_forget(scratch) before each new read.  0, or -1 on out of
+ * memory. */
 int gpuasm_sam_set_record(bam1_t *dst, const bam1_t *read, const gpuasm_sam_fields *f,
                           kstring_t *scratch);
+void gpuasm_sam_seq_forget(kstring_t *scratch);
 
 #endif
