@@ -139,12 +139,14 @@ static const uint8_t *piece_bases(const gpuasm_efilter *f, int e, const gpuasm_e
 /* Piece entries by row, then dlo, dhi, a, r and the piece's bases (the
  * rule: entries equal in all of these are one group), then target and s:
  * a total order, so the rows and groups come out the same on every
- * platform. */
+ * platform.  An index is sorted (4 bytes an entry, and qsort's copy of
+ * it), not the entries: a long target has hundreds of thousands. */
 static _Thread_local const gpuasm_efilter *sort_f;   /* qsort's comparator has no argument */
+static _Thread_local const p_pair *sort_p;
 static _Thread_local int sort_e;
 static int cmp_rule(const void *pa, const void *pb)
 {
-    const p_pair *x = pa, *y = pb;
+    const p_pair *x = sort_p + *(const uint32_t *)pa, *y = sort_p + *(const uint32_t *)pb;
     if (x->row != y->row) return x->row < y->row ? -1 : 1;
     const gpuasm_ef_piece *a = &x->e, *b = &y->e;
     if (a->dlo != b->dlo) return a->dlo < b->dlo ? -1 : 1;
@@ -172,13 +174,8 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     f->xstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
     f->pstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
     f->xids[e] = malloc((v->nx ? v->nx : 1) * sizeof(uint32_t));
-    f->pent[e] = malloc((v->np ? v->np : 1) * sizeof(gpuasm_ef_piece));
-    f->gstart[e] = malloc((v->np + 1) * sizeof(uint32_t));
-    f->gtgt[e] = malloc((v->np ? v->np : 1) * sizeof(uint32_t));
     f->qmask[e] = calloc((size_t)1 << (2 * GPUASM_EF_Q), 1);
-    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->pent[e] || !f->gstart[e] || !f->gtgt[e] ||
-        !f->qmask[e])
-        return -1;
+    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->qmask[e]) return -1;
     /* a piece row of q bases and key k: every 8-base key whose last q
      * bases (its low 2q bits) are k */
     for (size_t i = 0; i < v->np; i++) {
@@ -202,23 +199,51 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     free(fill);
     /* piece entries: sorted by row and rule (each row by dlo: the
      * binary search of gpuasm_efilter_mark), one entry a group */
+    uint32_t *idx = malloc((v->np ? v->np : 1) * sizeof(uint32_t));
+    if (!idx) return -1;
+    for (size_t i = 0; i < v->np; i++) idx[i] = (uint32_t)i;
     sort_f = f;
+    sort_p = v->p;
     sort_e = e;
-    if (v->np > 1) qsort(v->p, v->np, sizeof *v->p, cmp_rule);
+    if (v->np > 1) qsort(idx, v->np, sizeof *idx, cmp_rule);
+    /* the groups and their targets counted, then written (a group's
+     * targets by target; the same target twice in one rule, from two
+     * equal pieces, once) */
     uint32_t ng = 0, nt = 0;
-    for (size_t i = 0; i < v->np; i++) {
-        const gpuasm_ef_piece *x = &v->p[i].e;
-        if (!i || !same_rule(f, e, x, &v->p[i - 1].e, v->p[i].row, v->p[i - 1].row)) {
-            f->gstart[e][ng] = nt;
-            f->pent[e][ng] = *x;
-            f->pent[e][ng].g = ng;
-            f->pstart[e][v->p[i].row + 1]++;
-            ng++;
-        } else if (f->gtgt[e][nt - 1] == x->t) {
-            continue;   /* the same target twice in one rule (two equal pieces) */
+    for (int pass = 0; pass < 2; pass++) {
+        if (pass) {
+            f->pent[e] = malloc((ng ? ng : 1) * sizeof(gpuasm_ef_piece));
+            f->gstart[e] = malloc(((size_t)ng + 1) * sizeof(uint32_t));
+            f->gtgt[e] = malloc((nt ? nt : 1) * sizeof(uint32_t));
+            if (!f->pent[e] || !f->gstart[e] || !f->gtgt[e]) {
+                free(idx);
+                return -1;
+            }
+            ng = nt = 0;
         }
-        f->gtgt[e][nt++] = x->t;
+        uint32_t last_t = UINT32_MAX;
+        for (size_t i = 0; i < v->np; i++) {
+            const p_pair *y = &v->p[idx[i]], *y0 = i ? &v->p[idx[i - 1]] : NULL;
+            if (!y0 || !same_rule(f, e, &y->e, &y0->e, y->row, y0->row)) {
+                if (pass) {
+                    f->gstart[e][ng] = nt;
+                    f->pent[e][ng] = y->e;
+                    f->pstart[e][y->row + 1]++;
+                }
+                ng++;
+            } else if (last_t == y->e.t) {
+                continue;
+            }
+            if (pass) f->gtgt[e][nt] = y->e.t;
+            nt++;
+            last_t = y->e.t;
+        }
     }
+    free(idx);
+    const size_t np = v->np;
+    free(v->p);   /* the entries are in pent now: one end's list at a time */
+    v->p = NULL;
+    v->np = v->cap_p = 0;
     f->gstart[e][ng] = nt;
     f->n_groups[e] = ng;
     for (uint32_t r = 0; r < rows; r++) f->pstart[e][r + 1] += f->pstart[e][r];
@@ -229,7 +254,7 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
             const gpuasm_ef_piece *x = &f->pent[e][i];
             if (x->dhi - x->dlo > f->pmaxw[e][r]) f->pmaxw[e][r] = (uint16_t)(x->dhi - x->dlo);
         }
-    f->n_entries += v->nx + v->np;
+    f->n_entries += v->nx + np;
     return 0;
 }
 
@@ -358,15 +383,16 @@ static int window_rows(mark_ctx *c, const piece_ctx *pc, uint32_t j, uint32_t ke
         }
         const uint32_t dfloor = d > f->pmaxw[e][row] ? d - f->pmaxw[e][row] : 0;
         for (const gpuasm_ef_piece *pe = row0 + lo; pe-- != row0 && pe->dlo >= dfloor;) {
-            if (d > pe->dhi || pc->gmark[pe->g] == pc->gs) continue;
+            const uint32_t g = (uint32_t)(pe - f->pent[e]);   /* an entry a group */
+            if (d > pe->dhi || pc->gmark[g] == pc->gs) continue;
             /* the text bases its run's occurrences can span */
-            const uint32_t r = pe->r, g0 = pc->gstart[pe->g], g1 = pc->gstart[pe->g + 1];
+            const uint32_t r = pe->r, g0 = pc->gstart[g], g1 = pc->gstart[g + 1];
             if (g1 - g0 == 1 && c->mark[e][pe->t] == c->stamp && (!c->reach || c->reach[e][pe->t] >= r)) continue;
             const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : f->targets->code + f->targets->off[pe->t];
             uint32_t y = q;
             while (y < pe->a && (qc[pe->s + y] & pc->tail[x + y])) y++;
             if (y < pe->a) continue;
-            pc->gmark[pe->g] = pc->gs;
+            pc->gmark[g] = pc->gs;
             for (uint32_t i = g0; i < g1; i++)
                 if (mark_one(c, e, pc->gtgt[i], r) < 0) return -1;
         }

@@ -101,11 +101,12 @@ extern "C" {
  * (gpuasm_efilter_mark's reach: hi + c, hi for hamming).  Entries of
  * several targets that are the same rule (the same piece bases, a, dlo,
  * dhi and r: adapters of one family share their first tens of bases) are
- * one entry of group g, whose targets are gtgt[gstart[g] .. gstart[g+1]):
- * its piece is compared once and fires for all of them (t, s: the
- * group's first target, where the bases are read). */
+ * one entry, group g = its index in pent, whose targets are
+ * gtgt[gstart[g] .. gstart[g+1]): its piece is compared once and fires
+ * for all of them (t, s: the group's first target, where the bases are
+ * read). */
 typedef struct gpuasm_ef_piece {
-    uint32_t t, g;
+    uint32_t t;
     uint16_t s, a, dlo, dhi, r;
 } gpuasm_ef_piece;
 
