@@ -40,7 +40,6 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
     free(f->rcode);
     for (int e = 0; e < 2; e++) {
         free(f->xstart[e]);
-        free(f->xbits[e]);
         free(f->xids[e]);
         free(f->pstart[e]);
         free(f->pent[e]);
@@ -185,10 +184,6 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
         const uint32_t k = row - q_base(q), ext = (uint32_t)1 << (2 * (GPUASM_EF_Q - q));
         for (uint32_t x = 0; x < ext; x++) f->qmask[e][(x << (2 * q)) | k] |= (uint8_t)(1u << (q - GPUASM_EF_AMIN));
     }
-    /* the exact rows with entries, a bit each: a text whose last bases
-     * key none (most) reads ~11 KiB, not the 350 KiB of xstart */
-    if (!(f->xbits[e] = calloc(((size_t)rows + 63) / 64, sizeof(uint64_t)))) return -1;
-    for (size_t i = 0; i < v->nx; i++) f->xbits[e][v->x[i].row / 64] |= (uint64_t)1 << (v->x[i].row % 64);
     for (size_t i = 0; i < v->nx; i++) f->xstart[e][v->x[i].row + 1]++;
     for (uint32_t r = 0; r < rows; r++) f->xstart[e][r + 1] += f->xstart[e][r];
     /* counting sort, stable: target order within a row */
@@ -323,7 +318,6 @@ void gpuasm_ef_ws_free(gpuasm_ef_ws *ws)
 {
     free(ws->tail);
     free(ws->gmark);
-    free(ws->wq);
     memset(ws, 0, sizeof *ws);
 }
 
@@ -388,9 +382,9 @@ static int window_rows(mark_ctx *c, const piece_ctx *pc, uint32_t j, uint32_t ke
             /* the text bases its run's occurrences can span */
             const uint32_t r = pe->r, g0 = pc->gstart[g], g1 = pc->gstart[g + 1];
             if (g1 - g0 == 1 && c->mark[e][pe->t] == c->stamp && (!c->reach || c->reach[e][pe->t] >= r)) continue;
-            const uint8_t *qc = e ? f->rcode + f->roff[pe->t] : f->targets->code + f->targets->off[pe->t];
+            const uint8_t *pb = piece_bases(f, e, pe);
             uint32_t y = q;
-            while (y < pe->a && (qc[pe->s + y] & pc->tail[x + y])) y++;
+            while (y < pe->a && (pb[y] & pc->tail[x + y])) y++;
             if (y < pe->a) continue;
             pc->gmark[g] = pc->gs;
             for (uint32_t i = g0; i < g1; i++)
@@ -437,7 +431,6 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
     const size_t ngr = (size_t)f->n_groups[0] + f->n_groups[1];
     if (ngr > ws->cap_gmark) {
         free(ws->gmark);
-    free(ws->wq);
         ws->cap_gmark = 0;
         if (!(ws->gmark = calloc(ngr, sizeof(uint32_t)))) return -1;
         ws->cap_gmark = ngr;
@@ -480,7 +473,6 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             key |= (uint32_t)b << (2 * (p - 1));
             if (!(f->x_used[e] >> p & 1)) continue;
             const uint32_t row = q_base((int)p) + key;
-            if (!(f->xbits[e][row / 64] >> (row % 64) & 1u)) continue;
             for (uint32_t i = f->xstart[e][row]; i < f->xstart[e][row + 1]; i++)
                 if (mark_one(&c, e, f->xids[e][i], p) < 0) return -1;
         }

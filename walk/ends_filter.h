@@ -120,7 +120,6 @@ typedef struct gpuasm_efilter {
     /* per end e (0: text end, 1: text start): exact rows by (p, key),
      * piece rows by (q, key), both in the key space of q_base() */
     uint32_t *xstart[2], *xids[2];
-    uint64_t *xbits[2];         /* [rows / 64] bit row: the exact row has entries */
     uint32_t *pstart[2];
     gpuasm_ef_piece *pent[2];
     uint16_t *pmaxw[2];         /* [rows] the widest dhi - dlo of a piece row (its entries
@@ -152,8 +151,6 @@ typedef struct gpuasm_ef_ws {
     uint32_t *gmark;            /* [n_groups[0] + n_groups[1]]: gstamp where the group fired */
     size_t cap_gmark;
     uint32_t gstamp;
-    uint8_t *wq;                /* [tail] the windows' qmask */
-    size_t cap_wq;
 } gpuasm_ef_ws;
 
 /* For the text[0 .. n) of one read strand and the ends in `ends` (bit 0:
