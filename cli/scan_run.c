@@ -310,7 +310,7 @@ static int write_stats(FILE *fp, const char *prog, const gpuasm_scan_opt *o, pip
         .index_strands = es.index_strands, .index_declined = es.index_declined,
         .end_hits = es.end_hits,
         .pieces_kept = es.pieces_kept, .pieces_dropped = es.pieces_dropped,
-        .ends_run = es.ends_run, .ends_skipped = es.ends_skipped,
+        .ends_run = es.ends_run, .ends_skipped = es.ends_skipped, .periodic_cols = es.periodic_cols,
         .index_build_s = es.index_build_s, .plan_s = es.plan_s,
         .ends_kernel_s = es.ends_kernel_s, .ends_cells = es.ends_cells,
         .stage = { .engine_ready_at = p->engine_ready_at, .first_scan_at = p->first_scan_at,

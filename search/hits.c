@@ -191,6 +191,19 @@ int gpuasm_keep_hit(gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span)
     return 1;
 }
 
+int gpuasm_keep_drops(const gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span)
+{
+    if (h->kind != GPUASM_HIT_FULL || !s->live || h->read != s->read || h->target != s->target ||
+        h->strand != s->strand || h->end < s->last || h->dist < 0)
+        return 0;
+    const int32_t d = h->dist;
+    if (d > s->closed) return 1;
+    /* past its distance's window and that distance done: dropped, and the
+     * state is left as it is (gpuasm_keep_hit's last two returns) */
+    return (size_t)d < s->cap && s->first[d] != UINT32_MAX && s->done[d] &&
+           (uint64_t)h->end > (uint64_t)s->first[d] + 2 * span - 2;
+}
+
 void gpuasm_keep_free(gpuasm_keep_state *s)
 {
     free(s->first);

@@ -213,6 +213,9 @@ typedef struct gpuasm_scan_stats {
      * whose DP ran, and those an exact filter ruled out (prefilter.h for
      * reads as patterns, ends_filter.h for targets as patterns). */
     uint64_t ends_run, ends_skipped;
+    /* The text columns of periodic runs (walk/periodic.h; CPU backend)
+     * whose DP was left out, summed over read strands. */
+    uint64_t periodic_cols;
     /* Inside scan_s: building the targets' index (wall seconds, once per
      * target set: the first scan builds it) and, on CUDA, planning the
      * candidate windows on host threads (filter_plan.h; wall seconds of
@@ -415,6 +418,10 @@ typedef struct gpuasm_keep_state {
 /* Does hit h stay?  span: L above for h's read (bases).  1 keep, 0 drop,
  * -1 out of memory (the state grows to the distances seen). */
 int gpuasm_keep_hit(gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span);
+/* Would gpuasm_keep_hit() drop h, changing nothing that a later hit of
+ * the run reads, as it then drops every later hit of the run at h's
+ * distance?  1 yes, 0 no (or not known: another run, a partial hit). */
+int gpuasm_keep_drops(const gpuasm_keep_state *s, const gpuasm_endhit *h, uint64_t span);
 void gpuasm_keep_free(gpuasm_keep_state *s);
 
 /* The rule over hits h->hit[from ..) in gpuasm_hits_sort() order (a

@@ -32,6 +32,8 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->grp_a);
     free(g->grp_b);
     free(g->texts);
+    free(g->pieces);
+    free(g->replay);
     free(g->pats);
     free(g->pat_t);
     free(g->mark);
@@ -143,6 +145,40 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
     return w->oom ? -1 : 1;
 }
 
+/* Group A's target ends that may hold a partial occurrence (prefilter.h,
+ * "The ends pass of reads as patterns"; cpu_walk.h). */
+int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                              const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t rlen, uint32_t s)
+{
+    if (!g->ends.L || !g->n_a) return 0;
+    if (++g->stamp_a == 0) {
+        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+        g->stamp_a = 1;
+    }
+    uint64_t cols = 0;   /* the ends pass's columns at each end when every end runs */
+    for (uint32_t i = 0; i < g->n_a; i++) {
+        const uint32_t t = g->grp_a[i];
+        const uint64_t n = targets->off[t + 1] - targets->off[t];
+        g->in_a[t] = g->stamp_a;
+        g->emark[t] = 0;
+        cols += n < g->ends.W ? n : g->ends.W;
+    }
+    const uint32_t ends = gpuasm_partial_text_ends(opt, 1, s);
+    const int emarked =
+        (prep->has_eix && g->ends.W <= GPUASM_ENDS_INDEX_W
+             ? gpuasm_ends_index_marks(&prep->eix, targets, rseq, (uint32_t)rlen, &g->ends, ends, g->in_a,
+                                       g->stamp_a, g->emark, &g->epairs, &g->cap_epairs,
+                                       gpuasm_ends_max_hits(cols * (uint64_t)__builtin_popcount(ends),
+                                                            prep->lv_index))
+             : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends.L, g->ends.W, ends, g->ebits,
+                                       g->in_a, g->stamp_a, g->emark)) == 0;
+    if (emarked && prep->tx.n_amb)
+        for (uint32_t i = 0; i < g->n_a; i++)
+            g->emark[g->grp_a[i]] |= (uint32_t)gpuasm_tindex_end_amb(&prep->tx, targets, g->grp_a[i],
+                                                                    g->ends.W);
+    return emarked;
+}
+
 /* Feed the lane kernel's hits (in (id, j) order) to the walk; id indexes
  * tmap (the pairs' targets). */
 static void feed_lane_hits(walk *w, const gpuasm_lanes_ws *lw, const uint32_t *tmap)
@@ -181,6 +217,84 @@ static int whole_texts(group_ws *g, const gpuasm_seqset *targets)
         g->texts[i].n = targets->off[t + 1] - targets->off[t];
     }
     return 0;
+}
+
+/* g->texts: group A's targets in pieces around their periodic runs
+ * (periodic.h), g->pieces what each is, for a pattern of m bases at k.
+ * Returns the number of texts, 0 when no run is worth a piece (then the
+ * targets run whole), or -1 when out of memory. */
+static int64_t piece_texts(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets, uint32_t m,
+                           int32_t k)
+{
+    size_t np = 0;
+    int any = 0;
+    for (uint32_t i = 0; i < g->n_a; i++) {
+        const uint32_t t = g->grp_a[i];
+        const uint8_t *code = targets->code + targets->off[t];
+        const uint64_t n = targets->off[t + 1] - targets->off[t];
+        const gpuasm_period_run *runs = NULL;
+        const int64_t nr = gpuasm_period_cache_get(&prep->runs, t, code, n, &runs);
+        if (nr < 0) return -1;
+        const int64_t added = gpuasm_text_pieces(t, n, runs, nr, m, k, &g->pieces, np, &g->cap_pieces);
+        if (added < 0) return -1;
+        any |= added > 1;
+        np += (size_t)added;
+    }
+    if (!any) return 0;
+    if (gpuasm_grow((void **)&g->texts, &g->cap_texts, np, sizeof(*g->texts)) < 0) return -1;
+    for (size_t i = 0; i < np; i++) {
+        const gpuasm_text_piece *pc = &g->pieces[i];
+        const uint64_t n = targets->off[pc->target + 1] - targets->off[pc->target];
+        g->texts[i].code = targets->code + targets->off[pc->target] + pc->ws;
+        g->texts[i].n = (pc->hi < n ? pc->hi + 1 : n) - pc->ws;   /* one column past: hi - 1's right side */
+    }
+    return (int64_t)np;
+}
+
+/* Feed the lane kernel's hits of the np pieces of piece_texts() to the
+ * walk: each piece's positions in [lo, hi), then those of its skip,
+ * [hi, skip_end), replayed from the period before hi: the stream the
+ * whole targets give (periodic.h).  0 or -1 (out of memory). */
+static int feed_piece_hits(walk *w, group_ws *g, const gpuasm_lanes_ws *lw, size_t np)
+{
+    size_t h = 0;
+    for (size_t i = 0; i < np; i++) {
+        const gpuasm_text_piece *pc = &g->pieces[i];
+        if (i == 0 || g->pieces[i - 1].target != pc->target) {
+            flush_hits(w);
+            w->cur.target = pc->target;
+        }
+        size_t nr = 0;
+        for (; h < lw->n_hit && lw->hit[h].id == i; h++) {
+            const uint64_t j = pc->ws + lw->hit[h].j;
+            if (j < pc->lo || j >= pc->hi) continue;   /* the lead-in; hi itself is the next piece's */
+            emit_hit(w, j, lw->hit[h].d);
+            if (pc->p && j >= pc->hi - pc->p) {
+                if (gpuasm_grow((void **)&g->replay, &g->cap_replay, nr + 1, sizeof(*g->replay)) < 0) return -1;
+                g->replay[nr++] = (gpuasm_lane_hit){ j, 0, lw->hit[h].d };
+            }
+        }
+        if (!pc->p || !nr) continue;
+        for (uint64_t q = pc->p;; q += pc->p) {
+            /* GPUASM_KEEP_REPORTED: once the rule drops a whole period's
+             * hits it drops every later one (their ends only grow) */
+            int drops = w->keep_span != 0;
+            for (size_t y = 0; y < nr && drops; y++) {
+                gpuasm_endhit e = w->cur;
+                e.end = (uint32_t)(g->replay[y].j + q);
+                e.dist = g->replay[y].d;
+                drops = gpuasm_keep_drops(&w->keep, &e, w->keep_span);
+            }
+            if (drops) break;
+            for (size_t y = 0; y < nr; y++) {
+                if (g->replay[y].j + q >= pc->skip_end) goto next;
+                emit_hit(w, g->replay[y].j + q, g->replay[y].d);
+            }
+        }
+    next:;
+    }
+    flush_hits(w);
+    return w->oom ? -1 : 0;
 }
 
 /* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
@@ -247,6 +361,15 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
      * also take k >= 64).  One word has no blocks below: the lanes below. */
     if (declined && cfg->simd > GPUASM_SIMD_SCALAR && m > 64 && m <= GPUASM_LANES_FULL_M &&
         total >= (uint64_t)L * 2 * ((uint64_t)m + (uint64_t)k)) {
+        /* a periodic run's repeating columns left out (periodic.h) */
+        const int64_t np = cfg->periodic ? piece_texts(g, prep, targets, m, k) : 0;
+        if (np < 0) return -1;
+        if (np > 0) {
+            if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)np, 1) < 0)
+                return -1;
+            for (int64_t i = 0; i < np; i++) g->cnt.periodic_cols += g->pieces[i].skip_end - g->pieces[i].hi;
+            return feed_piece_hits(w, g, &g->lanes, (size_t)np);
+        }
         if (whole_texts(g, targets) < 0) return -1;
         /* only the local minima: emit_hit() keeps them as they are */
         if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a, 1) < 0) return -1;

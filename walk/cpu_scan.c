@@ -241,6 +241,7 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
     cfg->index_max = 0;
     cfg->threads = 1;
     cfg->ends_filter = 1;
+    cfg->periodic = 1;
 }
 
 /* Does opt's kernel have capability cap on opt's alphabet?  The walks
@@ -273,6 +274,7 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
     free(prep->peq_off);
     if (prep->has_filter) gpuasm_qfilter_free(&prep->qf);
     if (prep->has_tindex) gpuasm_tindex_free(&prep->tx);
+    gpuasm_period_cache_free(&prep->runs);
     if (prep->has_eix) gpuasm_ends_index_free(&prep->eix);
     if (prep->has_efilter) gpuasm_efilter_free(&prep->ef);
     free(prep->ew);
@@ -367,6 +369,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         const int r = gpuasm_tindex_build(&p->tx, targets, max, cfg->threads);
         if (r < 0) goto oom;
         p->has_tindex = r == 0;
+        if (p->has_tindex && gpuasm_period_cache_open(&p->runs, targets->n) < 0) goto oom;
         /* the end windows' own index, for reads running off the targets'
          * ends (a read against thousands of genomes) */
         if (p->has_tindex && gpuasm_partial_on(opt) && opt->read_overlap_min != 0) {
@@ -538,37 +541,6 @@ oom:
     return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
 }
 
-/* Group A's target ends that may hold a partial occurrence of read strand
- * s (prefilter.h, "The ends pass of reads as patterns"): 1 when g->emark
- * says so, 0 when every end runs. */
-static int mark_group_a_ends(scan_call *c, const uint8_t *rseq, uint64_t rlen, uint32_t s)
-{
-    group_ws *g = &c->g;
-    const gpuasm_cpu_prep *prep = c->prep;
-    const gpuasm_seqset *targets = c->targets;
-    if (!g->ends.L || !g->n_a) return 0;
-    if (++g->stamp_a == 0) {
-        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
-        g->stamp_a = 1;
-    }
-    for (uint32_t i = 0; i < g->n_a; i++) {
-        g->in_a[g->grp_a[i]] = g->stamp_a;
-        g->emark[g->grp_a[i]] = 0;
-    }
-    const uint32_t ends = gpuasm_partial_text_ends(c->opt, 1, s);
-    const int emarked =
-        (prep->has_eix && g->ends.W <= GPUASM_ENDS_INDEX_W
-             ? gpuasm_ends_index_marks(&prep->eix, targets, rseq, (uint32_t)rlen, &g->ends, ends, g->in_a,
-                                       g->stamp_a, g->emark, &g->epairs, &g->cap_epairs)
-             : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends.L, g->ends.W, ends, g->ebits,
-                                       g->in_a, g->stamp_a, g->emark)) == 0;
-    if (emarked && prep->tx.n_amb)
-        for (uint32_t i = 0; i < g->n_a; i++)
-            g->emark[g->grp_a[i]] |= (uint32_t)gpuasm_tindex_end_amb(&prep->tx, targets, g->grp_a[i],
-                                                                    g->ends.W);
-    return emarked;
-}
-
 /* Read r's strand s (rseq, rlen bases) against its groups: the grouped
  * walks, or the twin pair by pair, then the ends pass.  0, or -1 when out
  * of memory. */
@@ -584,7 +556,7 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
     w->cur.read = (uint32_t)r;
     w->cur.strand = s;
     w->keep_span = opt->keep == GPUASM_KEEP_REPORTED ? rlen + (uint64_t)(k_read > 0 ? k_read : 0) : 0;
-    const int emarked = mark_group_a_ends(c, rseq, rlen, s);
+    const int emarked = gpuasm_walk_group_a_marks(&c->g, c->prep, c->targets, c->opt, rseq, rlen, s);
     if (c->grouped) {
         /* the band searches (long patterns) leave their text ends' partials */
         const gpuasm_search_opt *te = c->partial && !c->hamming && opt->alphabet == GPUASM_ALPHABET_NT16 ? opt : NULL;
@@ -779,6 +751,7 @@ done:
         counts->pieces_dropped += c.g.cnt.pieces_dropped;
         counts->ends_run += c.g.cnt.ends_run;
         counts->ends_skipped += c.g.cnt.ends_skipped;
+        counts->periodic_cols += c.g.cnt.periodic_cols;
     }
     c.tw->close(c.ws);
     gpuasm_group_ws_free(&c.g);

@@ -27,6 +27,7 @@ typedef struct gpuasm_cpu_cfg {
     int64_t index_max;   /* the targets' index: most windows (6 bytes each); <= 0: the default */
     int threads;         /* host threads that build the targets' index (-@); <= 0: one */
     int ends_filter;     /* the ends filter (ends_filter.h): 1 as the pieces filter's level, 0 never */
+    int periodic;        /* 1: periodic runs' repeating columns left out (periodic.h), 0: run */
 } gpuasm_cpu_cfg;
 
 /* The defaults: the processor's SIMD level, the filter on. */

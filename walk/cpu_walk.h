@@ -19,6 +19,7 @@
 #include "search/search.h"
 #include "walk/cpu_scan.h"
 #include "walk/ends_filter.h"
+#include "walk/periodic.h"
 #include "walk/prefilter.h"
 
 /* ---- the walk ------------------------------------------------------------------ */
@@ -99,6 +100,7 @@ struct gpuasm_cpu_prep {
     gpuasm_tindex tx;       /* reads as patterns */
     int has_eix;
     gpuasm_ends_index eix;  /* the targets' end windows, for the ends pass of reads as patterns */
+    gpuasm_period_cache runs; /* with the index: the targets' periodic runs, found as needed */
     int has_efilter;
     gpuasm_efilter ef;      /* the ends pass of targets as patterns (ends_filter.h) */
     ends_word *ew;          /* [n_targets] the ends pass of targets of <= 128 bases as
@@ -123,6 +125,10 @@ typedef struct group_ws {
     uint32_t n_a, n_b;
     gpuasm_lane_text *texts;        /* group A as lane texts */
     size_t cap_texts;
+    gpuasm_text_piece *pieces;      /* group A's pieces around periodic runs (periodic.h) */
+    size_t cap_pieces;
+    gpuasm_lane_hit *replay;        /* the period before a piece's skip: its hits */
+    size_t cap_replay;
     gpuasm_lane_pattern *pats;      /* group B candidates of <= 64 bases */
     uint32_t *pat_t;                /* their targets */
     size_t cap_pats, cap_pat_t;
@@ -183,6 +189,10 @@ void gpuasm_group_ws_free(group_ws *g);
  * may have.  cpu_grouped.c says more at each. */
 /* te: the options when the text ends' partials are wanted (the ends pass
  * in edit mode on nt16), else NULL. */
+/* Group A's target ends that may hold a partial occurrence of read strand
+ * s (rseq, rlen bases): 1 when g->emark says so, 0 when every end runs. */
+int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_seqset *targets,
+                              const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t rlen, uint32_t s);
 int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m, int32_t k,
                         const gpuasm_search_opt *te);

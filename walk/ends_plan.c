@@ -140,13 +140,14 @@ static void *reads_run(ends_job *j)
     const gpuasm_seqset *reads = j->reads, *targets = j->targets;
     const uint32_t nt = targets->n, strands = (uint32_t)gpuasm_strands(j->opt);
     const gpuasm_ends_index *eix = gpuasm_cpu_prep_ends_index(j->prep);
-    const gpuasm_tindex *tx = gpuasm_cpu_prep_index(j->prep, NULL);
+    int level = 0;
+    const gpuasm_tindex *tx = gpuasm_cpu_prep_index(j->prep, &level);
     const int hamming = gpuasm_search_mode(j->opt) == GPUASM_MODE_HAMMING;
     w->n = 0;
     if (ws_marks(w, nt, 1) < 0) goto oom;
     for (uint32_t t = 0; t < nt; t++) w->mark[1][t] = 1;
     gpuasm_read_ends re = { 0, 0, 0, 0 };
-    uint64_t re_len = 0;
+    uint64_t re_len = 0, cols = 0;
     for (uint32_t r = j->first; r < j->first + j->count; r++) {
         const uint64_t n = reads->off[r + 1] - reads->off[r];
         if (!n) continue;
@@ -154,6 +155,11 @@ static void *reads_run(ends_job *j)
         if (n != re_len) {   /* reads of one length: once (a loop over p each) */
             re = gpuasm_read_ends_of(j->opt, n, hamming);
             re_len = n;
+            cols = 0;   /* the ends pass's columns at each end when every end runs */
+            for (uint32_t t = 0; t < nt; t++) {
+                const uint64_t tl = targets->off[t + 1] - targets->off[t];
+                cols += tl < re.W ? tl : re.W;
+            }
         }
         for (uint32_t s = 0; s < strands; s++) {
             const uint32_t ends = gpuasm_partial_text_ends(j->opt, 1, s);
@@ -167,7 +173,9 @@ static void *reads_run(ends_job *j)
             memset(w->mark[0], 0, (size_t)nt * sizeof(uint32_t));
             const int rc = re.L && re.W <= GPUASM_ENDS_INDEX_W
                                ? gpuasm_ends_index_marks(eix, targets, p, (uint32_t)n, &re, ends, w->mark[1], 1,
-                                                         w->mark[0], &w->pairs, &w->cap_pairs)
+                                                         w->mark[0], &w->pairs, &w->cap_pairs,
+                                                         gpuasm_ends_max_hits(cols * (uint64_t)__builtin_popcount(ends),
+                                                                              level))
                                : -2;
             if (rc == -1) goto oom;
             for (uint32_t t = 0; t < nt; t++) {

@@ -367,11 +367,26 @@ void gpuasm_ends_index_free(gpuasm_ends_index *e);
  * marks, and the same return values.  With re->L2 > 0 the pieces are L2
  * bases and an end is marked only where two hits of different pieces lie
  * on diagonals at most re->slack apart: a subset of the one-piece marks
- * that still holds every partial occurrence.  *scratch (*cap entries) is
- * the caller's, grown here; -1 when it cannot grow. */
+ * that still holds every partial occurrence.  max_hits > 0: more than
+ * max_hits piece hits within W of the ends decline (-2: every end runs;
+ * gpuasm_ends_max_hits()).  *scratch (*cap entries) is the caller's,
+ * grown here; -1 when it cannot grow. */
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap);
+                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap,
+                            uint64_t max_hits);
+
+/* --filter auto's bound on the end marks' piece hits of a read strand
+ * (max_hits above), as gpuasm_tindex_max_hits() bounds the whole
+ * occurrences': cols = the columns the ends pass runs when every end
+ * runs (the sum over the group's ends of min(target length, W)).  A
+ * periodic read against a periodic target end (issue #28's periodic
+ * case) put ~400 hits an end through the pairing, ~48 us a read where
+ * its two ends' DP costs ~5 us; reads of unrelated text have ~0.3. */
+static inline uint64_t gpuasm_ends_max_hits(uint64_t cols, int level)
+{
+    return level >= 2 ? 0 : cols / GPUASM_TINDEX_HIT_SHARE + 1;
+}
 
 /* The ends (bit 0: end, bit 1: start) of target t whose W bases hold an
  * ambiguous code: candidates whatever the pieces say. */

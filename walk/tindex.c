@@ -637,7 +637,8 @@ static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, ui
 
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap)
+                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap,
+                            uint64_t max_hits)
 {
     const uint32_t L = re->L, W = re->W, L2 = re->L2;
     const int32_t slack = re->slack;
@@ -650,6 +651,7 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
                     m + (uint64_t)GPUASM_ENDS_INDEX_W < (1u << 24) && (m - 1) / L2 < (1u << 16);
     const uint32_t Lp = two ? L2 : L;
     const int pbits = 16, kbits = 64 - __builtin_clzll(es->off[es->n] + 2 * (uint64_t)m + 1) + pbits;
+    uint64_t seen = 0;   /* piece hits so far, both ends (max_hits) */
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
         const uint32_t bit = 1u << at_start;
@@ -682,11 +684,16 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
                     }
                     (*scratch)[n++] = (g - (pr.w - a) - a + m) << pbits | i;   /* (piece start - a + m, piece) */
                 }
+                /* a repeat: its marks would cost more than the ends they save */
+                if (max_hits && seen + n > max_hits) return -2;
                 continue;
             }
+            seen += pr.qb - pr.qa;
+            if (max_hits && seen > max_hits) return -2;
             for (uint32_t q = pr.qa; q < pr.qb; q++)
                 end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, &pr, a, b, e->x.pos[q], 0, NULL);
         }
+        seen += n;
         if (!two || !n) continue;
         n = pair_keep_sorted(*scratch, n, slack, pbits, kbits);
         size_t u = 0;
