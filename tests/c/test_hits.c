@@ -64,12 +64,39 @@ static void shuffle_ties(gpuasm_endhit *a, size_t n)
     }
 }
 
+/* Sorted a[0 .. n) (n > 0 after the qsort above) into blocks of one read
+ * each: the block's partial hits (kind > 0) moved after its full ones,
+ * keeping their order, or (reverse) the block reversed. */
+static void read_blocks(gpuasm_endhit *a, size_t n, int reverse)
+{
+    qsort(a, n, sizeof *a, cmp_ref);
+    gpuasm_endhit *tmp = xmalloc(n * sizeof *tmp);
+    for (size_t i = 0; i < n;) {
+        size_t j = i;
+        while (j < n && a[j].read == a[i].read) j++;
+        size_t k = 0;
+        if (reverse) {
+            for (size_t y = j; y > i; y--) tmp[k++] = a[y - 1];
+        } else {
+            for (size_t y = i; y < j; y++)
+                if (a[y].kind == 0) tmp[k++] = a[y];
+            for (size_t y = i; y < j; y++)
+                if (a[y].kind != 0) tmp[k++] = a[y];
+        }
+        memcpy(a + i, tmp, k * sizeof *a);
+        i = j;
+    }
+    free(tmp);
+}
+
 int main(void)
 {
     rng_seed_from_env();
     const char *names[] = { "no order", "sorted", "sorted but ties shuffled", "3 sorted runs",
-                            "40 sorted runs", "runs with ties shuffled", "one hit", "reversed" };
-    for (int kind = 0; kind < 8; kind++) {
+                            "40 sorted runs", "runs with ties shuffled", "one hit", "reversed",
+                            "read blocks, each with its partial hits last (the CPU walk)",
+                            "read blocks, each reversed (moves past SORT_BACK)" };
+    for (int kind = 0; kind < 10; kind++) {
         int bad = 0;
         for (int rep = 0; rep < 40; rep++) {
             size_t n = kind == 6 ? 1 : 1 + (size_t)below(rep < 20 ? 60 : 5000);
@@ -87,6 +114,7 @@ int main(void)
                 }
             }
             if (kind == 2 || kind == 5) shuffle_ties(h.hit, n);
+            if (kind >= 8) read_blocks(h.hit, n, kind == 9);
             if (kind == 7)
                 for (size_t i = 0; i < n / 2; i++) {
                     const gpuasm_endhit t = h.hit[i];
