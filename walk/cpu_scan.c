@@ -445,6 +445,7 @@ typedef struct {
     uint64_t *pws;                  /* the ends pass's workspace */
     size_t pws_cap;
     ends_word *rew;                 /* the read strand's ends_word, when it is the pattern */
+    uint64_t rew_len;               /* the read length rew was built for (0: none) */
 } scan_call;
 
 /* The read's pairs in groups A (read is the pattern) and B (target is),
@@ -645,7 +646,11 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
              * end marks leave most strands none) */
             if (pr.read_is_pattern && read_omin && !read_fast && (allow & 3u)) {
                 if (!c->rew && !(c->rew = malloc(sizeof *c->rew))) return -1;
-                gpuasm_ends_word_build(c->rew, opt, rseq, (uint32_t)rlen, read_omin, 1);
+                if (c->rew_len == rlen)   /* its k_p as they were */
+                    gpuasm_ends_word_rebuild(c->rew, rseq);
+                else
+                    gpuasm_ends_word_build(c->rew, opt, rseq, (uint32_t)rlen, read_omin, 1);
+                c->rew_len = rlen;
                 read_fast = c->rew;
             }
             const ends_word *fast = pr.read_is_pattern ? read_fast

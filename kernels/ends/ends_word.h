@@ -49,6 +49,12 @@ extern "C" {
 void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const uint8_t *pat, uint32_t m,
                             uint32_t omin, int read_is_pattern);
 
+/* e, built by gpuasm_ends_word_build() for a pattern of e->m bases, for
+ * pattern pat[0 .. e->m) under the same options, omin and side: only the
+ * Eq tables change (k_p depends on the length alone; a read strand's
+ * ends_word is remade for every strand of reads of one length). */
+void gpuasm_ends_word_rebuild(ends_word *e, const uint8_t *pat);
+
 /* gpuasm_partial_best() of kernels/partial.h, edit mode, for e's pattern
  * against text[0 .. n) (a read strand as searched, nt16): the same Myers
  * block step (seed 000; Hyyro's carry between the words) over the same
