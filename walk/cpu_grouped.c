@@ -34,6 +34,7 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->texts);
     free(g->pieces);
     free(g->replay);
+    free(g->pmin);
     free(g->pats);
     free(g->pat_t);
     free(g->mark);
@@ -251,11 +252,14 @@ static int64_t piece_texts(group_ws *g, const gpuasm_cpu_prep *prep, const gpuas
     return (int64_t)np;
 }
 
-/* Feed the lane kernel's hits of the np pieces of piece_texts() to the
- * walk: each piece's positions in [lo, hi), then those of its skip,
- * [hi, skip_end), replayed from the period before hi: the stream the
- * whole targets give (periodic.h).  0 or -1 (out of memory). */
-static int feed_piece_hits(walk *w, group_ws *g, const gpuasm_lanes_ws *lw, size_t np)
+/* Feed the local minima hit[0 .. n_hit) (in (piece, j) order, j from the
+ * piece's ws) of the np pieces of piece_texts() to the walk: each
+ * piece's in [lo, hi), then those of its skip, [hi, skip_end), replayed
+ * from the period before hi: the stream the whole targets give
+ * (periodic.h).  Minima only: no two are adjacent, so emit_hit() pushes
+ * each as it is, and the keep rule's early stop below changes no other
+ * decision.  0 or -1 (out of memory). */
+static int feed_piece_hits(walk *w, group_ws *g, const gpuasm_lane_hit *hit, size_t n_hit, size_t np)
 {
     size_t h = 0;
     for (size_t i = 0; i < np; i++) {
@@ -265,13 +269,13 @@ static int feed_piece_hits(walk *w, group_ws *g, const gpuasm_lanes_ws *lw, size
             w->cur.target = pc->target;
         }
         size_t nr = 0;
-        for (; h < lw->n_hit && lw->hit[h].id == i; h++) {
-            const uint64_t j = pc->ws + lw->hit[h].j;
+        for (; h < n_hit && hit[h].id == i; h++) {
+            const uint64_t j = pc->ws + hit[h].j;
             if (j < pc->lo || j >= pc->hi) continue;   /* the lead-in; hi itself is the next piece's */
-            emit_hit(w, j, lw->hit[h].d);
+            emit_hit(w, j, hit[h].d);
             if (pc->p && j >= pc->hi - pc->p) {
                 if (gpuasm_grow((void **)&g->replay, &g->cap_replay, nr + 1, sizeof(*g->replay)) < 0) return -1;
-                g->replay[nr++] = (gpuasm_lane_hit){ j, 0, lw->hit[h].d };
+                g->replay[nr++] = (gpuasm_lane_hit){ j, 0, hit[h].d };
             }
         }
         if (!pc->p || !nr) continue;
@@ -295,6 +299,77 @@ static int feed_piece_hits(walk *w, group_ws *g, const gpuasm_lanes_ws *lw, size
     }
     flush_hits(w);
     return w->oom ? -1 : 0;
+}
+
+/* The scalar twin's positions of one piece as local minima (emit_hit()'s
+ * rule, cpu_walk.h), appended to g->pmin as lane hits of piece id. */
+typedef struct piece_minima {
+    group_ws *g;
+    uint32_t id;
+    int have, left_ok, oom;
+    uint64_t j;
+    int32_t d;
+} piece_minima;
+
+static void pm_push(piece_minima *pm)
+{
+    group_ws *g = pm->g;
+    if (gpuasm_grow((void **)&g->pmin, &g->cap_pmin, g->n_pmin + 1, sizeof(*g->pmin)) < 0) {
+        pm->oom = 1;
+        return;
+    }
+    g->pmin[g->n_pmin++] = (gpuasm_lane_hit){ pm->j, pm->id, pm->d };
+}
+
+static void pm_emit(void *ctx, uint64_t j, int32_t d)
+{
+    piece_minima *pm = ctx;
+    int left_ok = 1;
+    if (pm->have && pm->j + 1 == j) {
+        left_ok = pm->d > d;
+        if (pm->left_ok && d >= pm->d) pm_push(pm);
+    } else if (pm->have && pm->left_ok) {
+        pm_push(pm);
+    }
+    pm->have = 1;
+    pm->left_ok = left_ok;
+    pm->j = j;
+    pm->d = d;
+}
+
+/* Group A's declined strand by the scalar twin in the np pieces of
+ * piece_texts() (reads past the full lanes' 256 bases, or no SIMD),
+ * each piece's minima collected, then fed.  0 or -1. */
+static int run_scalar_pieces(walk *w, group_ws *g, size_t np, uint32_t m, int32_t k)
+{
+    g->n_pmin = 0;
+    for (size_t i = 0; i < np; i++) {
+        piece_minima pm = { g, (uint32_t)i, 0, 0, 0, 0, 0 };
+        if (gpuasm_myers_run_nt16(g->rpeq, m, g->texts[i].code, g->texts[i].n, k, pm_emit, &pm, &g->cols) < 0)
+            return -1;
+        if (pm.have && pm.left_ok) pm_push(&pm);   /* the piece's last column: no right side */
+        if (pm.oom) return -1;
+        g->cnt.periodic_cols += g->pieces[i].skip_end - g->pieces[i].hi;
+    }
+    return feed_piece_hits(w, g, g->pmin, g->n_pmin, np);
+}
+
+/* A declined strand through the targets' periodic runs (periodic.h): in
+ * pieces, by the full text lanes (full_lanes: their local minima, for
+ * patterns of any number of words up to GPUASM_LANES_FULL_M) or else by
+ * the scalar twin (not for patterns of bands: their search leaves its
+ * text end's partial, run_scalar_tend).  1 when done, 0 when no run is
+ * worth a piece (or GPUASM_CPU_PERIODIC=0), -1 when out of memory. */
+static int group_a_periodic(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
+                            const gpuasm_seqset *targets, uint32_t m, int32_t k, int full_lanes)
+{
+    if (!cfg->periodic || (!full_lanes && (m + 63u) / 64u >= GPUASM_MYERS_BANDS_MIN_WORDS)) return 0;
+    const int64_t np = piece_texts(g, prep, targets, m, k);
+    if (np <= 0) return (int)np;
+    if (!full_lanes) return run_scalar_pieces(w, g, (size_t)np, m, k) < 0 ? -1 : 1;
+    if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)np, 1) < 0) return -1;
+    for (int64_t i = 0; i < np; i++) g->cnt.periodic_cols += g->pieces[i].skip_end - g->pieces[i].hi;
+    return feed_piece_hits(w, g, g->lanes.hit, g->lanes.n_hit, (size_t)np) < 0 ? -1 : 1;
 }
 
 /* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
@@ -359,17 +434,13 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
      * column; text lanes with every block in the vector then beat both the
      * cut-off lanes and the scalar run (issue #28's periodic case; they
      * also take k >= 64).  One word has no blocks below: the lanes below. */
-    if (declined && cfg->simd > GPUASM_SIMD_SCALAR && m > 64 && m <= GPUASM_LANES_FULL_M &&
-        total >= (uint64_t)L * 2 * ((uint64_t)m + (uint64_t)k)) {
-        /* a periodic run's repeating columns left out (periodic.h) */
-        const int64_t np = cfg->periodic ? piece_texts(g, prep, targets, m, k) : 0;
-        if (np < 0) return -1;
-        if (np > 0) {
-            if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)np, 1) < 0)
-                return -1;
-            for (int64_t i = 0; i < np; i++) g->cnt.periodic_cols += g->pieces[i].skip_end - g->pieces[i].hi;
-            return feed_piece_hits(w, g, &g->lanes, (size_t)np);
-        }
+    const int full_lanes = declined && cfg->simd > GPUASM_SIMD_SCALAR && m <= GPUASM_LANES_FULL_M &&
+                           total >= (uint64_t)L * 2 * ((uint64_t)m + (uint64_t)k);
+    if (declined) {
+        const int r = group_a_periodic(w, g, cfg, prep, targets, m, k, full_lanes);
+        if (r != 0) return r < 0 ? -1 : 0;
+    }
+    if (full_lanes && m > 64) {   /* one word: the cut-off lanes below compute the same */
         if (whole_texts(g, targets) < 0) return -1;
         /* only the local minima: emit_hit() keeps them as they are */
         if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, g->n_a, 1) < 0) return -1;

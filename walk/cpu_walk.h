@@ -129,6 +129,8 @@ typedef struct group_ws {
     size_t cap_pieces;
     gpuasm_lane_hit *replay;        /* the period before a piece's skip: its hits */
     size_t cap_replay;
+    gpuasm_lane_hit *pmin;          /* the scalar twin's local minima of the pieces */
+    size_t n_pmin, cap_pmin;
     gpuasm_lane_pattern *pats;      /* group B candidates of <= 64 bases */
     uint32_t *pat_t;                /* their targets */
     size_t cap_pats, cap_pat_t;
