@@ -122,8 +122,8 @@ int64_t gpuasm_text_pieces(uint32_t t, uint64_t n, const gpuasm_period_run *runs
     for (int64_t i = 0; i < n_runs; i++) {
         const gpuasm_period_run *r = &runs[i];
         const uint64_t p = r->p;
-        /* column j = column j - p from a on; flags repeat from a + 1 */
-        const uint64_t a = r->s + p + 2 * (uint64_t)m - 1, c1 = a + p + 1;
+        /* E(j) = E(j - p) from a on; flags repeat from a + 1 (periodic.h) */
+        const uint64_t a = r->s + p + lead - 1, c1 = a + p + 1;
         if (r->e < c1 + 2) continue;
         const uint64_t c2 = r->e - 1;
         /* worth a piece's lead-in (m + k columns) several times over */

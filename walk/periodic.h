@@ -6,22 +6,23 @@
  * declines it, and the search ran every column of the array).
  *
  * Why columns repeat.  In the search of a pattern P (m bases) through a
- * text T with a free start (Myers' D[i][j]), D[i][j] <= i always (P[0 .. i)
- * against T[j - i + 1 .. j] by substitutions), and an alignment of
- * P[0 .. i) to T[x .. j] costs at least (j - x + 1) - i, so the optimum uses
- * only T[j - 2i + 1 .. j]: column j is a function of P and the 2m text
- * bases ending at j.  In a run [s, e) of period p (T[y] = T[y - p] for y in
- * [s + p, e)), the window of column j equals that of column j - p once
- * j - 2m + 1 - p >= s: from a = s + p + 2m - 1 on, column j = column j - p,
- * so D[m][j] = D[m][j - p] for j in [a, e), and a position's local-minimum
- * flag (emit_hit(), walk/cpu_walk.h: it reads D at j - 1, j and j + 1)
- * repeats with period p for j in [a + 1, e - 1).  The stream of (j, D <= k)
- * positions, or of local minima, over [c1, c2) with c1 >= a + p + 1 and
- * c2 <= e - 1 is therefore the stream over [c1 - p, c1) shifted by
- * multiples of p: the walk searches the target in pieces that leave
- * [c1, c2) out, each piece from m + k columns before its first position
- * (the lanes' segment argument, myers_lanes.h), and replays the period
- * before c1.  Exact: the same positions and D values, hence the same bytes.
+ * text T with a free start (Myers' D[i][j]), what the walk reads of the
+ * last row is E(j) = min(D[m][j], k + 1): the positions with D <= k and
+ * their D, and for a local minimum (emit_hit(), walk/cpu_walk.h) the same
+ * of j - 1 and j + 1, where D > k counts as absent.  An alignment of P
+ * with at most k differences spans at most m + k text bases, so E(j) is a
+ * function of P and T[j - m - k + 1 .. j] alone (the segment argument of
+ * myers_lanes.h: none within that window means none at all).  In a run
+ * [s, e) of period p (T[y] = T[y - p] for y in [s + p, e)), the window of
+ * j equals that of j - p once j - m - k + 1 - p >= s: from
+ * a = s + p + m + k - 1 on, E(j) = E(j - p) for j in [a, e), and the
+ * local-minimum flag repeats with period p for j in [a + 1, e - 1).  The
+ * stream of (j, D <= k) positions, or of local minima, over [c1, c2) with
+ * c1 >= a + p + 1 and c2 <= e - 1 is therefore the stream over
+ * [c1 - p, c1) shifted by multiples of p: the walk searches the target in
+ * pieces that leave [c1, c2) out, each piece from m + k columns before its
+ * first position (the same argument), and replays the period before c1.
+ * Exact: the same positions and D values, hence the same bytes.
  */
 #ifndef GPUASM_WALK_PERIODIC_H
 #define GPUASM_WALK_PERIODIC_H

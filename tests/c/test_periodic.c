@@ -99,8 +99,9 @@ static void check_runs(int round)
     free(t);
 }
 
-/* D[m][j] = D[m][j - p] for j in [a, e) of each run, for a pattern drawn
- * from the run (it matches at every period) with edits, and a random one. */
+/* E(j) = min(D[m][j], k + 1) = E(j - p) for j in [a, e), a = s + p + m + k
+ * - 1, for a pattern drawn from the run (it matches at every period) with
+ * edits, and a random one, at several k. */
 static void check_claim(int round)
 {
     enum { N = 7000 };
@@ -118,15 +119,20 @@ static void check_claim(int round)
         const uint32_t mm = kind ? m : mutate_nt16(pat, m, 0.05, pm);
         const uint8_t *pp = kind ? pat : pm;
         if (gpuasm_naive_dp(pp, mm, t, N, d) < 0) abort();
-        const uint64_t a = s + p + 2 * (uint64_t)mm - 1;
-        for (uint64_t j = a; j < e && ok; j++)
-            if (d[j] != d[j - p]) {
-                diag("round %d: m %u p %u: D[m][%llu] = %d, D[m][%llu] = %d", round, mm, p,
-                     (unsigned long long)j, d[j], (unsigned long long)(j - p), d[j - p]);
-                ok = 0;
+        for (int32_t k = 0; k <= (int32_t)mm / 2 && ok; k += 1 + (int32_t)below(mm / 8 + 1)) {
+            const uint64_t a = s + p + (uint64_t)mm + (uint64_t)k - 1;
+            for (uint64_t j = a; j < e && ok; j++) {
+                const int32_t x = d[j] < k + 1 ? d[j] : k + 1, y = d[j - p] < k + 1 ? d[j - p] : k + 1;
+                if (x != y) {
+                    diag("round %d: m %u k %d p %u: E(%llu) = %d, E(%llu) = %d", round, mm, k, p,
+                         (unsigned long long)j, x, (unsigned long long)(j - p), y);
+                    ok = 0;
+                }
             }
+        }
     }
-    tap(ok, "round %d: D[m][j] = D[m][j - p] from s + p + 2m - 1 to the run's end (p %u)", round, p);
+    tap(ok, "round %d: min(D[m][j], k + 1) = that of j - p from s + p + m + k - 1 to the run's end (p %u)",
+        round, p);
     free(d);
     free(t);
 }
@@ -160,7 +166,7 @@ static void check_pieces(int round)
         /* the skip [hi, skip_end) lies where its run's flags repeat */
         int inside = 0;
         for (int j = 0; j < nr && !inside; j++) {
-            const uint64_t a = runs[j].s + runs[j].p + 2 * (uint64_t)m - 1;
+            const uint64_t a = runs[j].s + runs[j].p + lead - 1;
             inside = runs[j].p == x->p && x->hi >= a + x->p + 1 && x->skip_end <= runs[j].e - 1 &&
                      x->skip_end > x->hi;
         }
