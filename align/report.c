@@ -97,7 +97,9 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
             if (eq) {
                 md_run++;
             } else {
-                if (ksprintf(&r->md, "%d%c", md_run, seq_nt16_str[ref[ri]]) < 0) return -1;
+                /* kputw, not ksprintf: a printf call per MD field was a
+                 * tenth of the adapter screen's report */
+                if (kputw(md_run, &r->md) < 0 || kputc(seq_nt16_str[ref[ri]], &r->md) < 0) return -1;
                 md_run = 0;
                 nm++;
             }
@@ -106,7 +108,7 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
             in_del = 0;
         } else if (op == ref_gap) {
             cop = BAM_CDEL;
-            if (!in_del && ksprintf(&r->md, "%d^", md_run) < 0) return -1;
+            if (!in_del && (kputw(md_run, &r->md) < 0 || kputc('^', &r->md) < 0)) return -1;
             if (kputc(seq_nt16_str[ref[ri]], &r->md) < 0) return -1;
             md_run = 0;
             in_del = 1;
@@ -122,7 +124,7 @@ static int describe(gpuasm_report *r, const gpuasm_report_opt *o, int read_is_pa
         }
         if (push_cigar(r, cop, 1) < 0) return -1;
     }
-    if (ksprintf(&r->md, "%d", md_run) < 0 || kputc('\0', &r->md) < 0) return -1;
+    if (kputw(md_run, &r->md) < 0 || kputc('\0', &r->md) < 0) return -1;
     if (!read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)(read_len - 1 - a->tend)) < 0)
         return -1;
     if (read_is_pattern && push_cigar(r, BAM_CSOFT_CLIP, (uint32_t)(read_len - pat_off - plen)) < 0)
