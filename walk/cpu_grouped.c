@@ -358,17 +358,23 @@ static int run_scalar_pieces(walk *w, group_ws *g, size_t np, uint32_t m, int32_
  * pieces, by the full text lanes (full_lanes: their local minima, for
  * patterns of any number of words up to GPUASM_LANES_FULL_M) or else by
  * the scalar twin (not for patterns of bands: their search leaves its
- * text end's partial, run_scalar_tend).  1 when done, 0 when no run is
- * worth a piece (or GPUASM_CPU_PERIODIC=0), -1 when out of memory. */
+ * text end's partial, run_scalar_tend), when the runs leave out at least
+ * half of the group's total bases (the scalar twin takes every target in
+ * its pieces: a poly-A read against a database with one poly-A run would
+ * otherwise leave the lanes for the scalar twin on the rest).  1 when
+ * done, 0 when no run is worth a piece (or GPUASM_CPU_PERIODIC=0), -1 when
+ * out of memory. */
 static int group_a_periodic(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
-                            const gpuasm_seqset *targets, uint32_t m, int32_t k, int full_lanes)
+                            const gpuasm_seqset *targets, uint32_t m, int32_t k, int full_lanes, uint64_t total)
 {
     if (!cfg->periodic || (!full_lanes && (m + 63u) / 64u >= GPUASM_MYERS_BANDS_MIN_WORDS)) return 0;
     const int64_t np = piece_texts(g, prep, targets, m, k);
     if (np <= 0) return (int)np;
-    if (!full_lanes) return run_scalar_pieces(w, g, (size_t)np, m, k) < 0 ? -1 : 1;
+    uint64_t left_out = 0;
+    for (int64_t i = 0; i < np; i++) left_out += g->pieces[i].skip_end - g->pieces[i].hi;
+    if (!full_lanes) return 2 * left_out < total ? 0 : run_scalar_pieces(w, g, (size_t)np, m, k) < 0 ? -1 : 1;
     if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)np, 1) < 0) return -1;
-    for (int64_t i = 0; i < np; i++) g->cnt.periodic_cols += g->pieces[i].skip_end - g->pieces[i].hi;
+    g->cnt.periodic_cols += left_out;
     return feed_piece_hits(w, g, g->lanes.hit, g->lanes.n_hit, (size_t)np) < 0 ? -1 : 1;
 }
 
@@ -437,7 +443,7 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
     const int full_lanes = declined && cfg->simd > GPUASM_SIMD_SCALAR && m <= GPUASM_LANES_FULL_M &&
                            total >= (uint64_t)L * 2 * ((uint64_t)m + (uint64_t)k);
     if (declined) {
-        const int r = group_a_periodic(w, g, cfg, prep, targets, m, k, full_lanes);
+        const int r = group_a_periodic(w, g, cfg, prep, targets, m, k, full_lanes, total);
         if (r != 0) return r < 0 ? -1 : 0;
     }
     if (full_lanes && m > 64) {   /* one word: the cut-off lanes below compute the same */

@@ -126,11 +126,70 @@ static int push_range(gpuasm_end_range **out, size_t *cap, size_t n, uint32_t t,
     return 1;
 }
 
+/* pair_keep() for hits of one "target" (the whole buffer: the first
+ * pairing of gpuasm_tindex_ranges, thousands of hits a read strand), or
+ * (tshift > 0) of the targets in the bits from tshift up (pair_keep's
+ * dense buckets): sorted by c's buckets (below) with an LSD radix sort
+ * (buf holds the n hits and room for n more), then each hit kept when a
+ * hit of another piece (and the same target) in its bucket or the two
+ * beside it lies within slack: a chance hit costs the one or two hits of
+ * those buckets.  The hashed counters of pair_keep were a memset of 512
+ * KiB and a cache miss per hit at this size: a third of a read's time
+ * against 200 Mb.  The kept hits, in buf[0 .. returned). */
+static size_t pair_keep_sorted(uint64_t *const buf, size_t n, int64_t slack, int pbits, int kbits, int tshift)
+{
+    /* Only the buckets of 2^wb > slack places are sorted (a partner lies
+     * in the hit's bucket or one beside it), by 8 bits a pass: 256 write
+     * streams stay in L1, where 2,048 did not (perf: the scatter's
+     * stores were half of this function). */
+    const int wb = slack ? 64 - __builtin_clzll((uint64_t)slack) : 0;
+    uint64_t *h = buf, *tmp = buf + n;
+    uint32_t cnt[256];
+    for (int sh = pbits + wb; sh < kbits; sh += 8) {
+        memset(cnt, 0, sizeof cnt);
+        for (size_t y = 0; y < n; y++) cnt[h[y] >> sh & 255]++;
+        uint32_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            const uint32_t c = cnt[b];
+            cnt[b] = at;
+            at += c;
+        }
+        for (size_t y = 0; y < n; y++) tmp[cnt[h[y] >> sh & 255]++] = h[y];
+        uint64_t *sw = h;
+        h = tmp;
+        tmp = sw;
+    }
+    const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
+    const int bs = pbits + wb;   /* a hit's bucket: v >> bs */
+    size_t u = 0;
+    for (size_t y = 0; y < n; y++) {
+        const uint64_t c = h[y] >> pbits, pc = h[y] & pmask, bk = h[y] >> bs;
+        int paired = 0;
+        /* the hits of buckets bk - 1 .. bk + 1 around y (sorted by bucket) */
+        for (size_t z = y + 1; z < n && (h[z] >> bs) <= bk + 1 && !paired; z++) {
+            const uint64_t c2 = h[z] >> pbits;
+            paired = (c2 > c ? c2 - c : c - c2) <= (uint64_t)slack && (h[z] & pmask) != pc &&
+                     (!tshift || h[z] >> tshift == h[y] >> tshift);
+        }
+        for (size_t z = y; z-- > 0 && !paired && (h[z] >> bs) + 1 >= bk;) {
+            const uint64_t c2 = h[z] >> pbits;
+            paired = (c2 > c ? c2 - c : c - c2) <= (uint64_t)slack && (h[z] & pmask) != pc &&
+                     (!tshift || h[z] >> tshift == h[y] >> tshift);
+        }
+        if (paired) tmp[u++] = h[y];   /* tmp is the other half: never h */
+    }
+    memmove(buf, tmp, u * sizeof(uint64_t));
+    return u;
+}
+
 /* The two-piece rule (prefilter.h, "Two pieces") on the n hits packed as
  * (target, c, piece) in *out's memory (gpuasm_tindex_ranges): the hits
  * paired with a hit of another piece of the same target whose c is within
  * slack, moved to the front of that memory (in no order).  Their number,
  * or -1 when out of memory. */
+/* The hits of one hashed bucket past which pair_keep() sorts instead. */
+#define PAIR_DENSE 64
+
 static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t slack, int pbits, int cbits)
 {
     /* Keep the hits with a hit of another piece in the same target
@@ -165,9 +224,21 @@ static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t 
      * partner; the others (the true pairs among them) are paired
      * exactly below, among themselves (a partner is such a hit too). */
     memset(cnt, 0, csize);
+    unsigned most = 0;   /* the fullest counter */
     for (size_t y = 0; y < n; y++) {
         uint8_t *q = &PAIR_CNT(h[y] >> (cbits + pbits), (h[y] >> pbits & cmask) >> wb);
         if (*q < 255) (*q)++;
+        if (*q > most) most = *q;
+    }
+    /* Dense buckets (a poly-A read against a database that holds a poly-A
+     * run: hundreds of hits of one (target, bucket), all in one probe
+     * chain of the table below, whose inserts and look-ups then cost the
+     * chain each: 22 ms a read, issue #28): the sorted pairing instead,
+     * the same rule (the same target, another piece, within slack). */
+    if (most >= PAIR_DENSE) {
+        uint64_t top = 0;
+        for (size_t y = 0; y < n; y++) top |= h[y];
+        return (int64_t)pair_keep_sorted(h, n, slack, pbits, 64 - __builtin_clzll(top | 1), cbits + pbits);
     }
     size_t nc = 0;
     for (size_t y = 0; y < n; y++) {
@@ -203,59 +274,6 @@ static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t 
 #undef PAIR_HASH
 #undef PAIR_SLOT
     return (int64_t)u;
-}
-
-/* pair_keep() for hits of one "target" (the whole buffer: the first
- * pairing of gpuasm_tindex_ranges, thousands of hits a read strand):
- * sorted by c's buckets (below) with an LSD radix sort (buf holds the n
- * hits and room for n more), then each hit kept when a hit of another
- * piece in its bucket or the two beside it lies within slack: a chance
- * hit costs the one or two hits of those buckets.  The
- * hashed counters of pair_keep were a memset of 512 KiB and a cache miss
- * per hit at this size: a third of a read's time against 200 Mb.  The
- * kept hits, in buf[0 .. returned). */
-static size_t pair_keep_sorted(uint64_t *const buf, size_t n, int64_t slack, int pbits, int kbits)
-{
-    /* Only the buckets of 2^wb > slack places are sorted (a partner lies
-     * in the hit's bucket or one beside it), by 8 bits a pass: 256 write
-     * streams stay in L1, where 2,048 did not (perf: the scatter's
-     * stores were half of this function). */
-    const int wb = slack ? 64 - __builtin_clzll((uint64_t)slack) : 0;
-    uint64_t *h = buf, *tmp = buf + n;
-    uint32_t cnt[256];
-    for (int sh = pbits + wb; sh < kbits; sh += 8) {
-        memset(cnt, 0, sizeof cnt);
-        for (size_t y = 0; y < n; y++) cnt[h[y] >> sh & 255]++;
-        uint32_t at = 0;
-        for (int b = 0; b < 256; b++) {
-            const uint32_t c = cnt[b];
-            cnt[b] = at;
-            at += c;
-        }
-        for (size_t y = 0; y < n; y++) tmp[cnt[h[y] >> sh & 255]++] = h[y];
-        uint64_t *sw = h;
-        h = tmp;
-        tmp = sw;
-    }
-    const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
-    const int bs = pbits + wb;   /* a hit's bucket: v >> bs */
-    size_t u = 0;
-    for (size_t y = 0; y < n; y++) {
-        const uint64_t c = h[y] >> pbits, pc = h[y] & pmask, bk = h[y] >> bs;
-        int paired = 0;
-        /* the hits of buckets bk - 1 .. bk + 1 around y (sorted by bucket) */
-        for (size_t z = y + 1; z < n && (h[z] >> bs) <= bk + 1 && !paired; z++) {
-            const uint64_t c2 = h[z] >> pbits;
-            paired = (c2 > c ? c2 - c : c - c2) <= (uint64_t)slack && (h[z] & pmask) != pc;
-        }
-        for (size_t z = y; z-- > 0 && !paired && (h[z] >> bs) + 1 >= bk;) {
-            const uint64_t c2 = h[z] >> pbits;
-            paired = (c2 > c ? c2 - c : c - c2) <= (uint64_t)slack && (h[z] & pmask) != pc;
-        }
-        if (paired) tmp[u++] = h[y];   /* tmp is the other half: never h */
-    }
-    memmove(buf, tmp, u * sizeof(uint64_t));
-    return u;
 }
 
 /* pair_keep(), then the kept hits' ranges [c - slack, c + slack] into
@@ -341,7 +359,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
                 h[n++] = ((uint64_t)x->pos[q] + (m - pr.w) - 1) << pbits | i;
         }
         if (gpuasm_grow((void **)out, cap, (2 * n) / 3 + 2, sizeof **out) < 0) return -1;
-        const int64_t kept = (int64_t)pair_keep_sorted((uint64_t *)*out, n, slack, pbits, cbits + pbits);
+        const int64_t kept = (int64_t)pair_keep_sorted((uint64_t *)*out, n, slack, pbits, cbits + pbits, 0);
         n = 0;
         const uint64_t pmask = ((uint64_t)1 << pbits) - 1;
         for (int64_t y = 0; y < kept; y++) {
@@ -695,7 +713,7 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
         }
         seen += n;
         if (!two || !n) continue;
-        n = pair_keep_sorted(*scratch, n, slack, pbits, kbits);
+        n = pair_keep_sorted(*scratch, n, slack, pbits, kbits, 0);
         size_t u = 0;
         for (size_t y = 0; y < n; y++) {
             const uint64_t v = (*scratch)[y], i = v & 0xffff, d = v >> pbits;   /* piece start - a + m */

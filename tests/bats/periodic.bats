@@ -118,3 +118,33 @@ PY
     assert_equal "$(stat_of "$T/s.json" periodic_cols)" 0
     assert_equal "$(records "$T/s.sam" | wc -l)" 300
 }
+
+@test "dense piece hits (poly-A reads against targets with a poly-A run): the index's pairing writes the SAM of --filter off" {
+    "$PYTHON3" - "$T" <<'PY'
+import random, sys
+r = random.Random(3)
+def rnd(k): return "".join(r.choice("ACGT") for _ in range(k))
+with open(sys.argv[1] + "/t.fa", "w") as f:
+    for i in range(20):
+        t = rnd(20000)
+        if i == 7:
+            t = t[:8000] + "A" * 600 + t[8600:]
+        f.write(">t%d\n%s\n" % (i, t))
+with open(sys.argv[1] + "/r.fq", "w") as f:
+    for i in range(120):
+        L = r.choice((150, 300))
+        s = "A" * L if i % 3 == 0 else "A" * (L // 2) + rnd(L - L // 2) if i % 3 == 1 else rnd(L)
+        f.write("@r%d\n%s\n+\n%s\n" % (i, s, "I" * L))
+PY
+    local o
+    for o in "" "--all" "--all -e 0.05"; do
+        # shellcheck disable=SC2086
+        scan --device cpu -@ 2 --no-PG $o --stats "$T/auto.json" "$T/r.fq" "$T/t.fa" > "$T/auto.sam"
+        [ "$(stat_of "$T/auto.json" index_strands)" -gt 0 ]
+        # shellcheck disable=SC2086
+        scan --device cpu -@ 2 --no-PG $o --filter off "$T/r.fq" "$T/t.fa" > "$T/off.sam"
+        cmp "$T/auto.sam" "$T/off.sam" || { echo "differs: $o"; return 1; }
+    done
+    # the 40 poly-A reads, each in t7's run
+    assert_equal "$(records "$T/auto.sam" | wc -l)" 40
+}
