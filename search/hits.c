@@ -57,11 +57,6 @@ static int cmp_hit(const void *pa, const void *pb)
 /* How far back gpuasm_hits_sort() moves a hit of the read before it. */
 #define SORT_BACK 256
 
-static int same_end(const gpuasm_endhit *a, const gpuasm_endhit *b)
-{
-    return a->read == b->read && a->target == b->target && a->strand == b->strand && a->end == b->end;
-}
-
 /* Merge the sorted runs h[bound[i] .. bound[i + 1]) (nb runs) pairwise
  * through tmp until one is left.  Returns the array that holds the result
  * (h or tmp). */
@@ -87,12 +82,16 @@ static gpuasm_endhit *merge_runs(gpuasm_endhit *h, gpuasm_endhit *tmp, size_t *b
     return src;
 }
 
-/* One pass first: hits out of order only within a run of one (read,
- * target, strand, end) -- the order the device's keep pass leaves
- * (engine/keep_cuda.cu: sorted by end, then by read, target and strand) --
- * are put in place by insertion, and the places where the order breaks
- * otherwise cut the array into sorted runs (the CPU backend's threads
- * each append theirs).  None: done in one pass, where qsort took a serial
+/* One pass first: hits out of order within one read's hits -- among a
+ * run of one (read, target, strand, end), the order the device's keep
+ * pass leaves (engine/keep_cuda.cu: sorted by end, then by read, target
+ * and strand), or a strand's partial hits that the CPU walk appends after
+ * its full ones, at ends 0 and n - 1 -- are put in place by insertion
+ * when their place is at most SORT_BACK hits back in the run, and the
+ * places where the order breaks otherwise cut the array into sorted runs
+ * (the CPU backend's threads each append theirs; before the insertion
+ * within a read, the periodic case's reads made so many that qsort took
+ * 8% of its run).  None: done in one pass, where qsort took a serial
  * ~70 ns a hit on the CUDA lane's thread (1.5 M hits: 0.106 s) with the
  * GPU idle.  A few: merged.  Many (hits in no order): qsort.  The order is
  * total, so the result is the same array whichever way it is reached. */
@@ -109,22 +108,7 @@ void gpuasm_hits_sort(gpuasm_hits *h)
     for (size_t i = 1; i < n; i++) {
         if (cmp_hit(&a[i - 1], &a[i]) <= 0) continue;
         const gpuasm_endhit x = a[i];
-        if (same_end(&a[i - 1], &x)) {
-            /* within the run (insertion) */
-            size_t j = i;
-            while (j > run0 && same_end(&a[j - 1], &x) && cmp_hit(&a[j - 1], &x) > 0) {
-                a[j] = a[j - 1];
-                j--;
-            }
-            a[j] = x;
-            continue;
-        }
-        if (a[i - 1].read == x.read) {
-            /* a break inside one read's hits (the CPU walk appends a
-             * strand's partial hits after its full ones, at ends 0 and
-             * n - 1): into place when that is at most SORT_BACK hits back
-             * in the run, where a run a read made qsort the whole array
-             * (the periodic case: 8% of its run) */
+        if (a[i - 1].read == x.read) {   /* a break inside one read's hits */
             size_t j = i;
             while (j > run0 && i - j < SORT_BACK && cmp_hit(&a[j - 1], &x) > 0) j--;
             if (j == run0 || cmp_hit(&a[j - 1], &x) <= 0) {

@@ -121,7 +121,7 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
             if (r->target != cur) {
                 flush_hits(w);
                 w->cur.target = cur = r->target;
-                w->have_pending = 0;
+                w->mins.have = 0;
             }
             const uint64_t ws = r->lo > lead ? r->lo - lead : 0;
             if (h->j + ws >= r->lo) emit_hit(w, h->j + ws, h->d);
@@ -135,7 +135,7 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
         if (i == 0 || g->ranges[i - 1].target != r->target) {
             flush_hits(w);
             w->cur.target = r->target;
-            w->have_pending = 0;
+            w->mins.have = 0;
         }
         range_emit re = { w, r->lo > lead ? r->lo - lead : 0, r->lo };
         if (gpuasm_myers_run_nt16(g->rpeq, m, text + re.ws, r->hi + 1 - re.ws, k, emit_in_range, &re,
@@ -202,7 +202,7 @@ static int run_scalar(walk *w, group_ws *g, const uint64_t *peq, uint32_t m, con
                       uint64_t n, int32_t k, uint32_t t)
 {
     w->cur.target = t;
-    w->have_pending = 0;
+    w->mins.have = 0;
     int rc = gpuasm_myers_run_nt16(peq, m, text, n, k, emit_hit, w, &g->cols);
     flush_hits(w);
     return rc < 0 || w->oom ? -1 : 0;
@@ -301,40 +301,31 @@ static int feed_piece_hits(walk *w, group_ws *g, const gpuasm_lane_hit *hit, siz
     return w->oom ? -1 : 0;
 }
 
-/* The scalar twin's positions of one piece as local minima (emit_hit()'s
- * rule, cpu_walk.h), appended to g->pmin as lane hits of piece id. */
+/* The scalar twin's positions of one piece as local minima (minima_take(),
+ * cpu_walk.h), appended to g->pmin as lane hits of piece id. */
 typedef struct piece_minima {
     group_ws *g;
     uint32_t id;
-    int have, left_ok, oom;
-    uint64_t j;
-    int32_t d;
+    int oom;
+    minima_state mins;
 } piece_minima;
 
-static void pm_push(piece_minima *pm)
+static void pm_push(piece_minima *pm, uint64_t j, int32_t d)
 {
     group_ws *g = pm->g;
     if (gpuasm_grow((void **)&g->pmin, &g->cap_pmin, g->n_pmin + 1, sizeof(*g->pmin)) < 0) {
         pm->oom = 1;
         return;
     }
-    g->pmin[g->n_pmin++] = (gpuasm_lane_hit){ pm->j, pm->id, pm->d };
+    g->pmin[g->n_pmin++] = (gpuasm_lane_hit){ j, pm->id, d };
 }
 
 static void pm_emit(void *ctx, uint64_t j, int32_t d)
 {
     piece_minima *pm = ctx;
-    int left_ok = 1;
-    if (pm->have && pm->j + 1 == j) {
-        left_ok = pm->d > d;
-        if (pm->left_ok && d >= pm->d) pm_push(pm);
-    } else if (pm->have && pm->left_ok) {
-        pm_push(pm);
-    }
-    pm->have = 1;
-    pm->left_ok = left_ok;
-    pm->j = j;
-    pm->d = d;
+    uint64_t pj;
+    int32_t pd;
+    if (minima_take(&pm->mins, j, d, &pj, &pd)) pm_push(pm, pj, pd);
 }
 
 /* Group A's declined strand by the scalar twin in the np pieces of
@@ -344,12 +335,13 @@ static int run_scalar_pieces(walk *w, group_ws *g, size_t np, uint32_t m, int32_
 {
     g->n_pmin = 0;
     for (size_t i = 0; i < np; i++) {
-        piece_minima pm = { g, (uint32_t)i, 0, 0, 0, 0, 0 };
+        piece_minima pm = { g, (uint32_t)i, 0, { 0, 0, 0, 0 } };
         if (gpuasm_myers_run_nt16(g->rpeq, m, g->texts[i].code, g->texts[i].n, k, pm_emit, &pm, &g->cols) < 0)
             return -1;
-        if (pm.have && pm.left_ok) pm_push(&pm);   /* the piece's last column: no right side */
+        uint64_t pj;
+        int32_t pd;
+        if (minima_end(&pm.mins, &pj, &pd)) pm_push(&pm, pj, pd);   /* the piece's last column */
         if (pm.oom) return -1;
-        g->cnt.periodic_cols += g->pieces[i].skip_end - g->pieces[i].hi;
     }
     return feed_piece_hits(w, g, g->pmin, g->n_pmin, np);
 }
@@ -372,10 +364,17 @@ static int group_a_periodic(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, con
     if (np <= 0) return (int)np;
     uint64_t left_out = 0;
     for (int64_t i = 0; i < np; i++) left_out += g->pieces[i].skip_end - g->pieces[i].hi;
-    if (!full_lanes) return 2 * left_out < total ? 0 : run_scalar_pieces(w, g, (size_t)np, m, k) < 0 ? -1 : 1;
-    if (gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)np, 1) < 0) return -1;
+    int rc;
+    if (!full_lanes) {
+        if (2 * left_out < total) return 0;
+        rc = run_scalar_pieces(w, g, (size_t)np, m, k);
+    } else {
+        rc = gpuasm_text_lanes_full(cfg->simd, &g->lanes, g->rpeq, m, k, g->texts, (uint32_t)np, 1) < 0
+                 ? -1 : feed_piece_hits(w, g, g->lanes.hit, g->lanes.n_hit, (size_t)np);
+    }
+    if (rc < 0) return -1;
     g->cnt.periodic_cols += left_out;
-    return feed_piece_hits(w, g, g->lanes.hit, g->lanes.n_hit, (size_t)np) < 0 ? -1 : 1;
+    return 1;
 }
 
 /* Group A of one read strand: rseq (rlen bases, k) is the pattern of every
@@ -539,7 +538,7 @@ int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         } else {
             gpuasm_twin_pair p = { pat, m, rseq, n, k, (uint64_t)t << 2 };
             w->cur.target = t;
-            w->have_pending = 0;
+            w->mins.have = 0;
             int rc = tw->pair(tws, &p, emit_hit, w);
             flush_hits(w);
             if (rc < 0 || w->oom) return -1;
@@ -603,7 +602,7 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             if (i == 0 || g->ranges[i - 1].target != r->target) {
                 flush_hits(w);
                 w->cur.target = r->target;
-                w->have_pending = 0;
+                w->mins.have = 0;
             }
             /* windows ending in [lo, hi] start at lo - (m - 1) .. */
             range_emit re = { w, r->lo >= rlen - 1 ? r->lo - (rlen - 1) : 0, r->lo };
@@ -618,7 +617,7 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             gpuasm_twin_pair p = { rseq, rlen, targets->code + targets->off[t],
                                    targets->off[t + 1] - targets->off[t], k_read, read_key };
             w->cur.target = t;
-            w->have_pending = 0;
+            w->mins.have = 0;
             if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
             flush_hits(w);
         }
@@ -648,7 +647,7 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         if (t != cur) {
             flush_hits(w);
             w->cur.target = cur = t;
-            w->have_pending = 0;
+            w->mins.have = 0;
             kept++;
         }
         const int32_t k = g->k_t[t];
@@ -668,7 +667,7 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
         gpuasm_twin_pair p = { targets->code + targets->off[t], (uint32_t)(targets->off[t + 1] - targets->off[t]),
                                rseq, rlen, g->k_t[t], (uint64_t)t << 2 };
         w->cur.target = t;
-        w->have_pending = 0;
+        w->mins.have = 0;
         if (tw->pair(tws, &p, emit_hit, w) < 0) return -1;
         flush_hits(w);
     }

@@ -635,7 +635,7 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
             }
             w->cur.target = t;
             if (!c->grouped && !c->hfilt) {
-                w->have_pending = 0;
+                w->mins.have = 0;
                 int run_rc = tw->pair(c->ws, &p, emit_hit, w);
                 flush_hits(w);
                 if (run_rc < 0 || w->oom) return -1;

@@ -24,16 +24,54 @@
 
 /* ---- the walk ------------------------------------------------------------------ */
 
+/* The local-minimum rule (search.h) on a stream of positions: they arrive
+ * in increasing j, only those with D <= k; a position missing between two
+ * arrivals had D > k.  So j is a local minimum iff j-1 did not arrive or
+ * had a larger D, and j+1 did not arrive or has a D at least as large.
+ * The last position seen is held until its right neighbour is known. */
+typedef struct minima_state {
+    int have, left_ok;
+    uint64_t j;
+    int32_t d;
+} minima_state;
+
+/* Take (j, d): 1 when the position held before it, (*pj, *pd), is a local
+ * minimum. */
+static inline int minima_take(minima_state *m, uint64_t j, int32_t d, uint64_t *pj, int32_t *pd)
+{
+    int left_ok = 1, out;
+    if (m->have && m->j + 1 == j) {
+        left_ok = m->d > d;
+        out = m->left_ok && d >= m->d;
+    } else {
+        out = m->have && m->left_ok;
+    }
+    *pj = m->j;
+    *pd = m->d;
+    m->have = 1;
+    m->left_ok = left_ok;
+    m->j = j;
+    m->d = d;
+    return out;
+}
+
+/* The stream's end: 1 when the held position, (*pj, *pd), is a local
+ * minimum (it has no right neighbour); nothing is held after. */
+static inline int minima_end(minima_state *m, uint64_t *pj, int32_t *pd)
+{
+    const int out = m->have && m->left_ok;
+    *pj = m->j;
+    *pd = m->d;
+    m->have = 0;
+    return out;
+}
+
 /* The walk's state, on gpuasm_cpu_scan()'s stack. */
 typedef struct walk {
     gpuasm_hits *out;
     gpuasm_endhit cur;      /* read/target/strand of the pair being run */
     int oom;
-    /* Local-minimum filter (search.h): the last position seen with D <= k,
-     * held until its right neighbour is known. */
-    int have_pending, pending_left_ok;
-    uint64_t pending_j;
-    int32_t pending_d;
+    minima_state mins;      /* the local-minimum filter of the pair's positions */
     /* GPUASM_KEEP_REPORTED (search.h): the rule's state and the read's L
      * (0: every hit is kept) */
     gpuasm_keep_state keep;
@@ -55,30 +93,20 @@ static inline void push_hit(walk *w, uint64_t j, int32_t d)
     if (gpuasm_hits_push(w->out, e) < 0) w->oom = 1;
 }
 
-/* Positions arrive in increasing j, only those with D <= k; a position
- * missing between two arrivals had D > k.  So j is a local minimum iff
- * j-1 did not arrive or had a larger D, and j+1 did not arrive or has a D
- * at least as large. */
+/* One position of the pair's stream: its local minima are pushed. */
 static inline void emit_hit(void *ctx, uint64_t j, int32_t d)
 {
     walk *w = ctx;
-    int left_ok = 1;
-    if (w->have_pending && w->pending_j + 1 == j) {
-        left_ok = w->pending_d > d;
-        if (w->pending_left_ok && d >= w->pending_d) push_hit(w, w->pending_j, w->pending_d);
-    } else if (w->have_pending && w->pending_left_ok) {
-        push_hit(w, w->pending_j, w->pending_d);
-    }
-    w->have_pending = 1;
-    w->pending_left_ok = left_ok;
-    w->pending_j = j;
-    w->pending_d = d;
+    uint64_t pj;
+    int32_t pd;
+    if (minima_take(&w->mins, j, d, &pj, &pd)) push_hit(w, pj, pd);
 }
 
 static inline void flush_hits(walk *w)
 {
-    if (w->have_pending && w->pending_left_ok) push_hit(w, w->pending_j, w->pending_d);
-    w->have_pending = 0;
+    uint64_t pj;
+    int32_t pd;
+    if (minima_end(&w->mins, &pj, &pd)) push_hit(w, pj, pd);
 }
 
 /* ---- the per-run tables (cpu_scan.h) ------------------------------------------ */

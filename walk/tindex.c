@@ -182,13 +182,14 @@ static size_t pair_keep_sorted(uint64_t *const buf, size_t n, int64_t slack, int
     return u;
 }
 
+/* The hits of one hashed bucket past which pair_keep() sorts instead. */
+#define PAIR_DENSE 64
+
 /* The two-piece rule (prefilter.h, "Two pieces") on the n hits packed as
  * (target, c, piece) in *out's memory (gpuasm_tindex_ranges): the hits
  * paired with a hit of another piece of the same target whose c is within
  * slack, moved to the front of that memory (in no order).  Their number,
  * or -1 when out of memory. */
-/* The hits of one hashed bucket past which pair_keep() sorts instead. */
-#define PAIR_DENSE 64
 
 static int64_t pair_keep(gpuasm_end_range **out, size_t *cap, size_t n, int64_t slack, int pbits, int cbits)
 {
