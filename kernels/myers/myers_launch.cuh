@@ -123,6 +123,34 @@ int class_offsets(const scan_ctx &sc, const gcore::pair_params &sp, uint64_t np,
 int launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, const std::vector<int> &classes,
                 gpuasm_err *err);
 
+/* The piped LONG kernel (myers_pipe_cuda.cu): a class's items with each
+ * strip of PIPE_R words a lane on its own warp.  launch_long fills L,
+ * order (NULL: item q), queue (zeroed), smax (strips of the class's
+ * longest pattern), rec_cols and cs (0: no text-end partials);
+ * launch_pipe carves the rest out of `region` (pipe_bytes() of them) and
+ * zeroes what must start at 0. */
+struct pipe_args {
+    pair_launch L;
+    const uint32_t *order;
+    unsigned long long *queue;
+    uint32_t smax, rec_cols, cs;
+    unsigned long long *info;
+    uint32_t *done, *fin;
+    uint8_t *rec;
+    uint32_t *col;
+};
+
+/* Blocks of the piped kernel with R words a lane that the SMs hold at once. */
+uint64_t pipe_resident(uint32_t R, const gpuasm_cuda_batch &b);
+
+/* Bytes of a launch's region: items, strips a item at most, record bytes
+ * an item, words a stored column (0: none). */
+uint64_t pipe_bytes(uint64_t items, uint32_t smax, uint64_t rec_cols, uint64_t cs);
+
+/* Launch it on stream st with `blocks` blocks.  0 or a status. */
+int launch_pipe(pipe_args A, uint32_t R, uint64_t items, void *region, unsigned blocks, cudaStream_t st,
+                dev_out out, gpuasm_err *err);
+
 }  /* namespace myers */
 
 #endif

@@ -376,9 +376,10 @@ __device__ __forceinline__ void wavefront_steady(uint32_t *pv, uint32_t *mv, con
  * (groups that need no entry pass active = 0).  The record was written by
  * this warp: the caller's __syncwarp() orders it.  Returns the entry in
  * every lane of the group. */
-__device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0,
-                                                 int32_t kmax, int64_t slope, int active, uint32_t g, uint32_t grp,
-                                                 uint32_t lp, uint32_t &first, int32_t &first_d)
+template <class Rd, class Gate>
+__device__ __forceinline__ void strip_entry_warp_by(const Rd &rd, const Gate &gate, uint32_t c0, uint32_t ncols,
+                                                    int32_t d0, int32_t kmax, int64_t slope, int active, uint32_t g,
+                                                    uint32_t grp, uint32_t lp, uint32_t &first, int32_t &first_d)
 {
     first = UINT32_MAX;
     first_d = 0;
@@ -395,7 +396,8 @@ __device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0
     int32_t run = d0;
     for (uint32_t i = 0; i < iters; ++i) {
         const uint32_t c = c0 + i * lp + g;
-        int32_t d = (!done && c < hi) ? io_delta(rec[c]) : 0;
+        gate(min(c0 + i * lp + lp, hi));   /* every lane: the record's columns < that are final */
+        int32_t d = (!done && c < hi) ? io_delta(rd(c)) : 0;
         for (uint32_t off = 1; off < lp; off <<= 1) {
             const int32_t v = __shfl_up_sync(0xffffffffu, d, off, (int)lp);
             if (g >= off) d += v;
@@ -411,6 +413,15 @@ __device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0
         }
         run += __shfl_sync(0xffffffffu, d, (int)lp - 1, (int)lp);
     }
+}
+
+/* The record written by this warp (or final before the call). */
+__device__ __forceinline__ void strip_entry_warp(const uint8_t *rec, uint32_t c0, uint32_t ncols, int32_t d0,
+                                                 int32_t kmax, int64_t slope, int active, uint32_t g, uint32_t grp,
+                                                 uint32_t lp, uint32_t &first, int32_t &first_d)
+{
+    strip_entry_warp_by([&](uint32_t c) { return (uint32_t)rec[c]; }, [](uint32_t) {}, c0, ncols, d0, kmax, slope,
+                        active, g, grp, lp, first, first_d);
 }
 #endif
 
@@ -429,6 +440,18 @@ HD uint32_t long_end_omin(const route_knobs &kn, const gpuasm_search_opt &o, int
     if (!gpuasm_pair_searched(m, k, n) || route(kn, rip, m, k) < CLS_LONG) return 0;
     if (!(gpuasm_partial_text_ends(&o, rip, strand) & 1u)) return 0;
     return gpuasm_pair_overlap_min(&o, rip, m);
+}
+
+/* A stored column word: through L2 on the device (ld.cg), since the piped
+ * strips (myers_pipe_cuda.cu) store theirs from other SMs, whose writes
+ * an L1 line read earlier would hide. */
+HD uint32_t col_word(const uint32_t *col, uint32_t w)
+{
+#ifdef __CUDA_ARCH__
+    return __ldcg(col + w);
+#else
+    return col[w];
+#endif
 }
 
 /* Store lane g's words of pass sp (Pv at col[w], Mv at col[cs + w], w the
@@ -461,7 +484,7 @@ HD int32_t long_end_sum(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t 
     for (uint32_t w = w0; w < w1 && 32u * w + 1u <= m - 1u; ++w) {
         const uint32_t rows = m - 1u - 32u * w;
         const uint32_t mask = rows >= 32u ? ~0u : (1u << rows) - 1u;
-        sum += popc32(col[w] & mask) - popc32(col[cs + w] & mask);
+        sum += popc32(col_word(col, w) & mask) - popc32(col_word(col, cs + w) & mask);
     }
     return sum;
 }
@@ -476,7 +499,7 @@ HD void long_end_rows(const uint32_t *col, uint32_t cs, uint32_t w0, uint32_t w1
 {
     int32_t e = e0, e1 = e0;
     for (uint32_t w = w0; w < w1; ++w) {
-        const uint32_t pv = col[w], mv = col[cs + w];
+        const uint32_t pv = col_word(col, w), mv = col_word(col, cs + w);
         for (uint32_t b = 0; b < 32u; ++b) {
             const uint32_t p = 32u * w + b + 1u;
             if (p >= m) return;

@@ -15,76 +15,10 @@
 #include <vector>
 
 #include "kernels/myers/myers_launch.cuh"
+#include "kernels/myers/myers_long_pass.cuh"
 
 using gcore::seqv;
 using gcore::window;
-
-/* ---- device side ------------------------------------------------------------- */
-
-/* One strip pass of k_long: `steps` wavefront steps of the group's lanes,
- * lane 0 fed by wavefront_in (myers_long_core.cuh).  LEAN: long_step_lean
- * (a strip that is not the last, in every group of the warp), else
- * long_step.  col != NULL: the group's item takes its text-end partial,
- * and each lane stores its words at column ncols - 2 (long_dump); the
- * steps before any lane of the warp gets there run without the test. */
-template <int R, bool LEAN, class Dump>
-static __device__ __forceinline__ uint32_t long_pass(gcore::llane<R> &st, const uint32_t *peq_w, uint32_t lane,
-                                                     uint32_t g, uint32_t lp, const gcore::witem &it,
-                                                     const gcore::lstrip &sp, uint32_t steps, const uint8_t *rin,
-                                                     uint8_t *rout, emitter<dev_out> &e, bool dump_on,
-                                                     const Dump &dump, bool may_leave)
-{
-    const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(it, rin, sp.c0 + x) : 0u; };
-    uint32_t cur = load(g), nxt = load(lp + g), out = 0;
-    uint32_t td = UINT32_MAX;
-    if (dump_on && sp.steps) {
-        td = gcore::long_dump_step(it, sp, g);
-        if (td == UINT32_MAX) dump();   /* entered at ncols - 1 */
-    }
-    const auto step = [&](uint32_t t) {
-        const uint32_t in = gcore::wavefront_in(cur, nxt, t, g, lp, out, load);
-        if (LEAN)
-            out = gcore::long_step_lean<R>(st, peq_w, lane, g, it, sp, t, in, rout);
-        else
-            out = gcore::long_step<R>(st, peq_w, lane, g, it, sp, t, in, rout, e);
-    };
-    const uint32_t split = min(steps, __reduce_min_sync(0xffffffffu, td));
-    uint32_t t = 0;
-    bool prev = false;
-    if (LEAN) {
-        /* Steps where every lane of every group computes (lane 0's column
-         * below the window's end, before any dump) run without tests
-         * (wavefront_steady): from lp on, to a multiple of lp. */
-        const uint32_t win = sp.steps && it.ncols > sp.c0 ? min(split, it.ncols - sp.c0) : 0u;
-        const uint32_t t1 = __reduce_min_sync(0xffffffffu, win) & ~(lp - 1u);
-        if (t1 > lp) {
-            for (; t < lp; ++t) step(t);
-            uint8_t *rec = g == (sp.nw - 1u) / (uint32_t)R ? rout : NULL;   /* the bottom lane's */
-            gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, lane, g, lp, cur, nxt, out, lp, t1, sp.c0, load, rec);
-            t = t1;
-        }
-    }
-    for (; t < split; ++t) {
-        step(t);
-        /* The last strip leaves (myers_long_core.cuh, long_lane_out) where
-         * every lane is out at two consecutive steps, tested at the steps
-         * 32 j - 1 and 32 j once all lanes run; never after a lane stored
-         * its column n - 2 (t < split). */
-        if (!LEAN && may_leave) {
-            const uint32_t tl = t & 31u;
-            if ((tl == 31u || (tl == 0u && t)) && t >= lp && sp.c0 + t < it.ncols) {
-                const bool out = __all_sync(0xffffffffu, gcore::long_lane_out<R>(st, g, it, sp));
-                if (tl == 31u) prev = out;
-                else if (prev && out) return t;
-            }
-        }
-    }
-    for (; t < steps; ++t) {
-        step(t);
-        if (t == td) dump();
-    }
-    return UINT32_MAX;
-}
 
 /* LONG (myers_long_core.cuh): a group of lp lanes per item, strip after
  * strip; the group's two records (a byte per column: the bottom row's io
@@ -157,6 +91,8 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             /* LEAN passes (no group of the warp in its last strip) keep no
              * score per step: the entry comes from the record after. */
             const bool lean = __all_sync(0xffffffffu, !sp.steps || !sp.last);
+            const auto load = [&](uint32_t x) { return sp.steps ? gcore::long_in0(p.it, rin, sp.c0 + x) : 0u; };
+            const auto no_hook = [](uint32_t, uint32_t) {};
             /* The column store, its address made where it runs (once a
              * pass): kept live through the pass, it cost 9-16 registers. */
             const auto dump = [&]() {
@@ -168,7 +104,8 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             int32_t first_d;
             uint32_t left = UINT32_MAX;
             if (lean) {
-                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump, false);
+                long_pass<R, true>(st, peq_w, lane, g, lp, p.it, sp, steps, load, no_hook, UINT32_MAX, rout, e,
+                                   eomin != 0, dump, false);
                 __syncwarp();   /* the record, written by the bottom lanes */
                 gcore::strip_entry_warp(rout, sp.c0, p.it.ncols, gcore::long_entry_d0(p.it, sp), p.it.k,
                                         gcore::STRIP_NO_SLOPE, live && sp.steps, g, grp, lp, first, first_d);
@@ -176,7 +113,8 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
                 /* The last strip below the first may leave (lp = 32: one
                  * group, so the test is the warp's). */
                 const bool may_leave = lp == 32u && live && s > 0 && sp.last;
-                left = long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, rin, rout, e, eomin != 0, dump,
+                left = long_pass<R, false>(st, peq_w, lane, g, lp, p.it, sp, steps, load, no_hook, UINT32_MAX, rout,
+                                           e, eomin != 0, dump,
                                            may_leave);
                 if (left != UINT32_MAX) {
                     /* Entered again at 1 + the first f >= c with D[b][f]
@@ -206,34 +144,9 @@ k_long(pair_launch L, const uint32_t *order, unsigned long long *queue, uint8_t 
             c0 = first;
             base = first_d;
         }
-        /* The text-end partial (myers_long_core.cuh): lane g of the group
-         * walks a run of the stored words, from D of the row above it (a
-         * scan of the runs' sums). */
         if (__any_sync(0xffffffffu, eomin != 0)) {
             __syncwarp();   /* the stored column */
-            const uint32_t per = (wend + lp - 1u) / lp;
-            const uint32_t w0 = eomin ? min(wend, g * per) : 0u, w1 = eomin ? min(wend, w0 + per) : 0u;
-            const int32_t sum = gcore::long_end_sum(col_g, cs, w0, w1, p.it.m);
-            int32_t inc = sum;
-            for (uint32_t off = 1; off < lp; off <<= 1) {
-                const int32_t v = __shfl_up_sync(0xffffffffu, inc, off, (int)lp);
-                if (g >= off) inc += v;
-            }
-            gpuasm_partial best;
-            best.plen = 0;
-            best.dist = 0;
-            if (eomin)
-                gcore::long_end_rows(col_g, cs, w0, w1, inc - sum, p.it.pat, p.it.m, eomin,
-                                     gpuasm_pair_partial_floor(&L.sp.v.opt, p.rip),
-                                     p.it.txt.at(p.it.n - 1u), L.sp.v.opt, best);
-            for (uint32_t off = lp / 2u; off; off >>= 1) {
-                gpuasm_partial o;
-                o.plen = __shfl_xor_sync(0xffffffffu, best.plen, off, (int)lp);
-                o.dist = __shfl_xor_sync(0xffffffffu, best.dist, off, (int)lp);
-                if (o.plen) gpuasm_partial_keep(&best, o.plen, o.dist);
-            }
-            if (eomin && g == 0 && best.plen)
-                out.emit_kind(p.r, p.t, p.it.n - 1u, best.dist, p.strand, GPUASM_HIT_TEXT_END, best.plen);
+            long_end_walk(col_g, cs, wend, eomin, p, g, lp, L.sp.v.opt, out);
         }
         __syncwarp();
     }
@@ -316,6 +229,7 @@ struct long_class {
     pair_launch L;
     std::vector<uint32_t> order;
     uint64_t items, blocks, q_at, rec_at, col_at;
+    bool pipe;             /* k_long_pipe (myers_pipe_cuda.cu); its region at rec_at */
 };
 
 /* The LONG classes of a chunk, launched at once (kit_fork: the first on
@@ -351,6 +265,14 @@ int myers::launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
     const gpuasm_search_opt &o = b.host.opt;
     const bool ends = sp.kn.long_ends && o.alphabet == GPUASM_ALPHABET_NT16 && gpuasm_partial_on(&o);
     const uint64_t cs = ends ? (maxm + 31u) / 32u : 0u;
+    /* The piped kernel: one record an item, as long as the longest text's
+     * window can be; strips of PIPE_R x 32 words. */
+    const uint64_t maxn = side == GPUASM_PATTERN_READ ? maxt : side == GPUASM_PATTERN_TARGET ? maxr
+                                                                                             : std::max(maxr, maxt);
+    const uint64_t pipe_cols = std::min<uint64_t>(rec_cols, maxn + 2);
+    const uint32_t pipe_r = sc.K.pipe_r == 2 ? 2u : 1u;
+    const uint32_t smax = (uint32_t)(((maxm + 31u) / 32u + 32u * pipe_r - 1u) / (32u * pipe_r));
+    const uint64_t pipe_warps = sc.K.long_pipe ? myers::pipe_resident(pipe_r, b) * WARPS : 0;
 
     std::vector<long_class> C(nc);
     size_t counted = 0;
@@ -382,7 +304,20 @@ int myers::launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
         if (c.items) c.blocks = std::min<uint64_t>(c.blocks, (c.items + groups - 1) / groups);
         c.q_at = qwords;                      /* 2 words of counter, then the order */
         qwords += 2 + c.order.size() + (c.order.size() & 1u);
+        /* Piped where the class's items (listed, so counted) are too few
+         * to fill the GPU: at most an eighth of the warps it holds, each
+         * then with its strips on warps of their own (knob 2: always). */
+        const uint64_t pbytes = c.items ? myers::pipe_bytes(c.items, smax, pipe_cols, cs) : 0;
+        c.pipe = c.items && pbytes <= SCRATCH_BUDGET / nc &&
+                 (sc.K.long_pipe == 2 || (sc.K.long_pipe == 1 && smax >= 2 && c.items * 8 <= pipe_warps));
         c.rec_at = bytes;
+        if (c.pipe) {
+            c.blocks = std::min<uint64_t>(pipe_warps / WARPS, (c.items * smax + WARPS - 1) / WARPS);
+            c.blocks = std::max<uint64_t>(c.blocks, 1);
+            bytes += (pbytes + 15u) & ~(uint64_t)15u;
+            c.col_at = c.rec_at;
+            continue;
+        }
         bytes += (c.blocks * per_block + 15u) & ~(uint64_t)15u;
         c.col_at = bytes;
         bytes += c.blocks * col_per_block;
@@ -407,6 +342,18 @@ int myers::launch_long(const scan_ctx &sc, gcore::pair_params sp, uint64_t np, c
         uint8_t *r8 = (uint8_t *)rec + c.rec_at;
         uint32_t *col = ends ? (uint32_t *)((uint8_t *)rec + c.col_at) : NULL;
         const unsigned nb = (unsigned)c.blocks;
+        if (c.pipe) {
+            myers::pipe_args A;
+            A.L = c.L;
+            A.order = order;
+            A.queue = queue;
+            A.smax = smax;
+            A.rec_cols = (uint32_t)pipe_cols;
+            A.cs = (uint32_t)cs;
+            if ((rc = myers::launch_pipe(A, pipe_r, c.items, (uint8_t *)rec + c.rec_at, nb, st, b.out, err)) < 0)
+                return rc;
+            continue;
+        }
         KIT_CLEAR_ERR();
         switch (c.L.R) {
 #define LONG_LAUNCH(R_) k_long<R_><<<nb, THREADS, 0, st>>>(c.L, order, queue, r8, (uint32_t)rec_cols, col, (uint32_t)cs, b.out)

@@ -36,6 +36,8 @@ struct knobs {
     uint32_t seg_simple, seg_rp, seg_tp, seg_warp, seg_long;
     uint32_t group_reads;
     uint64_t pair_chunk;
+    int32_t long_pipe;         /* myers_pipe_cuda.cu: 0 never, 1 few items, 2 always */
+    uint32_t pipe_r;           /* the piped strips' words per lane (1 or 2) */
 };
 
 knobs knobs_of(const gpuasm_settings &s);
