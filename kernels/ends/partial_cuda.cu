@@ -46,6 +46,7 @@
 #include "kernels/myers/myers_plan.h"
 #include "kernels/ends/partial_warp.cuh"
 #include "kernels/ends/ends_word.h"
+#include "kernels/pipe_sync.cuh"
 
 namespace {
 
@@ -297,6 +298,186 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
     }
 }
 
+/* THE WARP PATH PIPED (issue #28's huge pair; kernels/pipe_sync.cuh):
+ * where a batch has few warp-path items, each strip of an item is a task
+ * on a warp of its own, behind the strip above, as the search's piped LONG
+ * strips (myers_pipe_cuda.cu, whose header has the rules): one record an
+ * item rewritten in place, each strip's entry (info), record progress
+ * (done) and end (fin) in global words.  The walk of strip s needs D at
+ * its top row in column W-2, which strip s - 1 leaves in eb[s - 1] with
+ * its own best (bp, bd) before its fin; the strip that holds the last row
+ * (or the first never entered) merges the bests (a total order:
+ * pw_merge) and emits, as k_partial_warp's one warp does.  The same
+ * candidates for any strip width (the header's cut-off argument), so R is
+ * the pipe's own. */
+struct pp_launch {
+    gpuasm_batch_view v;
+    uint32_t strands, n, smax;
+    const uint64_t *items;        /* [n], longest first */
+    unsigned int *next;           /* the queue's counter (zeroed) */
+    uint8_t *rec;                 /* [n] records of rec_cols bytes */
+    uint64_t rec_cols;
+    unsigned long long *info;     /* [n smax], zeroed */
+    uint32_t *done, *fin;         /* [n smax], zeroed */
+    int32_t *eb, *bd;             /* [n smax] */
+    uint32_t *bp;                 /* [n smax] */
+};
+
+template <int R>
+__global__ void __launch_bounds__(PNT) k_partial_pipe(pp_launch L, dev_out out)
+{
+    __shared__ uint32_t peq_all[PW_WARPS][16 * R * 32];
+    const unsigned FULL = 0xffffffffu;
+    const uint32_t g = threadIdx.x & 31u, warp = threadIdx.x >> 5;
+    uint32_t *peq_w = peq_all[warp];
+    const uint32_t tasks = L.n * L.smax;
+    for (;;) {
+        uint32_t q = 0;
+        if (g == 0) q = atomicAdd(L.next, 1u);
+        q = __shfl_sync(FULL, q, 0);
+        if (q >= tasks) break;
+        const uint32_t i = q / L.smax, s = q % L.smax;
+        const pitem_views e = partial_views(L.v, L.strands, L.items[i], NULL);   /* listed by pw_plan */
+        gcore::pw_item it;
+        if (!gcore::pw_setup(it, &L.v.opt, e.omin, e.sfloor, e.pv, e.tv, (int)e.end)) continue;
+        if (s >= gcore::pw_strips(it.w32, R)) continue;
+        const uint64_t at = (uint64_t)i * L.smax;
+        unsigned long long *info = L.info + at;
+        uint32_t *done = L.done + at, *fin = L.fin + at;
+        uint8_t *rec = L.rec + (uint64_t)i * L.rec_cols;
+        const auto rd = [&](uint32_t c) { return (uint32_t)__ldcg(rec + c); };
+        uint32_t seen = 0;
+        const auto gate = [&](uint32_t need) { pipe_wait(done + s - 1u, need, seen); };
+        uint32_t col0 = 0;
+        int32_t base = 0;
+        bool entered = true, above = true;
+        if (s > 0) {
+            const unsigned long long up = pipe_info(info + s - 1u);
+            above = (up >> 32) != PIPE_NEVER;
+            entered = false;
+            if (above) {
+                const gcore::pw_strip sa = gcore::pw_strip_of(it, R, s - 1u, (uint32_t)(up >> 32) - 2u,
+                                                              (int32_t)(uint32_t)up);
+                uint32_t first;
+                int32_t first_d;
+                gcore::strip_entry_warp_by(rd, gate, sa.c0, it.W, gcore::pw_entry_d0(sa), it.kmax,
+                                           gcore::pw_entry_slope(it, sa), 1, g, 0, 32u, first, first_d);
+                entered = first != gcore::PW_NONE;
+                col0 = first;
+                base = first_d;
+            }
+        }
+        if (g == 0) *(volatile unsigned long long *)(info + s) = entered ? pipe_entry(col0, base)
+                                                                         : (unsigned long long)PIPE_NEVER << 32;
+        gpuasm_partial best;
+        best.plen = 0;
+        best.dist = 0;
+        bool merge = above && !entered;   /* the first strip never entered merges */
+        if (entered) {
+            const gcore::pw_strip sp = gcore::pw_strip_of(it, R, s, col0, base);
+            __syncwarp();
+            gcore::pw_build_peq<R>(peq_w, g, it, sp);
+            gcore::pw_lane<R> st;
+            gcore::pw_begin<R>(st);
+            __syncwarp();
+            const uint8_t *rin = s ? rec : NULL;
+            const auto load = [&](uint32_t x) {
+                const uint32_t c = col0 + x;
+                if (c >= it.W) return 0u;
+                return rin ? (uint32_t)__ldcg(rin + c) : gcore::io_pack(0, gcore::pw_code(it, c));
+            };
+            const uint32_t gb = sp.lanes - 1u;   /* the bottom lane */
+            uint32_t published = 0;
+            const auto hook = [&](uint32_t t_done, uint32_t t_next) {
+                if (!sp.last && g == gb && t_done > gb) {
+                    const uint32_t c = col0 + t_done - gb;   /* record columns < c final */
+                    if (c >= published + PIPE_PUBLISH) {
+                        __threadfence();
+                        *(volatile uint32_t *)(done + s) = c;
+                        published = c;
+                    }
+                }
+                if (rin) gate(min(col0 + t_next + 32u, it.W));
+            };
+            hook(0u, 32u);
+            uint32_t cur = load(g), nxt = load(32u + g), out = 0;
+            const uint32_t t1 = it.W > col0 + 1u ? min(sp.steps, it.W - 1u - col0) & ~31u : 0u;
+            uint32_t t = 0;
+            if (t1 > 32u) {
+                for (; t < 32u; ++t)
+                    out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, gcore::wavefront_in(cur, nxt, t, g, 32u, out, load),
+                                            rec);
+                uint8_t *rr = !sp.last && g == gb ? rec : NULL;
+                for (; t < t1;) {
+                    const uint32_t te = t1 - t > PIPE_CHUNK ? t + PIPE_CHUNK : t1;
+                    hook(t, te);
+                    gcore::wavefront_steady<R>(st.pv, st.mv, peq_w, g, g, 32u, cur, nxt, out, t, te, col0, load, rr);
+                    t = te;
+                }
+            }
+            for (; t < sp.steps; ++t) {
+                if ((t & 31u) == 0 && t) hook(t, t + 32u);
+                out = gcore::pw_step<R>(st, peq_w, g, it, sp, t, gcore::wavefront_in(cur, nxt, t, g, 32u, out, load),
+                                        rec);
+            }
+            if (!sp.last && g == gb) {
+                __threadfence();
+                *(volatile uint32_t *)(done + s) = it.W;
+            }
+            /* The walk, from D at the strip's top row in column W-2 (the
+             * strip above's, once it is finished). */
+            int32_t base_e = 0;
+            if (s > 0) {
+                if (g == 0)
+                    while (*(const volatile uint32_t *)(fin + s - 1u) == 0) __nanosleep(256);
+                __syncwarp();
+                __threadfence();
+                base_e = __ldcg(L.eb + at + s - 1u);
+            }
+            const int32_t es = gcore::pw_sum<R>(st, it, sp, g);
+            int32_t ie = es;
+            for (uint32_t off = 1; off < 32u; off <<= 1) {
+                const int32_t b = __shfl_up_sync(FULL, ie, off);
+                if (g >= off) ie += b;
+            }
+            gcore::pw_walk<R>(st, peq_w, g, it, sp, &L.v.opt, gcore::pw_code(it, it.W - 1u), base_e + ie - es, best);
+            for (uint32_t off = 16; off; off >>= 1) {
+                gpuasm_partial o;
+                o.plen = __shfl_xor_sync(FULL, best.plen, off);
+                o.dist = __shfl_xor_sync(FULL, best.dist, off);
+                gcore::pw_merge(best, o);
+            }
+            const int32_t below = base_e + __shfl_sync(FULL, ie, 31);
+            if (g == 0) {
+                L.eb[at + s] = below;
+                L.bp[at + s] = best.plen;
+                L.bd[at + s] = best.dist;
+            }
+            merge = sp.last;
+        }
+        __threadfence();
+        __syncwarp();
+        if (g == 0) *(volatile uint32_t *)(fin + s) = 1u;
+        if (merge) {
+            pipe_wait_fin(fin, s, g);
+            for (uint32_t a = g; a < s; a += 32u) {
+                gpuasm_partial o;
+                o.plen = __ldcg(L.bp + at + a);
+                o.dist = __ldcg(L.bd + at + a);
+                gcore::pw_merge(best, o);
+            }
+            for (uint32_t off = 16; off; off >>= 1) {
+                gpuasm_partial o;
+                o.plen = __shfl_xor_sync(FULL, best.plen, off);
+                o.dist = __shfl_xor_sync(FULL, best.dist, off);
+                gcore::pw_merge(best, o);
+            }
+            if (g == 0 && best.plen) partial_emit(out, e, best);
+        }
+        __syncwarp();
+    }
+}
+
 }  /* namespace */
 
 /* The warp path's items of a batch (edit mode, nt16, patterns over SMALL_M
@@ -347,6 +528,66 @@ static void pw_plan(const gpuasm_batch_view &h, uint32_t strands, uint64_t warp_
     }
 }
 
+template <int R>
+static uint64_t pp_resident_warps(const gpuasm_cuda_batch &b)
+{
+    int per_sm = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k_partial_pipe<R>, PNT, 0) != cudaSuccess ||
+        per_sm < 1)
+        per_sm = 1;
+    return (uint64_t)per_sm * (uint64_t)b.sm_count * PW_WARPS;
+}
+
+/* The warp path piped (k_partial_pipe), where the batch's `total` items
+ * (listed at d + PW_RMAX, the queue counter at d) are at most an eighth
+ * of the warps the SMs hold (GPUASM_CUDA_LONG_PIPE, as the search's LONG
+ * strips: 0 never, 2 always) and their region fits the budget.  0 when
+ * launched, 1 when not (the caller launches k_partial_warp), or a status. */
+static int pw_launch_pipe(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t *d, size_t total,
+                          uint64_t rec_cols, gpuasm_err *err)
+{
+    const int64_t mode = gpuasm_knob(b.settings->cuda_long_pipe, 1);
+    const uint32_t R = gpuasm_knob(b.settings->cuda_pipe_r, 1) == 2 ? 2u : 1u;
+    if (mode == 0) return 1;
+    uint64_t maxm = 1;
+    for (uint32_t r = 0; r < b.host.reads.n; ++r)
+        maxm = std::max<uint64_t>(maxm, b.host.reads.off[r + 1] - b.host.reads.off[r]);
+    for (uint32_t t = 0; t < b.host.targets.n; ++t)
+        maxm = std::max<uint64_t>(maxm, b.host.targets.off[t + 1] - b.host.targets.off[t]);
+    const uint32_t smax = gcore::pw_strips((uint32_t)((maxm + 31u) / 32u), R);
+    const uint64_t nsync = (uint64_t)total * smax;
+    const uint64_t bytes = nsync * 28u + (uint64_t)total * rec_cols;
+    const uint64_t warps = R == 1 ? pp_resident_warps<1>(b) : pp_resident_warps<2>(b);
+    if (bytes > SCRATCH_BUDGET || nsync >= UINT32_MAX || (mode == 1 && (smax < 2 || total * 8 > warps))) return 1;
+    void *region = NULL;
+    int rc = kit_grow(b, SLOT_PW_REC, (size_t)bytes, &region, err);
+    if (rc < 0) return rc;
+    pp_launch L;
+    L.v = b.dev;
+    L.strands = strands;
+    L.n = (uint32_t)total;
+    L.smax = smax;
+    L.items = d + gcore::PW_RMAX;
+    L.next = (unsigned int *)d;
+    L.info = (unsigned long long *)region;
+    L.done = (uint32_t *)(L.info + nsync);
+    L.fin = L.done + nsync;
+    L.eb = (int32_t *)(L.fin + nsync);
+    L.bp = (uint32_t *)(L.eb + nsync);
+    L.bd = (int32_t *)(L.bp + nsync);
+    L.rec = (uint8_t *)(L.bd + nsync);
+    L.rec_cols = rec_cols;
+    KIT_CK(cudaMemsetAsync(region, 0, (size_t)nsync * 16u, b.stream));
+    const unsigned nb = (unsigned)std::max<uint64_t>(1, std::min<uint64_t>(warps, nsync + PW_WARPS - 1) / PW_WARPS);
+    KIT_CLEAR_ERR();
+    if (R == 1)
+        k_partial_pipe<1><<<nb, PNT, 0, b.stream>>>(L, b.out);
+    else
+        k_partial_pipe<2><<<nb, PNT, 0, b.stream>>>(L, b.out);
+    KIT_CK_LAUNCH("k_partial_pipe");
+    return 0;
+}
+
 /* The warp path's launches (see the header comment). */
 static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t warp_min,
                          const gcore::route_knobs *kn, double *cells, gpuasm_err *err)
@@ -376,6 +617,7 @@ static int pw_launch_all(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t 
     KIT_CK(cudaMemcpyAsync(d, host.data(), host.size() * sizeof(uint64_t), cudaMemcpyHostToDevice, b.stream));
     KIT_CK(cudaStreamSynchronize(b.stream));
     const uint64_t rec_cols = maxw + 1;
+    if ((rc = pw_launch_pipe(b, strands, d, total, rec_cols, err)) != 1) return rc;
     const uint64_t per_block = (uint64_t)PW_WARPS * 2 * rec_cols;
     void *rec = NULL;
     uint64_t most = std::max<uint64_t>(1, SCRATCH_BUDGET / per_block);
