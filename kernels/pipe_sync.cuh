@@ -60,6 +60,44 @@ static __device__ __forceinline__ unsigned long long pipe_entry(uint32_t c0, int
     return ((unsigned long long)(c0 + 2u) << 32) | (uint32_t)base;
 }
 
+/* An info word's parts: entered (else never), its column, D above it. */
+static __device__ __forceinline__ bool pipe_info_entered(unsigned long long v) { return (v >> 32) != PIPE_NEVER; }
+static __device__ __forceinline__ uint32_t pipe_info_c0(unsigned long long v) { return (uint32_t)(v >> 32) - 2u; }
+static __device__ __forceinline__ int32_t pipe_info_base(unsigned long long v) { return (int32_t)(uint32_t)v; }
+
+/* Strip s's info word, set by lane 0: entered at c0 from base, or never. */
+static __device__ __forceinline__ void pipe_publish_info(unsigned long long *info, bool entered, uint32_t c0,
+                                                         int32_t base, uint32_t lane)
+{
+    if (lane == 0)
+        *(volatile unsigned long long *)info = entered ? pipe_entry(c0, base) : (unsigned long long)PIPE_NEVER << 32;
+}
+
+/* Strip s's entry (every lane): strip 0 at column 0 from D = 0; strip s
+ * from the info of strip s - 1 (*above: it was entered) and, if it was,
+ * find(c0_above, base_above, first, first_d), which scans its record
+ * (first = UINT32_MAX: none).  True when strip s is entered, at *c0 from
+ * *base. */
+template <class Find>
+static __device__ __forceinline__ bool pipe_enter(const unsigned long long *info, uint32_t s, uint32_t *c0,
+                                                  int32_t *base, bool *above, const Find &find)
+{
+    *c0 = 0;
+    *base = 0;
+    *above = true;
+    if (s == 0) return true;
+    const unsigned long long up = pipe_info(info + s - 1u);
+    *above = pipe_info_entered(up);
+    if (!*above) return false;
+    uint32_t first;
+    int32_t first_d;
+    find(pipe_info_c0(up), pipe_info_base(up), first, first_d);
+    if (first == UINT32_MAX) return false;
+    *c0 = first;
+    *base = first_d;
+    return true;
+}
+
 /* Every strip above s of an item has set fin (every lane). */
 static __device__ __forceinline__ void pipe_wait_fin(const uint32_t *fin, uint32_t s, uint32_t lane)
 {

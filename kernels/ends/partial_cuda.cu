@@ -199,6 +199,17 @@ __global__ void __launch_bounds__(PNT) k_partial_big(partial_launch L, uint64_t 
     for (uint64_t it = slot; it < L.items; it += nslot) partial_item(L, it, ws, out);
 }
 
+/* The lanes' bests merged: every lane holds the warp's. */
+__device__ __forceinline__ void pw_merge_warp(gpuasm_partial &best)
+{
+    for (uint32_t off = 16; off; off >>= 1) {
+        gpuasm_partial o;
+        o.plen = __shfl_xor_sync(0xffffffffu, best.plen, off);
+        o.dist = __shfl_xor_sync(0xffffffffu, best.dist, off);
+        gcore::pw_merge(best, o);
+    }
+}
+
 /* The warp path: items[0 .. n) of one R, taken from the queue *next. */
 struct pw_launch {
     gpuasm_batch_view v;
@@ -288,12 +299,7 @@ __global__ void __launch_bounds__(PNT) k_partial_warp(pw_launch L, dev_out out)
                 base = first_d;
             }
         }
-        for (uint32_t off = 16; off; off >>= 1) {
-            gpuasm_partial o;
-            o.plen = __shfl_xor_sync(FULL, best.plen, off);
-            o.dist = __shfl_xor_sync(FULL, best.dist, off);
-            gcore::pw_merge(best, o);
-        }
+        pw_merge_warp(best);
         if (g == 0 && best.plen) partial_emit(out, e, best);
     }
 }
@@ -348,27 +354,16 @@ __global__ void __launch_bounds__(PNT) k_partial_pipe(pp_launch L, dev_out out)
         const auto rd = [&](uint32_t c) { return (uint32_t)__ldcg(rec + c); };
         uint32_t seen = 0;
         const auto gate = [&](uint32_t need) { pipe_wait(done + s - 1u, need, seen); };
-        uint32_t col0 = 0;
-        int32_t base = 0;
-        bool entered = true, above = true;
-        if (s > 0) {
-            const unsigned long long up = pipe_info(info + s - 1u);
-            above = (up >> 32) != PIPE_NEVER;
-            entered = false;
-            if (above) {
-                const gcore::pw_strip sa = gcore::pw_strip_of(it, R, s - 1u, (uint32_t)(up >> 32) - 2u,
-                                                              (int32_t)(uint32_t)up);
-                uint32_t first;
-                int32_t first_d;
-                gcore::strip_entry_warp_by(rd, gate, sa.c0, it.W, gcore::pw_entry_d0(sa), it.kmax,
-                                           gcore::pw_entry_slope(it, sa), 1, g, 0, 32u, first, first_d);
-                entered = first != gcore::PW_NONE;
-                col0 = first;
-                base = first_d;
-            }
-        }
-        if (g == 0) *(volatile unsigned long long *)(info + s) = entered ? pipe_entry(col0, base)
-                                                                         : (unsigned long long)PIPE_NEVER << 32;
+        uint32_t col0;
+        int32_t base;
+        bool above;
+        const bool entered = pipe_enter(info, s, &col0, &base, &above,
+                                        [&](uint32_t c0a, int32_t basea, uint32_t &first, int32_t &first_d) {
+            const gcore::pw_strip sa = gcore::pw_strip_of(it, R, s - 1u, c0a, basea);
+            gcore::strip_entry_warp_by(rd, gate, sa.c0, it.W, gcore::pw_entry_d0(sa), it.kmax,
+                                       gcore::pw_entry_slope(it, sa), 1, g, 0, 32u, first, first_d);
+        });
+        pipe_publish_info(info + s, entered, col0, base, g);
         gpuasm_partial best;
         best.plen = 0;
         best.dist = 0;
@@ -441,12 +436,7 @@ __global__ void __launch_bounds__(PNT) k_partial_pipe(pp_launch L, dev_out out)
                 if (g >= off) ie += b;
             }
             gcore::pw_walk<R>(st, peq_w, g, it, sp, &L.v.opt, gcore::pw_code(it, it.W - 1u), base_e + ie - es, best);
-            for (uint32_t off = 16; off; off >>= 1) {
-                gpuasm_partial o;
-                o.plen = __shfl_xor_sync(FULL, best.plen, off);
-                o.dist = __shfl_xor_sync(FULL, best.dist, off);
-                gcore::pw_merge(best, o);
-            }
+            pw_merge_warp(best);
             const int32_t below = base_e + __shfl_sync(FULL, ie, 31);
             if (g == 0) {
                 L.eb[at + s] = below;
@@ -466,12 +456,7 @@ __global__ void __launch_bounds__(PNT) k_partial_pipe(pp_launch L, dev_out out)
                 o.dist = __ldcg(L.bd + at + a);
                 gcore::pw_merge(best, o);
             }
-            for (uint32_t off = 16; off; off >>= 1) {
-                gpuasm_partial o;
-                o.plen = __shfl_xor_sync(FULL, best.plen, off);
-                o.dist = __shfl_xor_sync(FULL, best.dist, off);
-                gcore::pw_merge(best, o);
-            }
+            pw_merge_warp(best);
             if (g == 0 && best.plen) partial_emit(out, e, best);
         }
         __syncwarp();

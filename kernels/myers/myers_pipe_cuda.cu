@@ -93,27 +93,16 @@ k_long_pipe(myers::pipe_args A, dev_out out)
         const auto gate = [&](uint32_t need) { pipe_wait(done + s - 1u, need, seen); };
         /* The entry: strip 0 at column 0 from row 0; strip s from the
          * record of strip s - 1, as k_long's strip_entry_warp finds it. */
-        uint32_t c0 = 0;
-        int32_t base = 0;
-        bool entered = true, above = true;
-        if (s > 0) {
-            const unsigned long long up = pipe_info(info + s - 1u);
-            above = (up >> 32) != PIPE_NEVER;
-            entered = false;
-            if (above) {
-                const gcore::lstrip sa = gcore::long_strip(p.it, R, lp, s - 1u, (uint32_t)(up >> 32) - 2u,
-                                                           (int32_t)(uint32_t)up);
-                uint32_t first;
-                int32_t first_d;
-                gcore::strip_entry_warp_by(rd, gate, sa.c0, p.it.ncols, gcore::long_entry_d0(p.it, sa), p.it.k,
-                                           gcore::STRIP_NO_SLOPE, 1, g, 0, lp, first, first_d);
-                entered = first != UINT32_MAX;
-                c0 = first;
-                base = first_d;
-            }
-        }
-        if (lane == 0) *(volatile unsigned long long *)(info + s) = entered ? pipe_entry(c0, base)
-                                                                            : (unsigned long long)PIPE_NEVER << 32;
+        uint32_t c0;
+        int32_t base;
+        bool above;
+        const bool entered = pipe_enter(info, s, &c0, &base, &above,
+                                        [&](uint32_t c0a, int32_t basea, uint32_t &first, int32_t &first_d) {
+            const gcore::lstrip sa = gcore::long_strip(p.it, R, lp, s - 1u, c0a, basea);
+            gcore::strip_entry_warp_by(rd, gate, sa.c0, p.it.ncols, gcore::long_entry_d0(p.it, sa), p.it.k,
+                                       gcore::STRIP_NO_SLOPE, 1, g, 0, lp, first, first_d);
+        });
+        pipe_publish_info(info + s, entered, c0, base, lane);
         uint32_t wend = s * srows;   /* words of the strips in at column n - 2 */
         bool walk = eomin && above && !entered;   /* the first strip never entered walks */
         if (entered) {
