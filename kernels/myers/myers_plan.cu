@@ -34,7 +34,7 @@ knobs knobs_of(const gpuasm_settings &s)
     K.seg_tp = (uint32_t)(seg ? std::min<uint64_t>(seg, MAX_SEG_TP) : DEFAULT_SEG_TP);
     K.group_reads = (uint32_t)std::min<int64_t>(gpuasm_knob(s.cuda_group, RP_GROUP_MAX), RP_GROUP_MAX);
     K.pair_chunk = (uint64_t)gpuasm_knob(s.cuda_pair_chunk, DEFAULT_PAIR_CHUNK);
-    K.long_pipe = (int32_t)gpuasm_knob(s.cuda_long_pipe, 1);
+    K.long_pipe = (int32_t)gpuasm_knob(s.cuda_long_pipe, PIPE_DEFAULT);
     K.pipe_r = (uint32_t)gpuasm_knob(s.cuda_pipe_r, 1);
     return K;
 }
