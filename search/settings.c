@@ -47,6 +47,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CUDA_LONG_PAD", cuda_long_pad, 0, 65536),
     KNOB("GPUASM_CUDA_LONG_PIPE", cuda_long_pipe, 0, 2),
     KNOB("GPUASM_CUDA_PIPE_R", cuda_pipe_r, 1, 2),
+    KNOB("GPUASM_CUDA_ENDS_PIPE", cuda_ends_pipe, 0, 2),
     KNOB("GPUASM_DP_ROWS", dp_rows, 1, 8),
     KNOB("GPUASM_DP_THREADS", dp_threads, 1, 1024),
     KNOB("GPUASM_DP_FORCE_GLOBAL", dp_force_global, 0, 1),

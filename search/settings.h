@@ -51,6 +51,8 @@
  *                                       GPU suite has run it: myers_plan.h PIPE_DEFAULT], 1 when a
  *                                       chunk's long items are too few to fill the GPU, 2 every one (tests)
  *   GPUASM_CUDA_PIPE_R=N       1..2     the piped strips' words per lane (1024 or 2048 rows; default 1)
+ *   GPUASM_CUDA_ENDS_PIPE=N    0..2     the ends pass's piped strips alone (default: as
+ *                                       GPUASM_CUDA_LONG_PIPE; A/B runs)
  *   GPUASM_CUDA_WARP_LANES=N   1..32    myers: most lanes per warp group (rounded down
  *                                       to a power of 2; small N gives R > 1 words/lane)
  *   GPUASM_CUDA_GROUP=N        1..64    myers: reads per read-as-pattern group
@@ -197,7 +199,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
     int64_t auto_move, cuda_cpu_start, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m, cuda_ends_warp_min, cuda_long_order_items, cuda_long_rmax, cuda_long_ends,
-        cuda_long_pad, cuda_long_pipe, cuda_pipe_r;
+        cuda_long_pad, cuda_long_pipe, cuda_pipe_r, cuda_ends_pipe;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter, cpu_periodic;

@@ -531,7 +531,7 @@ static uint64_t pp_resident_warps(const gpuasm_cuda_batch &b)
 static int pw_launch_pipe(const gpuasm_cuda_batch &b, uint32_t strands, uint64_t *d, size_t total,
                           uint64_t rec_cols, gpuasm_err *err)
 {
-    const int64_t mode = gpuasm_knob(b.settings->cuda_long_pipe, myers::PIPE_DEFAULT);
+    const int64_t mode = gpuasm_knob(b.settings->cuda_ends_pipe, gpuasm_knob(b.settings->cuda_long_pipe, myers::PIPE_DEFAULT));
     const uint32_t R = gpuasm_knob(b.settings->cuda_pipe_r, 1) == 2 ? 2u : 1u;
     if (mode == 0) return 1;
     uint64_t maxm = 1;
