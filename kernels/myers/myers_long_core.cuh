@@ -395,6 +395,9 @@ __device__ __forceinline__ void strip_entry_warp_by(const Rd &rd, const Gate &ga
     const uint32_t gmask = lp == 32u ? 0xffffffffu : (1u << lp) - 1u;
     int32_t run = d0;
     for (uint32_t i = 0; i < iters; ++i) {
+        /* Found in every group: the rest of the record is not read (a
+         * piped strip's gate would wait for the strip above's end). */
+        if (__all_sync(0xffffffffu, done)) break;
         const uint32_t c = c0 + i * lp + g;
         gate(min(c0 + i * lp + lp, hi));   /* every lane: the record's columns < that are final */
         int32_t d = (!done && c < hi) ? io_delta(rd(c)) : 0;
