@@ -47,9 +47,9 @@
  *                                       LONG path keeps 64 (A/B runs of P1's shape)
  *   GPUASM_CUDA_LONG_PIPE=N    0..2     myers LONG path: strips of one item on many warps, each
  *                                       following the strip above (myers_pipe_cuda.cu; the ends pass's
- *                                       warp path too, partial_cuda.cu): 0 never [the default until the
- *                                       GPU suite has run it: myers_plan.h PIPE_DEFAULT], 1 when a
- *                                       chunk's long items are too few to fill the GPU, 2 every one (tests)
+ *                                       warp path too, partial_cuda.cu): 0 never, 1 when a chunk's
+ *                                       long items are too few to fill the GPU [default], 2 every one
+ *                                       (tests)
  *   GPUASM_CUDA_PIPE_R=N       1..2     the piped strips' words per lane (1024 or 2048 rows; default 1)
  *   GPUASM_CUDA_ENDS_PIPE=N    0..2     the ends pass's piped strips alone (default: as
  *                                       GPUASM_CUDA_LONG_PIPE; A/B runs)

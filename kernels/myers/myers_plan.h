@@ -26,10 +26,10 @@ enum {
     MAX_SEG_RP = 16384,        /* shared-memory bound of the RP text */
     DEFAULT_SEG_WARP = 4096,
     DEFAULT_PAIR_CHUNK = 1 << 22,
-    /* GPUASM_CUDA_LONG_PIPE's default (search/settings.h): 0, never, until
-     * the GPU suite has held the piped strips to the CPU (its cases force
-     * them: tests/gpu/run); then 1, where a chunk has few long items. */
-    PIPE_DEFAULT = 0,
+    /* GPUASM_CUDA_LONG_PIPE's default (search/settings.h): 1, the piped
+     * strips where a chunk has few long items (a 1 Mb pair on an H200:
+     * 25.4 s of kernels -> 0.28 s, NOTES.md). */
+    PIPE_DEFAULT = 1,
     RP_NT = 128,               /* threads of an RP block: 64 reads x 2 strands */
     RP_GROUP_MAX = RP_NT / 2
 };
