@@ -241,17 +241,19 @@ static void auto_cpu_call(auto_side_t *am, double dt, uint64_t bases)
 
 /* Has the engine to move to become ready?  Polled between CPU calls; the
  * tests' move (test_at) waits for it at a chosen call. */
-static void auto_check(pipe_t *p)
+/* wait: the next CPU call would be one huge read (auto_huge_read): start
+ * a deferred open and wait for its outcome instead. */
+static void auto_check(pipe_t *p, int wait)
 {
     auto_side_t *am = &p->am;
     if (am->to || am->failed) return;
     if (gpuasm_auto_move_deferred(am->move)) {
-        if (!auto_proved_large(am)) return;
+        if (!wait && !auto_proved_large(am)) return;
         (void)gpuasm_auto_move_go(am->move);   /* a failure is polled below */
     }
     /* The tests' move happens at exactly that call, never before. */
-    if (am->test_at && am->calls[0] < am->test_at) return;
-    am->to = gpuasm_auto_move_poll(am->move, am->test_at != 0, &am->failed);
+    if (!wait && am->test_at && am->calls[0] < am->test_at) return;
+    am->to = gpuasm_auto_move_poll(am->move, wait || am->test_at != 0, &am->failed);
     if (am->to) {
         am->moved_s = gpuasm_now_s() - am->t0;
         pthread_mutex_lock(&p->lock);
@@ -259,6 +261,22 @@ static void auto_check(pipe_t *p)
         pthread_mutex_unlock(&p->lock);
         auto_spawn(p);
     }
+}
+
+/* A read whose search alone is longer on the CPU than CUDA's start: its
+ * cells (read x target bases, both strands) at least AUTO_HUGE_READ_CELLS,
+ * ~0.5 s of the 16-thread CPU on a huge pair (a 1 Mb read against its
+ * 1 Mb target, 2e12 cells: 6.0 s on the H200 host's CPU, 3.2 s on CUDA
+ * with its start; BENCHMARKS.md, fourteenth session).  Such a read is
+ * not chunked (a call is whole reads), so the CPU start would take all of
+ * it: it waits for CUDA instead (GPUASM_AUTO_HUGE_CELLS: the bound). */
+#define AUTO_HUGE_READ_CELLS 1e11
+
+static int auto_huge_read(const pipe_t *p, uint64_t read_bases)
+{
+    const gpuasm_seqset *tg = &p->t->set;
+    const double cells = 2.0 * (double)read_bases * (double)tg->off[tg->n];
+    return cells >= p->am.huge_cells;
 }
 
 /* A round's scan under --device auto (same contract as
@@ -277,7 +295,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
     uint32_t done[2] = { 0, 0 };
     int began[2] = { 0, 0 };
     for (uint32_t i = 0; i < view->n || i == 0;) {
-        if (w->lane == 0) auto_check(p);   /* lanes > 0 run only after the move */
+        if (w->lane == 0) auto_check(p, 0);   /* lanes > 0 run only after the move */
         /* --device cuda: no CPU fallback (the run's message is CUDA's own:
          * gpuasm_pipe_cuda_outcome, called when the pipeline has stopped). */
         if (am->strict && am->failed) return gpuasm_err_set(err, GPUASM_ERR_NO_DEVICE, "CUDA did not open");
@@ -291,6 +309,10 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         if (!am->to && j > 0) {   /* a CPU call of about chunk_bases */
             j = i + 1;
             while (j < view->n && view->off[j + 1] - view->off[i] <= am->chunk_bases) j++;
+            if (j == i + 1 && w->lane == 0 && !am->failed && auto_huge_read(p, view->off[j] - view->off[i])) {
+                auto_check(p, 1);
+                if (am->to || (am->strict && am->failed)) continue;   /* again, on the engine moved to */
+            }
         }
         if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
             const double t0 = gpuasm_now_s();
@@ -385,6 +407,7 @@ int gpuasm_pipe_auto_arm(pipe_t *p, const gpuasm_scan_opt *o, opener_t *op, doub
         return 0;   /* no thread: the engine opens first, as before */
     p->am.strict = cuda;
     p->am.go_s = 1e-3 * (double)go_ms;
+    p->am.huge_cells = s.auto_huge_cells >= 0 ? (double)s.auto_huge_cells : AUTO_HUGE_READ_CELLS;
     p->am.est_bases = gpuasm_auto_est_read_bases(o);
     op->device = "cpu";
     p->am.test_at = test ? (uint64_t)s.auto_test_move : 0;

@@ -122,6 +122,7 @@ typedef struct {
     /* When CUDA starts (GPUASM_AUTO_GO_MS, auto_proved_large): the CPU's
      * calls so far (seconds, bases) against the input's estimated bases. */
     double cpu_s, go_s, est_bases, first_s, last_s;
+    double huge_cells;         /* a read of at least these cells waits for the move (auto_huge_read) */
     uint64_t cpu_bases, first_bases, last_bases;
     /* The faster device (auto_back): lane 0's calls on the engine moved to
      * after its first (seconds, bases, count); the CPU's probe (0 not yet,

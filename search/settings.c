@@ -36,6 +36,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_AUTO_MOVE", auto_move, 0, 1),
     KNOB("GPUASM_CUDA_CPU_START", cuda_cpu_start, 0, 1),
     KNOB("GPUASM_AUTO_GO_MS", auto_go_ms, 0, (int64_t)1 << 31),
+    KNOB("GPUASM_AUTO_HUGE_CELLS", auto_huge_cells, 0, (int64_t)1 << 62),
     KNOB("GPUASM_AUTO_CHUNK_BASES", auto_chunk_bases, 1, (int64_t)1 << 40),
     KNOB("GPUASM_AUTO_TEST_MOVE", auto_test_move, 0, (int64_t)1 << 40),
     KNOB("GPUASM_AUTO_TEST_DELAY_MS", auto_test_delay_ms, 0, 600000),

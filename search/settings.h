@@ -77,6 +77,9 @@
  *                                       alone would take at least N ms for the whole
  *                                       input (predicted from its calls after the first and
  *                                       the file sizes; spent, for a pipe) [500]; 0: at once
+ *   GPUASM_AUTO_HUGE_CELLS=N   0..2^62  --device auto and cuda's CPU start: a read of at least N
+ *                                       cells (read x target bases x 2) waits for CUDA instead of
+ *                                       running on the CPU while it starts [1e11]
  *   GPUASM_AUTO_MOVE=B         0|1      --device auto: 1 (default) scans on the CPU while
  *                                       CUDA starts and moves to it once ready
  *                                       (cli/auto_move.h); 0 waits for CUDA first,
@@ -197,7 +200,7 @@ typedef struct gpuasm_settings {
     int64_t cuda_simple, cuda_force_global, cuda_force_warp, cuda_no_warp, cuda_long;
     int64_t cuda_warp_lanes, cuda_group, cuda_seg_min, cuda_pair_chunk;
     int64_t cuda_scan_run, cuda_lanes, cuda_filter_min_bases, auto_cpu_cells;
-    int64_t auto_move, cuda_cpu_start, auto_go_ms, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
+    int64_t auto_move, cuda_cpu_start, auto_go_ms, auto_huge_cells, auto_chunk_bases, auto_test_move, auto_test_delay_ms;
     int64_t cuda_hamming_smem_m, cuda_ends_warp_min, cuda_long_order_items, cuda_long_rmax, cuda_long_ends,
         cuda_long_pad, cuda_long_pipe, cuda_pipe_r, cuda_ends_pipe;
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;

@@ -51,6 +51,22 @@ check_sides() {
     fi
 }
 
+@test "a read too big for the CPU start waits for the engine moved to (GPUASM_AUTO_HUGE_CELLS): all on it, the bytes of --device cpu" {
+    make_big
+    scan --device cpu --no-PG "$T/big.fq" "$TARGETS" > "$T/cpu.sam"
+    # one read a call, the test move never reached by the count: every
+    # read is "huge", so the first waits for the stand-in and runs there
+    GPUASM_AUTO_HUGE_CELLS=1 auto_run 1000000 1 "$T/big.fq" "$TARGETS"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_reads)" 0
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_reads)" 336
+    # under the bound: every read on the CPU (the move never comes)
+    GPUASM_AUTO_HUGE_CELLS=1000000000000000 auto_run 1000000 1 "$T/big.fq" "$TARGETS"
+    cmp "$T/cpu.sam" "$T/auto.sam"
+    assert_equal "$(stat_of "$T/auto.json" auto_moved_reads)" 0
+    assert_equal "$(stat_of "$T/auto.json" auto_cpu_reads)" 336
+}
+
 @test "the move at the first, a middle and the last CPU call, in one batch or many: the bytes of --device cpu" {
     make_big
     local n=336 bs at moves=0
