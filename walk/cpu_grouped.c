@@ -61,6 +61,7 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->tend_at);
     free(g->tpeq);
     gpuasm_ef_ws_free(&g->efws);
+    gpuasm_ec_ws_free(&g->ecws);
 }
 
 /* Emit of one verified range: positions of a text window starting at ws,
@@ -770,9 +771,15 @@ int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_sea
         g->el_reach[i] = reach[0];
         g->el_reach[nl + i] = reach[1];
     }
-    for (int e = 0; e < 2; e++)
-        if (all >> e & 1u)
-            gpuasm_ends_lanes_best(g->el_ew, g->el_reach + (size_t)e * nl, nl, rseq, (uint32_t)n, e,
-                                   g->epre + (size_t)e * nl);
+    for (int e = 0; e < 2; e++) {
+        if (!(all >> e & 1u)) continue;
+        /* a family's candidates settled at once where one DP proves none
+         * has an acceptable occurrence (ends_classes.h) */
+        if (prep->has_ecls && gpuasm_ends_classes_settle(&prep->ecls, &g->ecws, prep->ew, list, nl,
+                                                         g->el_reach + (size_t)e * nl, rseq, (uint32_t)n, e) < 0)
+            return -1;
+        gpuasm_ends_lanes_best(g->el_ew, g->el_reach + (size_t)e * nl, nl, rseq, (uint32_t)n, e,
+                               g->epre + (size_t)e * nl);
+    }
     return 0;
 }

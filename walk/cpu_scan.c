@@ -277,6 +277,7 @@ void gpuasm_cpu_prep_free(gpuasm_cpu_prep *prep)
     gpuasm_period_cache_free(&prep->runs);
     if (prep->has_eix) gpuasm_ends_index_free(&prep->eix);
     if (prep->has_efilter) gpuasm_efilter_free(&prep->ef);
+    if (prep->has_ecls) gpuasm_ends_classes_free(&prep->ecls);
     free(prep->ew);
     free(prep);
 }
@@ -337,6 +338,8 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
             if (m == 0 || m > EW_MAX || !omin) continue;
             gpuasm_ends_word_build(&p->ew[t], opt, targets->code + targets->off[t], (uint32_t)m, omin, 0);
         }
+        if (gpuasm_ends_classes_build(&p->ecls, targets, p->ew) < 0) goto oom;
+        p->has_ecls = 1;
     }
     const int filterable = p->grouped || filtered_hamming(opt);
     const char *name = gpuasm_filter_name(opt->filter);

@@ -18,6 +18,7 @@
 #include "kernels/twin.h"
 #include "search/search.h"
 #include "walk/cpu_scan.h"
+#include "walk/ends_classes.h"
 #include "walk/ends_filter.h"
 #include "walk/periodic.h"
 #include "walk/prefilter.h"
@@ -133,6 +134,8 @@ struct gpuasm_cpu_prep {
     gpuasm_efilter ef;      /* the ends pass of targets as patterns (ends_filter.h) */
     ends_word *ew;          /* [n_targets] the ends pass of targets of <= 128 bases as
                              * patterns (edit mode), or NULL; m == 0: none for this one */
+    int has_ecls;
+    gpuasm_ends_classes ecls; /* ew's families, settled at once (ends_classes.h) */
     /* --filter (search.h) with the GPUASM_CPU_PREFILTER knob: per filter,
      * 0 off, 1 where its cost model says it pays, 2 wherever it applies. */
     int lv_pieces, lv_index;
@@ -192,6 +195,7 @@ typedef struct group_ws {
     uint32_t n_b_partial;           /* group B's targets that take partial occurrences (omin > 0) */
     size_t cap_ealways;
     gpuasm_ef_ws efws;
+    gpuasm_ec_ws ecws;              /* gpuasm_ends_classes_settle()'s */
     /* the candidates' ends pass in lanes (gpuasm_ends_lanes()): epre[e n +
      * i] is candidate i's answer at end e (n candidates), from its ends_word
      * el_ew[i] within el_reach[e n + i] */

@@ -41,10 +41,12 @@ void gpuasm_efilter_free(gpuasm_efilter *f)
     for (int e = 0; e < 2; e++) {
         free(f->xstart[e]);
         free(f->xids[e]);
+        free(f->xbits[e]);
         free(f->pstart[e]);
         free(f->pent[e]);
         free(f->pmaxw[e]);
         free(f->qmask[e]);
+        free(f->qdmask[e]);
         free(f->gstart[e]);
         free(f->gtgt[e]);
     }
@@ -165,6 +167,14 @@ static int same_rule(const gpuasm_efilter *f, int e, const gpuasm_ef_piece *a, c
            !memcmp(piece_bases(f, e, a), piece_bases(f, e, b), a->a);
 }
 
+/* The qdmask bucket of a window whose last base is de bases before the
+ * text's end. */
+static inline uint32_t ef_dbucket(uint32_t de)
+{
+    const uint32_t b = de / GPUASM_EF_DBUCKET;
+    return b < 31 ? b : 31;
+}
+
 /* Rows of v in CSR form: start[EF_ROWS + 1], the ids / entries by row;
  * piece entries of one rule in one group (ends_filter.h). */
 static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
@@ -174,17 +184,30 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     f->pstart[e] = calloc((size_t)rows + 1, sizeof(uint32_t));
     f->xids[e] = malloc((v->nx ? v->nx : 1) * sizeof(uint32_t));
     f->qmask[e] = calloc((size_t)1 << (2 * GPUASM_EF_Q), 1);
-    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->qmask[e]) return -1;
+    f->qdmask[e] = calloc((size_t)1 << (2 * GPUASM_EF_Q), sizeof(uint32_t));
+    if (!f->xstart[e] || !f->pstart[e] || !f->xids[e] || !f->qmask[e] || !f->qdmask[e]) return -1;
     /* a piece row of q bases and key k: every 8-base key whose last q
-     * bases (its low 2q bits) are k */
+     * bases (its low 2q bits) are k; its window's last base lies d - q
+     * bases before the text's end for d in [dlo, dhi] */
     for (size_t i = 0; i < v->np; i++) {
         const uint32_t row = v->p[i].row;
         int q = GPUASM_EF_AMIN;
         while (q < GPUASM_EF_Q && row >= q_base(q + 1)) q++;
         const uint32_t k = row - q_base(q), ext = (uint32_t)1 << (2 * (GPUASM_EF_Q - q));
-        for (uint32_t x = 0; x < ext; x++) f->qmask[e][(x << (2 * q)) | k] |= (uint8_t)(1u << (q - GPUASM_EF_AMIN));
+        const gpuasm_ef_piece *pe = &v->p[i].e;
+        const uint32_t b0 = ef_dbucket(pe->dlo > (uint32_t)q ? pe->dlo - (uint32_t)q : 0),
+                       b1 = ef_dbucket(pe->dhi > (uint32_t)q ? pe->dhi - (uint32_t)q : 0);
+        const uint32_t bits = (b1 == 31 ? ~(uint32_t)0 : ((uint32_t)2 << b1) - 1) & ~(((uint32_t)1 << b0) - 1);
+        for (uint32_t x = 0; x < ext; x++) {
+            f->qmask[e][(x << (2 * q)) | k] |= (uint8_t)(1u << (q - GPUASM_EF_AMIN));
+            f->qdmask[e][(x << (2 * q)) | k] |= bits;
+        }
     }
-    for (size_t i = 0; i < v->nx; i++) f->xstart[e][v->x[i].row + 1]++;
+    if (!(f->xbits[e] = calloc((size_t)rows / 64 + 1, sizeof(uint64_t)))) return -1;
+    for (size_t i = 0; i < v->nx; i++) {
+        f->xstart[e][v->x[i].row + 1]++;
+        f->xbits[e][v->x[i].row >> 6] |= (uint64_t)1 << (v->x[i].row & 63);
+    }
     for (uint32_t r = 0; r < rows; r++) f->xstart[e][r + 1] += f->xstart[e][r];
     /* counting sort, stable: target order within a row */
     uint32_t *fill = malloc((size_t)rows * sizeof(uint32_t));
@@ -473,6 +496,7 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             key |= (uint32_t)b << (2 * (p - 1));
             if (!(f->x_used[e] >> p & 1)) continue;
             const uint32_t row = q_base((int)p) + key;
+            if (!(f->xbits[e][row >> 6] >> (row & 63) & 1)) continue;
             for (uint32_t i = f->xstart[e][row]; i < f->xstart[e][row + 1]; i++)
                 if (mark_one(&c, e, f->xids[e][i], p) < 0) return -1;
         }
@@ -481,6 +505,7 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
         const piece_ctx pc = { f, e, tail, L, ws->gmark + (e ? f->n_groups[0] : 0), ws->gstamp,
                                f->gstart[e], f->gtgt[e] };
         const uint8_t *const qmask = f->qmask[e];
+        const uint32_t *const qdmask = f->qdmask[e];   /* most windows stop at its bit */
         const uint32_t kmask = ((uint32_t)1 << (2 * GPUASM_EF_Q)) - 1;
         key = 0;
         if (!nobase) {
@@ -492,12 +517,13 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
             uint32_t j = 0;
             for (; j < L && j + 1 < GPUASM_EF_Q; j++) {
                 key = (key << 2) | (uint32_t)__builtin_ctz(tail[j] & 15u);
-                if (j + 1 < GPUASM_EF_AMIN) continue;
+                if (j + 1 < GPUASM_EF_AMIN || !(qdmask[key & kmask] >> ef_dbucket(L - 1 - j) & 1)) continue;
                 const uint32_t qm = qmask[key & kmask] & (((uint32_t)2 << (j + 1 - GPUASM_EF_AMIN)) - 1);
                 if (qm && window_rows(&c, &pc, j, key, qm) < 0) return -1;
             }
             for (; j < L; j++) {
                 key = (key << 2) | (uint32_t)__builtin_ctz(tail[j] & 15u);
+                if (!(qdmask[key & kmask] >> ef_dbucket(L - 1 - j) & 1)) continue;
                 const uint32_t qm = qmask[key & kmask];
                 if (qm && window_rows(&c, &pc, j, key, qm) < 0) return -1;
             }
@@ -511,7 +537,7 @@ int64_t gpuasm_efilter_mark(const gpuasm_efilter *f, const uint8_t *text, uint64
                 continue;
             }
             key = (key << 2) | (uint32_t)b;   /* the top bits fall off: masked below */
-            if (++run < GPUASM_EF_AMIN) continue;
+            if (++run < GPUASM_EF_AMIN || !(qdmask[key & kmask] >> ef_dbucket(L - 1 - j) & 1)) continue;
             /* the q with entries among q <= run (bits of bases before an N
              * are in key, not in its last run bases): most windows stop
              * here, one load where a test per q cost ~90 instructions a

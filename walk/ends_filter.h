@@ -86,6 +86,9 @@ extern "C" {
 /* Keys hold at most this many bases (exact prefixes p <= 8; longer pieces
  * are keyed by their first 8 bases and compared whole). */
 #define GPUASM_EF_Q 8
+/* Bases of a bucket of gpuasm_efilter.qdmask (32 buckets: 0 .. 123 and
+ * the rest). */
+#define GPUASM_EF_DBUCKET 4
 /* Longer target patterns are never filtered ("always"). */
 #define GPUASM_EF_MAX_M 4096
 /* --filter auto (level 1) builds the filter only for at least this many
@@ -120,6 +123,8 @@ typedef struct gpuasm_efilter {
     /* per end e (0: text end, 1: text start): exact rows by (p, key),
      * piece rows by (q, key), both in the key space of q_base() */
     uint32_t *xstart[2], *xids[2];
+    uint64_t *xbits[2];         /* [rows / 64 + 1] bit row: the exact row has ids (a
+                                 * look-up of xstart, 350 KB, missed the cache) */
     uint32_t *pstart[2];
     gpuasm_ef_piece *pent[2];
     uint16_t *pmaxw[2];         /* [rows] the widest dhi - dlo of a piece row (its entries
@@ -128,6 +133,11 @@ typedef struct gpuasm_efilter {
     uint8_t *qmask[2];          /* [4^GPUASM_EF_Q] by the key of a window's last 8 bases:
                                  * bit q - GPUASM_EF_AMIN set when the piece row of its
                                  * last q bases has entries */
+    uint32_t *qdmask[2];        /* [4^GPUASM_EF_Q] by the same key: bit b set when one of
+                                 * those rows has an entry whose range holds a d with the
+                                 * window's last base b-th bucket from the end (bucket
+                                 * GPUASM_EF_DBUCKET bases; the last one takes the rest):
+                                 * a window outside every bit needs no look-up */
     uint32_t *gstart[2], *gtgt[2];  /* [n_groups + 1] and the groups' targets (by target) */
     uint32_t n_groups[2];
     uint32_t x_used[2], p_used[2];  /* bit p / q: some entry has it */
