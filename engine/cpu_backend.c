@@ -189,6 +189,7 @@ static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_scan_stat
         counts->pieces_dropped += w[i].counts.pieces_dropped;
         counts->ends_run += w[i].counts.ends_run;
         counts->ends_skipped += w[i].counts.ends_skipped;
+        counts->ends_settled += w[i].counts.ends_settled;
         counts->periodic_cols += w[i].counts.periodic_cols;
     }
     free(w);
@@ -224,6 +225,7 @@ static int cpu_open(const gpuasm_backend_cfg *cfg, void **self, gpuasm_err *err)
         b->cfg.index_max = cfg->settings->cpu_index_max;
         b->cfg.ends_filter = (int)gpuasm_knob(cfg->settings->cpu_ends_filter, 1);
         b->cfg.periodic = (int)gpuasm_knob(cfg->settings->cpu_periodic, 1);
+        b->cfg.ends_classes = (int)gpuasm_knob(cfg->settings->cpu_ends_classes, 1);
     }
     snprintf(b->desc, sizeof b->desc, "cpu (%d thread%s, %s)", b->n_threads, b->n_threads > 1 ? "s" : "",
              gpuasm_simd_name(b->cfg.simd));

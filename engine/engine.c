@@ -286,6 +286,7 @@ void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->pieces_dropped += s->pieces_dropped;
     to->ends_run += s->ends_run;
     to->ends_skipped += s->ends_skipped;
+    to->ends_settled += s->ends_settled;
     to->periodic_cols += s->periodic_cols;
     to->index_build_s += s->index_build_s;
     to->plan_s += s->plan_s;

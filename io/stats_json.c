@@ -92,6 +92,7 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"pieces_dropped\":%llu", (unsigned long long)s->pieces_dropped);
     fprintf(fp, ",\"ends_run\":%llu", (unsigned long long)s->ends_run);
     fprintf(fp, ",\"ends_skipped\":%llu", (unsigned long long)s->ends_skipped);
+    fprintf(fp, ",\"ends_settled\":%llu", (unsigned long long)s->ends_settled);
     fprintf(fp, ",\"periodic_cols\":%llu", (unsigned long long)s->periodic_cols);
     fprintf(fp, ",\"index_build_s\":%.6f", finite_or_0(s->index_build_s));
     fprintf(fp, ",\"plan_s\":%.6f", finite_or_0(s->plan_s));

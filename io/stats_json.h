@@ -7,7 +7,8 @@
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
  *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"end_hits":N,"index_strands":N,"index_declined":N,
- *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"periodic_cols":N,
+ *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"ends_settled":N,
+ *    "periodic_cols":N,
  *    "index_build_s":x,"plan_s":x,
  *    "ends_kernel_s":x,"ends_cells":x,"ends_tcups":x,"engine_ready_at":x,"first_scan_at":x,
  *    "last_scan_end_at":x,"read_s":x,"encode_s":x,"report_s":x,"write_s":x[, auto keys],
@@ -112,7 +113,7 @@ typedef struct gpuasm_run_stats {
     double cells;              /* DP cells */
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;   /* gpuasm_scan_stats */
     uint64_t end_hits;   /* end hits the scans returned (search.h: fewer under GPUASM_KEEP_REPORTED) */
-    uint64_t ends_run, ends_skipped, periodic_cols;                       /* gpuasm_scan_stats */
+    uint64_t ends_run, ends_skipped, ends_settled, periodic_cols;         /* gpuasm_scan_stats */
     double index_build_s, plan_s;                                         /* gpuasm_scan_stats */
     double ends_kernel_s, ends_cells;                                     /* gpuasm_scan_stats */
     gpuasm_stage_stats stage;  /* all zero: the keys are written as 0 */

@@ -211,8 +211,10 @@ typedef struct gpuasm_scan_stats {
     uint64_t index_strands, index_declined, pieces_kept, pieces_dropped;
     /* The ends pass (partial.h; CPU backend): (pair, strand, end) items
      * whose DP ran, and those an exact filter ruled out (prefilter.h for
-     * reads as patterns, ends_filter.h for targets as patterns). */
-    uint64_t ends_run, ends_skipped;
+     * reads as patterns, ends_filter.h for targets as patterns);
+     * ends_settled: of ends_run, those an adapter family's one DP settled
+     * (walk/ends_classes.h) instead of their own. */
+    uint64_t ends_run, ends_skipped, ends_settled;
     /* The text columns of periodic runs (walk/periodic.h; CPU backend)
      * whose DP was left out, summed over read strands. */
     uint64_t periodic_cols;

@@ -63,6 +63,7 @@ static const knob_def knobs[] = {
     KNOB("GPUASM_CPU_INDEX_MAX", cpu_index_max, 1, (int64_t)1 << 32),
     KNOB("GPUASM_CPU_ENDS_FILTER", cpu_ends_filter, 0, 1),
     KNOB("GPUASM_CPU_PERIODIC", cpu_periodic, 0, 1),
+    KNOB("GPUASM_CPU_ENDS_CLASSES", cpu_ends_classes, 0, 1),
     KNOB("GPUASM_CUDA_ENDS_PLAN", cuda_ends_plan, 0, 2),
     KNOB("GPUASM_CUDA_ENDS_SHARED", cuda_ends_shared, 0, 1),
     KNOB("GPUASM_CUDA_PLAN_PINNED", cuda_plan_pinned, 0, 1),

@@ -151,6 +151,10 @@
  *   GPUASM_CPU_ENDS_FILTER=B   0|1      CPU: the ends filter (ends_filter.h) as --filter
  *                                       says (1, default), or never (0: the ends pass
  *                                       for every item, the benchmarks' "before" rows)
+ *   GPUASM_CPU_ENDS_CLASSES=B  0|1      CPU: adapter families' ends candidates settled by one
+ *                                       DP where it proves them empty (walk/ends_classes.h;
+ *                                       1, default), or each run (0: the same bytes, for
+ *                                       tests and benchmarks)
  *   GPUASM_CPU_PERIODIC=B      0|1      CPU: a declined read strand's search leaves out
  *                                       the repeating columns of the targets' periodic
  *                                       runs (walk/periodic.h; 1, default), or runs
@@ -206,6 +210,7 @@ typedef struct gpuasm_settings {
     int64_t dp_rows, dp_threads, dp_force_global, dp_pair_chunk;
     int64_t dtw_rows, dtw_sets, dtw_force_global, dtw_chunk;
     int64_t cpu_simd, cpu_prefilter, cpu_lane_min, cpu_index_max, cpu_ends_filter, cpu_periodic;
+    int64_t cpu_ends_classes;
     int64_t cuda_ends_plan, cuda_ends_shared, cuda_plan_pinned, cuda_plan_chunk, cuda_pieces_gpu, keep_all, auto_back, auto_test_back, auto_back_ms;
 } gpuasm_settings;
 

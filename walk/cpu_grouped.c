@@ -775,9 +775,12 @@ int gpuasm_ends_lanes(group_ws *g, const gpuasm_cpu_prep *prep, const gpuasm_sea
         if (!(all >> e & 1u)) continue;
         /* a family's candidates settled at once where one DP proves none
          * has an acceptable occurrence (ends_classes.h) */
-        if (prep->has_ecls && gpuasm_ends_classes_settle(&prep->ecls, &g->ecws, prep->ew, list, nl,
-                                                         g->el_reach + (size_t)e * nl, rseq, (uint32_t)n, e) < 0)
-            return -1;
+        if (prep->has_ecls) {
+            const int64_t st = gpuasm_ends_classes_settle(&prep->ecls, &g->ecws, prep->ew, list, nl,
+                                                          g->el_reach + (size_t)e * nl, rseq, (uint32_t)n, e);
+            if (st < 0) return -1;
+            g->cnt.ends_settled += (uint64_t)st;
+        }
         gpuasm_ends_lanes_best(g->el_ew, g->el_reach + (size_t)e * nl, nl, rseq, (uint32_t)n, e,
                                g->epre + (size_t)e * nl);
     }

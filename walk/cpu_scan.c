@@ -241,6 +241,7 @@ void gpuasm_cpu_cfg_default(gpuasm_cpu_cfg *cfg)
     cfg->index_max = 0;
     cfg->threads = 1;
     cfg->ends_filter = 1;
+    cfg->ends_classes = 1;
     cfg->periodic = 1;
 }
 
@@ -338,8 +339,10 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
             if (m == 0 || m > EW_MAX || !omin) continue;
             gpuasm_ends_word_build(&p->ew[t], opt, targets->code + targets->off[t], (uint32_t)m, omin, 0);
         }
-        if (gpuasm_ends_classes_build(&p->ecls, targets, p->ew) < 0) goto oom;
-        p->has_ecls = 1;
+        if (cfg->ends_classes) {
+            if (gpuasm_ends_classes_build(&p->ecls, targets, p->ew) < 0) goto oom;
+            p->has_ecls = 1;
+        }
     }
     const int filterable = p->grouped || filtered_hamming(opt);
     const char *name = gpuasm_filter_name(opt->filter);
@@ -759,6 +762,7 @@ done:
         counts->pieces_dropped += c.g.cnt.pieces_dropped;
         counts->ends_run += c.g.cnt.ends_run;
         counts->ends_skipped += c.g.cnt.ends_skipped;
+        counts->ends_settled += c.g.cnt.ends_settled;
         counts->periodic_cols += c.g.cnt.periodic_cols;
     }
     c.tw->close(c.ws);

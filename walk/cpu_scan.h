@@ -28,6 +28,7 @@ typedef struct gpuasm_cpu_cfg {
     int threads;         /* host threads that build the targets' index (-@); <= 0: one */
     int ends_filter;     /* the ends filter (ends_filter.h): 1 as the pieces filter's level, 0 never */
     int periodic;        /* 1: periodic runs' repeating columns left out (periodic.h), 0: run */
+    int ends_classes;    /* 1: adapter families settled at once (ends_classes.h), 0: each runs */
 } gpuasm_cpu_cfg;
 
 /* The defaults: the processor's SIMD level, the filter on. */

@@ -85,8 +85,65 @@ setup() {
     gzip -dc "$D/reads/measles_sequana/Hm2_GTGAAA_L005_R1_001.fastq.gz" | head -n 2000 > "$T/hm2.fq"
     filter_equal ill "$T/ill.fq" "$D/adapters/bbmap_adapters.fa"
     [ "$(stats_value "$T/ill.auto.json" ends_skipped)" -gt "$(stats_value "$T/ill.auto.json" ends_run)" ]
+    # the kits' families (50 adapters share 12 first bases, 112 their last
+    # 16) are settled by one DP where it proves them empty
+    [ "$(stats_value "$T/ill.auto.json" ends_settled)" -gt 0 ]
     filter_equal illb "$T/ill.fq" "$D/adapters/bbmap_adapters.fa" --best -e 0.2
     filter_equal hm2 "$T/hm2.fq" "$D/adapters/bbmap_adapters.fa" --all --overlap 1
     filter_equal hm2h "$T/hm2.fq" "$D/adapters/bbmap_adapters.fa" --mode hamming --best
     [ "$(stats_value "$T/hm2h.auto.json" ends_skipped)" -gt 0 ]
+}
+
+@test "adapter families (walk/ends_classes.h): settled at once, the bytes of each run alone and of --filter off" {
+    # 8 families of 6 members (a shared stem of 14-30 bases at one end, the
+    # rest each its own) and 8 loners, 30-64 bases; 600 random reads of
+    # 150 bases, a third with a member's prefix (suffix) at their end
+    # (start), some mutated, some with a stem inside
+    "$PYTHON3" - "$T/fam.fa" "$T/fam.fq" <<'PY'
+import random, sys
+rnd = random.Random(2601)
+b = lambda n: "".join(rnd.choice("ACGT") for _ in range(n))
+def mut(s):
+    s = list(s)
+    for _ in range(rnd.randrange(3)):
+        i = rnd.randrange(len(s))
+        op = rnd.randrange(3)
+        if op == 0: s[i] = rnd.choice("ACGT")
+        elif op == 1: del s[i]
+        else: s.insert(i, rnd.choice("ACGT"))
+    return "".join(s)
+tg = []
+for f in range(8):
+    stem = b(rnd.randrange(14, 31))
+    for j in range(6):
+        m = rnd.randrange(len(stem) + 4, 65)
+        tg.append(stem + b(m - len(stem)) if f % 2 == 0 else b(m - len(stem)) + stem)
+tg += [b(rnd.randrange(30, 65)) for _ in range(8)]
+with open(sys.argv[1], "w") as fa:
+    for i, t in enumerate(tg):
+        fa.write(">a%d\n%s\n" % (i, t))
+with open(sys.argv[2], "w") as fq:
+    for r in range(600):
+        s = b(150)
+        t = rnd.choice(tg)
+        p = rnd.randrange(8, len(t))
+        k = r % 6
+        if k == 0: s = s[:150 - p] + t[:p]
+        elif k == 1: s = t[len(t) - p:] + s[p:]
+        elif k == 2: s = s[:100] + mut(t[:p])
+        elif k == 3: s = s[:40] + t[:20] + s[60:]
+        s = s[:150] if len(s) >= 150 else s + b(150 - len(s))
+        fq.write("@r%d\n%s\n+\n%s\n" % (r, s, "I" * 150))
+PY
+    local o
+    for o in "" "--best" "-e 0.2" "-k 2 --all" "--overlap 3"; do
+        # shellcheck disable=SC2086
+        filter_equal fam "$T/fam.fq" "$T/fam.fa" $o
+        # shellcheck disable=SC2086
+        GPUASM_CPU_ENDS_CLASSES=0 scan --device cpu --no-PG -@ 2 --stats "$T/fam.n.json" $o "$T/fam.fq" "$T/fam.fa" > "$T/fam.n.sam"
+        cmp "$T/fam.n.sam" "$T/fam.auto.sam" || { echo "differs with the families run one by one: $o"; return 1; }
+        [ "$(stats_value "$T/fam.auto.json" ends_settled)" -gt 0 ] || { echo "nothing settled: $o"; return 1; }
+        [ "$(stats_value "$T/fam.n.json" ends_settled)" -eq 0 ]
+        [ "$(stats_value "$T/fam.n.json" ends_run)" -eq "$(stats_value "$T/fam.auto.json" ends_run)" ]
+    done
 }

@@ -149,7 +149,7 @@ want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes"
         "records", "reads_with_hits", "batches", "batch_bases", "rounds", "max_memory", "wall_s",
         "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "end_hits", "index_strands", "index_declined", "pieces_kept",
-        "pieces_dropped", "ends_run", "ends_skipped", "periodic_cols", "index_build_s", "plan_s",
+        "pieces_dropped", "ends_run", "ends_skipped", "ends_settled", "periodic_cols", "index_build_s", "plan_s",
         "ends_kernel_s", "ends_cells", "ends_tcups", "engine_ready_at", "first_scan_at",
         "last_scan_end_at", "read_s", "encode_s", "report_s", "write_s",
         # the chance model (issue #26, align/chance.h)
