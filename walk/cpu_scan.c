@@ -618,10 +618,21 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
         const uint32_t all_a = skip_unmarked ? gpuasm_partial_text_ends(opt, 1, s) : 0;
         const uint64_t skipped_a = skip_unmarked && gpuasm_pair_overlap_min(opt, 1, rlen)
                                        ? (uint64_t)__builtin_popcount(all_a) : 0;
+        /* Group B in lanes: a candidate the lanes (or its family) left
+         * none at both ends has nothing to do here but partial_hits()'s
+         * counts (most candidates of a screen; the pair's setup per
+         * candidate was a visible share of it) */
+        const uint32_t all_b = grp && in_lanes ? gpuasm_partial_text_ends(opt, 0, s) : 0;
         for (uint32_t i = 0; i < nl; i++) {
             const uint32_t t = list[i];
             if (skip_unmarked && !(g->emark[t] & all_a)) {
                 g->cnt.ends_skipped += skipped_a;
+                continue;
+            }
+            if (all_b && prep->ew[t].m && prep->ew[t].nw == 1 && !g->epre[i].plen && !g->epre[nl + i].plen) {
+                const uint32_t allow = gpuasm_ends_allowed(g, prep, t);
+                g->cnt.ends_run += (uint64_t)__builtin_popcount(all_b & allow);
+                g->cnt.ends_skipped += (uint64_t)__builtin_popcount(all_b & ~allow);
                 continue;
             }
             const uint8_t *tgt = targets->code + targets->off[t];
