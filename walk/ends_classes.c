@@ -27,6 +27,7 @@ static int cmp_key(const void *a, const void *b)
 
 void gpuasm_ends_classes_free(gpuasm_ends_classes *c)
 {
+    free(c->kupto);
     for (int e = 0; e < 2; e++) {
         free(c->cls[e]);
         free(c->rep[e]);
@@ -83,7 +84,21 @@ int gpuasm_ends_classes_build(gpuasm_ends_classes *c, const gpuasm_seqset *targe
     const uint32_t nt = targets->n;
     c->n_targets = nt;
     key_t_pair *v = malloc((nt ? nt : 1) * sizeof *v);
-    if (!v) return -1;
+    c->kupto = malloc((nt ? nt : 1) * (size_t)GPUASM_EC_ROWS);
+    if (!v || !c->kupto) {
+        free(v);
+        free(c->kupto);
+        c->kupto = NULL;
+        return -1;
+    }
+    for (uint32_t t = 0; t < nt; t++) {
+        int8_t *ku = c->kupto + (size_t)t * GPUASM_EC_ROWS;
+        int32_t run = -1;
+        for (uint32_t p = 0; p < GPUASM_EC_ROWS; p++) {
+            if (ew[t].m && p < ew[t].m && ew[t].kp[p] > run) run = ew[t].kp[p];
+            ku[p] = (int8_t)run;
+        }
+    }
     for (int e = 0; e < 2; e++) {
         if (!(c->cls[e] = malloc((nt ? nt : 1) * sizeof(uint32_t)))) goto oom;
         size_t nv = 0;
@@ -159,15 +174,15 @@ static int32_t class_dp(const gpuasm_ends_classes *c, const ends_word *ew, uint3
 }
 
 /* 1 when member w, looking at rows up to P, has no acceptable p by the
- * class's cells (rows <= L) and R (rows > L): ends_classes.h. */
-static int member_settled(const ends_word *w, uint32_t L, const int8_t *cell, int32_t R, uint32_t P)
+ * class's cells (rows <= L) and R (rows > L: R above the largest k_p of
+ * rows up to P, kupto, is above those of (L, P]): ends_classes.h. */
+static int member_settled(const ends_word *w, const int8_t *kupto, uint32_t L, const int8_t *cell, int32_t R,
+                          uint32_t P)
 {
     const uint32_t top = P < L ? P : L;
     for (uint32_t p = w->omin; p <= top; p++)
         if (w->kp[p] >= 0 && cell[p] <= w->kp[p]) return 0;
-    for (uint32_t p = L + 1 > w->omin ? L + 1 : w->omin; p <= P; p++)
-        if (w->kp[p] >= 0 && R <= w->kp[p]) return 0;
-    return 1;
+    return P <= L || R > kupto[P];
 }
 
 int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *ws, const ends_word *ew,
@@ -224,7 +239,9 @@ int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *w
         if (k == UINT32_MAX || !reach[i] || ws->seen[k] != ws->stamp || ws->slot[k] == UINT32_MAX) continue;
         const ends_word *w = &ew[t];
         const uint32_t P = reach[i] < w->m - 1u ? reach[i] : w->m - 1u, sl = ws->slot[k];
-        if (!member_settled(w, c->lcp[e][k], ws->cell + (size_t)sl * GPUASM_EC_ROWS, ws->R[sl], P)) continue;
+        if (!member_settled(w, c->kupto + (size_t)t * GPUASM_EC_ROWS, c->lcp[e][k],
+                            ws->cell + (size_t)sl * GPUASM_EC_ROWS, ws->R[sl], P))
+            continue;
         reach[i] = 0;
         done++;
     }
