@@ -153,7 +153,9 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
         for (int at_start = 0; at_start < 2; at_start++) {
             if (!(ends & (1u << at_start))) continue;
             const gpuasm_partial b = pre ? pre[at_start]
-                                         : gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
+                                         : gpuasm_ends_word_none(fast, text, (uint32_t)pr->n, at_start, reach[at_start])
+                                             ? (gpuasm_partial){ 0, 0 }   /* a long adapter's chance candidate */
+                                             : gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
             if (!b.plen) continue;
             gpuasm_endhit e = w->cur;
             e.end = at_start ? 0 : (uint32_t)(pr->n - 1);

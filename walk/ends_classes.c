@@ -138,15 +138,14 @@ void gpuasm_ec_ws_free(gpuasm_ec_ws *ws)
     memset(ws, 0, sizeof *ws);
 }
 
-/* The DP of class k at end e over the widest window of its candidates, W
- * bases (one Myers word): the last column's cells of rows 1 .. L into
- * cell[], and R = min(L, min over the window's columns of D(L, x)), row
- * L's value followed by its horizontal deltas (Ph/Mh bit L - 1). */
-static int32_t class_dp(const gpuasm_ends_classes *c, const ends_word *ew, uint32_t k, int e,
-                        const uint8_t *text, uint32_t n, uint32_t W, int8_t *cell)
+/* One Myers word (Eq peq: rows 1 .. 64 of a pattern at end e) over the
+ * text's last (first, at e = 1) W bases: the last column's cells of rows
+ * 1 .. L (1 <= L <= 64) into cell[], and R = min(L, min over the window's
+ * columns of D(L, x)), row L's value followed by its horizontal deltas
+ * (Ph/Mh bit L - 1). */
+static int32_t word_dp(const uint64_t *peq, uint32_t L, int e, const uint8_t *text, uint32_t n, uint32_t W,
+                       int8_t *cell)
 {
-    const uint32_t L = c->lcp[e][k];
-    const uint64_t *peq = ew[c->rep[e][k]].peq[e][0];
     const uint8_t *tp = e ? text + W - 1u : text + n - W;
     const ptrdiff_t step = e ? -1 : 1;
     uint64_t pv = ~(uint64_t)0, mv = 0;
@@ -230,7 +229,8 @@ int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *w
         const uint32_t k = ws->touched[j];
         ws->slot[k] = UINT32_MAX;
         if (ws->cnt[k] < GPUASM_EC_MIN) continue;
-        ws->R[ns] = class_dp(c, ew, k, e, text, n, ws->wmax[k], ws->cell + (size_t)ns * GPUASM_EC_ROWS);
+        ws->R[ns] = word_dp(ew[c->rep[e][k]].peq[e][0], c->lcp[e][k], e, text, n, ws->wmax[k],
+                            ws->cell + (size_t)ns * GPUASM_EC_ROWS);
         ws->slot[k] = ns++;
     }
     int64_t done = 0;
@@ -246,4 +246,21 @@ int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *w
         done++;
     }
     return done;
+}
+
+int gpuasm_ends_word_none(const ends_word *w, const uint8_t *text, uint32_t n, int e, uint32_t reach)
+{
+    if (w->omin == 0 || w->omin >= w->m || n == 0 || w->kmax < 0 || reach == 0) return 1;
+    if (w->nw < 2) return 0;
+    /* rows up to m - 1: the two- and more-word steps take the row rule
+     * over every row (reach bounds their window only) */
+    const uint32_t W = gpuasm_ew_window(w, n, reach), P = w->m - 1u;
+    int8_t cell[GPUASM_EC_ROWS];
+    const int32_t R = word_dp(w->peq[e][0], 64, e, text, n, W, cell);
+    const uint32_t top = P < 64 ? P : 64;
+    for (uint32_t p = w->omin; p <= top; p++)
+        if (w->kp[p] >= 0 && cell[p] <= w->kp[p]) return 0;
+    for (uint32_t p = 65 > w->omin ? 65 : w->omin; p <= P; p++)
+        if (w->kp[p] >= 0 && R <= w->kp[p]) return 0;
+    return 1;
 }

@@ -95,6 +95,14 @@ int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *w
                                    uint32_t n, int e);
 void gpuasm_ec_ws_free(gpuasm_ec_ws *ws);
 
+/* The same bound for one candidate of two or more words (adapters of 66 ..
+ * 256 bases: each its own class, L = its first 64 rows, one word's DP where
+ * gpuasm_ends_word_best() runs them all): 1 when w (built by
+ * gpuasm_ends_word_build()) provably has no acceptable partial occurrence
+ * at end e of text[0 .. n) within reach (then gpuasm_ends_word_best()
+ * returns none), 0 when it may have one (or w is one word: no gain). */
+int gpuasm_ends_word_none(const ends_word *w, const uint8_t *text, uint32_t n, int e, uint32_t reach);
+
 #ifdef __cplusplus
 }
 #endif

@@ -13,6 +13,9 @@
  * ends pass returns none; the settle must take some (so the check is not
  * the trivial one of a settle that takes nothing), and leave the planted
  * hits.  Option sets: e = 0.1 with the floors 8 and 3, k = 2, e = 0.2.
+ * Then gpuasm_ends_word_none() (one long pattern, 66-256 bases, its own
+ * class) the same way: none => gpuasm_ends_word_best() none, on reads of
+ * 20-400 bases with planted prefixes and suffixes, and some proven.
  *
  * GPUASM_TEST_SEED varies the cases.  Exit status 0 when all passed.
  */
@@ -30,6 +33,20 @@
 
 static const uint8_t acgt[4] = { 1, 2, 4, 8 };
 
+/* Edit mode, both ends, overlap 1, k or rate e, the floor. */
+static gpuasm_search_opt opt_of(int32_t k, double e, uint32_t floor)
+{
+    gpuasm_search_opt opt;
+    memset(&opt, 0, sizeof opt);
+    opt.max_diffs = k;
+    opt.error_rate = e;
+    opt.kernel = GPUASM_KERNEL_MYERS;
+    opt.overlap_min = 1;
+    opt.partial_floor = floor;
+    opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+    return opt;
+}
+
 int main(void)
 {
     rng_seed_from_env();
@@ -46,14 +63,7 @@ int main(void)
     ends_word *ew = xmalloc(NT * sizeof *ew);
     uint32_t list[NT], reach[NT];
     for (size_t si = 0; si < sizeof sets / sizeof *sets; si++) {
-        gpuasm_search_opt opt;
-        memset(&opt, 0, sizeof opt);
-        opt.max_diffs = sets[si].k;
-        opt.error_rate = sets[si].e;
-        opt.kernel = GPUASM_KERNEL_MYERS;
-        opt.overlap_min = 1;
-        opt.partial_floor = sets[si].floor;
-        opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+        const gpuasm_search_opt opt = opt_of(sets[si].k, sets[si].e, sets[si].floor);
         uint64_t settled = 0, wrong = 0, items = 0, hits = 0, classes = 0;
         for (int rep = 0; rep < 6; rep++) {
             /* families: a stem, then each member's own bases */
@@ -131,6 +141,46 @@ int main(void)
             "%s: %" PRIu64 " of %" PRIu64 " items settled, none with an occurrence (%" PRIu64 " wrong; %" PRIu64
             " with one; %" PRIu64 " classes)", sets[si].name, settled, items, wrong, hits, classes);
     }
+    /* one long pattern at a time */
+    uint8_t *pat = xmalloc(EW_MAX), *lt = xmalloc(420), *lm = xmalloc(420);
+    ends_word *one = xmalloc(sizeof *one);
+    for (size_t si = 0; si < sizeof sets / sizeof *sets; si++) {
+        const gpuasm_search_opt opt = opt_of(sets[si].k, sets[si].e, sets[si].floor);
+        uint64_t none = 0, wrong = 0, items = 0, hits = 0;
+        for (int rep = 0; rep < 300; rep++) {
+            const uint32_t m = 66 + (uint32_t)below(EW_MAX - 65);
+            for (uint32_t i = 0; i < m; i++) pat[i] = acgt[rnd() & 3];
+            const uint32_t omin = gpuasm_pair_overlap_min(&opt, 0, m);
+            if (!omin) continue;
+            gpuasm_ends_word_build(one, &opt, pat, m, omin, 0);
+            for (int r = 0; r < 20; r++) {
+                const uint32_t n = 20 + (uint32_t)below(381);
+                for (uint32_t i = 0; i < n; i++) lt[i] = acgt[rnd() & 3];
+                const uint32_t p = 1 + (uint32_t)below(m), kind = (uint32_t)below(3);
+                const uint32_t l = mutate_nt16(kind == 1 ? pat + m - p : pat, p, chance(0.5) ? 0.04 : 0, lm);
+                if (l <= n && kind == 0) memcpy(lt + n - l, lm, l);
+                if (l <= n && kind == 1) memcpy(lt, lm, l);
+                for (int e = 0; e < 2; e++) {
+                    const uint32_t reach = chance(0.3) ? UINT32_MAX : 1 + (uint32_t)below(m + 20);
+                    const gpuasm_partial b = gpuasm_ends_word_best(one, lt, n, e, reach);
+                    items++;
+                    hits += b.plen > 0;
+                    if (!gpuasm_ends_word_none(one, lt, n, e, reach)) continue;
+                    none++;
+                    if (b.plen && wrong++ < 5)
+                        diag("%s: m %u end %d reach %u proven none but has p %u d %d", sets[si].name, m, e, reach,
+                             b.plen, b.dist);
+                }
+            }
+        }
+        tap(wrong == 0 && none > 0 && hits > 0,
+            "%s, one long pattern: %" PRIu64 " of %" PRIu64 " items proven none, none with an occurrence (%" PRIu64
+            " wrong; %" PRIu64 " with one)", sets[si].name, none, items, wrong, hits);
+    }
+    free(one);
+    free(lm);
+    free(lt);
+    free(pat);
     free(ew);
     free(code);
     return tap_done();
