@@ -14,13 +14,8 @@
 #include "search/cpu_simd.h"
 #include "search/nt16.h"
 #include "util/grow.h"
+#include "util/sort_ids.h"
 #include "walk/cpu_walk.h"
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* ---- the grouped walk (myers on nt16) --------------------------------------- */
 
@@ -62,6 +57,7 @@ void gpuasm_group_ws_free(group_ws *g)
     free(g->tpeq);
     gpuasm_ef_ws_free(&g->efws);
     gpuasm_ec_ws_free(&g->ecws);
+    free(g->idcnt);
 }
 
 /* Emit of one verified range: positions of a text window starting at ws,
@@ -500,7 +496,7 @@ int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
             if (gpuasm_grow((void **)&g->marked, &g->cap_marked, (size_t)u + g->n_always_b, sizeof(uint32_t)) < 0)
                 return -1;
             for (uint32_t i = 0; i < g->n_always_b; i++) g->marked[u++] = g->always_b[i];
-            if (u > 1) qsort(g->marked, u, sizeof(uint32_t), cmp_u32);   /* marked may be NULL when u == 0 */
+            if (u > 1 && gpuasm_sort_ids(g->marked, u, targets->n, &g->idcnt, &g->cap_idcnt) < 0) return -1;
             g->cnt.pieces_dropped += g->n_b - u;
             cand = g->marked;
             n_cand = u;
@@ -725,18 +721,8 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
     }
     if (gpuasm_grow((void **)&g->ecand, &g->cap_ecand, (size_t)u + g->n_ealways, sizeof(uint32_t)) < 0) return -1;
     for (uint32_t i = 0; i < g->n_ealways; i++) g->ecand[u++] = g->ealways[i];
-    /* target order; a few dozen at most where the filter cuts, so an
-     * insertion sort (qsort's calls were a tenth of the filter's cost) */
-    if (u > 64) {
-        qsort(g->ecand, u, sizeof(uint32_t), cmp_u32);
-    } else {
-        for (uint32_t i = 1; i < u; i++) {
-            const uint32_t x = g->ecand[i];
-            uint32_t j = i;
-            for (; j > 0 && g->ecand[j - 1] > x; j--) g->ecand[j] = g->ecand[j - 1];
-            g->ecand[j] = x;
-        }
-    }
+    /* target order (qsort's calls were a tenth of the filter's cost) */
+    if (gpuasm_sort_ids(g->ecand, u, targets->n, &g->idcnt, &g->cap_idcnt) < 0) return -1;
     g->cnt.ends_skipped += (uint64_t)(g->n_b_partial - u) * per;   /* every candidate takes them */
     return u;
 }

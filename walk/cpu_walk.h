@@ -196,6 +196,8 @@ typedef struct group_ws {
     size_t cap_ealways;
     gpuasm_ef_ws efws;
     gpuasm_ec_ws ecws;              /* gpuasm_ends_classes_settle()'s */
+    uint32_t *idcnt;                /* gpuasm_sort_ids()' counts */
+    size_t cap_idcnt;
     /* the candidates' ends pass in lanes (gpuasm_ends_lanes()): epre[e n +
      * i] is candidate i's answer at end e (n candidates), from its ends_word
      * el_ew[i] within el_reach[e n + i] */
