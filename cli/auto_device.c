@@ -240,9 +240,9 @@ static void auto_cpu_call(auto_side_t *am, double dt, uint64_t bases)
 }
 
 /* Has the engine to move to become ready?  Polled between CPU calls; the
- * tests' move (test_at) waits for it at a chosen call. */
-/* wait: the next CPU call would be one huge read (auto_huge_read): start
- * a deferred open and wait for its outcome instead. */
+ * tests' move (test_at) waits for it at a chosen call.  wait: the next CPU
+ * call would be one huge read (auto_huge_read): start a deferred open and
+ * wait for its outcome instead. */
 static void auto_check(pipe_t *p, int wait)
 {
     auto_side_t *am = &p->am;

@@ -146,16 +146,17 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
     const uint32_t all = gpuasm_partial_text_ends(opt, pr->read_is_pattern, w->cur.strand);
     const uint32_t ends = all & allow;
     if (!omin) return 0;
-    cnt->ends_run += (uint64_t)__builtin_popcount(ends);
-    cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
+    gpuasm_count_ends(cnt, all, allow);
     if (!ends) return 0;
     if (fast && !hamming) {   /* the pattern's ends_word (target's or read strand's) */
         for (int at_start = 0; at_start < 2; at_start++) {
             if (!(ends & (1u << at_start))) continue;
-            const gpuasm_partial b = pre ? pre[at_start]
-                                         : gpuasm_ends_word_none(fast, text, (uint32_t)pr->n, at_start, reach[at_start])
-                                             ? (gpuasm_partial){ 0, 0 }   /* a long adapter's chance candidate */
-                                             : gpuasm_ends_word_best(fast, text, (uint32_t)pr->n, at_start, reach[at_start]);
+            const uint32_t n = (uint32_t)pr->n, re = reach[at_start];
+            /* a long adapter's chance candidate: none by one word's DP */
+            const int none = !pre && fast->nw >= 2 && gpuasm_ends_word_none(fast, text, n, at_start, re);
+            const gpuasm_partial b = pre    ? pre[at_start]
+                                     : none ? (gpuasm_partial){ 0, 0 }
+                                            : gpuasm_ends_word_best(fast, text, n, at_start, re);
             if (!b.plen) continue;
             gpuasm_endhit e = w->cur;
             e.end = at_start ? 0 : (uint32_t)(pr->n - 1);
@@ -632,9 +633,7 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
                 continue;
             }
             if (all_b && prep->ew[t].m && prep->ew[t].nw == 1 && !g->epre[i].plen && !g->epre[nl + i].plen) {
-                const uint32_t allow = gpuasm_ends_allowed(g, prep, t);
-                g->cnt.ends_run += (uint64_t)__builtin_popcount(all_b & allow);
-                g->cnt.ends_skipped += (uint64_t)__builtin_popcount(all_b & ~allow);
+                gpuasm_count_ends(&g->cnt, all_b, gpuasm_ends_allowed(g, prep, t));
                 continue;
             }
             const uint8_t *tgt = targets->code + targets->off[t];

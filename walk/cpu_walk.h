@@ -235,6 +235,14 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
 int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt, const uint8_t *rseq,
                         uint64_t n, const gpuasm_twin *tw, void *tws, const gpuasm_search_opt *te);
+/* The ends pass's counts of an item (gpuasm_scan_stats): the text ends in
+ * all and allow ran (or were settled), the others an exact filter ruled out. */
+static inline void gpuasm_count_ends(gpuasm_scan_stats *cnt, uint32_t all, uint32_t allow)
+{
+    cnt->ends_run += (uint64_t)__builtin_popcount(all & allow);
+    cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
+}
+
 /* A new read strand: no target's text-end partial yet. */
 static inline void gpuasm_walk_tend_next(group_ws *g)
 {

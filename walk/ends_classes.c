@@ -82,7 +82,6 @@ int gpuasm_ends_classes_build(gpuasm_ends_classes *c, const gpuasm_seqset *targe
 {
     memset(c, 0, sizeof *c);
     const uint32_t nt = targets->n;
-    c->n_targets = nt;
     key_t_pair *v = malloc((nt ? nt : 1) * sizeof *v);
     c->kupto = malloc((nt ? nt : 1) * (size_t)GPUASM_EC_ROWS);
     if (!v || !c->kupto) {
@@ -173,15 +172,15 @@ static int32_t word_dp(const uint64_t *peq, uint32_t L, int e, const uint8_t *te
 }
 
 /* 1 when member w, looking at rows up to P, has no acceptable p by the
- * class's cells (rows <= L) and R (rows > L: R above the largest k_p of
- * rows up to P, kupto, is above those of (L, P]): ends_classes.h. */
-static int member_settled(const ends_word *w, const int8_t *kupto, uint32_t L, const int8_t *cell, int32_t R,
-                          uint32_t P)
+ * cells of rows <= L and R (rows in (L, P]: R above kfar, at least their
+ * largest k_p): ends_classes.h. */
+static int member_settled(const ends_word *w, uint32_t L, const int8_t *cell, int32_t R, uint32_t P,
+                          int32_t kfar)
 {
     const uint32_t top = P < L ? P : L;
     for (uint32_t p = w->omin; p <= top; p++)
         if (w->kp[p] >= 0 && cell[p] <= w->kp[p]) return 0;
-    return P <= L || R > kupto[P];
+    return P <= L || R > kfar;
 }
 
 int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *ws, const ends_word *ew,
@@ -239,8 +238,9 @@ int64_t gpuasm_ends_classes_settle(const gpuasm_ends_classes *c, gpuasm_ec_ws *w
         if (k == UINT32_MAX || !reach[i] || ws->seen[k] != ws->stamp || ws->slot[k] == UINT32_MAX) continue;
         const ends_word *w = &ew[t];
         const uint32_t P = reach[i] < w->m - 1u ? reach[i] : w->m - 1u, sl = ws->slot[k];
-        if (!member_settled(w, c->kupto + (size_t)t * GPUASM_EC_ROWS, c->lcp[e][k],
-                            ws->cell + (size_t)sl * GPUASM_EC_ROWS, ws->R[sl], P))
+        /* kupto[P]: the largest k_p up to P, at least those past L */
+        if (!member_settled(w, c->lcp[e][k], ws->cell + (size_t)sl * GPUASM_EC_ROWS, ws->R[sl], P,
+                            c->kupto[(size_t)t * GPUASM_EC_ROWS + P]))
             continue;
         reach[i] = 0;
         done++;
@@ -255,12 +255,10 @@ int gpuasm_ends_word_none(const ends_word *w, const uint8_t *text, uint32_t n, i
     /* rows up to m - 1: the two- and more-word steps take the row rule
      * over every row (reach bounds their window only) */
     const uint32_t W = gpuasm_ew_window(w, n, reach), P = w->m - 1u;
+    int32_t kfar = -1;   /* the largest k_p past row 64 */
+    for (uint32_t p = 65 > w->omin ? 65 : w->omin; p <= P; p++)
+        if (w->kp[p] > kfar) kfar = w->kp[p];
     int8_t cell[GPUASM_EC_ROWS];
     const int32_t R = word_dp(w->peq[e][0], 64, e, text, n, W, cell);
-    const uint32_t top = P < 64 ? P : 64;
-    for (uint32_t p = w->omin; p <= top; p++)
-        if (w->kp[p] >= 0 && cell[p] <= w->kp[p]) return 0;
-    for (uint32_t p = 65 > w->omin ? 65 : w->omin; p <= P; p++)
-        if (w->kp[p] >= 0 && R <= w->kp[p]) return 0;
-    return 1;
+    return member_settled(w, 64, cell, R, P, kfar);
 }

@@ -61,12 +61,11 @@ extern "C" {
 #define GPUASM_EC_ROWS 65
 
 typedef struct gpuasm_ends_classes {
-    uint32_t n_targets;
-    uint32_t *cls[2];     /* [n_targets] target t's class at end e, UINT32_MAX: none */
+    uint32_t *cls[2];     /* [targets->n] target t's class at end e, UINT32_MAX: none */
     uint32_t n_cls[2];
     uint32_t *rep[2];     /* [n_cls] a member: its Eq words hold the shared rows */
     uint8_t *lcp[2];      /* [n_cls] L: rows every member shares (<= m - 1 of each) */
-    int8_t *kupto;        /* [n_targets * GPUASM_EC_ROWS] max of target t's k_p over
+    int8_t *kupto;        /* [targets->n * GPUASM_EC_ROWS] max of target t's k_p over
                            * p <= P (-1: none), for the rows past L at once */
 } gpuasm_ends_classes;
 

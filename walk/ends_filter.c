@@ -168,11 +168,12 @@ static int same_rule(const gpuasm_efilter *f, int e, const gpuasm_ef_piece *a, c
 }
 
 /* The qdmask bucket of a window whose last base is de bases before the
- * text's end. */
+ * text's end: one bit of a uint32_t, the last taking the rest. */
+#define EF_DBUCKET_LAST 31u
 static inline uint32_t ef_dbucket(uint32_t de)
 {
     const uint32_t b = de / GPUASM_EF_DBUCKET;
-    return b < 31 ? b : 31;
+    return b < EF_DBUCKET_LAST ? b : EF_DBUCKET_LAST;
 }
 
 /* Rows of v in CSR form: start[EF_ROWS + 1], the ids / entries by row;
@@ -197,7 +198,8 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
         const gpuasm_ef_piece *pe = &v->p[i].e;
         const uint32_t b0 = ef_dbucket(pe->dlo > (uint32_t)q ? pe->dlo - (uint32_t)q : 0),
                        b1 = ef_dbucket(pe->dhi > (uint32_t)q ? pe->dhi - (uint32_t)q : 0);
-        const uint32_t bits = (b1 == 31 ? ~(uint32_t)0 : ((uint32_t)2 << b1) - 1) & ~(((uint32_t)1 << b0) - 1);
+        const uint32_t bits = (b1 == EF_DBUCKET_LAST ? ~(uint32_t)0 : ((uint32_t)2 << b1) - 1) &
+                              ~(((uint32_t)1 << b0) - 1);
         for (uint32_t x = 0; x < ext; x++) {
             f->qmask[e][(x << (2 * q)) | k] |= (uint8_t)(1u << (q - GPUASM_EF_AMIN));
             f->qdmask[e][(x << (2 * q)) | k] |= bits;
