@@ -58,7 +58,7 @@ static void run_group(const ends_word *const *e, const uint32_t *reach, const ui
         /* the rows of gpuasm_ends_word_view(): none past reach */
         const uint32_t rows = r < w->m ? r + 1u : w->m;
         const uint64_t p = pv[l], m = mv[l], q = leq[l], h = lph[l], g = lmh[l];
-        out[idx[l]] = gpuasm_ew_rows_best(w->kp, rows, w->omin, w->kmax, &p, &m, &q, &h, &g, 1);
+        out[idx[l]] = gpuasm_ew_rows_best(w->kp, rows, w->omin, w->kmax, w->kmono, &p, &m, &q, &h, &g, 1);
     }
 }
 

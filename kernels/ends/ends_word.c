@@ -49,6 +49,9 @@ void gpuasm_ends_word_build(ends_word *e, const gpuasm_search_opt *opt, const ui
         const int32_t k = p < omin ? -1 : gpuasm_partial_kf(opt, fl, p, m);
         e->kp[p] = (int16_t)(k < 0 || (int64_t)k >= (int64_t)p ? -1 : k);   /* k < p <= 255 */
     }
+    e->kmono = 1;
+    for (uint32_t p = 2; p < m; p++)
+        if (e->kp[p] < e->kp[p - 1]) e->kmono = 0;
 }
 
 void gpuasm_ends_word_rebuild(ends_word *e, const uint8_t *pat)

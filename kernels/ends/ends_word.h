@@ -36,6 +36,8 @@ typedef struct ends_word {
     int16_t kp[EW_MAX];
     uint32_t m, omin, nw;  /* nw: the words of rows 1 .. m - 1 (the rule's rows) */
     int32_t kmax;         /* k_{m-1} (partial.h's window: W = m - 1 + kmax) */
+    int32_t kmono;        /* 1: kp[p] does not decrease over p in [1, m) (-1 only before
+                           * the first p with a k_p): the row rule's chunk bound */
 } ends_word;
 
 /* e for pattern pat[0 .. m) (nt16 codes, 1 <= m <= EW_MAX bases) under
@@ -91,6 +93,8 @@ GPUASM_HD int32_t gpuasm_ew_pop64(uint64_t x)
 
 /* The shortest run of rows summed by pop64 rather than a row at a time. */
 #define EW_JUMP 3
+/* Rows of the host row rule's chunk (its two counts in one byte each). */
+#define EW_CHUNK 8
 
 /* The row rule over the last column's vectors (nw words; a constant where
  * inlined).  D of row p of the last column is the prefix sum of the
@@ -101,7 +105,7 @@ GPUASM_HD int32_t gpuasm_ew_pop64(uint64_t x)
  * shifted a bit a row (most rows of a text with no occurrence: the row
  * pass was two fifths of the ends pass, callgrind). */
 GPUASM_HD gpuasm_partial
-gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax, const uint64_t *pv,
+gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax, int kmono, const uint64_t *pv,
                     const uint64_t *mv, const uint64_t *leq, const uint64_t *lph, const uint64_t *lmh, uint32_t nw)
 {
     gpuasm_partial best = { 0, 0 };
@@ -117,6 +121,51 @@ gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax,
         const uint32_t blo = p0 > 64u * w ? p0 : 64u * w, bhi = m - 2u < 64u * w + 63u ? m - 2u : 64u * w + 63u;
         if (blo > bhi) continue;
         uint64_t vp = pv[w] >> (blo % 64u), vm = mv[w] >> (blo % 64u);
+#ifndef __CUDA_ARCH__
+        /* The host: rows in chunks of EW_CHUNK, a chunk skipped whole
+         * where even its lowest possible D (d less every -1 in it) is past
+         * the largest k_p of its rows (its last row's where k_p does not
+         * decrease, kmono; else kmax): exact, as the row test below.  A
+         * text with no occurrence climbs past k_p at once while kmax is
+         * reached only at the last rows, so the row-at-a-time loop ran
+         * nearly every row (750 instructions an item, 4% of the default
+         * adapter screen, callgrind). */
+        for (uint32_t b = blo; b <= bhi;) {
+            const uint32_t len = bhi - b + 1u < EW_CHUNK ? bhi - b + 1u : EW_CHUNK;
+            const uint64_t lm = ((uint64_t)1 << len) - 1u;
+            /* both counts by one SWAR on the bytes: +1s in byte 0, -1s in byte 1 */
+            uint64_t x = (vp & lm) | ((vm & lm) << 8);
+            x = x - ((x >> 1) & 0x5555u);
+            x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+            x = (x + (x >> 4)) & 0x0f0fu;
+            const int32_t up = (int32_t)(x & 0xffu), down = (int32_t)(x >> 8);
+            const int32_t kub = kmono ? kpt[b + len] : kmax;
+            if (d - down > kub) {
+                d += up - down;
+                vp >>= len;
+                vm >>= len;
+                b += len;
+                continue;
+            }
+            for (const uint32_t end = b + len; b < end; b++, vp >>= 1, vm >>= 1) {
+                const int32_t dprev = d;
+                d += (int32_t)(vp & 1u) - (int32_t)(vm & 1u);
+                const uint32_t p = b + 1u, s = b % 64u;
+                const int32_t kp = kpt[p];
+                if (kp < 0 || d > kp) continue;   /* D_p >= d */
+                const int32_t ev = d - ((int32_t)((lph[w] >> s) & 1u) - (int32_t)((lmh[w] >> s) & 1u));
+                int32_t e1 = 0;
+                if (b) {
+                    const uint32_t w1 = nw == 1 ? 0 : (b - 1u) / 64u, s1 = (b - 1u) % 64u;
+                    e1 = dprev - ((int32_t)((lph[w1] >> s1) & 1u) - (int32_t)((lmh[w1] >> s1) & 1u));
+                }
+                const int32_t diag = e1 + (int32_t)!((leq[w] >> s) & 1u), left = ev + 1;
+                const int32_t dp = diag < left ? diag : left;
+                if (dp <= kp) gpuasm_partial_keep(&best, p, dp);
+            }
+        }
+#else
+        (void)kmono;
         for (uint32_t b = blo; b <= bhi; b++, vp >>= 1, vm >>= 1) {
             const int32_t dprev = d;
             d += (int32_t)(vp & 1u) - (int32_t)(vm & 1u);
@@ -149,6 +198,7 @@ gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax,
             const int32_t dp = diag < left ? diag : left;
             if (dp <= kp) gpuasm_partial_keep(&best, p, dp);
         }
+#endif
     }
     return best;
 }
@@ -170,7 +220,8 @@ GPUASM_HD uint32_t gpuasm_ew_window(const ends_word *e, uint32_t n, uint32_t rea
  * pattern's (an ends_word's fields, or an ends_word1's in the GPU's
  * shared memory). */
 GPUASM_HD gpuasm_partial gpuasm_ew_word1(const uint64_t *peq, const int16_t *kp, uint32_t m, uint32_t omin,
-                                         int32_t kmax, const uint8_t *tp, ptrdiff_t step, uint32_t W, int comp)
+                                         int32_t kmax, int kmono, const uint8_t *tp, ptrdiff_t step, uint32_t W,
+                                         int comp)
 {
     const uint8_t *const tend = tp + step * (ptrdiff_t)W;
     uint64_t pv = ~(uint64_t)0, mv = 0, leq = 0, lph = 0, lmh = 0;
@@ -190,7 +241,7 @@ GPUASM_HD gpuasm_partial gpuasm_ew_word1(const uint64_t *peq, const int16_t *kp,
         pv = mh | ~(xv | ph);
         mv = ph & xv;
     }
-    return gpuasm_ew_rows_best(kp, m, omin, kmax, &pv, &mv, &leq, &lph, &lmh, 1);
+    return gpuasm_ew_rows_best(kp, m, omin, kmax, kmono, &pv, &mv, &leq, &lph, &lmh, 1);
 }
 
 /* The same on two words (patterns of 66 .. 128 bases), unrolled: Hyyro's
@@ -234,7 +285,7 @@ GPUASM_HD gpuasm_partial gpuasm_ew_word2(const ends_word *e, const uint8_t *tp, 
     pv[1] = pv1;
     mv[0] = mv0;
     mv[1] = mv1;
-    return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, pv, mv, leq, lph, lmh, 2);
+    return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, e->kmono, pv, mv, leq, lph, lmh, 2);
 }
 
 /* The same on three or four words (patterns of 130 .. 256 bases: short
@@ -268,7 +319,7 @@ GPUASM_HD gpuasm_partial gpuasm_ew_wordn(const ends_word *e, const uint8_t *tp, 
             lmh[w] = mh;
         }
     }
-    return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, pv, mv, leq, lph, lmh, nw);
+    return gpuasm_ew_rows_best(e->kp, e->m, e->omin, e->kmax, e->kmono, pv, mv, leq, lph, lmh, nw);
 }
 
 /* The window's first base *tp and direction *step for a text view of n
@@ -304,7 +355,7 @@ GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t
      * rows, not all m (one word; the row rule was a third of the CPU ends
      * pass on the adapter screen, perf). */
     const uint32_t rows = reach < e->m ? reach + 1u : e->m;
-    return e->nw == 1   ? gpuasm_ew_word1(e->peq[at_start][0], e->kp, rows, e->omin, e->kmax, tp, step, W, rc)
+    return e->nw == 1   ? gpuasm_ew_word1(e->peq[at_start][0], e->kp, rows, e->omin, e->kmax, e->kmono, tp, step, W, rc)
            : e->nw == 2 ? gpuasm_ew_word2(e, tp, step, W, rc, at_start)
                         : gpuasm_ew_wordn(e, tp, step, W, rc, at_start);
 }
@@ -322,7 +373,7 @@ typedef struct ends_word1 {
     int16_t kp[EW1_KP];
     uint32_t m, omin;
     int32_t kmax;
-    uint32_t pad;
+    int32_t kmono;  /* ends_word's */
 } ends_word1;
 
 /* e as an ends_word1: 1, or 0 where e is not one word (w unchanged). */
@@ -335,7 +386,7 @@ GPUASM_HD int gpuasm_ends_word1_of(const ends_word *e, ends_word1 *w)
     w->m = e->m;
     w->omin = e->omin;
     w->kmax = e->kmax;
-    w->pad = 0;
+    w->kmono = e->kmono;
     return 1;
 }
 
@@ -352,7 +403,7 @@ GPUASM_HD gpuasm_partial gpuasm_ends_word1_view(const ends_word1 *w, const uint8
     const uint8_t *tp;
     ptrdiff_t step;
     gpuasm_ew_start(p, n, (uint32_t)W, rc, at_start, &tp, &step);
-    return gpuasm_ew_word1(w->peq[at_start], w->kp, w->m, w->omin, w->kmax, tp, step, (uint32_t)W, rc);
+    return gpuasm_ew_word1(w->peq[at_start], w->kp, w->m, w->omin, w->kmax, w->kmono, tp, step, (uint32_t)W, rc);
 }
 
 #endif
