@@ -239,8 +239,11 @@ int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
  * all and allow ran (or were settled), the others an exact filter ruled out. */
 static inline void gpuasm_count_ends(gpuasm_scan_stats *cnt, uint32_t all, uint32_t allow)
 {
-    cnt->ends_run += (uint64_t)__builtin_popcount(all & allow);
-    cnt->ends_skipped += (uint64_t)__builtin_popcount(all & ~allow);
+    /* two bits (the text's end and start): no popcount, which a generic
+     * x86-64 build makes a libgcc call (~1% of the adapter screen) */
+    const uint32_t run = all & allow & 3u, skip = all & ~allow & 3u;
+    cnt->ends_run += (run & 1u) + (run >> 1);
+    cnt->ends_skipped += (skip & 1u) + (skip >> 1);
 }
 
 /* A new read strand: no target's text-end partial yet. */
