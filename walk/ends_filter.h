@@ -161,6 +161,12 @@ typedef struct gpuasm_ef_ws {
     uint32_t *gmark;            /* [n_groups[0] + n_groups[1]]: gstamp where the group fired */
     size_t cap_gmark;
     uint32_t gstamp;
+    int simd;                   /* enum gpuasm_simd_level (search/cpu_simd.h) of the window
+                                 * scan; 0 (scalar) as zeroed.  The marks never depend on it */
+    uint32_t *wj;               /* the scan's windows that pass the qdmask: j, then key */
+    size_t cap_wj;
+    uint8_t *c2;                /* the scan's 2-bit codes of the tail */
+    size_t cap_c2;
 } gpuasm_ef_ws;
 
 /* For the text[0 .. n) of one read strand and the ends in `ends` (bit 0:

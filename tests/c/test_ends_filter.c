@@ -27,6 +27,7 @@
 #include "walk/ends_filter.h"
 #include "kernels/ends/ends_lanes.h"
 #include "kernels/ends/ends_word.h"
+#include "search/cpu_simd.h"
 #include "search/nt16.h"
 #include "kernels/partial.h"
 #include "kernels/registry.h"
@@ -274,6 +275,17 @@ int main(void)
             size_t cap = 0;
             gpuasm_ef_ws ws;
             memset(&ws, 0, sizeof ws);
+            /* the same marks from the SIMD window scan (ws.simd 0: scalar) */
+            gpuasm_ef_ws ws_simd;
+            memset(&ws_simd, 0, sizeof ws_simd);
+            ws_simd.simd = gpuasm_simd_detect();
+            uint32_t *smark[2] = { xmalloc(NT * sizeof(uint32_t)), xmalloc(NT * sizeof(uint32_t)) };
+            uint32_t *sreach[2] = { xmalloc(NT * sizeof(uint32_t)), xmalloc(NT * sizeof(uint32_t)) };
+            memset(smark[0], 0, NT * sizeof(uint32_t));
+            memset(smark[1], 0, NT * sizeof(uint32_t));
+            uint32_t *slist = NULL;
+            size_t scap = 0;
+            uint64_t simd_bad = 0, simd_marks = 0;
             uint64_t *pws = xmalloc(gpuasm_partial_ws_words(48) * sizeof(uint64_t));
             uint64_t kept = 0, dropped = 0, hits = 0, lost = 0, unfiltered = 0, bad_wild = 0;
             uint8_t *read = xmalloc(400), *tmp = xmalloc(200);
@@ -301,6 +313,16 @@ int main(void)
                     for (uint32_t i = 0; i < n; i++) read[i] = gpuasm_read_code(read[i], 0);
                 const uint32_t stamp = r + 1;
                 const int64_t nm = gpuasm_efilter_mark(&f, read, n, 3u, mark, stamp, reach, &list, &cap, &ws);
+                const int64_t snm = gpuasm_efilter_mark(&f, read, n, 3u, smark, stamp, sreach, &slist, &scap,
+                                                        &ws_simd);
+                if (snm != nm) simd_bad++;
+                for (int64_t i = 0; nm > 0 && snm == nm && i < nm; i++) simd_bad += slist[i] != list[i];
+                for (uint32_t t = 0; nm >= 0 && t < NT; t++)
+                    for (int e = 0; e < 2; e++) {
+                        const int a = mark[e][t] == stamp, b = smark[e][t] == stamp;
+                        simd_marks += (uint64_t)a;
+                        simd_bad += a != b || (a && reach[e][t] != sreach[e][t]);
+                    }
                 if (nm == -1) {
                     tap(0, "%s: out of memory", os->name);
                     return tap_done();
@@ -394,6 +416,16 @@ int main(void)
                 (unsigned long long)unfiltered);
             tap(bad_wild == 0, "%s%s: -2 only for wildcard codes, each target listed once", os->name,
                 wildcards ? " wildcards" : "");
+            tap(simd_bad == 0 && (wildcards || simd_marks > 0),
+                "%s%s: the window scan at SIMD level %s = the scalar scan (the same list, marks and reach; "
+                "%llu marks)", os->name, wildcards ? " wildcards" : "", gpuasm_simd_name(ws_simd.simd),
+                (unsigned long long)simd_marks);
+            gpuasm_ef_ws_free(&ws_simd);
+            free(slist);
+            for (int e = 0; e < 2; e++) {
+                free(smark[e]);
+                free(sreach[e]);
+            }
             if (!os->hamming)
                 tap(view_bad == 0 && view_items > 0,
                     "%s%s: the ends pass on the reverse-complement view = gpuasm_partial_best (%llu items)",
