@@ -101,6 +101,10 @@ typedef struct gpuasm_report {
     uint8_t *rev;     size_t m_rev;           /* reversed pattern and text (partial hits) */
     void *cand;       size_t m_cand;          /* candidates of one (read, target) */
     void *acc;        size_t m_acc;           /* accepted intervals */
+    /* this read's last partial alignments (report.c's trace cache):
+     * entries, and their columns' ops */
+    void *tc;         size_t n_tc, m_tc;
+    uint8_t *tc_op;   size_t n_tc_op, m_tc_op;
 } gpuasm_report;
 
 /* Occurrences of one read.  code/len: the read's codes (as searched);
