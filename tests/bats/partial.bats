@@ -73,3 +73,42 @@ adapter_end20 truseq_r1 1 80S20M XP:Z:read3"
         assert_equal "$output" ""
     done
 }
+
+@test "a kit of near-identical adapters: each partial record's own alignment (calmd agrees on NM and MD)" {
+    require_samtools
+    # Eight 40-base adapters, one base apart from a common sequence at
+    # positions 8-29, and reads whose 3' and 5' ends carry a 30-base end
+    # of the common sequence with a substitution or an indel: the members'
+    # partial alignments have the same length and distance but different
+    # columns, which the report must not take from one another (its trace
+    # cache, align/report.c, keys on the aligned pattern bases).
+    python3 - "$T" <<'PY'
+import random, sys
+t = sys.argv[1]
+rnd = random.Random(7)
+B = "ACGT"
+common = "".join(rnd.choice(B) for _ in range(40))
+with open(t + "/kit.fa", "w") as f:
+    for i in range(8):
+        pos = 8 + 3 * i
+        s = common[:pos] + B[(B.index(common[pos]) + 1) % 4] + common[pos + 1:]
+        f.write(">kit%d\n%s\n" % (i, s))
+def mut(s):
+    i = rnd.randrange(2, len(s) - 2)
+    k = rnd.randrange(3)
+    if k == 0: return s[:i] + B[(B.index(s[i]) + 1) % 4] + s[i + 1:]
+    if k == 1: return s[:i] + s[i + 1:]
+    return s[:i] + rnd.choice(B) + s[i:]
+with open(t + "/kit.fq", "w") as f:
+    for r in range(300):
+        ins = "".join(rnd.choice(B) for _ in range(70))
+        read = mut(common[10:]) + ins + mut(common[:30]) if r % 2 else ins + mut(common[:30])
+        f.write("@r%d\n%s\n+\n%s\n" % (r, read, "I" * len(read)))
+PY
+    scan --device cpu --no-PG -e 0.15 "$T/kit.fq" "$T/kit.fa" > "$T/k.sam"
+    # several members aligned on one read end: the case this test is for
+    run awk -F'\t' '!/^@/ && /XP:Z:/ { n[$1 " " int($2 / 16) % 2]++ } END { for (k in n) if (n[k] >= 4) m++; print m + 0 }' "$T/k.sam"
+    [ "$output" -ge 50 ] || { echo "reads with 4+ kit records on one strand: $output"; return 1; }
+    samtools calmd "$T/k.sam" "$T/kit.fa" 2> /dev/null | grep -v '^@' > "$T/c.sam"
+    grep -v '^@' "$T/k.sam" | diff - "$T/c.sam"
+}
