@@ -66,6 +66,10 @@ struct gpuasm_chance {
 /* log C(n, k); lf: log n! for n < LF_N (a model's table: the sums below
  * are most of a model's build), or NULL for lgamma. */
 #define LF_N (3 * QMAX + 3)
+/* Bases an nt16 code stands for (its set bits): a table, where
+ * __builtin_popcount is a libgcc call on a generic x86-64 build. */
+static const uint8_t nt16_bases[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
+
 static double lbinom_t(const double *lf, double n, double k)
 {
     if (k < 0 || k > n) return -INFINITY;
@@ -266,7 +270,7 @@ static void target_rho(const gpuasm_seqset *t, uint32_t i, int from_end, uint32_
     double r = 1;
     for (uint32_t q = 1; q <= qn; q++) {
         const uint8_t b = s[from_end ? len - q : q - 1] & 15u;
-        r *= (double)__builtin_popcount(b) / 4.0;
+        r *= (double)nt16_bases[b] / 4.0;
         rho[q] = r;
     }
 }
@@ -292,8 +296,11 @@ static int add_end_cells(gpuasm_chance *c, const gpuasm_seqset *t, int rip, int 
     while (hcap < 2 * (size_t)n) hcap *= 2;
     uint64_t *set = malloc(hcap * sizeof(*set));
     int32_t *setk = malloc(hcap * sizeof(*setk));
+    /* setq[j]: the q whose set holds slot j (no memset of the set per q:
+     * 256 KiB a q for 10,000 primers, most of the build's time) */
+    uint32_t *setq = calloc(hcap, sizeof(*setq));
     int ret = -1;
-    if (!h || !rho || !qn || !omin || !set || !setk) goto out;
+    if (!h || !rho || !qn || !omin || !set || !setk || !setq) goto out;
     uint32_t qmax = 0;
     for (uint32_t i = 0; i < n; i++) {
         const uint64_t len = t->off[i + 1] - t->off[i];
@@ -304,26 +311,31 @@ static int add_end_cells(gpuasm_chance *c, const gpuasm_seqset *t, int rip, int 
         if (omin[i] && qn[i] > qmax) qmax = qn[i];
     }
     for (uint32_t q = 1; q <= qmax; q++) {
-        memset(set, 0, hcap * sizeof(*set));
+        uint64_t klen = UINT64_MAX;   /* k_q of the last length (most files: a few lengths) */
+        int32_t kq = 0;
         for (uint32_t i = 0; i < n; i++) {
             if (!omin[i] || q > qn[i]) continue;
             const uint8_t *s = t->code + t->off[i];
             const uint64_t len = t->off[i + 1] - t->off[i];
             const uint8_t b = s[from_end ? len - q : q - 1] & 15u;
-            rho[i] *= (double)__builtin_popcount(b) / 4.0;
+            rho[i] *= (double)nt16_bases[b] / 4.0;
             h[i] = (h[i] + b + 1) * 0x9e3779b97f4a7c15ULL;
             if (q < omin[i] || rho[i] <= 0) continue;
-            const int32_t kq = kq_of(c, rip, q, len);
+            if (len != klen) {
+                klen = len;
+                kq = kq_of(c, rip, q, len);
+            }
             if (kq < 0) continue;
             /* first target of this (q bases, k_q): a source */
             const uint64_t key = (h[i] ^ ((uint64_t)(uint32_t)kq * 0xff51afd7ed558ccdULL)) | 1;
             size_t j = (size_t)(key >> 17) & (hcap - 1);
             int seen = 0;
-            while (set[j]) {
+            while (setq[j] == q) {
                 if (set[j] == key && setk[j] == kq) { seen = 1; break; }
                 j = (j + 1) & (hcap - 1);
             }
             if (seen) continue;
+            setq[j] = q;
             set[j] = key;
             setk[j] = kq;
             if (add_cell(&c->role[rip], cap, q, kq, mult * rho[i], mult) < 0) goto out;
@@ -337,6 +349,7 @@ out:
     free(omin);
     free(set);
     free(setk);
+    free(setq);
     return ret;
 }
 
@@ -497,10 +510,31 @@ int gpuasm_chance_set_floors(gpuasm_chance *c, int32_t target_floor, int32_t rea
     }
     c->set[0] = target_floor;
     c->set[1] = read_floor;
+    /* A target of single bases only at both ends has rho 4^-q there, so
+     * its terms are a function of its length and role alone: the last
+     * such length's value is taken again (10,000 primers of one length:
+     * one sum, not 10,000; the same doubles, from the same operations). */
+    uint64_t plain_len = UINT64_MAX;
+    double plain_tp = 0, plain_rp = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         if (!gpuasm_partial_on(&c->o)) break;
+        const uint64_t len = t->off[i + 1] - t->off[i];
+        const uint64_t qn = len < QMAX ? len : QMAX;   /* both roles' rows (target_partial) */
+        const uint8_t *b = t->code + t->off[i];
+        int plain = len > 0;
+        for (uint64_t q = 0; plain && q < qn; q++) plain = nt16_bases[b[q] & 15u] == 1 && nt16_bases[b[len - 1 - q] & 15u] == 1;
+        if (plain && len == plain_len) {
+            c->part_tp[i] = plain_tp;
+            c->part_rp[i] = plain_rp;
+            continue;
+        }
         c->part_tp[i] = target_partial(c, t, i, 0, target_floor > 0 ? target_floor : SLO, rho_pre, rho_suf);
         c->part_rp[i] = target_partial(c, t, i, 1, read_floor > 0 ? read_floor : SLO, rho_pre, rho_suf);
+        if (plain) {
+            plain_len = len;
+            plain_tp = c->part_tp[i];
+            plain_rp = c->part_rp[i];
+        }
     }
     free(rho_pre);
     free(rho_suf);
