@@ -221,12 +221,37 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     /* piece entries: sorted by row and rule (each row by dlo: the
      * binary search of gpuasm_efilter_mark), one entry a group */
     uint32_t *idx = malloc((v->np ? v->np : 1) * sizeof(uint32_t));
-    if (!idx) return -1;
-    for (size_t i = 0; i < v->np; i++) idx[i] = (uint32_t)i;
+    uint32_t *rstart = calloc((size_t)rows + 1, sizeof(uint32_t));
+    if (!idx || !rstart) {
+        free(idx);
+        free(rstart);
+        return -1;
+    }
     sort_f = f;
     sort_p = v->p;
     sort_e = e;
-    if (v->np > 1) qsort(idx, v->np, sizeof *idx, cmp_rule);
+    /* by row first (a counting sort: the row is cmp_rule's first key),
+     * then each row's few entries by the rest of cmp_rule: the order of
+     * qsort with cmp_rule, without its ~25 comparisons an entry (10,000
+     * primers: 158 M instructions of a 0.85 G start, callgrind) */
+    for (size_t i = 0; i < v->np; i++) rstart[v->p[i].row + 1]++;
+    for (uint32_t r = 0; r < rows; r++) rstart[r + 1] += rstart[r];
+    for (size_t i = 0; i < v->np; i++) idx[rstart[v->p[i].row]++] = (uint32_t)i;
+    for (uint32_t r = rows, hi = (uint32_t)v->np; r-- > 0;) {   /* rstart[r] is now row r's end */
+        const uint32_t lo = r ? rstart[r - 1] : 0, n = hi - lo;
+        if (n >= 32) {
+            qsort(idx + lo, n, sizeof *idx, cmp_rule);
+        } else {
+            for (uint32_t i = lo + 1; i < hi; i++) {
+                const uint32_t x = idx[i];
+                uint32_t j = i;
+                for (; j > lo && cmp_rule(&idx[j - 1], &x) > 0; j--) idx[j] = idx[j - 1];
+                idx[j] = x;
+            }
+        }
+        hi = lo;
+    }
+    free(rstart);
     /* the groups and their targets counted, then written (a group's
      * targets by target; the same target twice in one rule, from two
      * equal pieces, once) */
