@@ -104,6 +104,25 @@ GPUASM_HD int32_t gpuasm_ew_pop64(uint64_t x)
  * kmax holds no hit, and costs only its delta, taken from the vectors
  * shifted a bit a row (most rows of a text with no occurrence: the row
  * pass was two fifths of the ends pass, callgrind). */
+/* Row p = b + 1 (bit b of word w) of the row rule, d = D[p][n-1], dprev
+ * = D[p-1][n-1], kp = k_p >= 0: D_p from its two terms, kept in *best
+ * when at most kp.  e1 = D[p-1][n-2], ev = D[p][n-2]: D of the last
+ * column minus the last step's horizontal delta (row 0: D[0][n-2] = 0). */
+GPUASM_HD void gpuasm_ew_row(gpuasm_partial *best, uint32_t b, uint32_t w, uint32_t nw, int32_t d, int32_t dprev,
+                             int32_t kp, const uint64_t *leq, const uint64_t *lph, const uint64_t *lmh)
+{
+    const uint32_t s = b % 64u;
+    const int32_t ev = d - ((int32_t)((lph[w] >> s) & 1u) - (int32_t)((lmh[w] >> s) & 1u));
+    int32_t e1 = 0;
+    if (b) {
+        const uint32_t w1 = nw == 1 ? 0 : (b - 1u) / 64u, s1 = (b - 1u) % 64u;
+        e1 = dprev - ((int32_t)((lph[w1] >> s1) & 1u) - (int32_t)((lmh[w1] >> s1) & 1u));
+    }
+    const int32_t diag = e1 + (int32_t)!((leq[w] >> s) & 1u), left = ev + 1;
+    const int32_t dp = diag < left ? diag : left;
+    if (dp <= kp) gpuasm_partial_keep(best, b + 1u, dp);
+}
+
 GPUASM_HD gpuasm_partial
 gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax, int kmono, const uint64_t *pv,
                     const uint64_t *mv, const uint64_t *leq, const uint64_t *lph, const uint64_t *lmh, uint32_t nw)
@@ -150,18 +169,8 @@ gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax,
             for (const uint32_t end = b + len; b < end; b++, vp >>= 1, vm >>= 1) {
                 const int32_t dprev = d;
                 d += (int32_t)(vp & 1u) - (int32_t)(vm & 1u);
-                const uint32_t p = b + 1u, s = b % 64u;
-                const int32_t kp = kpt[p];
-                if (kp < 0 || d > kp) continue;   /* D_p >= d */
-                const int32_t ev = d - ((int32_t)((lph[w] >> s) & 1u) - (int32_t)((lmh[w] >> s) & 1u));
-                int32_t e1 = 0;
-                if (b) {
-                    const uint32_t w1 = nw == 1 ? 0 : (b - 1u) / 64u, s1 = (b - 1u) % 64u;
-                    e1 = dprev - ((int32_t)((lph[w1] >> s1) & 1u) - (int32_t)((lmh[w1] >> s1) & 1u));
-                }
-                const int32_t diag = e1 + (int32_t)!((leq[w] >> s) & 1u), left = ev + 1;
-                const int32_t dp = diag < left ? diag : left;
-                if (dp <= kp) gpuasm_partial_keep(&best, p, dp);
+                const int32_t kp = kpt[b + 1u];
+                if (kp >= 0 && d <= kp) gpuasm_ew_row(&best, b, w, nw, d, dprev, kp, leq, lph, lmh);   /* D_p >= d */
             }
         }
 #else
@@ -183,20 +192,8 @@ gpuasm_ew_rows_best(const int16_t *kpt, uint32_t m, uint32_t omin, int32_t kmax,
                 }
                 continue;
             }
-            const uint32_t p = b + 1u, s = b % 64u;
-            const int32_t kp = kpt[p];
-            if (kp < 0) continue;
-            /* e1 = D[p-1][n-2], ev = D[p][n-2]: D of the last column minus
-             * the last step's horizontal delta (row 0: D[0][n-2] = 0) */
-            const int32_t ev = d - ((int32_t)((lph[w] >> s) & 1u) - (int32_t)((lmh[w] >> s) & 1u));
-            int32_t e1 = 0;
-            if (b) {
-                const uint32_t w1 = nw == 1 ? 0 : (b - 1u) / 64u, s1 = (b - 1u) % 64u;
-                e1 = dprev - ((int32_t)((lph[w1] >> s1) & 1u) - (int32_t)((lmh[w1] >> s1) & 1u));
-            }
-            const int32_t diag = e1 + (int32_t)!((leq[w] >> s) & 1u), left = ev + 1;
-            const int32_t dp = diag < left ? diag : left;
-            if (dp <= kp) gpuasm_partial_keep(&best, p, dp);
+            const int32_t kp = kpt[b + 1u];
+            if (kp >= 0) gpuasm_ew_row(&best, b, w, nw, d, dprev, kp, leq, lph, lmh);
         }
 #endif
     }
@@ -364,7 +361,7 @@ GPUASM_HD gpuasm_partial gpuasm_ends_word_view(const ends_word *e, const uint8_t
 
 /* The tables of a one-word ends_word (patterns of up to 65 bases, nw 1):
  * Eq of both ends and k_p for p < EW1_KP, 416 bytes where an ends_word
- * is 1,552, so that a panel's tables fit in a block's shared memory (the
+ * is 1,560, so that a panel's tables fit in a block's shared memory (the
  * 158 bbmap adapters: 64 KiB) and a warp's Eq loads, eight targets at two
  * ends, no longer touch sixteen cache lines a step (partial_cuda.cu). */
 #define EW1_KP 72

@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(PNT) k_partial_small(partial_launch L, dev_out
 
 /* The dense pass with the one-word targets' tables copied into shared
  * memory once per block (ends_word1: 416 bytes a target where their
- * ends_word is 1,552).  A warp's 32 items are eight targets of one read at
+ * ends_word is 1,560).  A warp's 32 items are eight targets of one read at
  * both ends and strands: from the ends_words in global memory each step's
  * Eq load touched sixteen cache lines; from shared memory it is one bank
  * access a thread.  Slots of more words keep their ends_word (m = 0). */
