@@ -245,6 +245,14 @@ int main(void)
                     if (t % 5 == 2) memcpy(code + off[t] + m - sh, code + off[u] + mu - sh, sh);
                     else memcpy(code + off[t], code + off[u], sh);
                 }
+                /* a near copy: the one before, one base changed (the lanes'
+                 * copies must tell it from its model up to the last row) */
+                if (t % 5 == 3) {
+                    const uint32_t mu = (uint32_t)(off[t] - off[t - 1]), sh = m < mu ? m : mu;
+                    memcpy(code + off[t], code + off[t - 1], sh);
+                    const uint32_t x = (uint32_t)below(sh);
+                    code[off[t] + x] = code[off[t] + x] == 1 ? 2 : 1;
+                }
                 off[t + 1] = off[t] + m;
             }
             gpuasm_seqset targets = { NT, off, code };
