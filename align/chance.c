@@ -7,6 +7,7 @@
 
 #include "align/chance.h"
 #include "kernels/registry.h"
+#include "search/nt16.h"
 
 #define QMAX GPUASM_CHANCE_QMAX
 /* Scores tabulated for E_partial: every aligned length is <= QMAX, so
@@ -66,10 +67,6 @@ struct gpuasm_chance {
 /* log C(n, k); lf: log n! for n < LF_N (a model's table: the sums below
  * are most of a model's build), or NULL for lgamma. */
 #define LF_N (3 * QMAX + 3)
-/* Bases an nt16 code stands for (its set bits): a table, where
- * __builtin_popcount is a libgcc call on a generic x86-64 build. */
-static const uint8_t nt16_bases[16] = { 0, 1, 1, 2, 1, 2, 2, 3, 1, 2, 2, 3, 2, 3, 3, 4 };
-
 static double lbinom_t(const double *lf, double n, double k)
 {
     if (k < 0 || k > n) return -INFINITY;
@@ -270,7 +267,7 @@ static void target_rho(const gpuasm_seqset *t, uint32_t i, int from_end, uint32_
     double r = 1;
     for (uint32_t q = 1; q <= qn; q++) {
         const uint8_t b = s[from_end ? len - q : q - 1] & 15u;
-        r *= (double)nt16_bases[b] / 4.0;
+        r *= (double)gpuasm_nt16_nbases(b) / 4.0;
         rho[q] = r;
     }
 }
@@ -318,7 +315,7 @@ static int add_end_cells(gpuasm_chance *c, const gpuasm_seqset *t, int rip, int 
             const uint8_t *s = t->code + t->off[i];
             const uint64_t len = t->off[i + 1] - t->off[i];
             const uint8_t b = s[from_end ? len - q : q - 1] & 15u;
-            rho[i] *= (double)nt16_bases[b] / 4.0;
+            rho[i] *= (double)gpuasm_nt16_nbases(b) / 4.0;
             h[i] = (h[i] + b + 1) * 0x9e3779b97f4a7c15ULL;
             if (q < omin[i] || rho[i] <= 0) continue;
             if (len != klen) {
@@ -522,7 +519,7 @@ int gpuasm_chance_set_floors(gpuasm_chance *c, int32_t target_floor, int32_t rea
         const uint64_t qn = len < QMAX ? len : QMAX;   /* both roles' rows (target_partial) */
         const uint8_t *b = t->code + t->off[i];
         int plain = len > 0;
-        for (uint64_t q = 0; plain && q < qn; q++) plain = nt16_bases[b[q] & 15u] == 1 && nt16_bases[b[len - 1 - q] & 15u] == 1;
+        for (uint64_t q = 0; plain && q < qn; q++) plain = gpuasm_nt16_nbases(b[q] & 15u) == 1 && gpuasm_nt16_nbases(b[len - 1 - q] & 15u) == 1;
         if (plain && len == plain_len) {
             c->part_tp[i] = plain_tp;
             c->part_rp[i] = plain_rp;

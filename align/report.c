@@ -10,6 +10,7 @@
 
 #include "align/chance.h"
 #include "util/grow.h"
+#include "util/insertion_sort.h"
 #include "kernels/registry.h"
 #include "align/report.h"
 
@@ -42,26 +43,9 @@ static int cand_cmp(const void *a, const void *b)
     return x->kind < y->kind ? -1 : x->kind > y->kind;
 }
 
-/* Sort a read's few candidates or occurrences: insertion below 16 (no
- * call per comparison; glibc's qsort of a few elements was a merge sort
- * with its calls, 0.3% of an adapter screen), else qsort.  Both are
- * stable (glibc's qsort is a merge sort where it has the memory), so
- * equal elements keep their order either way. */
-#define INSERTION_SORT(T, name, cmp)                                            \
-    static void name(T *v, size_t n)                                          \
-    {                                                                         \
-        if (n >= 16) {                                                        \
-            qsort(v, n, sizeof(T), cmp);                                      \
-            return;                                                           \
-        }                                                                     \
-        for (size_t i = 1; i < n; i++) {                                      \
-            const T x = v[i];                                                 \
-            size_t j = i;                                                     \
-            for (; j > 0 && cmp(&v[j - 1], &x) > 0; j--) v[j] = v[j - 1];     \
-            v[j] = x;                                                         \
-        }                                                                     \
-    }
-INSERTION_SORT(cand_t, sort_cands, cand_cmp)
+/* A read's few candidates and occurrences (0.3% of an adapter screen in
+ * qsort's calls). */
+GPUASM_INSERTION_SORT(cand_t, sort_cands, cand_cmp)
 
 static int push_cigar(gpuasm_report *r, uint32_t op, uint32_t len)
 {
@@ -368,7 +352,7 @@ static int occ_cmp(const void *a, const void *b)
     if (x->target != y->target) return x->target < y->target ? -1 : 1;
     return (x->pos > y->pos) - (x->pos < y->pos);
 }
-INSERTION_SORT(gpuasm_occ, sort_occs, occ_cmp)
+GPUASM_INSERTION_SORT(gpuasm_occ, sort_occs, occ_cmp)
 
 int gpuasm_report_read(gpuasm_report *r, const gpuasm_search_opt *so, const gpuasm_report_opt *o,
                        const uint8_t *code, uint32_t len, const gpuasm_targets *t,

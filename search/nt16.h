@@ -21,6 +21,14 @@
 #define GPUASM_HD static inline
 #endif
 
+/* The bases an nt16 code stands for (its set bits: 1 for A, C, G, T; 4
+ * for N): code c's count is nibble c of one constant (__builtin_popcount
+ * is a libgcc call on a generic x86-64 build). */
+GPUASM_HD uint32_t gpuasm_nt16_nbases(uint8_t c)
+{
+    return (uint32_t)(0x4332322132212110ULL >> (4u * (c & 15u)) & 15u);
+}
+
 /* Do two nt16 codes match? Symmetric; 0 matches nothing. */
 GPUASM_HD int gpuasm_nt16_match(uint8_t a, uint8_t b) { return (a & b) != 0; }
 

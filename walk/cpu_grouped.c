@@ -703,7 +703,7 @@ int64_t gpuasm_ends_candidates(group_ws *g, const gpuasm_cpu_prep *prep, const g
                                const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t n, uint32_t strand)
 {
     const uint32_t ends = gpuasm_partial_text_ends(opt, 0, strand);
-    const uint64_t per = (ends & 1u) + (ends >> 1 & 1u);   /* two bits (no libgcc popcount) */
+    const uint64_t per = gpuasm_ends_n(ends);
     if (++g->bstamp == 0) {   /* stamps wrapped: clear the marks */
         memset(g->bmark[0], 0, (size_t)targets->n * sizeof(uint32_t));
         memset(g->bmark[1], 0, (size_t)targets->n * sizeof(uint32_t));

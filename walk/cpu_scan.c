@@ -593,7 +593,6 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
          * occurrences; this loop has nothing else to do for B). */
         int by_ends = 0;
         if (grp && c->efilt && nl) {
-            g->efws.simd = c->cfg->simd;   /* the window scan's (the marks never depend on it) */
             const int64_t ne = gpuasm_ends_candidates(g, prep, targets, opt, rseq, rlen, s);
             if (ne == -1) return -1;
             if (ne >= 0) {
@@ -715,6 +714,7 @@ static int group_ws_open(scan_call *c)
         return -1;
     for (uint32_t t = 0; t < targets->n; t++)
         g->k_t[t] = gpuasm_pair_k(c->opt, targets->off[t + 1] - targets->off[t]);
+    g->efws.simd = c->cfg->simd;   /* the ends filter's window scan (never its marks) */
     return 0;
 }
 

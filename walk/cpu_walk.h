@@ -237,13 +237,15 @@ int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
                         uint64_t n, const gpuasm_twin *tw, void *tws, const gpuasm_search_opt *te);
 /* The ends pass's counts of an item (gpuasm_scan_stats): the text ends in
  * all and allow ran (or were settled), the others an exact filter ruled out. */
+/* The text ends in a mask of gpuasm_partial_text_ends() (two bits, its
+ * end and its start): no popcount, which a generic x86-64 build makes a
+ * libgcc call (~1% of the adapter screen). */
+static inline uint32_t gpuasm_ends_n(uint32_t ends) { return (ends & 1u) + (ends >> 1 & 1u); }
+
 static inline void gpuasm_count_ends(gpuasm_scan_stats *cnt, uint32_t all, uint32_t allow)
 {
-    /* two bits (the text's end and start): no popcount, which a generic
-     * x86-64 build makes a libgcc call (~1% of the adapter screen) */
-    const uint32_t run = all & allow & 3u, skip = all & ~allow & 3u;
-    cnt->ends_run += (run & 1u) + (run >> 1);
-    cnt->ends_skipped += (skip & 1u) + (skip >> 1);
+    cnt->ends_run += gpuasm_ends_n(all & allow);
+    cnt->ends_skipped += gpuasm_ends_n(all & ~allow);
 }
 
 /* A new read strand: no target's text-end partial yet. */

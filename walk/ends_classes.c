@@ -142,9 +142,11 @@ void gpuasm_ec_ws_free(gpuasm_ec_ws *ws)
  * 1 .. L (1 <= L <= 64) into cell[], and R = min(L, min over the window's
  * columns of D(L, x)), row L's value followed by its horizontal deltas
  * (Ph/Mh bit L - 1). */
-static inline __attribute__((always_inline)) int32_t word_dp_at(const uint64_t *peq, uint32_t L, int e,
-                                                                 const uint8_t *text, uint32_t n, uint32_t W,
-                                                                 int8_t *cell)
+/* Always inlined: gpuasm_ends_word_none's L = 64 is then a constant (row
+ * L's delta the top bit, a fifth fewer instructions a column). */
+static inline __attribute__((always_inline)) int32_t word_dp(const uint64_t *peq, uint32_t L, int e,
+                                                              const uint8_t *text, uint32_t n, uint32_t W,
+                                                              int8_t *cell)
 {
     const uint8_t *tp = e ? text + W - 1u : text + n - W;
     const ptrdiff_t step = e ? -1 : 1;
@@ -170,19 +172,6 @@ static inline __attribute__((always_inline)) int32_t word_dp_at(const uint64_t *
         cell[p] = (int8_t)d;
     }
     return R;
-}
-
-static int32_t word_dp(const uint64_t *peq, uint32_t L, int e, const uint8_t *text, uint32_t n, uint32_t W,
-                       int8_t *cell)
-{
-    return word_dp_at(peq, L, e, text, n, W, cell);
-}
-
-/* word_dp() of all 64 rows (gpuasm_ends_word_none), L a constant: row
- * L's delta is the top bit (a fifth fewer instructions a column). */
-static int32_t word_dp64(const uint64_t *peq, int e, const uint8_t *text, uint32_t n, uint32_t W, int8_t *cell)
-{
-    return word_dp_at(peq, 64, e, text, n, W, cell);
 }
 
 /* 1 when member w, looking at rows up to P, has no acceptable p by the
@@ -273,6 +262,6 @@ int gpuasm_ends_word_none(const ends_word *w, const uint8_t *text, uint32_t n, i
     for (uint32_t p = 65 > w->omin ? 65 : w->omin; p <= P; p++)
         if (w->kp[p] > kfar) kfar = w->kp[p];
     int8_t cell[GPUASM_EC_ROWS];
-    const int32_t R = word_dp64(w->peq[e][0], e, text, n, W, cell);
+    const int32_t R = word_dp(w->peq[e][0], 64, e, text, n, W, cell);
     return member_settled(w, 64, cell, R, P, kfar);
 }

@@ -8,6 +8,7 @@
 #include "walk/ends_filter.h"
 #include "search/cpu_simd.h"
 #include "util/grow.h"
+#include "util/insertion_sort.h"
 #include "walk/qkey.h"
 #include "kernels/registry.h"
 
@@ -161,6 +162,8 @@ static int cmp_rule(const void *pa, const void *pb)
     return (a->s > b->s) - (a->s < b->s);
 }
 
+GPUASM_INSERTION_SORT(uint32_t, sort_rules, cmp_rule)
+
 static int same_rule(const gpuasm_efilter *f, int e, const gpuasm_ef_piece *a, const gpuasm_ef_piece *b,
                      uint32_t ra, uint32_t rb)
 {
@@ -238,17 +241,8 @@ static int to_rows(gpuasm_efilter *f, int e, build_vec *v)
     for (uint32_t r = 0; r < rows; r++) rstart[r + 1] += rstart[r];
     for (size_t i = 0; i < v->np; i++) idx[rstart[v->p[i].row]++] = (uint32_t)i;
     for (uint32_t r = rows, hi = (uint32_t)v->np; r-- > 0;) {   /* rstart[r] is now row r's end */
-        const uint32_t lo = r ? rstart[r - 1] : 0, n = hi - lo;
-        if (n >= 32) {
-            qsort(idx + lo, n, sizeof *idx, cmp_rule);
-        } else {
-            for (uint32_t i = lo + 1; i < hi; i++) {
-                const uint32_t x = idx[i];
-                uint32_t j = i;
-                for (; j > lo && cmp_rule(&idx[j - 1], &x) > 0; j--) idx[j] = idx[j - 1];
-                idx[j] = x;
-            }
-        }
+        const uint32_t lo = r ? rstart[r - 1] : 0;
+        sort_rules(idx + lo, hi - lo);
         hi = lo;
     }
     free(rstart);
