@@ -29,19 +29,24 @@
  * Cells costing more than `dist` cannot be on an optimal path and are kept
  * as "infinite", which bounds the numbers and prunes nothing that matters.
  *
- * Linear (long patterns).  1. gpuasm_hit_starts(): the reversed pattern
- * against the reversed text from the end (anchored there, edlib's way of
- * finding a start) gives every start s with cost d, s_lo..s_hi.  2. A path
- * from (0, s) to (m, end+1) with at most d gaps stays within diagonals
- * (s + e - d) / 2 .. (s + e + d) / 2 (going out and coming back each cost
- * a gap), so F is computed from column s_lo only, in that band, with
- * Myers' bit-vectors: blocks of 64 pattern rows, one word step per block
- * and text column (Hyyro 2001; edlib's calculateBlock).  The band moves
- * down one row per column: blocks above it are dropped (the row above the
- * top block then counts +1 per column, an over-estimate, as edlib's NW
- * mode does) and a block below enters with the over-estimate "one more per
- * row" (Myers' column 0).  Over-estimates never reach an optimal cell,
- * whose optimal path lies in the band, so the rule above holds.  3. The
+ * Linear (long patterns).  1. Every alignment of cost d ending at
+ * (m, end+1) starts at x0 = end+1 - m - d or later and stays within
+ * diagonals e - d .. e + d (e = end+1 - m, the end's diagonal; diagonal =
+ * x - i), so F is computed from column x0, in that band, with Myers'
+ * bit-vectors: blocks of 64 pattern rows, one word step per block and
+ * text column (Hyyro 2001; edlib's calculateBlock).  2. A cell is of use
+ * (can be optimal) only when F(i, x) + |x - i - e| <= d: the gaps back to
+ * e are a lower bound of what the alignment still costs (the A* bound of
+ * WFA-style aligners; before, a reverse search found the starts and the
+ * band came from them: 2.5 -> 1.0 s for a real 1 Mb pair, the reverse
+ * search was 1.0 s of it).  Blocks whose cells are all of no use leave
+ * (block_least), from the bottom, or from the top when every row above
+ * is gone; the band moves down one row per column.  The row above the top
+ * block then counts +1 per column, an over-estimate, as edlib's NW mode
+ * does, and a block below enters (may_enter) with the over-estimate "one
+ * more per row" (Myers' column 0).  Over-estimates never reach an optimal
+ * cell, whose optimal path keeps to cells of use, so the rule above
+ * holds.  3. The
  * walk needs F near its cells only: F(i-1, x) = F(i, x) - Pv/Mv bit of row
  * i, F(i, x-1) = F(i, x) - Ph/Mh bit of row i (the horizontal deltas
  * before the shift), so a column kept as four words per block answers
@@ -51,7 +56,8 @@
  * the ranges are redone right to left, each from its checkpoint, and the
  * walk goes through them (Hirschberg's linear space, with checkpoints
  * instead of a middle row: each level costs one more forward pass, and
- * ranges too long for the budget are cut again).
+ * ranges too long for the budget, by the widest column the pass above
+ * measured in them, are cut again).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -228,6 +234,7 @@ struct gpuasm_tb_lin {
     size_t *cko;    size_t n_cko, m_cko;          /* offsets of checkpoints in ck */
     uint64_t *leaf; size_t m_leaf;                /* kept columns: pv, mv, ph, mh per block */
     leafcol *lc;    size_t m_lc;
+    int64_t *wmx;   size_t m_wmx;                 /* blocks a column at most, by range */
 };
 
 static struct gpuasm_tb_lin *lin_of(gpuasm_tb_work *w)
@@ -246,7 +253,9 @@ typedef struct band {
     const uint8_t *text;
     int64_t t0, tstep;      /* column x reads text[t0 + tstep * x] */
     int64_t k;              /* cells above k are of no use (k = the hit's distance) */
-    uint64_t row0_over_k;   /* row 0 exceeds k in every column after this one */
+    uint64_t row0_over_k;   /* row 0 is of no use in every column from this one on */
+    int to_end;             /* 1: a cell is of use only when F + |x - i - ediag| <= k */
+    int64_t ediag;          /* to_end: the diagonal of the cell the alignment ends in */
     uint64_t x;             /* column held */
     int64_t fb, lb;         /* blocks held, first and last (for the next step) */
     int64_t sfb, slb;       /* blocks computed (and stored) in column x */
@@ -323,16 +332,46 @@ static inline void block_in_band(band *bd, int64_t b, uint64_t eq, int *h, uint6
     }
 }
 
+/* A lower bound, over block b's cells (i, x), of what the rule of use
+ * compares with k: F(i, x), which is at least F(last row) - (last row - i)
+ * (the rows of a column differ by at most one each); with to_end, plus
+ * |x - i - ediag|, the gaps the alignment still needs to reach its end
+ * cell's diagonal.  i + |t - i| (t = x - ediag) is t for i <= t and
+ * 2 i - t above, so its least is at the block's first row or at t. */
+static inline int64_t block_least(const band *bd, int64_t b, uint64_t x)
+{
+    const int64_t r0 = b * WB + 1, r1 = last_row(bd, b);
+    if (!bd->to_end) return bd->sc[b] - (r1 - r0);
+    const int64_t t = (int64_t)x - bd->ediag;
+    return bd->sc[b] - r1 + (r0 >= t ? 2 * r0 - t : t);
+}
+
+/* May the block below the last one enter in column x, the last row above
+ * it having cost f in column x-1?  Its first row r0 is of use in column x
+ * only through (r0-1, x-1) or (r0-1, x) (the row itself was of no use in
+ * x-1, or the block would be there): F of the second is at least f - 1
+ * and its diagonal one nearer ediag, so with to_end the rule of use
+ * allows f + |x - r0 - ediag| - 2 <= k, without it f <= k. */
+static inline int may_enter(const band *bd, uint64_t x, int64_t f)
+{
+    if (!bd->to_end) return f <= bd->k;
+    const int64_t r0 = (bd->lb + 1) * WB + 1, g = (int64_t)x - r0 - bd->ediag;
+    const int64_t lb = (g < 0 ? -g : g) - 2;
+    return f + (lb > 0 ? lb : 0) <= bd->k;
+}
+
 /* Advance the running column by one text column: blocks sfb..slb; with
  * store, their words are written there, four per block.  Blocks leave
  * and enter on two rules, both exact for every cell of an alignment of
  * cost <= k that stays in the band:
  *   the band     rows outside diagonals dlo..dhi (one row more per column);
  *   the values   (Ukkonen 1985, as myers_cpu.c's cut-off) a block whose
- *                cells all exceed k leaves from the bottom or, when every
+ *                cells all exceed k (with to_end: whose cells are all of
+ *                no use, block_least) leaves from the bottom or, when every
  *                row above it is gone, from the top; a block enters below
  *                only when the last row above it was <= k in column x-1
- *                (the only way its first row can be <= k in column x).
+ *                (the only way its first row can be <= k in column x;
+ *                with to_end, may_enter).
  * A block entering below starts from "one more per row" than the last row
  * of the block above in column x-1, and the row above a top block that
  * left counts +1 per column: over-estimates that no alignment of cost <= k
@@ -350,7 +389,7 @@ static void band_step(band *bd, uint64_t *store)
     for (int64_t b = nfb; b <= last; b++) block_in_band(bd, b, eq[b], &h, hfull, &store);
     if (bd->lb == bd->W - 1 && nfb <= bd->lb)
         block_in_band(bd, bd->lb, eq[bd->lb], &h, (uint64_t)1 << ((bd->m - 1) & 63), &store);
-    if (bd->lb < nlb && bd->sc[bd->lb] - h <= bd->k) {
+    if (bd->lb < nlb && may_enter(bd, x, bd->sc[bd->lb] - h)) {
         int64_t b = ++bd->lb;
         bd->pv[b] = ~(uint64_t)0;
         bd->mv[b] = 0;
@@ -359,11 +398,8 @@ static void band_step(band *bd, uint64_t *store)
     }
     bd->sfb = bd->fb = nfb;
     bd->slb = bd->lb;
-    /* Cells of a block all exceed k when its last row is >= k + its rows
-     * (the rows above its last differ by at most one each). */
-    while (bd->lb > bd->fb && bd->sc[bd->lb] >= bd->k + (last_row(bd, bd->lb) - bd->lb * WB))
-        bd->lb--;
-    while (bd->fb < bd->lb && bd->sc[bd->fb] >= bd->k + WB && (bd->fb > 0 || x >= bd->row0_over_k))
+    while (bd->lb > bd->fb && block_least(bd, bd->lb, x) > bd->k) bd->lb--;
+    while (bd->fb < bd->lb && block_least(bd, bd->fb, x) > bd->k && (bd->fb > 0 || x >= bd->row0_over_k))
         bd->fb++;
 }
 
@@ -413,6 +449,8 @@ int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
     bd.hin0 = 1;
     bd.k = d;
     bd.row0_over_k = (uint64_t)d;
+    bd.to_end = 0;
+    bd.ediag = 0;
     bd.text = text;
     bd.t0 = e1;
     bd.tstep = -1;
@@ -456,9 +494,8 @@ typedef struct lin_run {
     const uint8_t *pattern, *text;
     uint64_t x1;            /* end + 1: the hit's column */
     int32_t d;
-    int64_t wpc;            /* at most this many blocks in a column */
-    uint64_t leaf_cols;     /* columns of one leaf range */
-    uint64_t kmax;          /* cuts per level at most */
+    int64_t wpc;            /* at most this many blocks in a column (the band) */
+    size_t mem;             /* the budget, bytes (gpuasm_tb_work.mem_bytes) */
     walk w;
 } lin_run;
 
@@ -552,12 +589,12 @@ static int leaf_walk(lin_run *r, uint64_t a)
 
 /* Columns a+1 .. b from the checkpoint at ck (column a), all kept, then
  * the walk through them. */
-static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck)
+static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
 {
     struct gpuasm_tb_lin *L = r->L;
     const uint64_t cols = b - a;
     if (gpuasm_grow((void **)&L->lc, &L->m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
-        gpuasm_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)r->wpc * 4,
+        gpuasm_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)wmax * 4,
                  sizeof(uint64_t)) < 0)
         return -1;
     ck_load(r, ck);
@@ -572,28 +609,55 @@ static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck)
     return leaf_walk(r, a);
 }
 
+/* Half the budget for the kept columns of a leaf (4 words per block plus
+ * the column's record), a quarter per level of checkpoints; wmax blocks a
+ * column at most. */
+static uint64_t leaf_cols_of(const lin_run *r, int64_t wmax)
+{
+    const size_t col_bytes = (size_t)wmax * 4 * sizeof(uint64_t) + sizeof(leafcol);
+    const uint64_t n = r->mem / 2 / col_bytes;
+    return n ? n : 1;
+}
+
+static uint64_t kmax_of(const lin_run *r, int64_t wmax)
+{
+    const uint64_t n = r->mem / 4 / (((size_t)wmax * 3 + 3) * sizeof(uint64_t));
+    return n < 2 ? 2 : n;
+}
+
 /* The walk through columns a+1 .. b, the running column at a being the
- * checkpoint at ck: one leaf, or K ranges from checkpoints taken on one
- * forward pass, right to left (each cut again when too long). */
-static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck)
+ * checkpoint at ck and no column of the range holding more than wmax
+ * blocks: one leaf, or K ranges from checkpoints taken on one forward
+ * pass, right to left (each cut again when too long).  The pass goes on
+ * to b and measures each range's widest column, so a range of a narrow
+ * stretch of the band is kept whole as one leaf (the band's width, 2d/64
+ * blocks, is what a column may hold, not what it holds). */
+static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
 {
     struct gpuasm_tb_lin *L = r->L;
-    const uint64_t cols = b - a;
-    if (cols <= r->leaf_cols) return leaf(r, a, b, ck);
-    uint64_t K = (cols + r->leaf_cols - 1) / r->leaf_cols;
-    if (K > r->kmax) K = r->kmax;
+    const uint64_t cols = b - a, leaf_cols = leaf_cols_of(r, wmax);
+    if (cols <= leaf_cols) return leaf(r, a, b, ck, wmax);
+    uint64_t K = (cols + leaf_cols - 1) / leaf_cols, kmax = kmax_of(r, wmax);
+    if (K > kmax) K = kmax;
     const size_t n_ck0 = L->n_ck, n_cko0 = L->n_cko;
-    if (gpuasm_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0) return -1;
+    if (gpuasm_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0 ||
+        gpuasm_grow((void **)&L->wmx, &L->m_wmx, n_cko0 + (size_t)K, sizeof(int64_t)) < 0)
+        return -1;
     ck_load(r, ck);
-    for (uint64_t p = 1; p < K; p++) {
-        const uint64_t cut = a + cols * p / K;
-        while (r->bd.x < cut) band_step(&r->bd, NULL);
-        if (ck_push(r, &L->cko[n_cko0 + p - 1]) < 0) return -1;
+    for (uint64_t p = 0; p < K; p++) {
+        const uint64_t cut = a + cols * (p + 1) / K;
+        int64_t w = 1;
+        while (r->bd.x < cut) {
+            band_step(&r->bd, NULL);
+            if (r->bd.slb - r->bd.sfb + 1 > w) w = r->bd.slb - r->bd.sfb + 1;
+        }
+        L->wmx[n_cko0 + p] = w;
+        if (p + 1 < K && ck_push(r, &L->cko[n_cko0 + p]) < 0) return -1;
     }
     L->n_cko = n_cko0 + (size_t)K - 1;
     for (uint64_t p = K; p-- > 0 && r->w.i > 0;) {
         const uint64_t lo = a + cols * p / K, hi = a + cols * (p + 1) / K;
-        int rc = solve(r, lo, hi, p ? L->cko[n_cko0 + p - 1] : ck);
+        int rc = solve(r, lo, hi, p ? L->cko[n_cko0 + p - 1] : ck, L->wmx[n_cko0 + p]);
         if (rc < 0) return rc;
     }
     L->n_ck = n_ck0;
@@ -601,25 +665,28 @@ static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck)
     return 0;
 }
 
-static inline int64_t floor_half(int64_t v) { return v >= 0 ? v / 2 : -((-v + 1) / 2); }
-
 static int traceback_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t n,
                             uint64_t end, int32_t dist, gpuasm_tb_work *w, gpuasm_aln *out)
 {
-    uint64_t s_lo, s_hi;
-    int rc = gpuasm_hit_starts(pattern, m, text, n, end, dist, w, &s_lo, &s_hi);
-    if (rc < 0) return rc;
+    (void)n;
     lin_run r;
     memset(&r, 0, sizeof r);
-    r.L = w->lin;
-    if (band_alloc(r.L, &r.bd, m) < 0) return -1;
+    r.L = lin_of(w);
+    if (!r.L || band_alloc(r.L, &r.bd, m) < 0) return -1;
     build_peq(r.L->peq, pattern, m, r.bd.W, 0);
+    /* Every alignment of cost d ending at the hit starts at x0 or later
+     * and keeps to diagonals e - d .. e + d; a cell is of use only when F
+     * plus the gaps back to e is at most d (to_end). */
     const int64_t d = dist, e = (int64_t)end + 1 - (int64_t)m;   /* the hit's diagonal */
-    r.bd.dlo = -floor_half(-((int64_t)s_lo + e - d));              /* ceil */
-    r.bd.dhi = floor_half((int64_t)s_hi + e + d);
+    const uint64_t x0 = e - d > 0 ? (uint64_t)(e - d) : 0;
+    r.bd.dlo = e - d;
+    r.bd.dhi = e + d;
     r.bd.hin0 = 0;
     r.bd.k = d;
-    r.bd.row0_over_k = UINT64_MAX;      /* row 0 is 0 (free start) */
+    r.bd.to_end = 1;
+    r.bd.ediag = e;
+    /* row 0 (F = 0, the free start) is of use while |x - e| <= d */
+    r.bd.row0_over_k = e + d + 1 > 0 ? (uint64_t)(e + d + 1) : 0;
     r.bd.text = text;
     r.bd.t0 = -1;
     r.bd.tstep = 1;
@@ -629,25 +696,18 @@ static int traceback_linear(const uint8_t *pattern, uint32_t m, const uint8_t *t
     r.d = dist;
     r.wpc = (r.bd.dhi - r.bd.dlo) / WB + 3;
     if (r.wpc > r.bd.W) r.wpc = r.bd.W;
-    /* Half the budget for the kept columns (4 words per block plus the
-     * column's record), a quarter per level of checkpoints. */
-    const size_t mem = w->mem_bytes ? w->mem_bytes : DEFAULT_MEM_BYTES;
-    const size_t col_bytes = (size_t)r.wpc * 4 * sizeof(uint64_t) + sizeof(leafcol);
-    r.leaf_cols = mem / 2 / col_bytes;
-    if (r.leaf_cols < 1) r.leaf_cols = 1;
-    r.kmax = mem / 4 / (((size_t)r.wpc * 3 + 3) * sizeof(uint64_t));
-    if (r.kmax < 2) r.kmax = 2;
+    r.mem = w->mem_bytes ? w->mem_bytes : DEFAULT_MEM_BYTES;
 
     if (aln_grow(out, (size_t)m + (size_t)dist + 1) < 0) return -1;
     r.w = (walk){ .i = m, .x = end + 1, .cur = dist, .op = out->op, .cap = out->m_op };
     r.L->n_ck = r.L->n_cko = 0;
-    band_init(&r.bd, s_lo);
+    band_init(&r.bd, x0);
     size_t ck0;
     if (ck_push(&r, &ck0) < 0) return -1;
-    rc = solve(&r, s_lo, end + 1, ck0);
+    int rc = solve(&r, x0, end + 1, ck0, r.wpc);
     if (rc < 0) return rc;
-    /* Column s_lo is F(i, s_lo) = i: only pattern gaps are left. */
-    if (r.w.i > 0 && (r.w.x != s_lo || r.w.cur != r.w.i)) return -2;
+    /* Column x0 is F(i, x0) = i: only pattern gaps are left. */
+    if (r.w.i > 0 && (r.w.x != x0 || r.w.cur != r.w.i)) return -2;
     for (; r.w.i > 0; r.w.i--) {
         if (r.w.n_op == r.w.cap) return -2;
         r.w.op[r.w.n_op++] = GPUASM_OP_PGAP;
@@ -692,6 +752,7 @@ void gpuasm_tb_work_free(gpuasm_tb_work *w)
         free(L->cko);
         free(L->leaf);
         free(L->lc);
+        free(L->wmx);
         free(L);
     }
     w->bits = NULL;

@@ -7,12 +7,13 @@
  *           diagonals with 2 bits of direction per cell: O(m * d) time and
  *           m * (2d+1) / 4 bytes.  Used while the band is narrow (d <= 7),
  *           where it is the faster one.
- *   linear  a reverse search gives the starts (gpuasm_hit_starts), then the
- *           window is aligned with Myers' bit-vectors (Myers 1999, Hyyrö
- *           2001 blocks) in a band of diagonals, divide and conquer over
- *           text columns (Hirschberg 1975's linear space, with checkpoints
- *           instead of a meet-in-the-middle): O(m * d / 64 * L) word steps
- *           for L levels (2 for a 1 Mb pattern at 1% divergence) and memory
+ *   linear  Myers' bit-vectors (Myers 1999, Hyyrö 2001 blocks) forward
+ *           from the earliest possible start, keeping only cells whose cost
+ *           plus the gaps back to the end's diagonal is at most d (an A*
+ *           bound), divide and conquer over text columns (Hirschberg
+ *           1975's linear space, with checkpoints instead of a
+ *           meet-in-the-middle): O(m * d / 64 * L) word steps for L passes
+ *           (2.4 for a real 1 Mb pair at 1.2% divergence) and memory
  *           bounded by a budget whatever m (gpuasm_tb_work.mem_bytes).
  */
 #ifndef GPUASM_TRACEBACK_H
