@@ -29,44 +29,15 @@
  * Cells costing more than `dist` cannot be on an optimal path and are kept
  * as "infinite", which bounds the numbers and prunes nothing that matters.
  *
- * Linear (long patterns).  1. Every alignment of cost d ending at
- * (m, end+1) starts at x0 = end+1 - m - d or later and stays within
- * diagonals e - d .. e + d (e = end+1 - m, the end's diagonal; diagonal =
- * x - i), so F is computed from column x0, in that band, with Myers'
- * bit-vectors: blocks of 64 pattern rows, one word step per block and
- * text column (Hyyro 2001; edlib's calculateBlock).  2. A cell is of use
- * (can be optimal) only when F(i, x) + |x - i - e| <= d: the gaps back to
- * e are a lower bound of what the alignment still costs (the A* bound of
- * WFA-style aligners; before, a reverse search found the starts and the
- * band came from them: 2.5 -> 1.0 s for a real 1 Mb pair, the reverse
- * search was 1.0 s of it).  Blocks whose cells are all of no use leave
- * (block_least), from the bottom, or from the top when every row above
- * is gone; the band moves down one row per column.  The row above the top
- * block then counts +1 per column, an over-estimate, as edlib's NW mode
- * does, and a block below enters (may_enter) with the over-estimate "one
- * more per row" (Myers' column 0).  Over-estimates never reach an optimal
- * cell, whose optimal path keeps to cells of use, so the rule above
- * holds.  3. The
- * walk needs F near its cells only: F(i-1, x) = F(i, x) - Pv/Mv bit of row
- * i, F(i, x-1) = F(i, x) - Ph/Mh bit of row i (the horizontal deltas
- * before the shift), so a column kept as four words per block answers
- * every test of a step.  4. Keeping every column is m * d / 16 bytes (5 GB
- * for 1 Mb at 1%), so columns are kept for one "leaf" range at a time:
- * the forward pass stores checkpoints (the running column) at K cuts, then
- * the ranges are redone right to left, each from its checkpoint, and the
- * walk goes through them (Hirschberg's linear space, with checkpoints
- * instead of a middle row: each level costs one more forward pass, and
- * ranges too long for the budget, by the widest column the pass above
- * measured in them, are cut again).
+ * Linear (long patterns): traceback_linear.c.
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/grow.h"
-#include "kernels/myers/myers_block.h"
 #include "search/nt16.h"
 #include "align/traceback.h"
+#include "align/traceback_int.h"
 
 enum { DIR_DIAG = 0, DIR_UP = 1, DIR_LEFT = 2 };
 
@@ -90,25 +61,6 @@ static int tb_grow(gpuasm_tb_work *w, size_t n_bits_bytes, size_t n_col)
         w->m_col = n_col;
     }
     return 0;
-}
-
-static int aln_grow(gpuasm_aln *a, size_t n)
-{
-    if (n <= a->m_op) return 0;
-    uint8_t *p = realloc(a->op, n);
-    if (!p) return -1;
-    a->op = p;
-    a->m_op = n;
-    return 0;
-}
-
-static void reverse_ops(uint8_t *op, size_t k)
-{
-    for (size_t a = 0, z = k; a + 1 < z; a++, z--) {
-        uint8_t t = op[a];
-        op[a] = op[z - 1];
-        op[z - 1] = t;
-    }
 }
 
 static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *text,
@@ -171,7 +123,7 @@ static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *t
     if (cost_prev[d] != dist) return -2;
 
     /* Walk back; ops come out last column first. */
-    if (aln_grow(out, (size_t)m + (size_t)d + 1) < 0) return -1;
+    if (gpuasm_aln_grow(out, (size_t)m + (size_t)d + 1) < 0) return -1;
     size_t k = 0;
     uint32_t i = m;
     size_t b = (size_t)d;
@@ -198,7 +150,7 @@ static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *t
         out->op[k++] = op;
     }
     const int64_t tstart = base + (int64_t)b;   /* row 0 reached at x = tstart */
-    reverse_ops(out->op, k);
+    gpuasm_ops_reverse(out->op, k);
     out->n_op = k;
     out->tstart = (uint64_t)tstart;
     out->tend = end;
@@ -206,9 +158,6 @@ static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *t
     return ndiff == dist ? 0 : -2;
 }
 
-/* ---- linear memory: Myers' bit-vectors in a band, divide and conquer ---- */
-
-#define WB 64                          /* rows per block (one 64-bit word) */
 /* AUTO picks the banded method while the band is at most BANDED_MAX_WIDTH
  * diagonals (and its bits at most BANDED_MAX_CELLS / 4 bytes): it costs
  * ~2 ns per cell, the linear one ~35-45 ns per pattern base while the band
@@ -218,509 +167,6 @@ static int traceback_banded(const uint8_t *pattern, uint32_t m, const uint8_t *t
  * d 12 770, 435 us.  m = 100,000: d 20 17.3 ms, 5.1 ms). */
 #define BANDED_MAX_WIDTH 15
 #define BANDED_MAX_CELLS (1u << 24)
-#define DEFAULT_MEM_BYTES ((size_t)16 << 20)
-
-/* One kept column of a leaf range: blocks fb..lb, their words at off. */
-typedef struct leafcol {
-    int64_t fb, lb;
-    size_t off;
-} leafcol;
-
-/* Buffers of the linear method, grown and reused from hit to hit. */
-struct gpuasm_tb_lin {
-    uint64_t *peq;  size_t m_peq;                 /* [16 * W]: symbol-major Peq */
-    uint64_t *pv, *mv; int64_t *sc; size_t m_run; /* the running column, by block */
-    uint64_t *ck;   size_t n_ck, m_ck;            /* checkpoint stack, words */
-    size_t *cko;    size_t n_cko, m_cko;          /* offsets of checkpoints in ck */
-    uint64_t *leaf; size_t m_leaf;                /* kept columns: pv, mv, ph, mh per block */
-    leafcol *lc;    size_t m_lc;
-    int64_t *wmx;   size_t m_wmx;                 /* blocks a column at most, by range */
-};
-
-static struct gpuasm_tb_lin *lin_of(gpuasm_tb_work *w)
-{
-    if (!w->lin) w->lin = calloc(1, sizeof *w->lin);
-    return w->lin;
-}
-
-/* The band of one forward or reverse pass and its running column. */
-typedef struct band {
-    const uint64_t *peq;    /* [16 * W] */
-    uint32_t m;
-    int64_t W;              /* blocks: ceil(m / 64) */
-    int64_t dlo, dhi;       /* diagonals x - i of the band, inclusive */
-    int hin0;               /* horizontal delta of row 0: 0 free start, 1 anchored */
-    const uint8_t *text;
-    int64_t t0, tstep;      /* column x reads text[t0 + tstep * x] */
-    int64_t k;              /* cells above k are of no use (k = the hit's distance) */
-    uint64_t row0_over_k;   /* row 0 is of no use in every column from this one on */
-    int to_end;             /* 1: a cell is of use only when F + |x - i - ediag| <= k */
-    int64_t ediag;          /* to_end: the diagonal of the cell the alignment ends in */
-    uint64_t x;             /* column held */
-    int64_t fb, lb;         /* blocks held, first and last (for the next step) */
-    int64_t sfb, slb;       /* blocks computed (and stored) in column x */
-    uint64_t *pv, *mv;      /* [W] vertical deltas (Myers' Pv/Mv) by block */
-    int64_t *sc;            /* [W] F at each block's last row */
-} band;
-
-/* Peq (Myers 1999) of pattern, or of its reverse: bit r of peq[c * W + b]
- * is set when pattern row 64 b + r + 1 matches text code c (shares a
- * base, nt16.h).  The union over the bases of c, as in myers_cpu.c. */
-static void build_peq(uint64_t *peq, const uint8_t *p, uint32_t m, int64_t W, int reversed)
-{
-    memset(peq, 0, (size_t)(16 * W) * sizeof(uint64_t));
-    for (uint32_t i = 0; i < m; i++) {
-        unsigned c = (reversed ? p[m - 1 - i] : p[i]) & 15;
-        uint64_t bit = (uint64_t)1 << (i & 63);
-        for (unsigned base = 1; base < 16; base <<= 1)
-            if (c & base) peq[base * W + (i >> 6)] |= bit;
-    }
-    for (unsigned c = 3; c < 16; c++) {
-        if (!(c & (c - 1))) continue;
-        for (int64_t b = 0; b < W; b++)
-            for (unsigned base = 1; base < 16; base <<= 1)
-                if (c & base) peq[c * W + b] |= peq[base * W + b];
-    }
-}
-
-static inline int64_t last_row(const band *bd, int64_t b)
-{
-    return (b + 1) * WB < (int64_t)bd->m ? (b + 1) * WB : (int64_t)bd->m;
-}
-
-/* Block of row r (row 0 is no block's: it goes with block 0). */
-static inline int64_t block_of(int64_t r) { return r <= 1 ? 0 : (r - 1) / WB; }
-
-static inline int64_t rows_lo(const band *bd, uint64_t x)
-{
-    int64_t r = (int64_t)x - bd->dhi;
-    return r < 0 ? 0 : r;
-}
-
-static inline int64_t rows_hi(const band *bd, uint64_t x)
-{
-    int64_t r = (int64_t)x - bd->dlo;
-    return r > (int64_t)bd->m ? (int64_t)bd->m : r;
-}
-
-/* Column x0 of the pass: F(i, x0) = i (no text consumed yet). */
-static void band_init(band *bd, uint64_t x0)
-{
-    bd->x = x0;
-    bd->fb = bd->sfb = 0;
-    bd->lb = bd->slb = block_of(rows_hi(bd, x0));
-    for (int64_t b = 0; b <= bd->lb; b++) {
-        bd->pv[b] = ~(uint64_t)0;
-        bd->mv[b] = 0;
-        bd->sc[b] = last_row(bd, b);
-    }
-}
-
-static inline void block_in_band(band *bd, int64_t b, uint64_t eq, int *h, uint64_t hbit,
-                                 uint64_t **store)
-{
-    uint64_t ph, mh;
-    *h = gpuasm_myers_block_step(&bd->pv[b], &bd->mv[b], eq, *h, hbit, &ph, &mh);
-    bd->sc[b] += *h;
-    if (*store) {
-        uint64_t *s = *store;
-        s[0] = bd->pv[b];
-        s[1] = bd->mv[b];
-        s[2] = ph;
-        s[3] = mh;
-        *store = s + 4;
-    }
-}
-
-/* A lower bound, over block b's cells (i, x), of what the rule of use
- * compares with k: F(i, x), which is at least F(last row) - (last row - i)
- * (the rows of a column differ by at most one each); with to_end, plus
- * |x - i - ediag|, the gaps the alignment still needs to reach its end
- * cell's diagonal.  i + |t - i| (t = x - ediag) is t for i <= t and
- * 2 i - t above, so its least is at the block's first row or at t. */
-static inline int64_t block_least(const band *bd, int64_t b, uint64_t x)
-{
-    const int64_t r0 = b * WB + 1, r1 = last_row(bd, b);
-    if (!bd->to_end) return bd->sc[b] - (r1 - r0);
-    const int64_t t = (int64_t)x - bd->ediag;
-    return bd->sc[b] - r1 + (r0 >= t ? 2 * r0 - t : t);
-}
-
-/* May the block below the last one enter in column x, the last row above
- * it having cost f in column x-1?  Its first row r0 is of use in column x
- * only through (r0-1, x-1) or (r0-1, x) (the row itself was of no use in
- * x-1, or the block would be there): F of the second is at least f - 1
- * and its diagonal one nearer ediag, so with to_end the rule of use
- * allows f + |x - r0 - ediag| - 2 <= k, without it f <= k. */
-static inline int may_enter(const band *bd, uint64_t x, int64_t f)
-{
-    if (!bd->to_end) return f <= bd->k;
-    const int64_t r0 = (bd->lb + 1) * WB + 1, g = (int64_t)x - r0 - bd->ediag;
-    const int64_t lb = (g < 0 ? -g : g) - 2;
-    return f + (lb > 0 ? lb : 0) <= bd->k;
-}
-
-/* Advance the running column by one text column: blocks sfb..slb; with
- * store, their words are written there, four per block.  Blocks leave
- * and enter on two rules, both exact for every cell of an alignment of
- * cost <= k that stays in the band:
- *   the band     rows outside diagonals dlo..dhi (one row more per column);
- *   the values   (Ukkonen 1985, as myers_cpu.c's cut-off) a block whose
- *                cells all exceed k (with to_end: whose cells are all of
- *                no use, block_least) leaves from the bottom or, when every
- *                row above it is gone, from the top; a block enters below
- *                only when the last row above it was <= k in column x-1
- *                (the only way its first row can be <= k in column x;
- *                with to_end, may_enter).
- * A block entering below starts from "one more per row" than the last row
- * of the block above in column x-1, and the row above a top block that
- * left counts +1 per column: over-estimates that no alignment of cost <= k
- * in the band ever reads. */
-static void band_step(band *bd, uint64_t *store)
-{
-    uint64_t x = ++bd->x;
-    int64_t nfb = block_of(rows_lo(bd, x)), nlb = block_of(rows_hi(bd, x));
-    if (nfb < bd->fb) nfb = bd->fb;
-    if (nfb > bd->lb) nfb = bd->lb;   /* a block entering below needs the one above */
-    const uint64_t *eq = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x] & 15) * bd->W;
-    const uint64_t hfull = (uint64_t)1 << 63;
-    int h = nfb == 0 ? bd->hin0 : 1;
-    int64_t last = bd->lb < bd->W - 1 ? bd->lb : bd->W - 2;   /* blocks with 64 rows */
-    for (int64_t b = nfb; b <= last; b++) block_in_band(bd, b, eq[b], &h, hfull, &store);
-    if (bd->lb == bd->W - 1 && nfb <= bd->lb)
-        block_in_band(bd, bd->lb, eq[bd->lb], &h, (uint64_t)1 << ((bd->m - 1) & 63), &store);
-    if (bd->lb < nlb && may_enter(bd, x, bd->sc[bd->lb] - h)) {
-        int64_t b = ++bd->lb;
-        bd->pv[b] = ~(uint64_t)0;
-        bd->mv[b] = 0;
-        bd->sc[b] = bd->sc[b - 1] - h + (last_row(bd, b) - b * WB);
-        block_in_band(bd, b, eq[b], &h, (uint64_t)1 << ((last_row(bd, b) - 1) & 63), &store);
-    }
-    bd->sfb = bd->fb = nfb;
-    bd->slb = bd->lb;
-    while (bd->lb > bd->fb && block_least(bd, bd->lb, x) > bd->k) bd->lb--;
-    while (bd->fb < bd->lb && block_least(bd, bd->fb, x) > bd->k && (bd->fb > 0 || x >= bd->row0_over_k))
-        bd->fb++;
-}
-
-/* Size the running column and Peq for a pattern of m bases. */
-static int band_alloc(struct gpuasm_tb_lin *L, band *bd, uint32_t m)
-{
-    bd->m = m;
-    bd->W = ((int64_t)m + WB - 1) / WB;
-    size_t W = (size_t)bd->W;
-    if (gpuasm_grow((void **)&L->peq, &L->m_peq, 16 * W, sizeof(uint64_t)) < 0) return -1;
-    size_t cap = L->m_run;
-    if (W > cap) {
-        uint64_t *pv = realloc(L->pv, W * sizeof *pv);
-        if (!pv) return -1;
-        L->pv = pv;
-        uint64_t *mv = realloc(L->mv, W * sizeof *mv);
-        if (!mv) return -1;
-        L->mv = mv;
-        int64_t *sc = realloc(L->sc, W * sizeof *sc);
-        if (!sc) return -1;
-        L->sc = sc;
-        L->m_run = W;
-    }
-    bd->peq = L->peq;
-    bd->pv = L->pv;
-    bd->mv = L->mv;
-    bd->sc = L->sc;
-    return 0;
-}
-
-int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
-                      const uint8_t *text, uint64_t n,
-                      uint64_t end, int32_t dist,
-                      gpuasm_tb_work *w, uint64_t *s_lo, uint64_t *s_hi)
-{
-    if (m == 0 || dist < 0 || end >= n) return -2;
-    struct gpuasm_tb_lin *L = lin_of(w);
-    band bd;
-    if (!L || band_alloc(L, &bd, m) < 0) return -1;
-    const int64_t d = dist, e1 = (int64_t)end + 1;
-    build_peq(L->peq, pattern, m, bd.W, 1);
-    /* Reverse pass: column y reads text[end + 1 - y]; D(i, y) aligns the
-     * last i pattern bases with the last y window bases, anchored at the
-     * end (row 0 is y: hin0 = 1).  Costs <= d stay within d diagonals. */
-    bd.dlo = -d;
-    bd.dhi = d;
-    bd.hin0 = 1;
-    bd.k = d;
-    bd.row0_over_k = (uint64_t)d;
-    bd.to_end = 0;
-    bd.ediag = 0;
-    bd.text = text;
-    bd.t0 = e1;
-    bd.tstep = -1;
-    const int64_t Y = e1 < (int64_t)m + d ? e1 : (int64_t)m + d;
-    int64_t ylo = -1, yhi = -1;
-    band_init(&bd, 0);
-    if ((int64_t)m <= d) {   /* the empty window (only when dist >= m) */
-        if ((int64_t)m < d) return -2;
-        ylo = yhi = 0;
-    }
-    for (int64_t y = 1; y <= Y; y++) {
-        band_step(&bd, NULL);
-        if (y < (int64_t)m - d) continue;
-        /* D(m, y) = ED(pattern, text[e1-y .. end]); past k when not computed */
-        int64_t v = bd.slb == bd.W - 1 ? bd.sc[bd.W - 1] : d + 1;
-        if (v < d) return -2;         /* a better alignment ends here: not the hit's d */
-        if (v == d) {
-            if (ylo < 0) ylo = y;
-            yhi = y;
-        }
-    }
-    if (ylo < 0) return -2;
-    *s_lo = (uint64_t)(e1 - yhi);
-    *s_hi = (uint64_t)(e1 - ylo);
-    return 0;
-}
-
-/* The walk: cell (i, x) with F = cur; ops last column first. */
-typedef struct walk {
-    int64_t i;
-    uint64_t x;
-    int64_t cur;
-    uint8_t *op;
-    size_t n_op, cap;
-    int32_t ndiff;
-} walk;
-
-typedef struct lin_run {
-    band bd;
-    struct gpuasm_tb_lin *L;
-    const uint8_t *pattern, *text;
-    uint64_t x1;            /* end + 1: the hit's column */
-    int32_t d;
-    int64_t wpc;            /* at most this many blocks in a column (the band) */
-    size_t mem;             /* the budget, bytes (gpuasm_tb_work.mem_bytes) */
-    walk w;
-} lin_run;
-
-/* Push the running column as a checkpoint; its offset in *off. */
-static int ck_push(lin_run *r, size_t *off)
-{
-    struct gpuasm_tb_lin *L = r->L;
-    const band *bd = &r->bd;
-    size_t nb = (size_t)(bd->lb - bd->fb + 1);
-    if (gpuasm_grow((void **)&L->ck, &L->m_ck, L->n_ck + 3 + 3 * nb, sizeof(uint64_t)) < 0) return -1;
-    uint64_t *c = L->ck + L->n_ck;
-    c[0] = bd->x;
-    c[1] = (uint64_t)bd->fb;
-    c[2] = (uint64_t)bd->lb;
-    memcpy(c + 3, bd->pv + bd->fb, nb * sizeof(uint64_t));
-    memcpy(c + 3 + nb, bd->mv + bd->fb, nb * sizeof(uint64_t));
-    memcpy(c + 3 + 2 * nb, bd->sc + bd->fb, nb * sizeof(uint64_t));
-    *off = L->n_ck;
-    L->n_ck += 3 + 3 * nb;
-    return 0;
-}
-
-static void ck_load(lin_run *r, size_t off)
-{
-    band *bd = &r->bd;
-    const uint64_t *c = r->L->ck + off;
-    bd->x = c[0];
-    bd->fb = (int64_t)c[1];
-    bd->lb = (int64_t)c[2];
-    size_t nb = (size_t)(bd->lb - bd->fb + 1);
-    memcpy(bd->pv + bd->fb, c + 3, nb * sizeof(uint64_t));
-    memcpy(bd->mv + bd->fb, c + 3 + nb, nb * sizeof(uint64_t));
-    memcpy(bd->sc + bd->fb, c + 3 + 2 * nb, nb * sizeof(uint64_t));
-}
-
-static inline int delta(const uint64_t *q, int64_t i, int which)
-{
-    unsigned s = (unsigned)((i - 1) & 63);
-    return (int)((q[which] >> s) & 1) - (int)((q[which + 1] >> s) & 1);
-}
-
-/* Walk back through the kept columns a+1 .. a+len (lc, leaf) while the walk
- * is right of column a.  0, or -2 when a step has no consistent
- * predecessor (cannot happen for a consistent hit). */
-static int leaf_walk(lin_run *r, uint64_t a)
-{
-    const struct gpuasm_tb_lin *L = r->L;
-    const int64_t m = r->bd.m;
-    walk *w = &r->w;
-    while (w->i > 0 && w->x > a) {
-        const leafcol *c = &L->lc[w->x - a - 1];
-        const int64_t i = w->i, top = c->fb * WB + 1;
-        int64_t bot = (c->lb + 1) * WB;
-        if (bot > m) bot = m;
-        if (i < top || i > bot) return -2;
-        const uint64_t *q = L->leaf + c->off + 4 * (size_t)((i - 1) / WB - c->fb);
-        int vd = delta(q, i, 0), hd = delta(q, i, 2), hd_up;
-        if (i == 1) {
-            hd_up = r->bd.hin0;                 /* row 0 */
-        } else if (i - 1 < top) {
-            hd_up = 1;                          /* the row above a dropped block */
-        } else {
-            const uint64_t *q1 = L->leaf + c->off + 4 * (size_t)((i - 2) / WB - c->fb);
-            hd_up = delta(q1, i - 1, 2);
-        }
-        const int64_t up = w->cur - vd, diag = up - hd_up, left = w->cur - hd;
-        const int match = gpuasm_nt16_match(r->pattern[i - 1], r->text[w->x - 1]);
-        uint8_t op;
-        if (diag + !match == w->cur) {
-            op = match ? GPUASM_OP_MATCH : GPUASM_OP_SUBST;
-            w->i--;
-            w->x--;
-            w->cur = diag;
-        } else if (up + 1 == w->cur) {
-            op = GPUASM_OP_PGAP;
-            w->i--;
-            w->cur = up;
-        } else if (left + 1 == w->cur) {
-            op = GPUASM_OP_TGAP;
-            w->x--;
-            w->cur = left;
-        } else {
-            return -2;
-        }
-        w->ndiff += op != GPUASM_OP_MATCH;
-        if (w->n_op == w->cap || w->ndiff > r->d) return -2;
-        w->op[w->n_op++] = op;
-    }
-    return 0;
-}
-
-/* Columns a+1 .. b from the checkpoint at ck (column a), all kept, then
- * the walk through them. */
-static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
-{
-    struct gpuasm_tb_lin *L = r->L;
-    const uint64_t cols = b - a;
-    if (gpuasm_grow((void **)&L->lc, &L->m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
-        gpuasm_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)wmax * 4,
-                 sizeof(uint64_t)) < 0)
-        return -1;
-    ck_load(r, ck);
-    size_t off = 0;
-    for (uint64_t c = 0; c < cols; c++) {
-        band_step(&r->bd, L->leaf + off);
-        L->lc[c] = (leafcol){ r->bd.sfb, r->bd.slb, off };
-        off += 4 * (size_t)(r->bd.slb - r->bd.sfb + 1);
-    }
-    /* F(m, end+1) must be the hit's distance. */
-    if (b == r->x1 && (r->bd.slb != r->bd.W - 1 || r->bd.sc[r->bd.W - 1] != r->d)) return -2;
-    return leaf_walk(r, a);
-}
-
-/* Half the budget for the kept columns of a leaf (4 words per block plus
- * the column's record), a quarter per level of checkpoints; wmax blocks a
- * column at most. */
-static uint64_t leaf_cols_of(const lin_run *r, int64_t wmax)
-{
-    const size_t col_bytes = (size_t)wmax * 4 * sizeof(uint64_t) + sizeof(leafcol);
-    const uint64_t n = r->mem / 2 / col_bytes;
-    return n ? n : 1;
-}
-
-static uint64_t kmax_of(const lin_run *r, int64_t wmax)
-{
-    const uint64_t n = r->mem / 4 / (((size_t)wmax * 3 + 3) * sizeof(uint64_t));
-    return n < 2 ? 2 : n;
-}
-
-/* The walk through columns a+1 .. b, the running column at a being the
- * checkpoint at ck and no column of the range holding more than wmax
- * blocks: one leaf, or K ranges from checkpoints taken on one forward
- * pass, right to left (each cut again when too long).  The pass goes on
- * to b and measures each range's widest column, so a range of a narrow
- * stretch of the band is kept whole as one leaf (the band's width, 2d/64
- * blocks, is what a column may hold, not what it holds). */
-static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
-{
-    struct gpuasm_tb_lin *L = r->L;
-    const uint64_t cols = b - a, leaf_cols = leaf_cols_of(r, wmax);
-    if (cols <= leaf_cols) return leaf(r, a, b, ck, wmax);
-    uint64_t K = (cols + leaf_cols - 1) / leaf_cols, kmax = kmax_of(r, wmax);
-    if (K > kmax) K = kmax;
-    const size_t n_ck0 = L->n_ck, n_cko0 = L->n_cko;
-    if (gpuasm_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0 ||
-        gpuasm_grow((void **)&L->wmx, &L->m_wmx, n_cko0 + (size_t)K, sizeof(int64_t)) < 0)
-        return -1;
-    ck_load(r, ck);
-    for (uint64_t p = 0; p < K; p++) {
-        const uint64_t cut = a + cols * (p + 1) / K;
-        int64_t w = 1;
-        while (r->bd.x < cut) {
-            band_step(&r->bd, NULL);
-            if (r->bd.slb - r->bd.sfb + 1 > w) w = r->bd.slb - r->bd.sfb + 1;
-        }
-        L->wmx[n_cko0 + p] = w;
-        if (p + 1 < K && ck_push(r, &L->cko[n_cko0 + p]) < 0) return -1;
-    }
-    L->n_cko = n_cko0 + (size_t)K - 1;
-    for (uint64_t p = K; p-- > 0 && r->w.i > 0;) {
-        const uint64_t lo = a + cols * p / K, hi = a + cols * (p + 1) / K;
-        int rc = solve(r, lo, hi, p ? L->cko[n_cko0 + p - 1] : ck, L->wmx[n_cko0 + p]);
-        if (rc < 0) return rc;
-    }
-    L->n_ck = n_ck0;
-    L->n_cko = n_cko0;
-    return 0;
-}
-
-static int traceback_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t n,
-                            uint64_t end, int32_t dist, gpuasm_tb_work *w, gpuasm_aln *out)
-{
-    (void)n;
-    lin_run r;
-    memset(&r, 0, sizeof r);
-    r.L = lin_of(w);
-    if (!r.L || band_alloc(r.L, &r.bd, m) < 0) return -1;
-    build_peq(r.L->peq, pattern, m, r.bd.W, 0);
-    /* Every alignment of cost d ending at the hit starts at x0 or later
-     * and keeps to diagonals e - d .. e + d; a cell is of use only when F
-     * plus the gaps back to e is at most d (to_end). */
-    const int64_t d = dist, e = (int64_t)end + 1 - (int64_t)m;   /* the hit's diagonal */
-    const uint64_t x0 = e - d > 0 ? (uint64_t)(e - d) : 0;
-    r.bd.dlo = e - d;
-    r.bd.dhi = e + d;
-    r.bd.hin0 = 0;
-    r.bd.k = d;
-    r.bd.to_end = 1;
-    r.bd.ediag = e;
-    /* row 0 (F = 0, the free start) is of use while |x - e| <= d */
-    r.bd.row0_over_k = e + d + 1 > 0 ? (uint64_t)(e + d + 1) : 0;
-    r.bd.text = text;
-    r.bd.t0 = -1;
-    r.bd.tstep = 1;
-    r.pattern = pattern;
-    r.text = text;
-    r.x1 = end + 1;
-    r.d = dist;
-    r.wpc = (r.bd.dhi - r.bd.dlo) / WB + 3;
-    if (r.wpc > r.bd.W) r.wpc = r.bd.W;
-    r.mem = w->mem_bytes ? w->mem_bytes : DEFAULT_MEM_BYTES;
-
-    if (aln_grow(out, (size_t)m + (size_t)dist + 1) < 0) return -1;
-    r.w = (walk){ .i = m, .x = end + 1, .cur = dist, .op = out->op, .cap = out->m_op };
-    r.L->n_ck = r.L->n_cko = 0;
-    band_init(&r.bd, x0);
-    size_t ck0;
-    if (ck_push(&r, &ck0) < 0) return -1;
-    int rc = solve(&r, x0, end + 1, ck0, r.wpc);
-    if (rc < 0) return rc;
-    /* Column x0 is F(i, x0) = i: only pattern gaps are left. */
-    if (r.w.i > 0 && (r.w.x != x0 || r.w.cur != r.w.i)) return -2;
-    for (; r.w.i > 0; r.w.i--) {
-        if (r.w.n_op == r.w.cap) return -2;
-        r.w.op[r.w.n_op++] = GPUASM_OP_PGAP;
-        r.w.ndiff++;
-    }
-    if (r.w.ndiff != dist) return -2;
-    reverse_ops(out->op, r.w.n_op);
-    out->n_op = r.w.n_op;
-    out->tstart = r.w.x;
-    out->tend = end;
-    out->dist = dist;
-    return 0;
-}
 
 int gpuasm_traceback(const uint8_t *pattern, uint32_t m,
                      const uint8_t *text, uint64_t n,
@@ -735,26 +181,14 @@ int gpuasm_traceback(const uint8_t *pattern, uint32_t m,
                  ? GPUASM_TB_BANDED : GPUASM_TB_LINEAR;
     }
     return method == GPUASM_TB_BANDED ? traceback_banded(pattern, m, text, end, dist, w, out)
-                                      : traceback_linear(pattern, m, text, n, end, dist, w, out);
+                                      : gpuasm_tb_linear(pattern, m, text, n, end, dist, w, out);
 }
 
 void gpuasm_tb_work_free(gpuasm_tb_work *w)
 {
     free(w->bits);
     free(w->col);
-    struct gpuasm_tb_lin *L = w->lin;
-    if (L) {
-        free(L->peq);
-        free(L->pv);
-        free(L->mv);
-        free(L->sc);
-        free(L->ck);
-        free(L->cko);
-        free(L->leaf);
-        free(L->lc);
-        free(L->wmx);
-        free(L);
-    }
+    gpuasm_tb_lin_free(w->lin);
     w->bits = NULL;
     w->col = NULL;
     w->lin = NULL;
@@ -773,7 +207,7 @@ int gpuasm_hamming_alignment(const uint8_t *pattern, uint32_t m,
                              uint64_t end, int32_t dist, gpuasm_aln *out)
 {
     if (m == 0 || end >= n || end + 1 < m) return -2;
-    if (aln_grow(out, m) < 0) return -1;
+    if (gpuasm_aln_grow(out, m) < 0) return -1;
     const uint64_t start = end + 1 - m;
     int32_t d = 0;
     for (uint32_t i = 0; i < m; i++) {
