@@ -49,7 +49,14 @@ typedef struct gpuasm_tb_work {
     struct gpuasm_tb_lin *lin;       /* linear: its buffers (traceback.c) */
     int method;                      /* GPUASM_TB_*; 0 = AUTO */
     size_t mem_bytes;                /* linear: budget of its column store and
-                                      * checkpoints, bytes; 0 = 16 MiB */
+                                      * checkpoints, bytes; 0 = 16 MiB (with
+                                      * threads: mem / 2 of checkpoints and
+                                      * mem / 8 a thread) */
+    int n_threads;                   /* linear: threads for a long band's leaf
+                                      * ranges (<= 1: the caller's only; at
+                                      * most 64); the same alignment */
+    uint64_t threads_min_cells;      /* linear: threads from this many blocks x
+                                      * columns of the band on; 0 = 2^25 */
 } gpuasm_tb_work;
 
 /* Align pattern[0..m) (m >= 1) to a substring of text[0..n) ending at

@@ -36,6 +36,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <htslib/thread_pool.h>
+
 #include "util/grow.h"
 #include "kernels/myers/myers_block.h"
 #include "search/nt16.h"
@@ -46,6 +48,9 @@
 
 #define WB 64                          /* rows per block (one 64-bit word) */
 #define DEFAULT_MEM_BYTES ((size_t)16 << 20)
+/* gpuasm_tb_work.n_threads is used from this many blocks x columns of the
+ * band on (a 10 kb read at 20% has ~8 M: one thread) */
+#define THREADS_MIN_CELLS ((uint64_t)1 << 25)
 
 /* One kept column of a leaf range: blocks fb..lb, their words at off. */
 typedef struct leafcol {
@@ -62,6 +67,10 @@ struct gpuasm_tb_lin {
     uint64_t *leaf; size_t m_leaf;                /* kept columns: pv, mv, ph, mh per block */
     leafcol *lc;    size_t m_lc;
     int64_t *wmx;   size_t m_wmx;                 /* blocks a column at most, by range */
+    struct tb_range *rng; size_t m_rng;           /* threads: the ranges of the top pass */
+    struct tb_leaf *lv; size_t n_lv;              /* threads: one leaf each */
+    hts_tpool *pool; int pool_n;                  /* threads: the others (pool_n of them) */
+    hts_tpool_process *q;
 };
 
 static struct gpuasm_tb_lin *lin_of(gpuasm_tb_work *w)
@@ -345,10 +354,9 @@ static int ck_push(lin_run *r, size_t *off)
     return 0;
 }
 
-static void ck_load(lin_run *r, size_t off)
+static void ck_load_to(const struct gpuasm_tb_lin *L, band *bd, size_t off)
 {
-    band *bd = &r->bd;
-    const uint64_t *c = r->L->ck + off;
+    const uint64_t *c = L->ck + off;
     bd->x = c[0];
     bd->fb = (int64_t)c[1];
     bd->lb = (int64_t)c[2];
@@ -367,25 +375,24 @@ static inline int delta(const uint64_t *q, int64_t i, int which)
 /* Walk back through the kept columns a+1 .. a+len (lc, leaf) while the walk
  * is right of column a.  0, or -2 when a step has no consistent
  * predecessor (cannot happen for a consistent hit). */
-static int leaf_walk(lin_run *r, uint64_t a)
+static int leaf_walk(lin_run *r, uint64_t a, const leafcol *lc, const uint64_t *leaf)
 {
-    const struct gpuasm_tb_lin *L = r->L;
     const int64_t m = r->bd.m;
     walk *w = &r->w;
     while (w->i > 0 && w->x > a) {
-        const leafcol *c = &L->lc[w->x - a - 1];
+        const leafcol *c = &lc[w->x - a - 1];
         const int64_t i = w->i, top = c->fb * WB + 1;
         int64_t bot = (c->lb + 1) * WB;
         if (bot > m) bot = m;
         if (i < top || i > bot) return -2;
-        const uint64_t *q = L->leaf + c->off + 4 * (size_t)((i - 1) / WB - c->fb);
+        const uint64_t *q = leaf + c->off + 4 * (size_t)((i - 1) / WB - c->fb);
         int vd = delta(q, i, 0), hd = delta(q, i, 2), hd_up;
         if (i == 1) {
             hd_up = r->bd.hin0;                 /* row 0 */
         } else if (i - 1 < top) {
             hd_up = 1;                          /* the row above a dropped block */
         } else {
-            const uint64_t *q1 = L->leaf + c->off + 4 * (size_t)((i - 2) / WB - c->fb);
+            const uint64_t *q1 = leaf + c->off + 4 * (size_t)((i - 2) / WB - c->fb);
             hd_up = delta(q1, i - 1, 2);
         }
         const int64_t up = w->cur - vd, diag = up - hd_up, left = w->cur - hd;
@@ -414,26 +421,38 @@ static int leaf_walk(lin_run *r, uint64_t a)
     return 0;
 }
 
+/* Columns 1 .. cols after bd's running column, all kept (wmax blocks a
+ * column at most) in *leaf, their records in *lc.  0, or -1 out of memory. */
+static int fill_leaf(band *bd, uint64_t cols, int64_t wmax, uint64_t **leaf, size_t *m_leaf,
+                     leafcol **lc, size_t *m_lc)
+{
+    if (gpuasm_grow((void **)lc, m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
+        gpuasm_grow((void **)leaf, m_leaf, (size_t)cols * (size_t)wmax * 4, sizeof(uint64_t)) < 0)
+        return -1;
+    size_t off = 0;
+    for (uint64_t c = 0; c < cols; c++) {
+        band_step(bd, *leaf + off);
+        (*lc)[c] = (leafcol){ bd->sfb, bd->slb, off };
+        off += 4 * (size_t)(bd->slb - bd->sfb + 1);
+    }
+    return 0;
+}
+
+/* F(m, end+1), in the running column at the hit's, must be its distance. */
+static int end_ok(const lin_run *r, const band *bd)
+{
+    return bd->slb == bd->W - 1 && bd->sc[bd->W - 1] == r->d;
+}
+
 /* Columns a+1 .. b from the checkpoint at ck (column a), all kept, then
  * the walk through them. */
 static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
 {
     struct gpuasm_tb_lin *L = r->L;
-    const uint64_t cols = b - a;
-    if (gpuasm_grow((void **)&L->lc, &L->m_lc, (size_t)cols, sizeof(leafcol)) < 0 ||
-        gpuasm_grow((void **)&L->leaf, &L->m_leaf, (size_t)cols * (size_t)wmax * 4,
-                 sizeof(uint64_t)) < 0)
-        return -1;
-    ck_load(r, ck);
-    size_t off = 0;
-    for (uint64_t c = 0; c < cols; c++) {
-        band_step(&r->bd, L->leaf + off);
-        L->lc[c] = (leafcol){ r->bd.sfb, r->bd.slb, off };
-        off += 4 * (size_t)(r->bd.slb - r->bd.sfb + 1);
-    }
-    /* F(m, end+1) must be the hit's distance. */
-    if (b == r->x1 && (r->bd.slb != r->bd.W - 1 || r->bd.sc[r->bd.W - 1] != r->d)) return -2;
-    return leaf_walk(r, a);
+    ck_load_to(L, &r->bd, ck);
+    if (fill_leaf(&r->bd, b - a, wmax, &L->leaf, &L->m_leaf, &L->lc, &L->m_lc) < 0) return -1;
+    if (b == r->x1 && !end_ok(r, &r->bd)) return -2;
+    return leaf_walk(r, a, L->lc, L->leaf);
 }
 
 /* Half the budget for the kept columns of a leaf (4 words per block plus
@@ -470,7 +489,7 @@ static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
     if (gpuasm_grow((void **)&L->cko, &L->m_cko, n_cko0 + (size_t)K, sizeof(size_t)) < 0 ||
         gpuasm_grow((void **)&L->wmx, &L->m_wmx, n_cko0 + (size_t)K, sizeof(int64_t)) < 0)
         return -1;
-    ck_load(r, ck);
+    ck_load_to(r->L, &r->bd, ck);
     for (uint64_t p = 0; p < K; p++) {
         const uint64_t cut = a + cols * (p + 1) / K;
         int64_t w = 1;
@@ -489,6 +508,147 @@ static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
     }
     L->n_ck = n_ck0;
     L->n_cko = n_cko0;
+    return 0;
+}
+
+/* ---- leaf ranges on threads ---------------------------------------- */
+
+/* A range of the threaded top pass: columns lo+1 .. hi from the
+ * checkpoint at ck, at most w blocks a column. */
+struct tb_range {
+    uint64_t lo, hi;
+    size_t ck;
+    int64_t w;
+};
+
+/* One thread's leaf: its band (the run's, with a running column of its
+ * own), its kept columns, and its job. */
+struct tb_leaf {
+    band bd;
+    uint64_t *pv, *mv; int64_t *sc; size_t m_run;
+    uint64_t *leaf; size_t m_leaf;
+    leafcol *lc; size_t m_lc;
+    const struct gpuasm_tb_lin *L;
+    const struct tb_range *g;
+    int rc;                 /* 0, -1 out of memory */
+};
+
+static void *leaf_job(void *arg)
+{
+    struct tb_leaf *v = arg;
+    ck_load_to(v->L, &v->bd, v->g->ck);
+    v->rc = fill_leaf(&v->bd, v->g->hi - v->g->lo, v->g->w, &v->leaf, &v->m_leaf, &v->lc, &v->m_lc);
+    return NULL;
+}
+
+/* The pool of T - 1 threads (kept for the next hit) and T leaves, each
+ * with a running column of W blocks and a copy of the run's band. */
+static int threads_ready(lin_run *r, int T)
+{
+    struct gpuasm_tb_lin *L = r->L;
+    if (L->pool_n != T - 1) {
+        if (L->q) hts_tpool_process_destroy(L->q);
+        if (L->pool) hts_tpool_destroy(L->pool);
+        L->q = NULL;
+        L->pool_n = 0;
+        if (!(L->pool = hts_tpool_init(T - 1))) return -1;
+        if (!(L->q = hts_tpool_process_init(L->pool, 2 * T, 1))) return -1;
+        L->pool_n = T - 1;
+    }
+    if ((size_t)T > L->n_lv) {
+        struct tb_leaf *v = realloc(L->lv, (size_t)T * sizeof *v);
+        if (!v) return -1;
+        memset(v + L->n_lv, 0, ((size_t)T - L->n_lv) * sizeof *v);
+        L->lv = v;
+        L->n_lv = (size_t)T;
+    }
+    const size_t W = (size_t)r->bd.W;
+    for (int j = 0; j < T; j++) {
+        struct tb_leaf *v = &L->lv[j];
+        if (W > v->m_run) {
+            uint64_t *pv = realloc(v->pv, W * sizeof *pv);
+            if (pv) v->pv = pv;
+            uint64_t *mv = pv ? realloc(v->mv, W * sizeof *mv) : NULL;
+            if (mv) v->mv = mv;
+            int64_t *sc = mv ? realloc(v->sc, W * sizeof *sc) : NULL;
+            if (!sc) return -1;
+            v->sc = sc;
+            v->m_run = W;
+        }
+        v->bd = r->bd;
+        v->bd.pv = v->pv;
+        v->bd.mv = v->mv;
+        v->bd.sc = v->sc;
+        v->L = L;
+    }
+    return 0;
+}
+
+/* Does range g keep all its columns within a thread's share? */
+static int range_fits(const struct tb_range *g, size_t budget)
+{
+    return (g->hi - g->lo) * ((size_t)g->w * 4 * sizeof(uint64_t) + sizeof(leafcol)) <= budget;
+}
+
+/* The walk through columns a+1 .. b on T threads.  One pass cuts the range
+ * where the next column could take the part since the last cut past a
+ * leaf's share of the budget (mem / 8; a column gains at most one block, so
+ * every part fits), with checkpoints within mem / 2; then the parts are
+ * kept T at a time, one a thread, and walked right to left.  A part longer
+ * than its share (the checkpoints ran out) is solve()'s, on this thread.
+ * The same F, hence the same walk, as solve(). */
+static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
+{
+    struct gpuasm_tb_lin *L = r->L;
+    const size_t leaf_budget = r->mem / 8, ck_budget = r->mem / 2;
+    const size_t col0 = sizeof(leafcol);
+    size_t n = 0, ck_bytes = 0, ck_lo = ck;
+    uint64_t lo = a;
+    int64_t mw = 1;
+    ck_load_to(L, &r->bd, ck);
+    while (r->bd.x < b) {
+        band_step(&r->bd, NULL);
+        const int64_t w = r->bd.slb - r->bd.sfb + 1;
+        if (w > mw) mw = w;
+        const uint64_t x = r->bd.x;
+        const size_t ck_next = ((size_t)(r->bd.lb - r->bd.fb + 1) * 3 + 3) * sizeof(uint64_t);
+        if (x < b && (x - lo + 1) * ((size_t)(mw + 1) * 4 * sizeof(uint64_t) + col0) > leaf_budget &&
+            ck_bytes + ck_next <= ck_budget) {
+            if (gpuasm_grow((void **)&L->rng, &L->m_rng, n + 1, sizeof *L->rng) < 0) return -1;
+            L->rng[n++] = (struct tb_range){ lo, x, ck_lo, mw };
+            if (ck_push(r, &ck_lo) < 0) return -1;
+            ck_bytes += ck_next;
+            lo = x;
+            mw = 1;
+        }
+    }
+    if (gpuasm_grow((void **)&L->rng, &L->m_rng, n + 1, sizeof *L->rng) < 0) return -1;
+    L->rng[n++] = (struct tb_range){ lo, b, ck_lo, mw };
+    if (threads_ready(r, T) < 0) return -1;
+    for (size_t p = n; p-- > 0 && r->w.i > 0;) {
+        if (!range_fits(&L->rng[p], leaf_budget)) {
+            const struct tb_range g = L->rng[p];
+            const int rc = solve(r, g.lo, g.hi, g.ck, g.w);
+            if (rc < 0) return rc;
+            continue;
+        }
+        size_t q = 1;
+        while (q < (size_t)T && q <= p && range_fits(&L->rng[p - q], leaf_budget)) q++;
+        for (size_t j = 0; j < q; j++) L->lv[j].g = &L->rng[p - j];
+        for (size_t j = 1; j < q; j++)
+            if (hts_tpool_dispatch(L->pool, L->q, leaf_job, &L->lv[j]) < 0) return -1;
+        leaf_job(&L->lv[0]);
+        if (q > 1 && hts_tpool_process_flush(L->q) < 0) return -1;
+        for (size_t j = 0; j < q; j++) {
+            const struct tb_leaf *v = &L->lv[j];
+            if (v->rc < 0) return v->rc;
+            if (r->w.i == 0) continue;
+            if (v->g->hi == r->x1 && !end_ok(r, &v->bd)) return -2;
+            const int rc = leaf_walk(r, v->g->lo, v->lc, v->leaf);
+            if (rc < 0) return rc;
+        }
+        p -= q - 1;
+    }
     return 0;
 }
 
@@ -531,7 +691,12 @@ int gpuasm_tb_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, ui
     band_init(&r.bd, x0);
     size_t ck0;
     if (ck_push(&r, &ck0) < 0) return -1;
-    int rc = solve(&r, x0, end + 1, ck0, r.wpc);
+    /* Threads for a long run only: a part is ~0.1 ms of work at the
+     * least, the pool's start ~T x 20 us. */
+    const int T = w->n_threads > 64 ? 64 : w->n_threads;
+    const uint64_t tmin = w->threads_min_cells ? w->threads_min_cells : THREADS_MIN_CELLS;
+    const int threaded = T > 1 && (end + 1 - x0) * (uint64_t)r.wpc >= tmin;
+    int rc = threaded ? solve_threads(&r, x0, end + 1, ck0, T) : solve(&r, x0, end + 1, ck0, r.wpc);
     if (rc < 0) return rc;
     /* Column x0 is F(i, x0) = i: only pattern gaps are left. */
     if (r.w.i > 0 && (r.w.x != x0 || r.w.cur != r.w.i)) return -2;
@@ -561,5 +726,16 @@ void gpuasm_tb_lin_free(struct gpuasm_tb_lin *L)
     free(L->leaf);
     free(L->lc);
     free(L->wmx);
+    free(L->rng);
+    if (L->q) hts_tpool_process_destroy(L->q);
+    if (L->pool) hts_tpool_destroy(L->pool);
+    for (size_t j = 0; j < L->n_lv; j++) {
+        free(L->lv[j].pv);
+        free(L->lv[j].mv);
+        free(L->lv[j].sc);
+        free(L->lv[j].leaf);
+        free(L->lv[j].lc);
+    }
+    free(L->lv);
     free(L);
 }

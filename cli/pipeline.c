@@ -643,6 +643,9 @@ int gpuasm_pipe_run(pipe_t *p, gpuasm_writer *w, progress_t *pg, counts_t *c)
     }
     for (int i = 0; i < n_report; i++) {
         rep[i].p = p;
+        /* A huge pair's traceback (a 1 Mb read against a genome) is one
+         * record: it may use every thread while the others wait on it. */
+        rep[i].rep[0].tb.n_threads = rep[i].rep[1].tb.n_threads = n_report;
         if ((trc = pthread_create(&rep[i].tid, NULL, gpuasm_pipe_report_main, &rep[i])) != 0) {
             gpuasm_pipe_fail(p, gpuasm_thread_error("cannot start a report thread", trc, why, sizeof why));
             goto join;

@@ -801,6 +801,12 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     gpuasm_tb_work w = { .method = GPUASM_TB_BANDED };
     gpuasm_tb_work wl = { .method = GPUASM_TB_LINEAR };
     gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .mem_bytes = 512 };
+    /* three threads whatever the band, with a budget small enough to cut
+     * a 150-base read's columns into parts (mem / 8 a thread) */
+    gpuasm_tb_work wth = { .method = GPUASM_TB_LINEAR, .mem_bytes = 8192, .n_threads = 3,
+                           .threads_min_cells = 1 };
+    gpuasm_tb_work *lin[3] = { &wl, &wt, &wth };
+    static const char *lin_name[3] = { "default", "512-byte", "8 KiB, 3-thread" };
     gpuasm_aln a = {0}, al = {0};
     uint64_t maxr = 1;
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
@@ -821,13 +827,13 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
             break;
         }
         ok_tb = rewalk(pd.p, pd.m, pd.t, pd.n, &a, e->end, e->dist, what);
-        for (int q = 0; q < 2 && ok_lin; q++) {
+        for (int q = 0; q < 3 && ok_lin; q++) {
             int rl = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist,
-                                      q ? &wt : &wl, &al);
+                                      lin[q], &al);
             if (rl != 0 || !same_aln(&a, &al)) {
                 diag("%s: linear traceback (%s budget) r%u t%u s%u end %u d%d: rc %d, start %"
                      PRIu64 " ops %zu, banded start %" PRIu64 " ops %zu", what,
-                     q ? "512-byte" : "default", e->read, e->target, e->strand, e->end, e->dist, rl,
+                     lin_name[q], e->read, e->target, e->strand, e->end, e->dist, rl,
                      al.tstart, al.n_op, a.tstart, a.n_op);
                 ok_lin = 0;
             }
@@ -848,8 +854,8 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     }
     tap(ok_tb, "%s: traceback of all %zu hits re-walks to their end and distance", what, h->n);
     tap(ok_rm, "%s: traceback equals an unbanded DP's greedy walk-back (%zu hits checked)", what, n_rm);
-    tap(ok_lin, "%s: the linear traceback (default and 512-byte budgets) equals the banded one on "
-        "all %zu hits", what, h->n);
+    tap(ok_lin, "%s: the linear traceback (default and 512-byte budgets, 8 KiB on 3 threads) "
+        "equals the banded one on all %zu hits", what, h->n);
     tap(ok_st, "%s: hit_starts brackets every traceback start and equals the plain reverse DP "
         "(%zu hits checked)", what, n_rm);
     free(rc);
@@ -858,6 +864,7 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     gpuasm_tb_work_free(&w);
     gpuasm_tb_work_free(&wl);
     gpuasm_tb_work_free(&wt);
+    gpuasm_tb_work_free(&wth);
 }
 
 /* ---- (b) cases ------------------------------------------------------------- */
@@ -1181,6 +1188,19 @@ static int long_tracebacks(const uint8_t *p, uint32_t m, const uint8_t *t, uint6
         diag("%s: linear traceback with %zu bytes: rc %d, start %" PRIu64 " vs %" PRIu64, what,
              small_mem, r, b.tstart, a.tstart);
         ok = 0;
+    }
+    /* On three threads (the pool's parts), with the default budget and
+     * the small one: the same alignment. */
+    for (int v = 0; v < 2 && ok; v++) {
+        gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .n_threads = 3, .threads_min_cells = 1,
+                              .mem_bytes = v ? small_mem : 0 };
+        r = gpuasm_traceback(p, m, t, n, end, dist, &wt, &b);
+        if (r != 0 || !same_aln(&a, &b)) {
+            diag("%s: linear traceback on 3 threads, %zu bytes: rc %d, start %" PRIu64 " vs %" PRIu64,
+                 what, v ? small_mem : (size_t)0, r, b.tstart, a.tstart);
+            ok = 0;
+        }
+        gpuasm_tb_work_free(&wt);
     }
     double s_band = -1;
     if (ok && banded) {
