@@ -57,6 +57,8 @@ typedef struct gpuasm_tb_work {
                                       * most 64); the same alignment */
     uint64_t threads_min_cells;      /* linear: threads from this many blocks x
                                       * columns of the band on; 0 = 2^25 */
+    uint64_t seeds_min_cells;        /* linear: the seeds' bound (tb_seeds.h)
+                                      * from this many on; 0 = 2^20 */
 } gpuasm_tb_work;
 
 /* Align pattern[0..m) (m >= 1) to a substring of text[0..n) ending at

@@ -43,6 +43,7 @@
 #include "search/nt16.h"
 #include "align/traceback.h"
 #include "align/traceback_int.h"
+#include "align/tb_seeds.h"
 
 /* ---- linear memory: Myers' bit-vectors in a band, divide and conquer ---- */
 
@@ -51,6 +52,8 @@
 /* gpuasm_tb_work.n_threads is used from this many blocks x columns of the
  * band on (a 10 kb read at 20% has ~8 M: one thread) */
 #define THREADS_MIN_CELLS ((uint64_t)1 << 25)
+/* the seeds' bound (tb_seeds.h) from this many on */
+#define SEEDS_MIN_CELLS ((uint64_t)1 << 20)
 
 /* One kept column of a leaf range: blocks fb..lb, their words at off. */
 typedef struct leafcol {
@@ -67,6 +70,8 @@ struct gpuasm_tb_lin {
     uint64_t *leaf; size_t m_leaf;                /* kept columns: pv, mv, ph, mh per block */
     leafcol *lc;    size_t m_lc;
     int64_t *wmx;   size_t m_wmx;                 /* blocks a column at most, by range */
+    uint32_t *hs;   size_t m_hs;                  /* gpuasm_tb_seeds()'s counts */
+    void *seed_tmp; size_t m_seed_tmp;            /* and its scratch */
     struct tb_range *rng; size_t m_rng;           /* threads: the ranges of the top pass */
     struct tb_leaf *lv; size_t n_lv;              /* threads: one leaf each */
     hts_tpool *pool; int pool_n;                  /* threads: the others (pool_n of them) */
@@ -92,6 +97,8 @@ typedef struct band {
     uint64_t row0_over_k;   /* row 0 is of no use in every column from this one on */
     int to_end;             /* 1: a cell is of use only when F + |x - i - ediag| <= k */
     int64_t ediag;          /* to_end: the diagonal of the cell the alignment ends in */
+    const uint32_t *hs;     /* to_end, or NULL: gpuasm_tb_seeds()'s counts, n_hs + 1 */
+    size_t n_hs;
     uint64_t x;             /* column held */
     int64_t fb, lb;         /* blocks held, first and last (for the next step) */
     int64_t sfb, slb;       /* blocks computed (and stored) in column x */
@@ -168,32 +175,46 @@ static inline void block_in_band(band *bd, int64_t b, uint64_t eq, int *h, uint6
     }
 }
 
+/* What the rest of an alignment from pattern row i on costs at least,
+ * by the seeds the text lacks (tb_seeds.h): 0 without them. */
+static inline int64_t seeds_left(const band *bd, int64_t i)
+{
+    if (!bd->hs) return 0;
+    const size_t j = (size_t)(i + GPUASM_TB_SEED_LEN - 1) / GPUASM_TB_SEED_LEN;
+    return bd->hs[j < bd->n_hs ? j : bd->n_hs];
+}
+
 /* A lower bound, over block b's cells (i, x), of what the rule of use
  * compares with k: F(i, x), which is at least F(last row) - (last row - i)
- * (the rows of a column differ by at most one each); with to_end, plus
- * |x - i - ediag|, the gaps the alignment still needs to reach its end
- * cell's diagonal.  i + |t - i| (t = x - ediag) is t for i <= t and
- * 2 i - t above, so its least is at the block's first row or at t. */
+ * (the rows of a column differ by at most one each); with to_end, plus a
+ * lower bound of the rest: the larger of |x - i - ediag|, the gaps back to
+ * the end cell's diagonal, and seeds_left(i), which does not grow with i.
+ * Each is bounded over the block on its own: i + |t - i| (t = x - ediag)
+ * is t for i <= t and 2 i - t above, so its least is at the block's first
+ * row or at t; seeds_left is least at the last row. */
 static inline int64_t block_least(const band *bd, int64_t b, uint64_t x)
 {
     const int64_t r0 = b * WB + 1, r1 = last_row(bd, b);
     if (!bd->to_end) return bd->sc[b] - (r1 - r0);
     const int64_t t = (int64_t)x - bd->ediag;
-    return bd->sc[b] - r1 + (r0 >= t ? 2 * r0 - t : t);
+    const int64_t by_diag = bd->sc[b] - r1 + (r0 >= t ? 2 * r0 - t : t);
+    const int64_t by_seeds = bd->sc[b] - (r1 - r0) + seeds_left(bd, r1);
+    return by_diag > by_seeds ? by_diag : by_seeds;
 }
 
 /* May the block below the last one enter in column x, the last row above
  * it having cost f in column x-1?  Its first row r0 is of use in column x
- * only through (r0-1, x-1) or (r0-1, x) (the row itself was of no use in
- * x-1, or the block would be there): F of the second is at least f - 1
- * and its diagonal one nearer ediag, so with to_end the rule of use
- * allows f + |x - r0 - ediag| - 2 <= k, without it f <= k. */
+ * only through (r0-1, x-1) or (r0-1, x), which are then exact (the row
+ * itself was of no use in x-1, or the block would be there), and F(r0, x)
+ * is then at least f (a diagonal step from the first, or a gap from the
+ * second, which costs at least f - 1).  So with to_end the rule of use
+ * needs f + max(|x - r0 - ediag|, seeds_left(r0)) <= k, without it f <= k. */
 static inline int may_enter(const band *bd, uint64_t x, int64_t f)
 {
     if (!bd->to_end) return f <= bd->k;
     const int64_t r0 = (bd->lb + 1) * WB + 1, g = (int64_t)x - r0 - bd->ediag;
-    const int64_t lb = (g < 0 ? -g : g) - 2;
-    return f + (lb > 0 ? lb : 0) <= bd->k;
+    const int64_t by_diag = g < 0 ? -g : g, by_seeds = seeds_left(bd, r0);
+    return f + (by_diag > by_seeds ? by_diag : by_seeds) <= bd->k;
 }
 
 /* Advance the running column by one text column: blocks sfb..slb; with
@@ -684,6 +705,18 @@ int gpuasm_tb_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, ui
     r.wpc = (r.bd.dhi - r.bd.dlo) / WB + 3;
     if (r.wpc > r.bd.W) r.wpc = r.bd.W;
     r.mem = w->mem_bytes ? w->mem_bytes : DEFAULT_MEM_BYTES;
+    /* The seeds' bound where the band is worth it: its sort costs ~40 ns a
+     * text base, a block step ~4 ns. */
+    const uint64_t smin = w->seeds_min_cells ? w->seeds_min_cells : SEEDS_MIN_CELLS;
+    if ((end + 1 - x0) * (uint64_t)r.wpc >= smin) {
+        const int rs = gpuasm_tb_seeds(pattern, m, text, x0, end + 1, d, &r.L->hs, &r.L->m_hs,
+                                       &r.L->seed_tmp, &r.L->m_seed_tmp);
+        if (rs < 0) return -1;
+        if (rs == 0) {
+            r.bd.hs = r.L->hs;
+            r.bd.n_hs = m / GPUASM_TB_SEED_LEN;
+        }
+    }
 
     if (gpuasm_aln_grow(out, (size_t)m + (size_t)dist + 1) < 0) return -1;
     r.w = (walk){ .i = m, .x = end + 1, .cur = dist, .op = out->op, .cap = out->m_op };
@@ -727,6 +760,8 @@ void gpuasm_tb_lin_free(struct gpuasm_tb_lin *L)
     free(L->lc);
     free(L->wmx);
     free(L->rng);
+    free(L->hs);
+    free(L->seed_tmp);
     if (L->q) hts_tpool_process_destroy(L->q);
     if (L->pool) hts_tpool_destroy(L->pool);
     for (size_t j = 0; j < L->n_lv; j++) {

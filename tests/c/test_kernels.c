@@ -805,8 +805,13 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
      * a 150-base read's columns into parts (mem / 8 a thread) */
     gpuasm_tb_work wth = { .method = GPUASM_TB_LINEAR, .mem_bytes = 8192, .n_threads = 3,
                            .threads_min_cells = 1 };
-    gpuasm_tb_work *lin[3] = { &wl, &wt, &wth };
-    static const char *lin_name[3] = { "default", "512-byte", "8 KiB, 3-thread" };
+    /* the seeds' bound on every hit, on one thread and on three */
+    gpuasm_tb_work ws1 = { .method = GPUASM_TB_LINEAR, .seeds_min_cells = 1 };
+    gpuasm_tb_work ws3 = { .method = GPUASM_TB_LINEAR, .mem_bytes = 8192, .n_threads = 3,
+                           .threads_min_cells = 1, .seeds_min_cells = 1 };
+    gpuasm_tb_work *lin[5] = { &wl, &wt, &wth, &ws1, &ws3 };
+    static const char *lin_name[5] = { "default", "512-byte", "8 KiB, 3-thread", "default, seeds",
+                                       "8 KiB, 3-thread, seeds" };
     gpuasm_aln a = {0}, al = {0};
     uint64_t maxr = 1;
     for (uint32_t r = 0; r < reads->n; r++) if (slen(reads, r) > maxr) maxr = slen(reads, r);
@@ -827,7 +832,7 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
             break;
         }
         ok_tb = rewalk(pd.p, pd.m, pd.t, pd.n, &a, e->end, e->dist, what);
-        for (int q = 0; q < 3 && ok_lin; q++) {
+        for (int q = 0; q < 5 && ok_lin; q++) {
             int rl = gpuasm_traceback(pd.p, (uint32_t)pd.m, pd.t, pd.n, e->end, e->dist,
                                       lin[q], &al);
             if (rl != 0 || !same_aln(&a, &al)) {
@@ -854,8 +859,8 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     }
     tap(ok_tb, "%s: traceback of all %zu hits re-walks to their end and distance", what, h->n);
     tap(ok_rm, "%s: traceback equals an unbanded DP's greedy walk-back (%zu hits checked)", what, n_rm);
-    tap(ok_lin, "%s: the linear traceback (default and 512-byte budgets, 8 KiB on 3 threads) "
-        "equals the banded one on all %zu hits", what, h->n);
+    tap(ok_lin, "%s: the linear traceback (default and 512-byte budgets, 8 KiB on 3 threads, "
+        "the seeds' bound on 1 and 3) equals the banded one on all %zu hits", what, h->n);
     tap(ok_st, "%s: hit_starts brackets every traceback start and equals the plain reverse DP "
         "(%zu hits checked)", what, n_rm);
     free(rc);
@@ -865,6 +870,8 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     gpuasm_tb_work_free(&wl);
     gpuasm_tb_work_free(&wt);
     gpuasm_tb_work_free(&wth);
+    gpuasm_tb_work_free(&ws1);
+    gpuasm_tb_work_free(&ws3);
 }
 
 /* ---- (b) cases ------------------------------------------------------------- */
@@ -1190,14 +1197,16 @@ static int long_tracebacks(const uint8_t *p, uint32_t m, const uint8_t *t, uint6
         ok = 0;
     }
     /* On three threads (the pool's parts), with the default budget and
-     * the small one: the same alignment. */
-    for (int v = 0; v < 2 && ok; v++) {
-        gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .n_threads = 3, .threads_min_cells = 1,
-                              .mem_bytes = v ? small_mem : 0 };
+     * the small one, and on one without the seeds' bound: the same
+     * alignment. */
+    for (int v = 0; v < 3 && ok; v++) {
+        gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .n_threads = v < 2 ? 3 : 1,
+                              .threads_min_cells = 1, .mem_bytes = v == 1 ? small_mem : 0,
+                              .seeds_min_cells = v == 2 ? UINT64_MAX : 0 };
         r = gpuasm_traceback(p, m, t, n, end, dist, &wt, &b);
         if (r != 0 || !same_aln(&a, &b)) {
-            diag("%s: linear traceback on 3 threads, %zu bytes: rc %d, start %" PRIu64 " vs %" PRIu64,
-                 what, v ? small_mem : (size_t)0, r, b.tstart, a.tstart);
+            diag("%s: linear traceback, variant %d (3 threads; 3 threads, %zu bytes; no seeds): rc %d, "
+                 "start %" PRIu64 " vs %" PRIu64, what, v, small_mem, r, b.tstart, a.tstart);
             ok = 0;
         }
         gpuasm_tb_work_free(&wt);

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+/* test_tb_seeds -- the traceback's seeds bound (align/tb_seeds.h) against a
+ * naive count: for each 16-base seed of the pattern, every text position
+ * of its diagonal window compared base by base.  Periodic sequences put
+ * occurrences on the window's edges (a window one diagonal too narrow or
+ * too wide shows); N in the pattern makes its seed present, N in the text
+ * gives up (1).  The bound's use (the traceback walks the same path with
+ * it) is test_kernels' (c).  TAP; exit 1 when a check fails. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tap.h"
+#include "align/tb_seeds.h"
+
+#define L GPUASM_TB_SEED_LEN
+
+static int naive(const uint8_t *p, uint32_t m, const uint8_t *t, uint64_t x0, uint64_t e1, int64_t d,
+                 uint32_t *cnt)
+{
+    for (uint64_t x = x0; x < e1; x++)
+        if (t[x] != 1 && t[x] != 2 && t[x] != 4 && t[x] != 8) return 1;
+    const size_t ns = m / L;
+    if (ns == 0 || e1 < x0 + L) return 1;
+    const int64_t e = (int64_t)e1 - (int64_t)m;
+    cnt[ns] = 0;
+    for (size_t j = ns; j-- > 0;) {
+        int present = 0;
+        for (int y = 0; y < L; y++) {
+            const uint8_t c = p[j * L + (size_t)y];
+            if (c != 1 && c != 2 && c != 4 && c != 8) present = 1;
+        }
+        for (int64_t q = (int64_t)x0; !present && q + L <= (int64_t)e1; q++) {
+            const int64_t dg = q - (int64_t)(j * L);
+            if (dg < e - d || dg > e + d) continue;
+            present = memcmp(p + j * L, t + q, L) == 0;
+        }
+        cnt[j] = cnt[j + 1] + !present;
+    }
+    return 0;
+}
+
+/* A periodic sequence of n bases (period per) with substitutions at rate r. */
+static void periodic(uint8_t *s, uint64_t n, int per, double r)
+{
+    static const uint8_t acgt[4] = { 1, 2, 4, 8 };
+    uint8_t unit[8];
+    for (int i = 0; i < per; i++) unit[i] = acgt[below(4)];
+    for (uint64_t i = 0; i < n; i++) s[i] = chance(r) ? acgt[below(4)] : unit[i % (uint64_t)per];
+}
+
+int main(void)
+{
+    uint32_t *c = NULL, *want = xmalloc(1024 * sizeof *want);
+    size_t m_c = 0, m_tmp = 0;
+    void *tmp = NULL;
+    int bad = 0, edge = 0, gave_up = 0, n_missing = 0;
+    for (int rep = 0; rep < 3000; rep++) {
+        const uint32_t m = 16 + (uint32_t)below(400);
+        const uint64_t n = 16 + below(500);
+        uint8_t p[416], t[516];
+        /* periodic, or (odd reps) random with seeds copied onto the
+         * window's edges */
+        const int per = rep & 1 ? 8 : 1 + (int)below(8);
+        periodic(p, m, per, rep & 1 ? 0.75 : below(3) * 0.02);
+        periodic(t, n, per, rep & 1 ? 0.75 : below(3) * 0.02);
+        const uint64_t e1 = 1 + below(n), x0 = below(e1);
+        const int64_t d = (int64_t)below(40), e = (int64_t)e1 - (int64_t)m;
+        for (size_t j = 0; rep & 1 && j < m / L; j++) {
+            const int64_t q = (int64_t)(j * L) + e + (below(2) ? d : -d);
+            if (q >= (int64_t)x0 && q + L <= (int64_t)e1 && chance(0.5)) memcpy(t + q, p + j * L, L);
+        }
+        if (rep % 50 == 7) p[below(m)] = 15;   /* N in a seed */
+        if (rep % 97 == 5) t[below(n)] = 15;   /* N in the text */
+        const int rn = naive(p, m, t, x0, e1, d, want);
+        for (size_t i = 0; i < m_c; i++) c[i] = 0xdeadbeef;
+        const int rg = gpuasm_tb_seeds(p, m, t, x0, e1, d, &c, &m_c, &tmp, &m_tmp);
+        if (rg < 0) {
+            bad++;
+            diag("rep %d: out of memory", rep);
+            continue;
+        }
+        if (rn != rg) {
+            if (bad++ < 10) diag("rep %d: m %u n %lu x0 %lu e1 %lu d %ld: returns %d, naive %d", rep, m,
+                                 (unsigned long)n, (unsigned long)x0, (unsigned long)e1, (long)d, rg, rn);
+            continue;
+        }
+        if (rn) {
+            gave_up++;
+            continue;
+        }
+        n_missing += (int)want[0];
+        for (size_t j = 0; j <= m / L; j++)
+            if (c[j] != want[j]) {
+                if (bad++ < 10) diag("rep %d: m %u x0 %lu e1 %lu d %ld: cnt[%zu] %u, naive %u", rep, m,
+                                     (unsigned long)x0, (unsigned long)e1, (long)d, j, c[j], want[j]);
+                break;
+            }
+        /* did a window edge decide a seed?  (the naive count with d - 1) */
+        uint32_t narrower[1024];
+        if (d > 0 && naive(p, m, t, x0, e1, d - 1, narrower) == 0 && narrower[0] != want[0]) edge++;
+    }
+    tap(bad == 0, "gpuasm_tb_seeds equals the naive count on 3000 cases, periodic or with seeds "
+        "copied onto the window's edges (%d gave up: an N in the text or no seed; %d missing seeds "
+        "in all)", gave_up, n_missing);
+    tap(edge > 100, "the cases test the window's edges: in %d a seed occurs only on diagonal e +- d", edge);
+    free(c);
+    free(want);
+    free(tmp);
+    return tap_done();
+}
