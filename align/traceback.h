@@ -51,7 +51,7 @@ typedef struct gpuasm_tb_work {
     size_t mem_bytes;                /* linear: budget of its column store and
                                       * checkpoints, bytes; 0 = 16 MiB (with
                                       * threads: mem / 2 of checkpoints and
-                                      * mem / 8 a thread) */
+                                      * mem / 16 a thread) */
     int n_threads;                   /* linear: threads for a long band's leaf
                                       * ranges (<= 1: the caller's only; at
                                       * most 64); the same alignment */

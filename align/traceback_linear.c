@@ -613,7 +613,7 @@ static int range_fits(const struct tb_range *g, size_t budget)
 
 /* The walk through columns a+1 .. b on T threads.  One pass cuts the range
  * where the next column could take the part since the last cut past a
- * leaf's share of the budget (mem / 8; a column gains at most one block, so
+ * leaf's share of the budget (mem / 16; a column gains at most one block, so
  * every part fits), with checkpoints within mem / 2; then the parts are
  * kept T at a time, one a thread, and walked right to left.  A part longer
  * than its share (the checkpoints ran out) is solve()'s, on this thread.
@@ -621,7 +621,7 @@ static int range_fits(const struct tb_range *g, size_t budget)
 static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
 {
     struct gpuasm_tb_lin *L = r->L;
-    const size_t leaf_budget = r->mem / 8, ck_budget = r->mem / 2;
+    const size_t leaf_budget = r->mem / 16, ck_budget = r->mem / 2;
     const size_t col0 = sizeof(leafcol);
     size_t n = 0, ck_bytes = 0, ck_lo = ck;
     uint64_t lo = a;
@@ -711,6 +711,10 @@ int gpuasm_tb_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, ui
     if ((end + 1 - x0) * (uint64_t)r.wpc >= smin) {
         const int rs = gpuasm_tb_seeds(pattern, m, text, x0, end + 1, d, &r.L->hs, &r.L->m_hs,
                                        &r.L->seed_tmp, &r.L->m_seed_tmp);
+        /* its scratch (16 bytes a text base) is not kept for the next hit */
+        free(r.L->seed_tmp);
+        r.L->seed_tmp = NULL;
+        r.L->m_seed_tmp = 0;
         if (rs < 0) return -1;
         if (rs == 0) {
             r.bd.hs = r.L->hs;

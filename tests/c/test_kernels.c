@@ -802,7 +802,7 @@ static void test_tracebacks(const gpuasm_seqset *reads, const gpuasm_seqset *tg,
     gpuasm_tb_work wl = { .method = GPUASM_TB_LINEAR };
     gpuasm_tb_work wt = { .method = GPUASM_TB_LINEAR, .mem_bytes = 512 };
     /* three threads whatever the band, with a budget small enough to cut
-     * a 150-base read's columns into parts (mem / 8 a thread) */
+     * a 150-base read's columns into parts (mem / 16 a thread) */
     gpuasm_tb_work wth = { .method = GPUASM_TB_LINEAR, .mem_bytes = 8192, .n_threads = 3,
                            .threads_min_cells = 1 };
     /* the seeds' bound on every hit, on one thread and on three */
