@@ -583,6 +583,44 @@ static void plan_pair_offsets(const gpuasm_cuda_batch &b, const scan_ctx &sc, my
     }
 }
 
+/* The LONG path's segment length of a batch of few pairs (issue #30's
+ * P1).  get_pair()'s default, max(seg_warp, 2 (m + k)), gives one 1,024-
+ * base pattern against 4 Mi bases 2,048 items of 4,096 columns: too few
+ * for the SMs, each a chain of dependent steps (H200: 0.61 ms of kernel).
+ * Where the batch's LONG items at the default are fewer than
+ * LONG_ITEMS_WANT, the segments are cut to its text positions over that
+ * many, but no shorter than 1.8 (m + k) of its longest pattern (a segment
+ * pays m + k columns of overlap; P1 measured best at 2,048 = 1.82 (m +
+ * k): 0.50-0.56 ms) and only where that is shorter than every LONG pair's
+ * default.  Speed only: the segments give the same hits.  0 keeps the
+ * default; GPUASM_CUDA_SEG_MIN sets it whatever. */
+enum { LONG_ITEMS_WANT = 4096 };
+
+static uint32_t long_segment(const gpuasm_cuda_batch &b, const scan_ctx &sc)
+{
+    if (sc.K.seg_long || sc.npairs == 0 || sc.npairs > HOST_OFF_PAIRS) return sc.K.seg_long;
+    gcore::pair_params sp;
+    sp.v = b.host;
+    sp.kn = sc.K.kn;
+    sp.seg_simple = sc.K.seg_simple;
+    sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = 0;
+    sp.pair0 = 0;
+    uint64_t items = 0, floor = 0, dflt = UINT64_MAX;
+    double pos = 0;
+    for (uint64_t i = 0; i < sc.npairs; ++i) {
+        const gcore::pair_info pi = gcore::get_pair(sp, i);
+        if (pi.nseg == 0 || pi.cls < gcore::CLS_LONG) continue;
+        items += 2 * pi.nseg;
+        pos += 2.0 * (double)pi.n;
+        floor = std::max<uint64_t>(floor, ((uint64_t)pi.m + (uint64_t)pi.k) * 9 / 5 + 1);
+        dflt = std::min<uint64_t>(dflt, pi.seglen);
+    }
+    if (items == 0 || items >= LONG_ITEMS_WANT) return 0;
+    const uint64_t seg = std::max<uint64_t>(floor, (uint64_t)(pos / LONG_ITEMS_WANT) + 1);
+    return seg < dflt ? (uint32_t)seg : 0;
+}
+
 /* One pass of every search kernel of the scan. */
 static int launch_all(const scan_ctx &sc, gpuasm_err *err)
 {
@@ -707,6 +745,7 @@ extern "C" int gpuasm_myers_cuda_launch(const gpuasm_cuda_batch *bp, gpuasm_err 
     sc.npairs = (uint64_t)b.host.reads.n * b.host.targets.n;
     sc.chunk = std::max<uint64_t>(1, std::min<uint64_t>(sc.npairs, sc.K.pair_chunk));
     sc.grid = (unsigned)(b.sm_count * KIT_GRID_PER_SM);
+    sc.K.seg_long = long_segment(b, sc);
 
     /* Scan buffers for the per-read (TP) and per-pair enumerations, and
      * CUB's temporary storage: sized before any launch (growing syncs). */
