@@ -27,6 +27,30 @@ static void sort_by_key(uint64_t *v, uint64_t *w, size_t n, uint32_t *count)
     }
 }
 
+/* Has text[a .. b) a substring within edit distance 1 of the seed (its
+ * 2-bit codes s2[0..16))?  Myers 1999 on one word, free start, the least
+ * D of the last row over the ends.  The text's codes are single bases. */
+static int within_one(const uint8_t *s2, const uint8_t *text, uint64_t a, uint64_t b)
+{
+    uint64_t peq[4] = { 0, 0, 0, 0 };
+    for (int i = 0; i < L; i++) peq[s2[i]] |= (uint64_t)1 << i;
+    const uint64_t top = (uint64_t)1 << (L - 1);
+    uint64_t pv = ~(uint64_t)0, mv = 0;
+    int score = L;
+    for (uint64_t x = a; x < b; x++) {
+        const uint64_t eq = peq[gpuasm_base2[text[x] & 15]];
+        const uint64_t xv = eq | mv, xh = (((eq & pv) + pv) ^ pv) | eq;
+        uint64_t ph = mv | ~(xh | pv), mh = pv & xh;
+        score += (ph & top) ? 1 : (mh & top) ? -1 : 0;
+        if (score <= 1) return 1;
+        ph <<= 1;
+        mh <<= 1;
+        pv = mh | ~(xv | ph);
+        mv = ph & xv;
+    }
+    return 0;
+}
+
 /* First entry of v[0..n) at or after (key, pos). */
 static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
 {
@@ -36,6 +60,46 @@ static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
         if (v[mid] < x) lo = mid + 1; else hi = mid;
     }
     return lo;
+}
+
+/* A missing seed (16 bases, key k) costs 1 when some substring of the
+ * text within edit distance 1 of it can be on the alignment, else 2.  Such
+ * a substring keeps one half of the seed exact (an edit falls in one
+ * half), at a text position q whose diagonal (q - the half's first row)
+ * is within 1 of the seed's e0 - d .. e0 + d (e0: diagonal 0 of its first
+ * row, an insertion or deletion in the other half moving it by one); the
+ * seed's alignment then lies in text[q - 9 .. q + 17).  The halves' exact
+ * occurrences come from the sorted 16-mers (their first 8 bases are a
+ * range of keys), or, within 16 bases of the text's end (no 16-mer
+ * there), from the text.  A lower bound either way: 1 whenever one of
+ * those windows holds a substring within 1. */
+static int near_one(const uint8_t *seed, uint32_t k, const uint8_t *text, const uint64_t *v, size_t nt,
+                    uint64_t x0, uint64_t e1, int64_t e0, int64_t d)
+{
+    uint8_t s2[L];
+    for (int y = 0; y < L; y++) s2[y] = (uint8_t)gpuasm_base2[seed[y] & 15];
+    for (int h = 0; h < 2; h++) {
+        const uint32_t half = h ? k & 0xffffu : k >> 16;
+        int64_t qlo = e0 + 8 * h - d - 1, qhi = e0 + 8 * h + d + 1;
+        if (qlo < (int64_t)x0) qlo = (int64_t)x0;
+        if (qhi > (int64_t)e1 - 8) qhi = (int64_t)e1 - 8;
+        for (size_t i = lower_bound(v, nt, (uint64_t)half << 48); i < nt && (v[i] >> 48) == half; i++) {
+            const int64_t q = (int64_t)(uint32_t)v[i] + (int64_t)x0;
+            if (q < qlo || q > qhi) continue;
+            const uint64_t a = q - 9 > (int64_t)x0 ? (uint64_t)(q - 9) : x0;
+            const uint64_t b = (uint64_t)q + 17 < e1 ? (uint64_t)q + 17 : e1;
+            if (within_one(s2, text, a, b)) return 1;
+        }
+        /* the last 15 positions start no 16-mer */
+        for (int64_t q = qlo > (int64_t)e1 - L + 1 ? qlo : (int64_t)e1 - L + 1; q <= qhi; q++) {
+            int same = 1;
+            for (int y = 0; y < 8 && same; y++) same = gpuasm_base2[text[q + y] & 15] == s2[8 * h + y];
+            if (!same) continue;
+            const uint64_t a = q - 9 > (int64_t)x0 ? (uint64_t)(q - 9) : x0;
+            if (within_one(s2, text, a, e1)) return 1;
+        }
+    }
+    return 0;
 }
 
 int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t x0,
@@ -80,7 +144,8 @@ int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uin
                           (int64_t)(uint32_t)v[at] + (int64_t)x0 <= hi;
             }
         }
-        c[j] = c[j + 1] + !present;
+        c[j] = c[j + 1] + (present ? 0 : near_one(pattern + j * L, k, text, v, nt, x0, e1,
+                                                  (int64_t)(j * L) + e, d) ? 1 : 2);
     }
     return 0;
 }

@@ -22,10 +22,12 @@
  * (diagonal = text bases - pattern bases; e = e1 - m), so a seed aligned
  * without an error lies at a text position p with p - 16 j in that range
  * and x0 <= p <= e1 - 16.  A seed with no such exact occurrence costs the
- * alignment at least one difference in its rows; seeds do not overlap.
- * Fills cnt[j] (j = 0 .. n_seeds) with the number of such missing seeds
- * j' >= j, so the part of any such alignment from pattern row i on costs
- * at least cnt[ceil(i / 16)] (cnt[n_seeds] = 0).  Codes other than single
+ * alignment at least one difference in its rows, and two where no
+ * substring there is within edit distance 1 of it (tb_seeds.c's
+ * near_one); seeds do not overlap, so their costs add.  Fills cnt[j]
+ * (j = 0 .. n_seeds) with the cost of seeds j' >= j, so the part of any
+ * such alignment from pattern row i on costs at least cnt[ceil(i / 16)]
+ * (cnt[n_seeds] = 0).  Codes other than single
  * bases make a seed present (in the pattern) or give up (in the text:
  * returns 1, cnt untouched), which keeps the bound a lower bound.
  * Returns 0, 1 (no bound), or -1 out of memory; *cnt (*m_cnt entries) and
