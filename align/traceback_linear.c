@@ -565,19 +565,25 @@ static void *leaf_job(void *arg)
 }
 
 /* The pool of T - 1 threads (kept for the next hit) and T leaves, each
- * with a running column of W blocks and a copy of the run's band. */
+ * with a running column of W blocks and a copy of the run's band.  0; 1
+ * when the pool cannot start (the parts then run on this thread, one
+ * leaf); -1 out of memory. */
 static int threads_ready(lin_run *r, int T)
 {
     struct gpuasm_tb_lin *L = r->L;
+    int alone = 0;
     if (L->pool_n != T - 1) {
         if (L->q) hts_tpool_process_destroy(L->q);
         if (L->pool) hts_tpool_destroy(L->pool);
         L->q = NULL;
+        L->pool = NULL;
         L->pool_n = 0;
-        if (!(L->pool = hts_tpool_init(T - 1))) return -1;
-        if (!(L->q = hts_tpool_process_init(L->pool, 2 * T, 1))) return -1;
-        L->pool_n = T - 1;
+        if ((L->pool = hts_tpool_init(T - 1)) && (L->q = hts_tpool_process_init(L->pool, 2 * T, 1)))
+            L->pool_n = T - 1;
+        else
+            alone = 1;
     }
+    if (alone) T = 1;
     if ((size_t)T > L->n_lv) {
         struct tb_leaf *v = realloc(L->lv, (size_t)T * sizeof *v);
         if (!v) return -1;
@@ -604,7 +610,7 @@ static int threads_ready(lin_run *r, int T)
         v->bd.sc = v->sc;
         v->L = L;
     }
-    return 0;
+    return alone;
 }
 
 /* Does range g keep all its columns within a thread's share? */
@@ -647,7 +653,9 @@ static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
     }
     if (gpuasm_grow((void **)&L->rng, &L->m_rng, n + 1, sizeof *L->rng) < 0) return -1;
     L->rng[n++] = (struct tb_range){ lo, b, ck_lo, mw };
-    if (threads_ready(r, T) < 0) return -1;
+    const int ready = threads_ready(r, T);
+    if (ready < 0) return -1;
+    const size_t per = ready ? 1 : (size_t)T;   /* parts at once */
     for (size_t p = n; p-- > 0 && r->w.i > 0;) {
         if (!range_fits(&L->rng[p], leaf_budget)) {
             const struct tb_range g = L->rng[p];
@@ -656,7 +664,7 @@ static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
             continue;
         }
         size_t q = 1;
-        while (q < (size_t)T && q <= p && range_fits(&L->rng[p - q], leaf_budget)) q++;
+        while (q < per && q <= p && range_fits(&L->rng[p - q], leaf_budget)) q++;
         for (size_t j = 0; j < q; j++) L->lv[j].g = &L->rng[p - j];
         for (size_t j = 1; j < q; j++)
             if (hts_tpool_dispatch(L->pool, L->q, leaf_job, &L->lv[j]) < 0) return -1;
