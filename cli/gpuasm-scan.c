@@ -162,7 +162,7 @@ static void usage(FILE *fp)
 "                            cram, fastq.gz, fasta.gz, sam.gz [from each name;\n"
 "                            fastq for -]\n"
 "Resources:\n"
-"  -@, --threads INT         threads (search, records, htslib); 0 = 1 [1]\n"
+"  -@, --threads INT         threads (search, records, a long traceback, htslib); 0 = 1 [1]\n"
 "      --device DEV          auto: the CPU at once, moving to every CUDA device\n"
 "                            once CUDA has started (none: the CPU throughout);\n"
 "                            cpu; cuda (device 0); cuda:N; cuda:N,M,... (a\n"
