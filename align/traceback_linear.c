@@ -666,10 +666,12 @@ static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
         size_t q = 1;
         while (q < per && q <= p && range_fits(&L->rng[p - q], leaf_budget)) q++;
         for (size_t j = 0; j < q; j++) L->lv[j].g = &L->rng[p - j];
-        for (size_t j = 1; j < q; j++)
-            if (hts_tpool_dispatch(L->pool, L->q, leaf_job, &L->lv[j]) < 0) return -1;
+        size_t sent = 1;
+        while (sent < q && hts_tpool_dispatch(L->pool, L->q, leaf_job, &L->lv[sent]) == 0) sent++;
         leaf_job(&L->lv[0]);
-        if (q > 1 && hts_tpool_process_flush(L->q) < 0) return -1;
+        /* the jobs sent use lv[]: waited for even when one could not go */
+        if (sent > 1 && hts_tpool_process_flush(L->q) < 0) return -1;
+        if (sent < q) return -1;
         for (size_t j = 0; j < q; j++) {
             const struct tb_leaf *v = &L->lv[j];
             if (v->rc < 0) return v->rc;
