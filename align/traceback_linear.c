@@ -262,6 +262,67 @@ static void band_step(band *bd, uint64_t *store)
         bd->fb++;
 }
 
+/* Block b's bit of its last row (the row whose delta goes to the next). */
+static inline uint64_t hbit_of(const band *bd, int64_t b)
+{
+    return (uint64_t)1 << ((last_row(bd, b) - 1) & 63);
+}
+
+/* Two columns, x+1 and x+2, without stores, on x+1's blocks: no block
+ * leaves between them.  A block kept that band_step() would drop changes
+ * only cells of no use (its values are exact DP steps from inputs that
+ * are exact or over-estimates, hence never below the true F and exact on
+ * cells of use, which band_step() computes as well), so the rule above
+ * and the walk are the same; x+2's blocks enter and leave by band_step()'s
+ * rules.  What it is for: x+2's block b - 1 runs beside x+1's block b, two
+ * chains of h at once (the band's blocks are one chain a column, ~12
+ * cycles a block).  Returns the larger of the two columns' block counts. */
+static int64_t band_step2(band *bd)
+{
+    const uint64_t x1 = bd->x + 1, x2 = bd->x + 2;
+    int64_t nfb1 = block_of(rows_lo(bd, x1));
+    if (nfb1 < bd->fb) nfb1 = bd->fb;
+    if (nfb1 > bd->lb) nfb1 = bd->lb;
+    const int64_t lb = bd->lb;
+    int64_t nfb2 = block_of(rows_lo(bd, x2));
+    if (nfb2 < nfb1) nfb2 = nfb1;
+    if (nfb2 > lb) nfb2 = lb;
+    const uint64_t *eq1 = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x1] & 15) * bd->W;
+    const uint64_t *eq2 = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x2] & 15) * bd->W;
+    int h1 = nfb1 == 0 ? bd->hin0 : 1, h2 = nfb2 == 0 ? bd->hin0 : 1;
+    uint64_t *none = NULL;
+    for (int64_t b = nfb1; b <= lb; b++) {
+        block_in_band(bd, b, eq1[b], &h1, hbit_of(bd, b), &none);
+        if (b > nfb2) block_in_band(bd, b - 1, eq2[b - 1], &h2, hbit_of(bd, b - 1), &none);
+    }
+    /* x+1's block below may enter; then x+2 catches up */
+    bd->x = x1;
+    if (lb < block_of(rows_hi(bd, x1)) && may_enter(bd, x1, bd->sc[lb] - h1)) {
+        const int64_t b = ++bd->lb;
+        bd->pv[b] = ~(uint64_t)0;
+        bd->mv[b] = 0;
+        bd->sc[b] = bd->sc[b - 1] - h1 + (last_row(bd, b) - b * WB);
+        block_in_band(bd, b, eq1[b], &h1, hbit_of(bd, b), &none);
+    }
+    const int64_t lb1 = bd->lb, w1 = lb1 - nfb1 + 1;
+    for (int64_t b = lb > nfb2 ? lb : nfb2; b <= lb1; b++) block_in_band(bd, b, eq2[b], &h2, hbit_of(bd, b), &none);
+    bd->x = x2;
+    if (lb1 < block_of(rows_hi(bd, x2)) && may_enter(bd, x2, bd->sc[lb1] - h2)) {
+        const int64_t b = ++bd->lb;
+        bd->pv[b] = ~(uint64_t)0;
+        bd->mv[b] = 0;
+        bd->sc[b] = bd->sc[b - 1] - h2 + (last_row(bd, b) - b * WB);
+        block_in_band(bd, b, eq2[b], &h2, hbit_of(bd, b), &none);
+    }
+    bd->sfb = bd->fb = nfb2;
+    bd->slb = bd->lb;
+    while (bd->lb > bd->fb && block_least(bd, bd->lb, x2) > bd->k) bd->lb--;
+    while (bd->fb < bd->lb && block_least(bd, bd->fb, x2) > bd->k && (bd->fb > 0 || x2 >= bd->row0_over_k))
+        bd->fb++;
+    const int64_t w2 = bd->slb - bd->sfb + 1;
+    return w1 > w2 ? w1 : w2;
+}
+
 /* Size the running column and Peq for a pattern of m bases. */
 static int band_alloc(struct gpuasm_tb_lin *L, band *bd, uint32_t m)
 {
@@ -454,6 +515,11 @@ static int fill_leaf(band *bd, uint64_t cols, int64_t wmax, uint64_t **leaf, siz
         return -1;
     size_t off = 0;
     for (uint64_t c = 0; c < cols; c++) {
+        /* wmax is the widest column of the pass that measured the range;
+         * one column computes at most lb - fb + 2 blocks, so the words are
+         * there whatever that pass kept (band_step2 keeps a superset) */
+        if (gpuasm_grow((void **)leaf, m_leaf, off + 4 * (size_t)(bd->lb - bd->fb + 2), sizeof(uint64_t)) < 0)
+            return -1;
         band_step(bd, *leaf + off);
         (*lc)[c] = (leafcol){ bd->sfb, bd->slb, off };
         off += 4 * (size_t)(bd->slb - bd->sfb + 1);
@@ -517,8 +583,14 @@ static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
         const uint64_t cut = a + cols * (p + 1) / K;
         int64_t w = 1;
         while (r->bd.x < cut) {
-            band_step(&r->bd, NULL);
-            if (r->bd.slb - r->bd.sfb + 1 > w) w = r->bd.slb - r->bd.sfb + 1;
+            int64_t wc;
+            if (cut - r->bd.x >= 2) {
+                wc = band_step2(&r->bd);
+            } else {
+                band_step(&r->bd, NULL);
+                wc = r->bd.slb - r->bd.sfb + 1;
+            }
+            if (wc > w) w = wc;
         }
         L->wmx[n_cko0 + p] = w;
         if (p + 1 < K && ck_push(r, &L->cko[n_cko0 + p]) < 0) return -1;
@@ -636,12 +708,19 @@ static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
     int64_t mw = 1;
     ck_load_to(L, &r->bd, ck);
     while (r->bd.x < b) {
-        band_step(&r->bd, NULL);
-        const int64_t w = r->bd.slb - r->bd.sfb + 1;
+        int64_t w;
+        if (b - r->bd.x >= 2) {
+            w = band_step2(&r->bd);
+        } else {
+            band_step(&r->bd, NULL);
+            w = r->bd.slb - r->bd.sfb + 1;
+        }
         if (w > mw) mw = w;
         const uint64_t x = r->bd.x;
         const size_t ck_next = ((size_t)(r->bd.lb - r->bd.fb + 1) * 3 + 3) * sizeof(uint64_t);
-        if (x < b && (x - lo + 1) * ((size_t)(mw + 1) * 4 * sizeof(uint64_t) + col0) > leaf_budget &&
+        /* cut where the next two columns (a column gains at most one
+         * block) could take the part past its share */
+        if (x < b && (x - lo + 2) * ((size_t)(mw + 2) * 4 * sizeof(uint64_t) + col0) > leaf_budget &&
             ck_bytes + ck_next <= ck_budget) {
             if (gpuasm_grow((void **)&L->rng, &L->m_rng, n + 1, sizeof *L->rng) < 0) return -1;
             L->rng[n++] = (struct tb_range){ lo, x, ck_lo, mw };
