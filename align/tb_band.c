@@ -124,6 +124,34 @@ static inline int may_enter(const band *bd, uint64_t x, int64_t f)
     return f + (by_diag > by_seeds ? by_diag : by_seeds) <= bd->k;
 }
 
+/* Block b's bit of its last row (the row whose delta goes to the next). */
+static inline uint64_t hbit_of(const band *bd, int64_t b)
+{
+    return (uint64_t)1 << ((last_row(bd, b) - 1) & 63);
+}
+
+/* The block below the last one enters in column x where may_enter()
+ * allows it (the last row above it cost sc[lb] - h in column x-1), from
+ * "one more per row" than that row, and takes column x's step. */
+static inline void enter_below(band *bd, uint64_t x, const uint64_t *eq, int *h, uint64_t **store)
+{
+    if (bd->lb >= block_of(rows_hi(bd, x)) || !may_enter(bd, x, bd->sc[bd->lb] - *h)) return;
+    const int64_t b = ++bd->lb;
+    bd->pv[b] = ~(uint64_t)0;
+    bd->mv[b] = 0;
+    bd->sc[b] = bd->sc[b - 1] - *h + (last_row(bd, b) - b * WB);
+    block_in_band(bd, b, eq[b], h, hbit_of(bd, b), store);
+}
+
+/* Column x's blocks of no use leave: from the bottom, then from the top
+ * (block 0 only once row 0 is of no use either). */
+static inline void drop_blocks(band *bd, uint64_t x)
+{
+    while (bd->lb > bd->fb && block_least(bd, bd->lb, x) > bd->k) bd->lb--;
+    while (bd->fb < bd->lb && block_least(bd, bd->fb, x) > bd->k && (bd->fb > 0 || x >= bd->row0_over_k))
+        bd->fb++;
+}
+
 /* Advance the running column by one text column: blocks sfb..slb; with
  * store, their words are written there, four per block.  Blocks leave
  * and enter on two rules, both exact for every cell of an alignment of
@@ -143,7 +171,7 @@ static inline int may_enter(const band *bd, uint64_t x, int64_t f)
 void gpuasm_tb_band_step(band *bd, uint64_t *store)
 {
     uint64_t x = ++bd->x;
-    int64_t nfb = block_of(rows_lo(bd, x)), nlb = block_of(rows_hi(bd, x));
+    int64_t nfb = block_of(rows_lo(bd, x));
     if (nfb < bd->fb) nfb = bd->fb;
     if (nfb > bd->lb) nfb = bd->lb;   /* a block entering below needs the one above */
     const uint64_t *eq = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x] & 15) * bd->W;
@@ -153,24 +181,10 @@ void gpuasm_tb_band_step(band *bd, uint64_t *store)
     for (int64_t b = nfb; b <= last; b++) block_in_band(bd, b, eq[b], &h, hfull, &store);
     if (bd->lb == bd->W - 1 && nfb <= bd->lb)
         block_in_band(bd, bd->lb, eq[bd->lb], &h, (uint64_t)1 << ((bd->m - 1) & 63), &store);
-    if (bd->lb < nlb && may_enter(bd, x, bd->sc[bd->lb] - h)) {
-        int64_t b = ++bd->lb;
-        bd->pv[b] = ~(uint64_t)0;
-        bd->mv[b] = 0;
-        bd->sc[b] = bd->sc[b - 1] - h + (last_row(bd, b) - b * WB);
-        block_in_band(bd, b, eq[b], &h, (uint64_t)1 << ((last_row(bd, b) - 1) & 63), &store);
-    }
+    enter_below(bd, x, eq, &h, &store);
     bd->sfb = bd->fb = nfb;
     bd->slb = bd->lb;
-    while (bd->lb > bd->fb && block_least(bd, bd->lb, x) > bd->k) bd->lb--;
-    while (bd->fb < bd->lb && block_least(bd, bd->fb, x) > bd->k && (bd->fb > 0 || x >= bd->row0_over_k))
-        bd->fb++;
-}
-
-/* Block b's bit of its last row (the row whose delta goes to the next). */
-static inline uint64_t hbit_of(const band *bd, int64_t b)
-{
-    return (uint64_t)1 << ((last_row(bd, b) - 1) & 63);
+    drop_blocks(bd, x);
 }
 
 /* Two columns, x+1 and x+2, without stores, on x+1's blocks: no block
@@ -201,29 +215,14 @@ int64_t gpuasm_tb_band_step2(band *bd)
         if (b > nfb2) block_in_band(bd, b - 1, eq2[b - 1], &h2, hbit_of(bd, b - 1), &none);
     }
     /* x+1's block below may enter; then x+2 catches up */
-    bd->x = x1;
-    if (lb < block_of(rows_hi(bd, x1)) && may_enter(bd, x1, bd->sc[lb] - h1)) {
-        const int64_t b = ++bd->lb;
-        bd->pv[b] = ~(uint64_t)0;
-        bd->mv[b] = 0;
-        bd->sc[b] = bd->sc[b - 1] - h1 + (last_row(bd, b) - b * WB);
-        block_in_band(bd, b, eq1[b], &h1, hbit_of(bd, b), &none);
-    }
+    enter_below(bd, x1, eq1, &h1, &none);
     const int64_t lb1 = bd->lb, w1 = lb1 - nfb1 + 1;
     for (int64_t b = lb > nfb2 ? lb : nfb2; b <= lb1; b++) block_in_band(bd, b, eq2[b], &h2, hbit_of(bd, b), &none);
+    enter_below(bd, x2, eq2, &h2, &none);
     bd->x = x2;
-    if (lb1 < block_of(rows_hi(bd, x2)) && may_enter(bd, x2, bd->sc[lb1] - h2)) {
-        const int64_t b = ++bd->lb;
-        bd->pv[b] = ~(uint64_t)0;
-        bd->mv[b] = 0;
-        bd->sc[b] = bd->sc[b - 1] - h2 + (last_row(bd, b) - b * WB);
-        block_in_band(bd, b, eq2[b], &h2, hbit_of(bd, b), &none);
-    }
     bd->sfb = bd->fb = nfb2;
     bd->slb = bd->lb;
-    while (bd->lb > bd->fb && block_least(bd, bd->lb, x2) > bd->k) bd->lb--;
-    while (bd->fb < bd->lb && block_least(bd, bd->fb, x2) > bd->k && (bd->fb > 0 || x2 >= bd->row0_over_k))
-        bd->fb++;
+    drop_blocks(bd, x2);
     const int64_t w2 = bd->slb - bd->sfb + 1;
     return w1 > w2 ? w1 : w2;
 }

@@ -309,6 +309,15 @@ static int leaf(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
     return leaf_walk(r, a, L->lc, L->leaf);
 }
 
+/* Two columns of a pass that keeps none (one where only one is left
+ * before end); the wider one's block count. */
+static int64_t band_advance(band *bd, uint64_t end)
+{
+    if (end - bd->x >= 2) return gpuasm_tb_band_step2(bd);
+    gpuasm_tb_band_step(bd, NULL);
+    return bd->slb - bd->sfb + 1;
+}
+
 /* Half the budget for the kept columns of a leaf (4 words per block plus
  * the column's record), a quarter per level of checkpoints; wmax blocks a
  * column at most. */
@@ -348,13 +357,7 @@ static int solve(lin_run *r, uint64_t a, uint64_t b, size_t ck, int64_t wmax)
         const uint64_t cut = a + cols * (p + 1) / K;
         int64_t w = 1;
         while (r->bd.x < cut) {
-            int64_t wc;
-            if (cut - r->bd.x >= 2) {
-                wc = gpuasm_tb_band_step2(&r->bd);
-            } else {
-                gpuasm_tb_band_step(&r->bd, NULL);
-                wc = r->bd.slb - r->bd.sfb + 1;
-            }
+            const int64_t wc = band_advance(&r->bd, cut);
             if (wc > w) w = wc;
         }
         L->wmx[n_cko0 + p] = w;
@@ -473,13 +476,7 @@ static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
     int64_t mw = 1;
     ck_load_to(L, &r->bd, ck);
     while (r->bd.x < b) {
-        int64_t w;
-        if (b - r->bd.x >= 2) {
-            w = gpuasm_tb_band_step2(&r->bd);
-        } else {
-            gpuasm_tb_band_step(&r->bd, NULL);
-            w = r->bd.slb - r->bd.sfb + 1;
-        }
+        const int64_t w = band_advance(&r->bd, b);
         if (w > mw) mw = w;
         const uint64_t x = r->bd.x;
         const size_t ck_next = ((size_t)(r->bd.lb - r->bd.fb + 1) * 3 + 3) * sizeof(uint64_t);
