@@ -9,12 +9,14 @@
  *           where it is the faster one.
  *   linear  Myers' bit-vectors (Myers 1999, Hyyrö 2001 blocks) forward
  *           from the earliest possible start, keeping only cells whose cost
- *           plus the gaps back to the end's diagonal is at most d (an A*
- *           bound), divide and conquer over text columns (Hirschberg
- *           1975's linear space, with checkpoints instead of a
+ *           plus a lower bound of the rest (the gaps back to the end's
+ *           diagonal; the pattern's seeds the text lacks, A*PA's seed
+ *           heuristic) is at most d, divide and conquer over text columns
+ *           (Hirschberg 1975's linear space, with checkpoints instead of a
  *           meet-in-the-middle): O(m * d / 64 * L) word steps for L passes
- *           (2.4 for a real 1 Mb pair at 1.2% divergence) and memory
- *           bounded by a budget whatever m (gpuasm_tb_work.mem_bytes).
+ *           (2 for a real 1 Mb pair at 1.2% divergence, the second on
+ *           gpuasm_tb_work.n_threads threads) and memory bounded by a
+ *           budget whatever m (gpuasm_tb_work.mem_bytes).
  */
 #ifndef GPUASM_TRACEBACK_H
 #define GPUASM_TRACEBACK_H
@@ -46,7 +48,7 @@ enum { GPUASM_TB_AUTO = 0,    /* banded while 2d+1 <= 15 (and m * (2d+1) <= 2^24
 typedef struct gpuasm_tb_work {
     uint8_t *bits;  size_t m_bits;   /* banded: 2-bit directions; m_bits in bytes */
     int32_t *col;   size_t m_col;    /* banded: two band rows of costs; in int32s */
-    struct gpuasm_tb_lin *lin;       /* linear: its buffers (traceback.c) */
+    struct gpuasm_tb_lin *lin;       /* linear: its buffers (traceback_linear.c) */
     int method;                      /* GPUASM_TB_*; 0 = AUTO */
     size_t mem_bytes;                /* linear: budget of its column store and
                                       * checkpoints, bytes; 0 = 16 MiB (with
