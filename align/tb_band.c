@@ -53,6 +53,22 @@ static inline int64_t rows_hi(const band *bd, uint64_t x)
     return r > (int64_t)bd->m ? (int64_t)bd->m : r;
 }
 
+/* Column x's first block: the band's diagonals' first, or the first one
+ * held, but not past the last one held (a block entering below needs the
+ * one above). */
+static inline int64_t first_block(const band *bd, uint64_t x, int64_t fb, int64_t lb)
+{
+    int64_t b = block_of(rows_lo(bd, x));
+    if (b < fb) b = fb;
+    return b > lb ? lb : b;
+}
+
+/* Column x's Peq words, by block. */
+static inline const uint64_t *column_eq(const band *bd, uint64_t x)
+{
+    return bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x] & 15) * bd->W;
+}
+
 /* Column x0 of the pass: F(i, x0) = i (no text consumed yet). */
 void gpuasm_tb_band_init(band *bd, uint64_t x0)
 {
@@ -171,10 +187,8 @@ static inline void drop_blocks(band *bd, uint64_t x)
 void gpuasm_tb_band_step(band *bd, uint64_t *store)
 {
     uint64_t x = ++bd->x;
-    int64_t nfb = block_of(rows_lo(bd, x));
-    if (nfb < bd->fb) nfb = bd->fb;
-    if (nfb > bd->lb) nfb = bd->lb;   /* a block entering below needs the one above */
-    const uint64_t *eq = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x] & 15) * bd->W;
+    const int64_t nfb = first_block(bd, x, bd->fb, bd->lb);
+    const uint64_t *eq = column_eq(bd, x);
     const uint64_t hfull = (uint64_t)1 << 63;
     int h = nfb == 0 ? bd->hin0 : 1;
     int64_t last = bd->lb < bd->W - 1 ? bd->lb : bd->W - 2;   /* blocks with 64 rows */
@@ -199,15 +213,8 @@ void gpuasm_tb_band_step(band *bd, uint64_t *store)
 int64_t gpuasm_tb_band_step2(band *bd)
 {
     const uint64_t x1 = bd->x + 1, x2 = bd->x + 2;
-    int64_t nfb1 = block_of(rows_lo(bd, x1));
-    if (nfb1 < bd->fb) nfb1 = bd->fb;
-    if (nfb1 > bd->lb) nfb1 = bd->lb;
-    const int64_t lb = bd->lb;
-    int64_t nfb2 = block_of(rows_lo(bd, x2));
-    if (nfb2 < nfb1) nfb2 = nfb1;
-    if (nfb2 > lb) nfb2 = lb;
-    const uint64_t *eq1 = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x1] & 15) * bd->W;
-    const uint64_t *eq2 = bd->peq + (size_t)(bd->text[bd->t0 + bd->tstep * (int64_t)x2] & 15) * bd->W;
+    const int64_t lb = bd->lb, nfb1 = first_block(bd, x1, bd->fb, lb), nfb2 = first_block(bd, x2, nfb1, lb);
+    const uint64_t *eq1 = column_eq(bd, x1), *eq2 = column_eq(bd, x2);
     int h1 = nfb1 == 0 ? bd->hin0 : 1, h2 = nfb2 == 0 ? bd->hin0 : 1;
     uint64_t *none = NULL;
     for (int64_t b = nfb1; b <= lb; b++) {

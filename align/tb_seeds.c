@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "util/grow.h"
+#include "util/lower_bound.h"
+#include "kernels/myers/myers_block.h"
 #include "walk/qkey.h"
 #include "align/tb_seeds.h"
 
@@ -35,31 +37,13 @@ static int within_one(const uint8_t *s2, const uint8_t *text, uint64_t a, uint64
     uint64_t peq[4] = { 0, 0, 0, 0 };
     for (int i = 0; i < L; i++) peq[s2[i]] |= (uint64_t)1 << i;
     const uint64_t top = (uint64_t)1 << (L - 1);
-    uint64_t pv = ~(uint64_t)0, mv = 0;
+    uint64_t pv = ~(uint64_t)0, mv = 0, ph, mh;
     int score = L;
     for (uint64_t x = a; x < b; x++) {
-        const uint64_t eq = peq[gpuasm_base2[text[x] & 15]];
-        const uint64_t xv = eq | mv, xh = (((eq & pv) + pv) ^ pv) | eq;
-        uint64_t ph = mv | ~(xh | pv), mh = pv & xh;
-        score += (ph & top) ? 1 : (mh & top) ? -1 : 0;
+        score += gpuasm_myers_block_step(&pv, &mv, peq[gpuasm_base2[text[x] & 15]], 0, top, &ph, &mh);
         if (score <= 1) return 1;
-        ph <<= 1;
-        mh <<= 1;
-        pv = mh | ~(xv | ph);
-        mv = ph & xv;
     }
     return 0;
-}
-
-/* First entry of v[0..n) at or after (key, pos). */
-static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        const size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
 }
 
 /* A missing seed (16 bases, key k) costs 1 when some substring of the
@@ -83,7 +67,7 @@ static int near_one(const uint8_t *seed, uint32_t k, const uint8_t *text, const 
         int64_t qlo = e0 + 8 * h - d - 1, qhi = e0 + 8 * h + d + 1;
         if (qlo < (int64_t)x0) qlo = (int64_t)x0;
         if (qhi > (int64_t)e1 - 8) qhi = (int64_t)e1 - 8;
-        for (size_t i = lower_bound(v, nt, (uint64_t)half << 48); i < nt && (v[i] >> 48) == half; i++) {
+        for (size_t i = gpuasm_lower_bound_u64(v, nt, (uint64_t)half << 48); i < nt && (v[i] >> 48) == half; i++) {
             const int64_t q = (int64_t)(uint32_t)v[i] + (int64_t)x0;
             if (q < qlo || q > qhi) continue;
             const uint64_t a = q - 9 > (int64_t)x0 ? (uint64_t)(q - 9) : x0;
@@ -102,27 +86,11 @@ static int near_one(const uint8_t *seed, uint32_t k, const uint8_t *text, const 
     return 0;
 }
 
-int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t x0,
-                    uint64_t e1, int64_t d, uint32_t **cnt, size_t *m_cnt, void **tmp, size_t *m_tmp)
+/* The counts into c[0 .. ns] from the text's sorted 16-mers v[0 .. nt). */
+static void seed_costs(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t x0, uint64_t e1,
+                       int64_t d, const uint64_t *v, size_t nt, uint32_t *c)
 {
     const size_t ns = m / L;
-    if (ns == 0 || e1 < x0 + L || e1 - x0 > UINT32_MAX) return 1;
-    /* the text's 16-mers at x0 .. e1 - 16: (key << 32 | position - x0) */
-    const size_t nt = (size_t)(e1 - x0 - L + 1);
-    const size_t bytes = 2 * nt * sizeof(uint64_t) + 65537 * sizeof(uint32_t);
-    if (gpuasm_grow(tmp, m_tmp, bytes, 1) < 0) return -1;
-    uint64_t *v = *tmp, *w = v + nt;
-    uint32_t *count = (uint32_t *)(w + nt);
-    uint32_t key = 0;
-    for (uint64_t p = x0; p < e1; p++) {
-        const int b = gpuasm_base2[text[p] & 15];
-        if (b < 0) return 1;   /* an IUPAC code or N could match a seed */
-        key = ((key << 2) | (uint32_t)b) & KEY_MASK;
-        if (p >= x0 + L - 1) v[p - (x0 + L - 1)] = (uint64_t)key << 32 | (uint64_t)(p + 1 - L - x0);
-    }
-    sort_by_key(v, w, nt, count);
-    if (gpuasm_grow((void **)cnt, m_cnt, ns + 1, sizeof(uint32_t)) < 0) return -1;
-    uint32_t *c = *cnt;
     const int64_t e = (int64_t)e1 - (int64_t)m;
     c[ns] = 0;
     for (size_t j = ns; j-- > 0;) {
@@ -139,7 +107,7 @@ int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uin
             if (lo < (int64_t)x0) lo = (int64_t)x0;
             if (hi > (int64_t)(e1 - L)) hi = (int64_t)(e1 - L);
             if (lo <= hi) {
-                const size_t at = lower_bound(v, nt, (uint64_t)k << 32 | (uint64_t)(lo - (int64_t)x0));
+                const size_t at = gpuasm_lower_bound_u64(v, nt, (uint64_t)k << 32 | (uint64_t)(lo - (int64_t)x0));
                 present = at < nt && (uint32_t)(v[at] >> 32) == k &&
                           (int64_t)(uint32_t)v[at] + (int64_t)x0 <= hi;
             }
@@ -147,5 +115,29 @@ int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uin
         c[j] = c[j + 1] + (present ? 0 : near_one(pattern + j * L, k, text, v, nt, x0, e1,
                                                   (int64_t)(j * L) + e, d) ? 1 : 2);
     }
+}
+
+int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t x0,
+                    uint64_t e1, int64_t d, uint32_t **cnt, size_t *m_cnt)
+{
+    const size_t ns = m / L;
+    if (ns == 0 || e1 < x0 + L || e1 - x0 > UINT32_MAX) return 1;
+    for (uint64_t p = x0; p < e1; p++)
+        if (gpuasm_base2[text[p] & 15] < 0) return 1;   /* an IUPAC code or N could match a seed */
+    if (gpuasm_grow((void **)cnt, m_cnt, ns + 1, sizeof(uint32_t)) < 0) return -1;
+    /* the text's 16-mers at x0 .. e1 - 16: (key << 32 | position - x0),
+     * sorted; scratch of 16 bytes a text base, not kept */
+    const size_t nt = (size_t)(e1 - x0 - L + 1);
+    uint64_t *v = malloc(2 * nt * sizeof(uint64_t) + 65537 * sizeof(uint32_t));
+    if (!v) return -1;
+    uint64_t *w = v + nt;
+    uint32_t key = 0;
+    for (uint64_t p = x0; p < e1; p++) {
+        key = ((key << 2) | (uint32_t)gpuasm_base2[text[p] & 15]) & KEY_MASK;
+        if (p >= x0 + L - 1) v[p - (x0 + L - 1)] = (uint64_t)key << 32 | (uint64_t)(p + 1 - L - x0);
+    }
+    sort_by_key(v, w, nt, (uint32_t *)(w + nt));
+    seed_costs(pattern, m, text, x0, e1, d, v, nt, *cnt);
+    free(v);
     return 0;
 }

@@ -30,9 +30,9 @@
  * (cnt[n_seeds] = 0).  Codes other than single
  * bases make a seed present (in the pattern) or give up (in the text:
  * returns 1, cnt untouched), which keeps the bound a lower bound.
- * Returns 0, 1 (no bound), or -1 out of memory; *cnt (*m_cnt entries) and
- * the scratch *tmp (*m_tmp bytes) are grown as needed. */
+ * Returns 0, 1 (no bound), or -1 out of memory; *cnt (*m_cnt entries) is
+ * grown as needed. */
 int gpuasm_tb_seeds(const uint8_t *pattern, uint32_t m, const uint8_t *text, uint64_t x0,
-                    uint64_t e1, int64_t d, uint32_t **cnt, size_t *m_cnt, void **tmp, size_t *m_tmp);
+                    uint64_t e1, int64_t d, uint32_t **cnt, size_t *m_cnt);
 
 #endif

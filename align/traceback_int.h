@@ -7,17 +7,13 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util/grow.h"
 #include "align/traceback.h"
 
 /* Room for n ops in a.  0, or -1 out of memory. */
 static inline int gpuasm_aln_grow(gpuasm_aln *a, size_t n)
 {
-    if (n <= a->m_op) return 0;
-    uint8_t *p = realloc(a->op, n);
-    if (!p) return -1;
-    a->op = p;
-    a->m_op = n;
-    return 0;
+    return gpuasm_grow((void **)&a->op, &a->m_op, n, 1);
 }
 
 /* op[0..k) in reverse order (the walks find the last column first). */

@@ -75,7 +75,6 @@ struct gpuasm_tb_lin {
     leafcol *lc;    size_t m_lc;
     int64_t *wmx;   size_t m_wmx;                 /* blocks a column at most, by range */
     uint32_t *hs;   size_t m_hs;                  /* gpuasm_tb_seeds()'s counts */
-    void *seed_tmp; size_t m_seed_tmp;            /* and its scratch */
     struct tb_range *rng; size_t m_rng;           /* threads: the ranges of the top pass */
     struct tb_leaf *lv; size_t n_lv;              /* threads: one leaf each */
     hts_tpool *pool; int pool_n;                  /* threads: the others (pool_n of them) */
@@ -88,26 +87,33 @@ static struct gpuasm_tb_lin *lin_of(gpuasm_tb_work *w)
     return w->lin;
 }
 
+/* A running column of W blocks (Pv, Mv, sc), grown; *m_run: its blocks.
+ * 0, or -1 out of memory. */
+static int run_grow(uint64_t **pv, uint64_t **mv, int64_t **sc, size_t *m_run, size_t W)
+{
+    if (W <= *m_run) return 0;
+    uint64_t *p = realloc(*pv, W * sizeof *p);
+    if (!p) return -1;
+    *pv = p;
+    uint64_t *q = realloc(*mv, W * sizeof *q);
+    if (!q) return -1;
+    *mv = q;
+    int64_t *c = realloc(*sc, W * sizeof *c);
+    if (!c) return -1;
+    *sc = c;
+    *m_run = W;
+    return 0;
+}
+
 /* Size the running column and Peq for a pattern of m bases. */
 static int band_alloc(struct gpuasm_tb_lin *L, band *bd, uint32_t m)
 {
     bd->m = m;
     bd->W = ((int64_t)m + WB - 1) / WB;
     size_t W = (size_t)bd->W;
-    if (gpuasm_grow((void **)&L->peq, &L->m_peq, 16 * W, sizeof(uint64_t)) < 0) return -1;
-    size_t cap = L->m_run;
-    if (W > cap) {
-        uint64_t *pv = realloc(L->pv, W * sizeof *pv);
-        if (!pv) return -1;
-        L->pv = pv;
-        uint64_t *mv = realloc(L->mv, W * sizeof *mv);
-        if (!mv) return -1;
-        L->mv = mv;
-        int64_t *sc = realloc(L->sc, W * sizeof *sc);
-        if (!sc) return -1;
-        L->sc = sc;
-        L->m_run = W;
-    }
+    if (gpuasm_grow((void **)&L->peq, &L->m_peq, 16 * W, sizeof(uint64_t)) < 0 ||
+        run_grow(&L->pv, &L->mv, &L->sc, &L->m_run, W) < 0)
+        return -1;
     bd->peq = L->peq;
     bd->pv = L->pv;
     bd->mv = L->mv;
@@ -122,7 +128,7 @@ int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
 {
     if (m == 0 || dist < 0 || end >= n) return -2;
     struct gpuasm_tb_lin *L = lin_of(w);
-    band bd;
+    band bd = { 0 };
     if (!L || band_alloc(L, &bd, m) < 0) return -1;
     const int64_t d = dist, e1 = (int64_t)end + 1;
     gpuasm_tb_peq(L->peq, pattern, m, bd.W, 1);
@@ -134,8 +140,6 @@ int gpuasm_hit_starts(const uint8_t *pattern, uint32_t m,
     bd.hin0 = 1;
     bd.k = d;
     bd.row0_over_k = (uint64_t)d;
-    bd.to_end = 0;
-    bd.ediag = 0;
     bd.text = text;
     bd.t0 = e1;
     bd.tstep = -1;
@@ -434,16 +438,7 @@ static int threads_ready(lin_run *r, int T)
     const size_t W = (size_t)r->bd.W;
     for (int j = 0; j < T; j++) {
         struct tb_leaf *v = &L->lv[j];
-        if (W > v->m_run) {
-            uint64_t *pv = realloc(v->pv, W * sizeof *pv);
-            if (pv) v->pv = pv;
-            uint64_t *mv = pv ? realloc(v->mv, W * sizeof *mv) : NULL;
-            if (mv) v->mv = mv;
-            int64_t *sc = mv ? realloc(v->sc, W * sizeof *sc) : NULL;
-            if (!sc) return -1;
-            v->sc = sc;
-            v->m_run = W;
-        }
+        if (run_grow(&v->pv, &v->mv, &v->sc, &v->m_run, W) < 0) return -1;
         v->bd = r->bd;
         v->bd.pv = v->pv;
         v->bd.mv = v->mv;
@@ -562,12 +557,7 @@ int gpuasm_tb_linear(const uint8_t *pattern, uint32_t m, const uint8_t *text, ui
      * text base, a block step ~4 ns. */
     const uint64_t smin = w->seeds_min_cells ? w->seeds_min_cells : SEEDS_MIN_CELLS;
     if ((end + 1 - x0) * (uint64_t)r.wpc >= smin) {
-        const int rs = gpuasm_tb_seeds(pattern, m, text, x0, end + 1, d, &r.L->hs, &r.L->m_hs,
-                                       &r.L->seed_tmp, &r.L->m_seed_tmp);
-        /* its scratch (16 bytes a text base) is not kept for the next hit */
-        free(r.L->seed_tmp);
-        r.L->seed_tmp = NULL;
-        r.L->m_seed_tmp = 0;
+        const int rs = gpuasm_tb_seeds(pattern, m, text, x0, end + 1, d, &r.L->hs, &r.L->m_hs);
         if (rs < 0) return -1;
         if (rs == 0) {
             r.bd.hs = r.L->hs;
@@ -618,7 +608,6 @@ void gpuasm_tb_lin_free(struct gpuasm_tb_lin *L)
     free(L->wmx);
     free(L->rng);
     free(L->hs);
-    free(L->seed_tmp);
     if (L->q) hts_tpool_process_destroy(L->q);
     if (L->pool) hts_tpool_destroy(L->pool);
     for (size_t j = 0; j < L->n_lv; j++) {

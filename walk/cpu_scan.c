@@ -33,6 +33,7 @@
 
 #include "walk/cpu_scan.h"
 #include "walk/cpu_walk.h"
+#include "util/lower_bound.h"
 #include "util/clock.h"
 #include "search/cpu_simd.h"
 #include "walk/ends_filter.h"
@@ -60,17 +61,6 @@ static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
-}
-
-/* Index of the first element >= x in sorted v[0 .. n). */
-static size_t lower_bound(const uint64_t *v, size_t n, uint64_t x)
-{
-    size_t lo = 0, hi = n;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (v[mid] < x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
 }
 
 /* cells = strands x sum over searched pairs of rlen x tlen (m x n is the
@@ -103,7 +93,7 @@ double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t co
         all[t + 1] = all[t] + (double)len[t];
         pat[t + 1] = pat[t] + (pattern_ok(opt, len[t]) ? (double)len[t] : 0.0);
     }
-    const size_t nz = lower_bound(len, nt, 1);   /* targets [nz, nt) are not empty */
+    const size_t nz = gpuasm_lower_bound_u64(len, nt, 1);   /* targets [nz, nt) are not empty */
     for (uint64_t r = first; r < r_end; r++) {
         const uint64_t rlen = reads->off[r + 1] - reads->off[r];
         if (rlen == 0) continue;
@@ -114,7 +104,7 @@ double gpuasm_scan_cells(const gpuasm_seqset *reads, uint32_t first, uint32_t co
             tsum = pat[nt];
         } else {
             /* tlen >= rlen: the read is the pattern; tlen < rlen: the target. */
-            const size_t i = lower_bound(len, nt, rlen);
+            const size_t i = gpuasm_lower_bound_u64(len, nt, rlen);
             tsum = (pattern_ok(opt, rlen) ? all[nt] - all[i] : 0) + pat[i];
         }
         cells += (double)rlen * tsum;

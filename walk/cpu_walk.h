@@ -235,13 +235,13 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
 int gpuasm_walk_group_b(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const gpuasm_cpu_prep *prep,
                         const gpuasm_seqset *targets, const gpuasm_search_opt *opt, const uint8_t *rseq,
                         uint64_t n, const gpuasm_twin *tw, void *tws, const gpuasm_search_opt *te);
-/* The ends pass's counts of an item (gpuasm_scan_stats): the text ends in
- * all and allow ran (or were settled), the others an exact filter ruled out. */
 /* The text ends in a mask of gpuasm_partial_text_ends() (two bits, its
  * end and its start): no popcount, which a generic x86-64 build makes a
  * libgcc call (~1% of the adapter screen). */
 static inline uint32_t gpuasm_ends_n(uint32_t ends) { return (ends & 1u) + (ends >> 1 & 1u); }
 
+/* The ends pass's counts of an item (gpuasm_scan_stats): the text ends in
+ * all and allow ran (or were settled), the others an exact filter ruled out. */
 static inline void gpuasm_count_ends(gpuasm_scan_stats *cnt, uint32_t all, uint32_t allow)
 {
     cnt->ends_run += gpuasm_ends_n(all & allow);
