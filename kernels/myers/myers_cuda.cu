@@ -559,17 +559,26 @@ static int launch_pair_class(const scan_ctx &sc, gcore::pair_params sp, uint64_t
  * (k_count_pairs, CUB's scan, the search kernel; issue #14 P1). */
 enum { HOST_OFF_PAIRS = 4096 };
 
+/* get_pair()'s parameters for batch view v (the host's copy, or the
+ * device's for the launches) under the scan's knobs, with the LONG path's
+ * segment seg_long (0: get_pair()'s default), from the first pair. */
+static gcore::pair_params pair_params_of(const gpuasm_batch_view &v, const scan_ctx &sc, uint32_t seg_long)
+{
+    gcore::pair_params sp;
+    sp.v = v;
+    sp.kn = sc.K.kn;
+    sp.seg_simple = sc.K.seg_simple;
+    sp.seg_warp = sc.K.seg_warp;
+    sp.seg_long = seg_long;
+    sp.pair0 = 0;
+    return sp;
+}
+
 static void plan_pair_offsets(const gpuasm_cuda_batch &b, const scan_ctx &sc, myers::host_plan &hp)
 {
     for (int c = 0; c < gcore::NCLS; ++c) hp.pair_off[c].clear();
     if (sc.npairs == 0 || sc.npairs > HOST_OFF_PAIRS || sc.chunk < sc.npairs) return;
-    gcore::pair_params sp;
-    sp.v = b.host;
-    sp.kn = sc.K.kn;
-    sp.seg_simple = sc.K.seg_simple;
-    sp.seg_warp = sc.K.seg_warp;
-    sp.seg_long = sc.K.seg_long;
-    sp.pair0 = 0;
+    const gcore::pair_params sp = pair_params_of(b.host, sc, sc.K.seg_long);
     for (int c = 0; c < gcore::NCLS; ++c) {
         if (!hp.cls_possible[c]) continue;
         std::vector<uint64_t> &off = hp.pair_off[c];
@@ -599,13 +608,7 @@ enum { LONG_ITEMS_WANT = 4096 };
 static uint32_t long_segment(const gpuasm_cuda_batch &b, const scan_ctx &sc)
 {
     if (sc.K.seg_long || sc.npairs == 0 || sc.npairs > HOST_OFF_PAIRS) return sc.K.seg_long;
-    gcore::pair_params sp;
-    sp.v = b.host;
-    sp.kn = sc.K.kn;
-    sp.seg_simple = sc.K.seg_simple;
-    sp.seg_warp = sc.K.seg_warp;
-    sp.seg_long = 0;
-    sp.pair0 = 0;
+    const gcore::pair_params sp = pair_params_of(b.host, sc, 0);
     uint64_t items = 0, floor = 0, dflt = UINT64_MAX;
     double pos = 0;
     for (uint64_t i = 0; i < sc.npairs; ++i) {
@@ -684,12 +687,7 @@ static int launch_all(const scan_ctx &sc, gpuasm_err *err)
     bool any = false;
     for (int c = 0; c < gcore::NCLS; ++c) any = any || hp.cls_possible[c];
     if (!any) return 0;
-    gcore::pair_params sp;
-    sp.v = b.dev;
-    sp.kn = sc.K.kn;
-    sp.seg_simple = sc.K.seg_simple;
-    sp.seg_warp = sc.K.seg_warp;
-    sp.seg_long = sc.K.seg_long;
+    gcore::pair_params sp = pair_params_of(b.dev, sc, sc.K.seg_long);
     for (uint64_t p0 = 0; p0 < sc.npairs; p0 += sc.chunk) {
         const uint64_t np = std::min<uint64_t>(sc.npairs - p0, sc.chunk);
         sp.pair0 = p0;
