@@ -330,86 +330,43 @@ __device__ __forceinline__ uint32_t wavefront_in(uint32_t &cur, uint32_t &nxt, u
 
 /* STEADY RUNS (k_long's lean passes, k_partial_warp's passes): steps
  * [t0, t1) of a pass in which every lane of the group computes a column
- * of the window (t0 >= lp and t1 multiples of lp, lp >= 2; the caller's
- * window bound on lane 0's column), in blocks of lp steps: lane 0's
- * inputs of a block loaded once (wavefront_in's cur / nxt, which it leaves
- * as wavefront_in would at step t1), and no test in a step but the loop's.
+ * of the window (t0 >= lp and t1 multiples of lp; the caller's window
+ * bound on lane 0's column), in blocks of lp steps: lane 0's inputs of a
+ * block loaded once (wavefront_in's cur / nxt, which it leaves as
+ * wavefront_in would at step t1), and no test in a step but the loop's.
  * The lean step through wavefront_in and long_step_lean was about 111
  * instructions for R = 5 in the sm_90 SASS of k_long<5>, of which about
  * 65 were the 5 words: the block load's test, the idle lane's and the
  * bottom lane's (a division by R), and the Peq address (shift, mask and
- * two multiplies) were the rest.
- *
- * Inside the run the io a lane hands on is skewed by one column: its
- * carries (bits 0-1) with the code of its NEXT column (bits 2-5; lane
- * g's next column is the one lane g - 1 computes now), and each lane
- * loads the Peq words of its next column during the current step.  With
- * the io of one column (wavefront_in), the Peq load (and its address) sat
- * on the chain of dependent steps: shuffle, Peq address, shared-memory
- * load, the words, shuffle.  P1 on an H100 (ncu): 14 warps an SM, 0.54
- * instructions issued a cycle per scheduler, 6.8 cycles between a warp's
- * instructions: the chain, not the issue, is the bound (NOTES.md,
- * 2026-12-07).  Entering, the first column's code comes from the io of
- * lane g - 1 and the next one's from lane g - 2 (lane 1: lane 0's input);
- * leaving, out is the io of one column again (the bottom lane's record
- * bytes always are).  Lanes past the strip compute what they are given
- * (Peq 0) and hand it only to lanes past the strip.  rec: the bottom
- * lane's record (it writes rec[c0 + t - g] = its io at step t), NULL in
- * every other lane. */
+ * two multiplies) were the rest, and the kernel is bound by integer issue
+ * (the chain of a lane's words is not the bound: a schedule skewed by word
+ * that broke it ran 4% slower).  Lanes past the strip compute what they
+ * are given (Peq 0) and hand it only to lanes past the strip.  rec: the
+ * bottom lane's record (it writes rec[c0 + t - g] = its io at step t),
+ * NULL in every other lane. */
 template <int R, class Load>
 __device__ __forceinline__ void wavefront_steady(uint32_t *pv, uint32_t *mv, const uint32_t *peq_w, uint32_t lane,
                                                  uint32_t g, uint32_t lp, uint32_t &cur, uint32_t &nxt,
                                                  uint32_t &out, uint32_t t0, uint32_t t1, uint32_t c0,
                                                  const Load &load, uint8_t *rec)
 {
-    if (t0 >= t1) return;
     const uint32_t *peq_l = peq_w + lane;
-    cur = nxt;
-    nxt = load(t0 + lp + g);
-    /* Step t0: the carries and this column's code from lane g - 1's io
-     * (lane 0: its input of column t0), the next column's code from lane
-     * g - 2's (lane 1: lane 0's input; lane 0: its input of column t0 + 1). */
-    const uint32_t up1 = __shfl_up_sync(0xffffffffu, out, 1, (int)lp);
-    const uint32_t up2 = __shfl_up_sync(0xffffffffu, out, 2, (int)lp);
-    const uint32_t a0 = __shfl_sync(0xffffffffu, cur, 0, (int)lp);
-    uint32_t la = __shfl_sync(0xffffffffu, cur, 1, (int)lp);   /* lane 0's input of the next column */
-    uint32_t ccode = (g == 0 ? a0 : up1) & 0x3cu;               /* 4 x this column's code */
-    uint32_t recv = g == 0 ? (a0 & 3u) | (la & 0x3cu) : (up1 & 3u) | ((g == 1 ? a0 : up2) & 0x3cu);
-    uint32_t eq[R];
-    DEV_UNROLL
-    for (int r = 0; r < R; ++r) eq[r] = peq_l[ccode * (8u * (uint32_t)R) + 32u * (uint32_t)r];
-    uint32_t outn = out;
     for (uint32_t tb = t0; tb < t1; tb += lp) {
-        if (tb != t0) {
-            cur = nxt;
-            nxt = load(tb + lp + g);
-        }
+        cur = nxt;
+        nxt = load(tb + lp + g);
         uint8_t *rb = rec ? rec + (c0 + tb - g) : NULL;
 #pragma unroll 4
         for (uint32_t i = 0; i < lp; ++i) {
-            uint32_t hp = recv & 1u, hn = (recv >> 1) & 1u;
-            DEV_UNROLL
-            for (int r = 0; r < R; ++r) {
-                uint32_t ph, mh;
-                block_step_bits<uint32_t>(pv[r], mv[r], eq[r], hp, hn, ph, mh);
-            }
-            const uint32_t carries = hp | (hn << 1);
-            const uint32_t ncode = recv & 0x3cu;   /* the next column's code */
-            outn = ccode | carries;                /* this column's io (io_pack) */
-            if (rb) rb[i] = (uint8_t)outn;
-            /* The next step: its Peq words now, its carries and the code
-             * after it from lane g - 1 (lane 0: its inputs of columns t + 1
-             * and t + 2). */
-            DEV_UNROLL
-            for (int r = 0; r < R; ++r) eq[r] = peq_l[ncode * (8u * (uint32_t)R) + 32u * (uint32_t)r];
-            ccode = ncode;
-            const uint32_t up = __shfl_up_sync(0xffffffffu, ncode | carries, 1, (int)lp);
-            const uint32_t a2 = __shfl_sync(0xffffffffu, i + 2u < lp ? cur : nxt, (int)((i + 2u) & (lp - 1u)), (int)lp);
-            recv = g == 0 ? (la & 3u) | (a2 & 0x3cu) : up;
-            la = a2;
+            const uint32_t up = __shfl_up_sync(0xffffffffu, out, 1, (int)lp);
+            const uint32_t in0 = __shfl_sync(0xffffffffu, cur, (int)i, (int)lp);
+            const uint32_t in = g == 0 ? in0 : up;
+            /* Peq of the column's code: (in & 0x3c) is 4 x the code */
+            uint32_t sph, smh;
+            out = (in & 0x3cu) | wc_words_row<R>(pv, mv, peq_l + (in & 0x3cu) * (8u * (uint32_t)R), in, (uint32_t)R,
+                                                 sph, smh);   /* io_pack(carry, code) */
+            if (rb) rb[i] = (uint8_t)out;
         }
     }
-    out = outn;
 }
 
 /* strip_entry_seq() by a group of lp lanes (lane g; lp | 32, the group's
