@@ -53,10 +53,12 @@ typedef struct gpuasm_tb_work {
     size_t mem_bytes;                /* linear: budget of its column store and
                                       * checkpoints, bytes; 0 = 16 MiB (with
                                       * threads: mem / 2 of checkpoints and
-                                      * mem / 16 a thread) */
+                                      * mem / 32 for each of the 2 x n_threads
+                                      * parts kept ahead of the walk) */
     int n_threads;                   /* linear: threads for a long band's leaf
-                                      * ranges (<= 1: the caller's only; at
-                                      * most 64); the same alignment */
+                                      * ranges (a pool of that many while the
+                                      * caller walks; <= 1: the caller's only;
+                                      * at most 64); the same alignment */
     uint64_t threads_min_cells;      /* linear: threads from this many blocks x
                                       * columns of the band on; 0 = 2^25 */
     uint64_t seeds_min_cells;        /* linear: the seeds' bound (tb_seeds.h)

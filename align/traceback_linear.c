@@ -405,38 +405,39 @@ static void *leaf_job(void *arg)
     struct tb_leaf *v = arg;
     ck_load_to(v->L, &v->bd, v->g->ck);
     v->rc = fill_leaf(&v->bd, v->g->hi - v->g->lo, v->g->w, &v->leaf, &v->m_leaf, &v->lc, &v->m_lc);
-    return NULL;
+    return v;
 }
 
-/* The pool of T - 1 threads (kept for the next hit) and T leaves, each
- * with a running column of W blocks and a copy of the run's band.  0; 1
- * when the pool cannot start (the parts then run on this thread, one
- * leaf); -1 out of memory. */
+/* The pool of T threads (kept for the next hit), its queue of results in
+ * the order sent, and LEAF_SLOTS(T) leaves, each with a running column of
+ * W blocks and a copy of the run's band.  0; 1 when the pool cannot start
+ * (the parts then run on this thread, one leaf); -1 out of memory. */
+#define LEAF_SLOTS(T) (2 * (size_t)(T))
 static int threads_ready(lin_run *r, int T)
 {
     struct gpuasm_tb_lin *L = r->L;
     int alone = 0;
-    if (L->pool_n != T - 1) {
+    if (L->pool_n != T) {
         if (L->q) hts_tpool_process_destroy(L->q);
         if (L->pool) hts_tpool_destroy(L->pool);
         L->q = NULL;
         L->pool = NULL;
         L->pool_n = 0;
-        if ((L->pool = hts_tpool_init(T - 1)) && (L->q = hts_tpool_process_init(L->pool, 2 * T, 1)))
-            L->pool_n = T - 1;
+        if ((L->pool = hts_tpool_init(T)) && (L->q = hts_tpool_process_init(L->pool, 2 * (int)LEAF_SLOTS(T), 0)))
+            L->pool_n = T;
         else
             alone = 1;
     }
-    if (alone) T = 1;
-    if ((size_t)T > L->n_lv) {
-        struct tb_leaf *v = realloc(L->lv, (size_t)T * sizeof *v);
+    const size_t S = alone ? 1 : LEAF_SLOTS(T);
+    if (S > L->n_lv) {
+        struct tb_leaf *v = realloc(L->lv, S * sizeof *v);
         if (!v) return -1;
-        memset(v + L->n_lv, 0, ((size_t)T - L->n_lv) * sizeof *v);
+        memset(v + L->n_lv, 0, (S - L->n_lv) * sizeof *v);
         L->lv = v;
-        L->n_lv = (size_t)T;
+        L->n_lv = S;
     }
     const size_t W = (size_t)r->bd.W;
-    for (int j = 0; j < T; j++) {
+    for (size_t j = 0; j < S; j++) {
         struct tb_leaf *v = &L->lv[j];
         if (run_grow(&v->pv, &v->mv, &v->sc, &v->m_run, W) < 0) return -1;
         v->bd = r->bd;
@@ -454,17 +455,34 @@ static int range_fits(const struct tb_range *g, size_t budget)
     return (g->hi - g->lo) * ((size_t)g->w * 4 * sizeof(uint64_t) + sizeof(leafcol)) <= budget;
 }
 
+/* Take the results of the n jobs still sent (an early end or an error:
+ * their leaves are not walked). */
+static void drain(struct gpuasm_tb_lin *L, size_t n)
+{
+    for (; n > 0; n--) {
+        hts_tpool_result *res = hts_tpool_next_result_wait(L->q);
+        if (!res) return;
+        hts_tpool_delete_result(res, 0);
+    }
+}
+
 /* The walk through columns a+1 .. b on T threads.  One pass cuts the range
  * where the next column could take the part since the last cut past a
- * leaf's share of the budget (mem / 16; a column gains at most one block, so
- * every part fits), with checkpoints within mem / 2; then the parts are
- * kept T at a time, one a thread, and walked right to left.  A part longer
- * than its share (the checkpoints ran out) is solve()'s, on this thread.
- * The same F, hence the same walk, as solve(). */
+ * leaf's share of the budget (mem / 32; a column gains at most one block, so
+ * every part fits), with checkpoints within mem / 2; then the parts, right
+ * to left, are kept on the pool, up to 2 T sent ahead of the walk, and
+ * walked on this thread as their results come, in the order sent.  Before,
+ * T parts at a time were kept and then walked, the pool waited for at each
+ * round: a part is ~0.1 ms of work, and the rounds' waits took most of
+ * the threads' gain (1 Mb pair, 2 threads: 0.28 -> 0.25 s; NOTES.md).  A
+ * part longer than its share (the checkpoints ran out) is solve()'s, on
+ * this thread, sent nothing past it until it is walked (solve() pushes
+ * checkpoints that the jobs read).  The same F, hence the same walk, as
+ * solve(). */
 static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
 {
     struct gpuasm_tb_lin *L = r->L;
-    const size_t leaf_budget = r->mem / 16, ck_budget = r->mem / 2;
+    const size_t leaf_budget = r->mem / 32, ck_budget = r->mem / 2;
     const size_t col0 = sizeof(leafcol);
     size_t n = 0, ck_bytes = 0, ck_lo = ck;
     uint64_t lo = a;
@@ -491,33 +509,56 @@ static int solve_threads(lin_run *r, uint64_t a, uint64_t b, size_t ck, int T)
     L->rng[n++] = (struct tb_range){ lo, b, ck_lo, mw };
     const int ready = threads_ready(r, T);
     if (ready < 0) return -1;
-    const size_t per = ready ? 1 : (size_t)T;   /* parts at once */
-    for (size_t p = n; p-- > 0 && r->w.i > 0;) {
-        if (!range_fits(&L->rng[p], leaf_budget)) {
-            const struct tb_range g = L->rng[p];
-            const int rc = solve(r, g.lo, g.hi, g.ck, g.w);
-            if (rc < 0) return rc;
+    /* Part k of the walk is rng[n - 1 - k]; kd parts sent (or left to
+     * solve()), kw walked, `out` sent and not yet taken. */
+    const size_t S = ready ? 1 : LEAF_SLOTS(T);
+    size_t kd = 0, kw = 0, out = 0;
+    int rc = 0;
+    while (kw < n && r->w.i > 0) {
+        while (!ready && kd < n && kd - kw < S) {
+            struct tb_range *g = &L->rng[n - 1 - kd];
+            if (!range_fits(g, leaf_budget)) break;   /* solve()'s, once the walk is there */
+            struct tb_leaf *v = &L->lv[kd % S];
+            v->g = g;
+            if (hts_tpool_dispatch(L->pool, L->q, leaf_job, v) < 0) {
+                drain(L, out);
+                return -1;
+            }
+            out++;
+            kd++;
+        }
+        const struct tb_range *g = &L->rng[n - 1 - kw];
+        if (!range_fits(g, leaf_budget)) {   /* nothing sent is left (the loop above) */
+            if ((rc = solve(r, g->lo, g->hi, g->ck, g->w)) < 0) return rc;
+            kd = ++kw;
             continue;
         }
-        size_t q = 1;
-        while (q < per && q <= p && range_fits(&L->rng[p - q], leaf_budget)) q++;
-        for (size_t j = 0; j < q; j++) L->lv[j].g = &L->rng[p - j];
-        size_t sent = 1;
-        while (sent < q && hts_tpool_dispatch(L->pool, L->q, leaf_job, &L->lv[sent]) == 0) sent++;
-        leaf_job(&L->lv[0]);
-        /* the jobs sent use lv[]: waited for even when one could not go */
-        if (sent > 1 && hts_tpool_process_flush(L->q) < 0) return -1;
-        if (sent < q) return -1;
-        for (size_t j = 0; j < q; j++) {
-            const struct tb_leaf *v = &L->lv[j];
-            if (v->rc < 0) return v->rc;
-            if (r->w.i == 0) continue;
-            if (v->g->hi == r->x1 && !end_ok(r, &v->bd)) return -2;
-            const int rc = leaf_walk(r, v->g->lo, v->lc, v->leaf);
-            if (rc < 0) return rc;
+        struct tb_leaf *v;
+        if (ready) {   /* no pool: this thread, one part at a time */
+            v = &L->lv[0];
+            v->g = g;
+            leaf_job(v);
+        } else {
+            hts_tpool_result *res = hts_tpool_next_result_wait(L->q);
+            if (!res) {
+                drain(L, out - 1);
+                return -1;
+            }
+            v = hts_tpool_result_data(res);
+            hts_tpool_delete_result(res, 0);
+            out--;
         }
-        p -= q - 1;
+        kw++;
+        if (v->rc < 0) rc = v->rc;
+        else if (v->g != g) rc = -2;   /* results come in the order sent */
+        else if (v->g->hi == r->x1 && !end_ok(r, &v->bd)) rc = -2;
+        else rc = leaf_walk(r, v->g->lo, v->lc, v->leaf);
+        if (rc < 0) {
+            drain(L, out);
+            return rc;
+        }
     }
+    drain(L, out);   /* the walk reached row 0 before the parts' end */
     return 0;
 }
 
