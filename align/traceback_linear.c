@@ -473,8 +473,9 @@ static void drain(struct gpuasm_tb_lin *L, size_t n)
  * to left, are kept on the pool, up to 2 T sent ahead of the walk, and
  * walked on this thread as their results come, in the order sent.  Before,
  * T parts at a time were kept and then walked, the pool waited for at each
- * round: a part is ~0.1 ms of work, and the rounds' waits took most of
- * the threads' gain (1 Mb pair, 2 threads: 0.28 -> 0.25 s; NOTES.md).  A
+ * round: a part is ~0.1 ms of work, and the rounds' waits took much of
+ * the threads' gain (1 Mb pair on 16 threads: 0.28 -> 0.23 s of report;
+ * NOTES.md, 2026-12-07).  A
  * part longer than its share (the checkpoints ran out) is solve()'s, on
  * this thread, sent nothing past it until it is walked (solve() pushes
  * checkpoints that the jobs read).  The same F, hence the same walk, as
