@@ -78,6 +78,23 @@
  * covered by the ambiguity zones whatever their pieces do; N in a read
  * only removes pieces that can never be intact.  At e = 0.1 against 20 Mb
  * this leaves about 6 windows a read instead of about 1,750 (NOTES.md).
+ * The neighbour rule (issue #28: a database of thousands of genomes,
+ * where the two-piece pairing sorted ~20,000 chance hits a read strand):
+ * of the same k + 2 pieces P_1 .. P_n, each operation charged to one piece
+ * (a text insertion between two pieces to the later one), some P_j with
+ * j < n is intact and P_{j+1} holds at most one operation.  Otherwise each
+ * intact P_j (j < n) is followed by a piece of >= 2 operations, one
+ * distinct such piece per intact one, and the n - z pieces that are not
+ * intact (z of them intact, at most one of those the last) hold at least
+ * (n - z) + (z - 1) = n - 1 = k + 1 operations: more than k.  An intact P_j
+ * at text position g puts the start of P_{j+1}'s alignment at g + |P_j|,
+ * so the index's row of P_j gives, beside each hit, the text codes after
+ * it (ext8): only the hits whose next codes can begin an alignment of
+ * P_{j+1} with at most one operation (a set of ~100 strings, a bitmap
+ * test per hit) are kept, each with its range [c - k, c + k]: no pairing,
+ * no sort, and ~0.2% of chance hits left.  It applies where every piece
+ * starts at its window and takes at most 2 extension codes (pieces of 8
+ * to 10 bases: 150-base reads at e = 0.1); elsewhere the pairing above.
  * Partial occurrences (a pattern running off a text's end, search.h) are
  * not covered by the k + 1 pieces of the whole pattern (a 3-base overlap
  * has no intact piece of Q bases).  For reads as patterns the index rules
@@ -185,8 +202,8 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
  * 2) or m / (k + 1), which is what the reference size asks for; with
  * k + 2 pieces a chance hit must also meet a hit of another piece within k
  * ("Two pieces" above).  Pieces shorter than Q (with k + 1 pieces) make
- * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 6 bytes per indexed base (6 MiB per Mb of
- * targets: pos and ext4; both strands are served by looking up the read's reverse
+ * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 8 bytes per indexed base (8 MiB per Mb of
+ * targets: pos, ext4 and ext8; both strands are served by looking up the read's reverse
  * complement, not by indexing the targets twice) plus 256 KiB of rows and
  * 1 MiB of sub-rows; 4 more bytes a base while it is built, and 8 bytes a
  * window of the widest row a thread sorts; bounded by the caller (max_pos). */
@@ -204,6 +221,13 @@ typedef struct gpuasm_tindex {
      * reading the targets' bases at every step (a cache miss each: most of
      * a filtered scan's time against 20 Mb, NOTES.md) */
     uint16_t *ext4;
+    /* [n_pos] all 8 extension codes of pos[i]'s window, 2 bits each, the
+     * first in the top bits; a code that is no single base (or past the
+     * buffer's end) as 0 (A): what the text after a piece holds, for the
+     * neighbour rule (tindex.c), which reads its low 2c bits.  Its A for
+     * an ambiguous code is safe there: an alignment over such a code ends
+     * in its ambiguity zone's range anyway (below). */
+    uint16_t *ext8;
     /* [total / 2^TOF_SHIFT + 2] tof[i]: the target holding buffer position
      * i 2^TOF_SHIFT, so a hit's target is a search among
      * tof[g >> S] .. tof[(g >> S) + 1] (one or two genomes) instead of all

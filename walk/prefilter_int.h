@@ -100,4 +100,30 @@ static inline uint32_t tix_target(const gpuasm_tindex *x, const gpuasm_seqset *t
         }                                                                                     \
     }
 
+/* ---- tindex.c's look-ups, shared with tindex_ends.c ---- */
+
+/* A piece P[a .. b) of a pattern looked up in the index: the rows
+ * [qa, qb) of its first clean window (at w: Q single bases) and the single
+ * bases after it (e of them, at most EXT); whole: the lookup compared
+ * every base of the piece. */
+typedef struct {
+    uint32_t qa, qb;
+    uint64_t w;
+    int whole;
+} piece_rows_t;
+
+/* Look piece P[a .. b) up: 0 when it has no window of Q single bases (N
+ * in every window: such a piece is never intact, prefilter.h), else 1 with
+ * *r filled. */
+int gpuasm_tix_piece_rows(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p, uint64_t a,
+                          uint64_t b, piece_rows_t *r);
+
+/* Does the whole piece P[a .. b) occur (nt16 rule) where the index row
+ * entry at buffer position g (in target t) puts its window, inside t? */
+int gpuasm_tix_piece_there(const gpuasm_seqset *targets, uint32_t t, uint64_t g, const uint8_t *p, uint64_t a,
+                           uint64_t b, const piece_rows_t *r);
+
+/* The two-piece pairing of n packed hits in buf (room for 2n): tindex.c. */
+size_t gpuasm_tix_pair_keep_sorted(uint64_t *buf, size_t n, int64_t slack, int pbits, int kbits, int tshift);
+
 #endif

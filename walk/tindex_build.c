@@ -15,6 +15,7 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
     free(x->sub);
     free(x->pos);
     free(x->ext4);
+    free(x->ext8);
     free(x->amb);
     free(x->tof);
     memset(x, 0, sizeof *x);
@@ -63,6 +64,7 @@ typedef struct tix_job {
     const gpuasm_seqset *targets;
     gpuasm_tindex *x;
     uint32_t *ek;           /* each window's (low key byte << 24 | ext5), in place order */
+    const uint16_t *ext8;   /* pass 3: ext8 of each ext5 value (ext8_table) */
     uint64_t a, b;          /* passes 1-2: windows starting in [a, b) */
     uint32_t *cnt;          /* [N_KEYS] pass 1: windows per key */
     uint32_t hcur[N_HB];    /* pass 2: next slot per high byte */
@@ -90,6 +92,26 @@ static inline uint16_t ext4_of5(uint32_t v)
         v /= 5;
     }
     return (uint16_t)e;
+}
+
+/* ext8 (prefilter.h) of every ext5 value, 5^EXT of them: the base-5
+ * digits, top first, as 2-bit codes, a 4 (no single base) as 0. */
+#define N_EXT5 390625u   /* 5^8 */
+_Static_assert(GPUASM_QF_EXT == 8, "ext8 holds 8 codes");
+static uint16_t *ext8_table(void)
+{
+    uint16_t *t = malloc(N_EXT5 * sizeof *t);
+    if (!t) return NULL;
+    for (uint32_t v = 0; v < N_EXT5; v++) {
+        uint32_t r = v, e = 0;
+        for (int i = 0; i < GPUASM_QF_EXT; i++) {   /* the lowest digit is the last code */
+            const uint32_t d = r % 5;
+            r /= 5;
+            e |= (d < 4 ? d : 0) << (2 * i);
+        }
+        t[v] = (uint16_t)e;
+    }
+    return t;
 }
 
 /* v[0 .. n) of (ext5 << 32 | position), positions ascending, sorted by
@@ -204,6 +226,7 @@ static void tix_sort(tix_job *j)
             for (uint32_t i = 0; i < n; i++) {
                 x->pos[rlo + i] = (uint32_t)tmp[i];
                 x->ext4[rlo + i] = ext4_of5((uint32_t)(tmp[i] >> 32));
+                x->ext8[rlo + i] = j->ext8[tmp[i] >> 32];
             }
             /* sub: where the extension's first code reaches 1, 2, 3, 4 */
             uint32_t i = 0;
@@ -273,6 +296,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
 {
     memset(x, 0, sizeof *x);
     uint32_t *ek = NULL;   /* passes 2-3: each window's (low key byte, ext5), 4 bytes a window */
+    uint16_t *e8 = NULL;   /* pass 3: ext8_table */
     tix_job *jobs = NULL;
     const uint64_t total = targets->off[targets->n];
     if (total >= UINT32_MAX) return 1;
@@ -318,6 +342,8 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
     if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
+    if (!(x->ext8 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
+    if (!(e8 = ext8_table())) goto oom;
     if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     /* Pass 2: place the windows by bucket. */
     for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
@@ -335,6 +361,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
         jobs[i].h0 = h;
         while (h < N_HB && (i == n_threads - 1 || x->start[(h + 1) << 8] <= upto)) h++;
         jobs[i].h1 = h;
+        jobs[i].ext8 = e8;
     }
     tix_pass(jobs, n_threads, 2);
     int failed = 0;
@@ -345,6 +372,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     free(jobs);
     jobs = NULL;
     free(ek);
+    free(e8);
     if (failed) {
         gpuasm_tindex_free(x);
         return -1;
@@ -354,6 +382,7 @@ oom:
     for (int i = 0; jobs && i < n_threads; i++) free(jobs[i].cnt);
     free(jobs);
     free(ek);
+    free(e8);
     gpuasm_tindex_free(x);
     return -1;
 }

@@ -588,6 +588,41 @@ static void test_tindex_hit_bound(void)
     free(p);
 }
 
+/* The pattern p (m bases, cut into `pieces`) written into tx with one
+ * operation in each piece q at base at[q]: op[q] 0 a substitution, 1 a
+ * random base inserted before it, 2 its deletion, -1 none (intact).  The
+ * bases written. */
+static uint64_t plant_ops(uint8_t *tx, const uint8_t *p, uint32_t m, uint32_t pieces, const int *op,
+                          const uint32_t *at)
+{
+    uint64_t o = 0;
+    for (uint32_t q = 0; q < pieces; q++)
+        for (uint32_t i = q * m / pieces; i < (q + 1) * m / pieces; i++) {
+            if (i == at[q] && op[q] == 0) { tx[o++] = p[i] == 1 ? 2 : 1; continue; }
+            if (i == at[q] && op[q] == 1) tx[o++] = (uint8_t)(1u << (rnd() & 3));   /* inserted */
+            if (i == at[q] && op[q] == 2) continue;                                 /* deleted */
+            tx[o++] = p[i];
+        }
+    return o;
+}
+
+/* Does every end j < n with last[j] <= k lie in one of the nr ranges?  1,
+ * or 0 with the first that does not in *bad. */
+static int ends_in_ranges(const int32_t *last, uint64_t n, int32_t k, const gpuasm_end_range *rg, int64_t nr,
+                          uint64_t *bad)
+{
+    for (uint64_t j = 0; j < n; j++) {
+        if (last[j] > k) continue;
+        int in_range = 0;
+        for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
+        if (!in_range) {
+            *bad = j;
+            return 0;
+        }
+    }
+    return 1;
+}
+
 static void test_tindex(void)
 {
     int ok = 1;
@@ -726,19 +761,14 @@ static void test_tindex(void)
         uint8_t *tx = xmalloc(n), *p = xmalloc(m);
         rnd_seq(p, m, 0);
         /* the text: the pattern with the edits, at pre */
-        uint64_t o = 0;
         rnd_seq(tx, n, 0);
+        int op[64];
+        uint32_t at[64];
         for (uint32_t q = 0; q < pieces; q++) {
-            const uint32_t a = q * m / pieces, b = (q + 1) * m / pieces;
-            const uint32_t at = a + (uint32_t)below(b - a);
-            const int op = q == i1 || q == i2 ? -1 : (int)below(3);
-            for (uint32_t i = a; i < b; i++) {
-                if (i == at && op == 0) { tx[pre + o++] = p[i] == 1 ? 2 : 1; continue; }
-                if (i == at && op == 1) tx[pre + o++] = (uint8_t)(1u << (rnd() & 3));   /* inserted */
-                if (i == at && op == 2) continue;                                       /* deleted */
-                tx[pre + o++] = p[i];
-            }
+            at[q] = q * m / pieces + (uint32_t)below((q + 1) * m / pieces - q * m / pieces);
+            op[q] = q == i1 || q == i2 ? -1 : (int)below(3);
         }
+        const uint64_t o = plant_ops(tx + pre, p, m, pieces, op, at);
         gpuasm_end_range *rg;
         int32_t *last;
         const int64_t nr = one_text_ranges(tx, n, p, m, k, 1, &rg, &last);
@@ -746,15 +776,11 @@ static void test_tindex(void)
             diag("two pieces: m=%u k=%d not filtered (%" PRId64 ")", m, k, nr);
             ok3 = 0;
         }
-        for (uint64_t j = 0; j < n && ok3; j++) {
-            if (last[j] > k) continue;
-            int in_range = 0;
-            for (int64_t q = 0; q < nr; q++) in_range |= rg[q].lo <= j && j <= rg[q].hi;
-            if (!in_range) {
-                diag("two pieces: m=%u k=%d intact %u and %u: end %" PRIu64 " D=%d in no range", m, k, i1, i2,
-                     j, last[j]);
-                ok3 = 0;
-            }
+        uint64_t j;
+        if (ok3 && !ends_in_ranges(last, n, k, rg, nr, &j)) {
+            diag("two pieces: m=%u k=%d intact %u and %u: end %" PRIu64 " D=%d in no range", m, k, i1, i2, j,
+                 last[j]);
+            ok3 = 0;
         }
         two_cases += last[pre + o - 1] <= k;
         free(last);
@@ -764,6 +790,65 @@ static void test_tindex(void)
     }
     tap(ok3 && two_cases >= 150, "targets' window index, k + 2 pieces with exactly two intact: every end with "
         "D <= k lies in a range (200 cases, %zu with the planted end at D <= k)", two_cases);
+    /* Hand-made, the neighbour rule (prefilter.h): k + 2 pieces of 8 to 10
+     * bases, piece j intact and piece j + 1 with one operation (anywhere
+     * in it, a text insertion before its first base too), the last piece
+     * intact, one operation in every other piece: k operations, and j the
+     * only intact piece with a neighbour of at most one (the last has
+     * none), so only the rule's own witness finds it; hamming (mismatches
+     * only) in a third of the cases. */
+    int ok4 = 1;
+    size_t nb_cases = 0;
+    for (int c = 0; c < 300 && ok4; c++) {
+        const int32_t k = 2 + (int32_t)below(15);
+        const uint32_t pieces = (uint32_t)k + 2;
+        const uint32_t m = pieces * (8 + (uint32_t)below(3)) + (uint32_t)below(pieces);
+        const uint32_t jw = (uint32_t)below(pieces - 2);   /* the witness: jw + 1 < pieces - 1 */
+        const int hamming = c % 3 == 2;
+        const uint64_t pre = 300 + below(300), n = pre + 2 * (uint64_t)m + 300;
+        uint8_t *tx = xmalloc(n), *p = xmalloc(m);
+        rnd_seq(p, m, 0);
+        rnd_seq(tx, n, 0);
+        int op[64];
+        uint32_t at[64];
+        for (uint32_t q = 0; q < pieces; q++) {
+            const uint32_t a = q * m / pieces, b = (q + 1) * m / pieces;
+            /* the neighbour's operation near its start half of the time */
+            at[q] = q == jw + 1 && chance(0.5) ? a + (uint32_t)below(2) : a + (uint32_t)below(b - a);
+            op[q] = q == jw || q == pieces - 1 ? -1 : hamming ? 0 : (int)below(3);
+        }
+        const uint64_t o = plant_ops(tx + pre, p, m, pieces, op, at);
+        uint64_t off[2] = { 0, n };
+        gpuasm_seqset tg = { 1, off, tx };
+        gpuasm_tindex x;
+        if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, 1) != 0) abort();
+        uint32_t in = 1;
+        size_t cap = 0;
+        gpuasm_end_range *rg = NULL;
+        const int64_t nr = gpuasm_tindex_ranges(&x, &tg, p, m, k, hamming, &in, 1, 0, &rg, &cap);
+        gpuasm_tindex_free(&x);
+        int32_t *last = xmalloc(n * sizeof(int32_t));
+        if (hamming) gpuasm_naive_hamming(p, m, tx, n, 0, last);
+        else if (gpuasm_naive_dp(p, m, tx, n, last) < 0) abort();
+        if (nr < 0) {
+            diag("neighbour rule: m=%u k=%d not filtered (%" PRId64 ")", m, k, nr);
+            ok4 = 0;
+        }
+        uint64_t j;
+        if (ok4 && !ends_in_ranges(last, n, k, rg, nr, &j)) {
+            diag("neighbour rule: %s m=%u k=%d witness %u: end %" PRIu64 " D=%d in no range",
+                 hamming ? "hamming" : "edit", m, k, jw, j, last[j]);
+            ok4 = 0;
+        }
+        nb_cases += last[pre + o - 1] <= k;
+        free(last);
+        free(rg);
+        free(tx);
+        free(p);
+    }
+    tap(ok4 && nb_cases >= 250, "targets' window index, k + 2 pieces whose only witness of the neighbour rule "
+        "is one intact piece before a piece of one operation: every end with D <= k lies in a range (300 "
+        "cases, %zu with the planted end at D <= k)", nb_cases);
     tap(ok && text_total && covered * 4 < text_total,
         "targets' window index: the ranges cover %.1f%% of the text of targets without IUPAC codes",
         text_total ? 100.0 * (double)covered / (double)text_total : 0.0);
@@ -834,6 +919,12 @@ static int tindex_is_naive(const gpuasm_tindex *x, const gpuasm_seqset *tg, cons
     for (uint64_t i = 0; i < nw && !bad; i++) {
         if (x->pos[i] != w[i].pos || x->start[w[i].key] > i || x->start[w[i].key + 1] <= i) bad = 1;
         if (x->ext4[i] != (uint16_t)(w[i].ext >> 16)) bad = 1;   /* the first 4 extension codes */
+        uint16_t e8 = 0;   /* all 8, 2 bits each, a 4 (no single base) as 0 */
+        for (int c = GPUASM_QF_EXT - 1; c >= 0; c--) {
+            const uint32_t d = w[i].ext >> (4 * c) & 15;
+            e8 = (uint16_t)(e8 << 2 | (d < 4 ? d : 0));
+        }
+        if (x->ext8[i] != e8) bad = 1;
     }
     /* sub[4 key + v - 1]: the row's first window whose first extension
      * code is >= v; tof: the target of every 4,096th buffer position */
@@ -865,6 +956,7 @@ static int tindex_same(const gpuasm_tindex *a, const gpuasm_tindex *b)
            !memcmp(a->start, b->start, rows * sizeof(uint32_t)) &&
            (!a->n_pos || !memcmp(a->pos, b->pos, a->n_pos * sizeof(uint32_t))) &&
            (!a->n_pos || !memcmp(a->ext4, b->ext4, a->n_pos * sizeof(uint16_t))) &&
+           (!a->n_pos || !memcmp(a->ext8, b->ext8, a->n_pos * sizeof(uint16_t))) &&
            !memcmp(a->sub, b->sub, (rows - 1) * 4 * sizeof(uint32_t)) &&
            (!a->n_amb || !memcmp(a->amb, b->amb, a->n_amb * 2 * sizeof(uint64_t)));
 }
