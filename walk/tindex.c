@@ -319,7 +319,7 @@ static void nb_emit(uint64_t *bits, const uint8_t *s, int len, int c)
     }
 }
 
-static void nb_bits(uint64_t *bits, const uint8_t *p, int L, int c)
+void gpuasm_tix_nb_bits(uint64_t *bits, const uint8_t *p, int L, int c)
 {
     uint8_t s[16], q[16];
     if (L > 12) L = 12;   /* only the first c + 1 <= 9 bases can reach the c codes */
@@ -370,7 +370,7 @@ static int64_t neighbour_ranges(const gpuasm_tindex *x, const gpuasm_seqset *tar
         const int e = (int)(b - a) - GPUASM_QF_Q, c = GPUASM_QF_EXT - e;
         const size_t words = ((size_t)1 << (2 * c)) / 64;
         memset(bits, 0, words * sizeof *bits);
-        nb_bits(bits, p + b, (int)(b2 - b), c);
+        gpuasm_tix_nb_bits(bits, p + b, (int)(b2 - b), c);
         const uint32_t mask = ((uint32_t)1 << (2 * c)) - 1;
         for (uint32_t q = pr[j].qa; q < pr[j].qb; q++) {
             const uint32_t v = x->ext8[q] & mask;
