@@ -238,7 +238,15 @@ typedef struct gpuasm_tindex {
     size_t n_amb;         /* runs */
     uint64_t n_pos;
     uint64_t total;       /* bases in the targets' code buffer */
+    /* the neighbour rule where a read strand's pieces have at least this
+     * many hits a row on average (GPUASM_TINDEX_NB_MIN_ROW from the build;
+     * 0: wherever it applies, as the tests force it), else the pairing */
+    uint32_t nb_min_row;
 } gpuasm_tindex;
+
+/* The build's nb_min_row: below ~32 hits a row the pairing (~7 ns a hit)
+ * costs less than the rule's bitmap of each piece (~0.3 us). */
+#define GPUASM_TINDEX_NB_MIN_ROW 32
 
 /* One end range of a target: every j in [lo, hi] may be an end hit. */
 typedef struct gpuasm_end_range {

@@ -123,13 +123,6 @@ int gpuasm_tix_piece_rows(const gpuasm_tindex *x, const gpuasm_seqset *targets, 
 int gpuasm_tix_piece_there(const gpuasm_seqset *targets, uint32_t t, uint64_t g, const uint8_t *p, uint64_t a,
                            uint64_t b, const piece_rows_t *r);
 
-/* The neighbour rule's bitmap (prefilter.h): bits[v] set for every string
- * v of c codes (2 bits each, first in the top bits; 4^c bits) that can
- * start the text of an alignment of P[0 .. L) (L >= c - 1) with at most
- * one operation; every string when P holds a code that is no single base.
- * Only sets bits. */
-void gpuasm_tix_nb_bits(uint64_t *bits, const uint8_t *p, int L, int c);
-
 /* The two-piece pairing of n packed hits in buf (room for 2n): tindex.c. */
 size_t gpuasm_tix_pair_keep_sorted(uint64_t *buf, size_t n, int64_t slack, int pbits, int kbits, int tshift);
 

@@ -301,57 +301,51 @@ static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, s
 
 /* ---- the neighbour rule (prefilter.h) ------------------------------------ */
 
+
 /* bits[v] for every string v of c codes (2 bits each, the first in the
  * top bits) that can start the text of an alignment of P[0 .. L) (single
  * bases) with at most one operation: P itself, one substitution, one text
  * insertion or one deletion, each cut to its first c codes, with every
  * code after an alignment that ends before c codes (the text there is
  * anything).  A superset is safe (more candidates); L >= c - 1. */
-static void nb_emit(uint64_t *bits, const uint8_t *s, int len, int c)
+static inline void nb_emit(uint64_t *bits, uint64_t v, int len, int c)
 {
-    uint32_t v = 0;
-    const int have = len < c ? len : c;
-    for (int i = 0; i < have; i++) v = v << 2 | s[i];
-    const int free_codes = c - have;   /* 0 or 1 (L >= c - 1) */
-    for (uint32_t f = 0; f < (1u << (2 * free_codes)); f++) {
-        const uint32_t x = v << (2 * free_codes) | f;
+    if (len >= c) {
+        const uint32_t x = (uint32_t)(v >> (2 * (len - c)));
+        bits[x >> 6] |= (uint64_t)1 << (x & 63);
+        return;
+    }
+    const int fc = c - len;   /* 1 (L >= c - 1): any code after the alignment */
+    for (uint32_t f = 0; f < (1u << (2 * fc)); f++) {
+        const uint32_t x = (uint32_t)(v << (2 * fc)) | f;
         bits[x >> 6] |= (uint64_t)1 << (x & 63);
     }
 }
 
-void gpuasm_tix_nb_bits(uint64_t *bits, const uint8_t *p, int L, int c)
+static void nb_bits(uint64_t *bits, const uint8_t *p, int L, int c)
 {
-    uint8_t s[16], q[16];
     if (L > 12) L = 12;   /* only the first c + 1 <= 9 bases can reach the c codes */
+    uint64_t A = 0;       /* P[0 .. L) as 2-bit codes, P[0] on top */
     for (int i = 0; i < L; i++) {
         const int b = gpuasm_base2[p[i] & 15];
         if (b < 0) {   /* a code that matches nothing (N: 0): no test, every string */
             memset(bits, 0xff, ((size_t)1 << (2 * c)) / 8);
             return;
         }
-        s[i] = (uint8_t)b;
+        A = A << 2 | (uint64_t)b;
     }
-    nb_emit(bits, s, L, c);   /* no operation */
+    nb_emit(bits, A, L, c);   /* no operation */
     for (int i = 0; i < L && i < c; i++) {
-        memcpy(q, s, (size_t)L);
-        for (uint8_t x = 0; x < 4; x++) {   /* substitution at i */
-            q[i] = x;
-            nb_emit(bits, q, L, c);
+        const int sh = 2 * (L - 1 - i);                    /* P[i]'s bits */
+        const uint64_t pre = A >> (sh + 2), suf = A & (((uint64_t)1 << sh) - 1);
+        for (uint64_t x = 0; x < 4; x++) {
+            nb_emit(bits, (pre << 2 | x) << sh | suf, L, c);                   /* P[i] -> x */
+            nb_emit(bits, ((pre << 2 | x) << 2 | (A >> sh & 3)) << sh | suf, L + 1, c);   /* x before P[i] */
         }
+        nb_emit(bits, pre << sh | suf, L - 1, c);          /* P[i] deleted */
     }
-    for (int i = 0; i <= L && i < c; i++) {   /* a text base x inserted before P[i] */
-        memcpy(q, s, (size_t)i);
-        memcpy(q + i + 1, s + i, (size_t)(L - i));
-        for (uint8_t x = 0; x < 4; x++) {
-            q[i] = x;
-            nb_emit(bits, q, L + 1, c);
-        }
-    }
-    for (int i = 0; i < L && i < c; i++) {   /* P[i] deleted */
-        memcpy(q, s, (size_t)i);
-        memcpy(q + i, s + i + 1, (size_t)(L - i - 1));
-        nb_emit(bits, q, L - 1, c);
-    }
+    if (L < c)   /* a text base after all of P (a shorter piece than the codes) */
+        for (uint64_t x = 0; x < 4; x++) nb_emit(bits, A << 2 | x, L + 1, c);
 }
 
 /* The neighbour rule's end ranges of a read strand cut into `pieces`
@@ -370,7 +364,7 @@ static int64_t neighbour_ranges(const gpuasm_tindex *x, const gpuasm_seqset *tar
         const int e = (int)(b - a) - GPUASM_QF_Q, c = GPUASM_QF_EXT - e;
         const size_t words = ((size_t)1 << (2 * c)) / 64;
         memset(bits, 0, words * sizeof *bits);
-        gpuasm_tix_nb_bits(bits, p + b, (int)(b2 - b), c);
+        nb_bits(bits, p + b, (int)(b2 - b), c);
         const uint32_t mask = ((uint32_t)1 << (2 * c)) - 1;
         for (uint32_t q = pr[j].qa; q < pr[j].qb; q++) {
             const uint32_t v = x->ext8[q] & mask;
@@ -433,6 +427,9 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         nb = b - a <= GPUASM_QF_Q + 2 && gpuasm_tix_piece_rows(x, targets, p, a, b, &prs[i]) && prs[i].w == a;
         if (nb) nb_hits += prs[i].qb - prs[i].qa;
     }
+    /* Few hits a row (a small reference): the pairing costs less than the
+     * bitmaps (~0.3 us a piece against ~7 ns a hit). */
+    if (nb && nb_hits < (uint64_t)x->nb_min_row * pieces) nb = 0;
     if (nb) {
         if (max_hits && nb_hits > max_hits) return -2;
         const int64_t r = neighbour_ranges(x, targets, p, m, pieces, prs, in_group, stamp, slack, out, cap, 0);

@@ -350,6 +350,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     tix_pass(jobs, n_threads, 1);
     x->n_pos = n_pos;
     x->total = total;
+    x->nb_min_row = GPUASM_TINDEX_NB_MIN_ROW;
     /* Pass 3: each bucket into its rows, each row sorted by the next
      * GPUASM_QF_EXT bases (ext_key), so that a piece longer than Q is
      * looked up by its first Q + E bases: a binary search inside the row

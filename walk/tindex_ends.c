@@ -241,73 +241,6 @@ static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, ui
     }
 }
 
-/* Can the piece hit at window position g (row entry of pr, piece P[a ..
- * a + Lp)) be inside its end's W bases?  With windows of W' =
- * GPUASM_ENDS_INDEX_W bases each (uniform), the piece's window and place
- * in it without a look-up, so the other end's windows and the places past
- * W (two thirds of the rest for 150-base reads) go before the pairing;
- * end_hit checks the same; 1 otherwise. */
-static inline int uniform_may(const gpuasm_ends_index *e, uint64_t g, const piece_rows_t *pr, uint64_t a, uint32_t Lp,
-                              uint32_t W, int at_start)
-{
-    if (!e->uniform) return 1;
-    const uint64_t ps = g - (pr->w - a), cw = GPUASM_ENDS_INDEX_W;
-    if (g < pr->w - a || ps / cw != (ps + Lp - 1) / cw || (ps / cw & 1u) == (uint64_t)at_start) return 0;
-    const uint64_t off = ps % cw;
-    return at_start ? off + Lp <= W : off >= cw - W;
-}
-
-/* The two-piece marks of one end by the neighbour rule (prefilter.h)
- * instead: the pieces of P[0 .. p) (text end; from P's end at the text
- * start) are consecutive, so one of every alignment's is intact with its
- * right-hand neighbour at most one operation; a hit whose next codes
- * (ext8) can start that neighbour marks its end at once (end_hit), with
- * no pairing.  The hits past the uniform windows' test count towards
- * max_hits as the pairing's do (*seen), so a strand is declined (-2)
- * exactly where the pairing declines it.  0, or 1 where the rule does not
- * apply (a piece of more than Q + 2 bases, or not at its window): then
- * the pairing. */
-static int neighbour_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p, uint32_t m,
-                           uint32_t W, uint32_t Lp, int at_start, const uint32_t *in_group, uint32_t stamp,
-                           uint32_t *mark, uint64_t max_hits, uint64_t *seen)
-{
-    const uint64_t np = (uint64_t)(m - 1) / Lp;   /* pieces: (i + 1) Lp <= m - 1 */
-    if (!e->x.ext8 || Lp > GPUASM_QF_Q + 2 || np > 64) return 1;
-    piece_rows_t prs[64];
-    int found[64];
-    for (uint64_t i = 0; i < np; i++) {
-        const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp;
-        found[i] = gpuasm_tix_piece_rows(&e->x, &e->set, p, a, a + Lp, &prs[i]);
-        if (found[i] && prs[i].w != a) return 1;
-    }
-    const int c = GPUASM_QF_EXT - (int)(Lp - GPUASM_QF_Q);
-    const uint32_t mask = ((uint32_t)1 << (2 * c)) - 1;
-    uint64_t bits[1024];   /* 4^8 bits */
-    uint64_t n = 0;
-    for (uint64_t i = 0; i < np; i++) {
-        if (!found[i]) continue;   /* never intact */
-        const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp;
-        /* the right-hand neighbour: piece i + 1 (from P's start) or i - 1
-         * (from its end); the rightmost piece has none, only its count */
-        const int has = at_start ? i > 0 : i + 1 < np;
-        if (has) {
-            memset(bits, 0, ((size_t)1 << (2 * c)) / 8);
-            gpuasm_tix_nb_bits(bits, p + a + Lp, (int)Lp, c);
-        }
-        for (uint32_t q = prs[i].qa; q < prs[i].qb; q++) {
-            const uint64_t g = e->x.pos[q];
-            if (!uniform_may(e, g, &prs[i], a, Lp, W, at_start)) continue;
-            n++;
-            const uint32_t v = e->x.ext8[q] & mask;
-            if (has && bits[v >> 6] >> (v & 63) & 1)
-                end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, &prs[i], a, a + Lp, g, i, NULL);
-        }
-        if (max_hits && *seen + n > max_hits) return -2;
-    }
-    *seen += n;
-    return 0;
-}
-
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
                             uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap,
@@ -329,11 +262,6 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
         if (!(ends & (1u << at_start))) continue;
         const uint32_t bit = 1u << at_start;
         size_t n = 0;
-        if (two) {
-            const int r = neighbour_marks(e, targets, p, m, W, Lp, at_start, in_group, stamp, mark, max_hits, &seen);
-            if (r == -2) return -2;
-            if (r == 0) continue;
-        }
         /* the pieces of gpuasm_tindex_end_marks(), looked up among the
          * first windows (2t: the text start) or the last ones (2t + 1).
          * Two pieces: first paired by their diagonal in the whole buffer
@@ -348,7 +276,18 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
                 if (gpuasm_grow((void **)scratch, cap, 2 * (n + pr.qb - pr.qa), sizeof **scratch) < 0) return -1;
                 for (uint32_t q = pr.qa; q < pr.qb; q++) {
                     const uint64_t g = e->x.pos[q];
-                    if (!uniform_may(e, g, &pr, a, Lp, W, at_start)) continue;
+                    if (e->uniform) {
+                        /* windows of W' = GPUASM_ENDS_INDEX_W bases each: the
+                         * piece's window and place in it without a look-up,
+                         * so the other end's windows and the places past W
+                         * (two thirds of the rest for 150-base reads) go
+                         * before the pairing; end_hit checks the same */
+                        const uint64_t ps = g - (pr.w - a), cw = GPUASM_ENDS_INDEX_W;
+                        if (g < pr.w - a || ps / cw != (ps + Lp - 1) / cw || (ps / cw & 1u) == (uint64_t)at_start)
+                            continue;
+                        const uint64_t off = ps % cw;
+                        if (at_start ? off + Lp > W : off < cw - W) continue;
+                    }
                     (*scratch)[n++] = (g - (pr.w - a) - a + m) << pbits | i;   /* (piece start - a + m, piece) */
                 }
                 /* a repeat: its marks would cost more than the ends they save */
