@@ -74,6 +74,29 @@ static void emit_in_range(void *ctx, uint64_t j, int32_t d)
     if (j + r->ws >= r->lo) emit_hit(r->w, j + r->ws, d);
 }
 
+/* Group A's membership stamps, text bases and ends columns, once per group
+ * rather than per read strand (a read against 6,670 genomes stamped them
+ * all two or three times a strand: issue #28's "per-target loops"). */
+static void group_a_ready(group_ws *g, const gpuasm_seqset *targets)
+{
+    if (g->a_ready) return;
+    if (++g->stamp_a == 0) {
+        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
+        g->stamp_a = 1;
+    }
+    uint64_t total = 0, cols = 0;
+    for (uint32_t i = 0; i < g->n_a; i++) {
+        const uint32_t t = g->grp_a[i];
+        const uint64_t n = targets->off[t + 1] - targets->off[t];
+        g->in_a[t] = g->stamp_a;
+        total += n;
+        cols += n < g->ends.W ? n : g->ends.W;
+    }
+    g->a_total = total;
+    g->a_cols = cols;
+    g->a_ready = 1;
+}
+
 /* Group A through the window index: only the end ranges the pigeonhole
  * argument leaves (prefilter.h) are searched, each from m + k - 1 columns
  * before it.  Returns 1 when done, 0 when the filter does not apply or
@@ -83,11 +106,7 @@ static int walk_group_a_ranges(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, 
                                const gpuasm_seqset *targets, const uint8_t *rseq, uint32_t m,
                                int32_t k, uint64_t total)
 {
-    if (++g->stamp_a == 0) {
-        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
-        g->stamp_a = 1;
-    }
-    for (uint32_t i = 0; i < g->n_a; i++) g->in_a[g->grp_a[i]] = g->stamp_a;
+    group_a_ready(g, targets);
     const int64_t nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, m, k, 0, g->in_a, g->stamp_a,
                                             gpuasm_tindex_max_hits(total, prep->lv_index), &g->ranges,
                                             &g->cap_ranges);
@@ -149,18 +168,9 @@ int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gp
                               const gpuasm_search_opt *opt, const uint8_t *rseq, uint64_t rlen, uint32_t s)
 {
     if (!g->ends.L || !g->n_a) return 0;
-    if (++g->stamp_a == 0) {
-        memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
-        g->stamp_a = 1;
-    }
-    uint64_t cols = 0;   /* the ends pass's columns at each end when every end runs */
-    for (uint32_t i = 0; i < g->n_a; i++) {
-        const uint32_t t = g->grp_a[i];
-        const uint64_t n = targets->off[t + 1] - targets->off[t];
-        g->in_a[t] = g->stamp_a;
-        g->emark[t] = 0;
-        cols += n < g->ends.W ? n : g->ends.W;
-    }
+    group_a_ready(g, targets);
+    const uint64_t cols = g->a_cols;   /* the ends pass's columns at each end when every end runs */
+    for (uint32_t i = 0; i < g->n_a; i++) g->emark[g->grp_a[i]] = 0;
     const uint32_t ends = gpuasm_partial_text_ends(opt, 1, s);
     const int emarked =
         (prep->has_eix && g->ends.W <= GPUASM_ENDS_INDEX_W
@@ -422,8 +432,13 @@ int gpuasm_walk_group_a(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
     if (gpuasm_grow((void **)&g->rpeq, &g->rpeq_cap, words, sizeof(uint64_t)) < 0) return -1;
     gpuasm_myers_peq_nt16(g->rpeq, rseq, m);
     uint64_t total = 0;
-    for (uint32_t i = 0; i < g->n_a; i++)
-        total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+    if (g->in_a) {   /* the group's sum, once (with its stamps) */
+        group_a_ready(g, targets);
+        total = g->a_total;
+    } else {
+        for (uint32_t i = 0; i < g->n_a; i++)
+            total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
+    }
     int declined = 0;
     if (prep->has_tindex) {
         const int r = walk_group_a_ranges(w, g, cfg, prep, targets, rseq, m, k, total);
@@ -576,15 +591,8 @@ int gpuasm_walk_hamming(walk *w, group_ws *g, const gpuasm_cpu_cfg *cfg, const g
     const uint64_t read_key = ((uint64_t)w->cur.read << 2) | ((uint64_t)w->cur.strand << 1) | 1;
     int64_t nr = -2;
     if (g->n_a && prep->has_tindex) {
-        if (++g->stamp_a == 0) {
-            memset(g->in_a, 0, (size_t)targets->n * sizeof(uint32_t));
-            g->stamp_a = 1;
-        }
-        uint64_t total = 0;
-        for (uint32_t i = 0; i < g->n_a; i++) {
-            g->in_a[g->grp_a[i]] = g->stamp_a;
-            total += targets->off[g->grp_a[i] + 1] - targets->off[g->grp_a[i]];
-        }
+        group_a_ready(g, targets);
+        const uint64_t total = g->a_total;
         nr = gpuasm_tindex_ranges(&prep->tx, targets, rseq, rlen, k_read, 1, g->in_a, g->stamp_a,
                                   gpuasm_tindex_max_hits(total, prep->lv_index), &g->ranges, &g->cap_ranges);
         if (nr == -1) return -1;

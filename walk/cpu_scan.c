@@ -459,6 +459,7 @@ static int group_pairs(scan_call *c, uint64_t r, uint64_t rlen, int32_t k_read, 
     const gpuasm_cpu_prep *prep = c->prep;
     group_ws *g = &c->g;
     g->n_a = g->n_b = 0;
+    g->a_ready = 0;   /* group A's stamps are for the groups below */
     /* the ends pass of group A through the index (prefilter.h) */
     if (!(c->partial && g->emark)) {
         g->ends = (gpuasm_read_ends){ 0, 0, 0, 0 };

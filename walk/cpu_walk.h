@@ -169,6 +169,11 @@ typedef struct group_ws {
     uint32_t stamp;
     int32_t *k_t;                   /* k of each target as the pattern */
     uint32_t *in_a, stamp_a;        /* group A membership for the window index */
+    /* in_a stamped for this group (group_pairs clears it: the groups depend
+     * on the read length only), with group A's text bases and the ends
+     * pass's columns at each end (ends.W each at most) */
+    int a_ready;
+    uint64_t a_total, a_cols;
     uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
     gpuasm_read_ends ends;          /* their marks' pieces and windows for the read length of the groups */
     uint64_t ends_rlen;             /* the read length ends was computed for (0: none yet) */
