@@ -496,7 +496,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         if (r < 0) return -1;
         n = (size_t)r;
     }
-zones:
+zones:;   /* (a label before a declaration: C11 needs a statement) */
     /* Ambiguity zones: an alignment whose intact piece lies over an
      * ambiguous run [r0, r1] ends within m + slack of it. */
     const int64_t reach = (int64_t)m + slack + GPUASM_QF_Q;
