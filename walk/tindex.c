@@ -301,13 +301,8 @@ static int64_t pair_hits(const gpuasm_seqset *targets, gpuasm_end_range **out, s
 
 /* ---- the neighbour rule (prefilter.h) ------------------------------------ */
 
-
-/* bits[v] for every string v of c codes (2 bits each, the first in the
- * top bits) that can start the text of an alignment of P[0 .. L) (single
- * bases) with at most one operation: P itself, one substitution, one text
- * insertion or one deletion, each cut to its first c codes, with every
- * code after an alignment that ends before c codes (the text there is
- * anything).  A superset is safe (more candidates); L >= c - 1. */
+/* Set bit v, v a string of len codes cut to its first c (len >= c), or
+ * every string it starts (len = c - 1: any code after it). */
 static inline void nb_emit(uint64_t *bits, uint64_t v, int len, int c)
 {
     if (len >= c) {
@@ -322,6 +317,12 @@ static inline void nb_emit(uint64_t *bits, uint64_t v, int len, int c)
     }
 }
 
+/* bits[v] for every string v of c codes (2 bits each, the first in the
+ * top bits) that can start the text of an alignment of P[0 .. L) (single
+ * bases) with at most one operation: P itself, one substitution, one text
+ * insertion or one deletion, each cut to its first c codes, with every
+ * code after an alignment that ends before c codes (the text there is
+ * anything).  A superset is safe (more candidates); L >= c - 1. */
 static void nb_bits(uint64_t *bits, const uint8_t *p, int L, int c)
 {
     if (L > 12) L = 12;   /* only the first c + 1 <= 9 bases can reach the c codes */
@@ -383,6 +384,19 @@ static int64_t neighbour_ranges(const gpuasm_tindex *x, const gpuasm_seqset *tar
     return (int64_t)n;
 }
 
+/* Piece i's rows: from the strand's cache (prs, found) where it has one,
+ * else looked up (more pieces than the cache holds). */
+static inline int rows_of(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p, uint32_t m,
+                          uint64_t pieces, uint64_t i, const piece_rows_t *prs, const int8_t *found,
+                          piece_rows_t *r)
+{
+    if (prs) {
+        *r = prs[i];
+        return found[i];
+    }
+    return gpuasm_tix_piece_rows(x, targets, p, i * m / pieces, (i + 1) * m / pieces, r);
+}
+
 int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                              uint32_t m, int32_t k, int hamming, const uint32_t *in_group,
                              uint32_t stamp, uint64_t max_hits, gpuasm_end_range **out, size_t *cap)
@@ -399,6 +413,14 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
     const int pbits = 64 - __builtin_clzll(pieces), cbits = 64 - __builtin_clzll(x->total + m + 1),
               tbits = 64 - __builtin_clzll((uint64_t)targets->n + 1);
     if (pbits + cbits + tbits > 63) two = 0;   /* never with 32-bit positions in practice */
+    /* Each piece's rows, looked up once for the strand (the rule's test,
+     * the gathering and every kept hit use them) where they fit the cache */
+    enum { PR_CACHE = 64 };
+    piece_rows_t prs_buf[PR_CACHE];
+    int8_t found[PR_CACHE];
+    const piece_rows_t *prs = pieces <= PR_CACHE ? prs_buf : NULL;
+    for (uint64_t i = 0; prs && i < pieces; i++)
+        found[i] = (int8_t)gpuasm_tix_piece_rows(x, targets, p, i * m / pieces, (i + 1) * m / pieces, &prs_buf[i]);
     /* A periodic read against a periodic target (a satellite, poly-A): its
      * pieces sit everywhere, and pairing them costs more than the scan
      * they would save (issue #28's periodic case: 21,000 hits a strand in
@@ -410,7 +432,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
         uint64_t hits = 0;
         for (uint64_t i = 0; i < pieces && hits <= max_hits; i++) {
             piece_rows_t pr;
-            if (gpuasm_tix_piece_rows(x, targets, p, i * m / pieces, (i + 1) * m / pieces, &pr)) hits += pr.qb - pr.qa;
+            if (rows_of(x, targets, p, m, pieces, i, prs, found, &pr)) hits += pr.qb - pr.qa;
         }
         if (hits > max_hits) return -2;
     }
@@ -419,12 +441,11 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
     /* The neighbour rule where it applies: every piece at its window with
      * at most 2 extension codes (its hits' next 6-8 codes in ext8), the
      * same bound on the hits as the pairing's. */
-    int nb = two && pieces <= 64 && x->ext8;
-    piece_rows_t prs[64];
+    int nb = two && prs && x->ext8;
     uint64_t nb_hits = 0;
     for (uint64_t i = 0; nb && i < pieces; i++) {
         const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
-        nb = b - a <= GPUASM_QF_Q + 2 && gpuasm_tix_piece_rows(x, targets, p, a, b, &prs[i]) && prs[i].w == a;
+        nb = b - a <= GPUASM_QF_Q + 2 && found[i] && prs[i].w == a;
         if (nb) nb_hits += prs[i].qb - prs[i].qa;
     }
     /* Few hits a row (a small reference): the pairing costs less than the
@@ -447,9 +468,8 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
          * rule keeps below, where each kept one gets its target, group
          * and whole-piece checks and is paired again within its target. */
         for (uint64_t i = 0; i < pieces; i++) {
-            const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
             piece_rows_t pr;
-            if (!gpuasm_tix_piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+            if (!rows_of(x, targets, p, m, pieces, i, prs, found, &pr)) continue;   /* never intact */
             if (max_hits && n + (pr.qb - pr.qa) > max_hits) return -2;
             if (gpuasm_grow((void **)out, cap, (n + pr.qb - pr.qa) / 3 + 1, sizeof **out) < 0) return -1;
             uint64_t *h = (uint64_t *)*out;
@@ -464,7 +484,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
             const uint64_t v = ((uint64_t *)*out)[y], i = v & pmask, cg = v >> pbits;
             const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
             piece_rows_t pr;
-            if (!gpuasm_tix_piece_rows(x, targets, p, a, b, &pr)) continue;
+            if (!rows_of(x, targets, p, m, pieces, i, prs, found, &pr)) continue;
             const uint64_t g = cg + 1 - (m - pr.w);
             const uint32_t t = tix_target(x, targets, g);
             if (in_group[t] != stamp) continue;
@@ -476,7 +496,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
     for (uint64_t i = 0; i < pieces && !two; i++) {
         const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;
         piece_rows_t pr;
-        if (!gpuasm_tix_piece_rows(x, targets, p, a, b, &pr)) continue;   /* never intact */
+        if (!rows_of(x, targets, p, m, pieces, i, prs, found, &pr)) continue;   /* never intact */
         const uint64_t w = pr.w;
         for (uint32_t q = pr.qa; q < pr.qb; q++) {
             const uint64_t g = x->pos[q];
