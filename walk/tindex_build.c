@@ -59,12 +59,14 @@ static int tix_tof(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t tota
 #define N_HB 256u
 _Static_assert(N_KEYS == N_HB * 256u, "the build places by two key bytes");
 
+typedef struct ext_halves ext_halves;
+
 /* A thread's share of the build. */
 typedef struct tix_job {
     const gpuasm_seqset *targets;
     gpuasm_tindex *x;
     uint32_t *ek;           /* each window's (low key byte << 24 | ext5), in place order */
-    const uint16_t *ext8;   /* pass 3: ext8 of each ext5 value (ext8_table) */
+    const ext_halves *halves; /* pass 3: ext4 and ext8 from ext5's halves */
     uint64_t a, b;          /* passes 1-2: windows starting in [a, b) */
     uint32_t *cnt;          /* [N_KEYS] pass 1: windows per key */
     uint32_t hcur[N_HB];    /* pass 2: next slot per high byte */
@@ -73,45 +75,45 @@ typedef struct tix_job {
     int pass, failed;
 } tix_job;
 
-/* The extension key's codes (ext_key: 0..4 each) as one base-5 number
- * (19 bits; the same order as ext_key's). */
-static inline uint32_t ext5_of(uint32_t ext)
-{
-    uint32_t v = 0;
-    for (int i = GPUASM_QF_EXT - 1; i >= 0; i--) v = v * 5 + (ext >> (4 * i) & 15);
-    return v;
-}
-
-/* The top 4 codes of an ext5 value in ext_key's nibbles (ext4). */
-static inline uint16_t ext4_of5(uint32_t v)
-{
-    v /= 5 * 5 * 5 * 5;
-    uint32_t e = 0;
-    for (int i = 0; i < 4; i++) {
-        e |= (v % 5) << (4 * i);
-        v /= 5;
-    }
-    return (uint16_t)e;
-}
-
-/* ext8 (prefilter.h) of every ext5 value, 5^EXT of them: the base-5
- * digits, top first, as 2-bit codes, a 4 (no single base) as 0. */
+/* A window's extension key as one base-5 number, ext5 (19 bits): its
+ * GPUASM_QF_EXT codes (ext_key's, 0..4 each), the first the most
+ * significant, so ext5 order is ext_key's order.  tix_windows rolls it
+ * along the buffer (one code read a position instead of ext_key's eight),
+ * and pass 3 splits it into its top and bottom 4 codes, each a number
+ * below 5^4 = 625, for small tables instead of divisions. */
 #define N_EXT5 390625u   /* 5^8 */
-_Static_assert(GPUASM_QF_EXT == 8, "ext8 holds 8 codes");
-static uint16_t *ext8_table(void)
+#define N_EXT5_HALF 625u /* 5^4 */
+_Static_assert(GPUASM_QF_EXT == 8, "ext5 and ext8 hold 8 codes");
+
+/* The code of buffer position i in ext_key's terms: 0-3 a single base, 4
+ * none (ambiguous, or past the buffer's end). */
+static inline uint32_t ext_code(const uint8_t *s, uint64_t total, uint64_t i)
 {
-    uint16_t *t = malloc(N_EXT5 * sizeof *t);
-    if (!t) return NULL;
-    for (uint32_t v = 0; v < N_EXT5; v++) {
-        uint32_t r = v, e = 0;
-        for (int i = 0; i < GPUASM_QF_EXT; i++) {   /* the lowest digit is the last code */
+    const int b = i < total ? gpuasm_base2[s[i] & 15] : -1;
+    return b < 0 ? 4u : (uint32_t)b;
+}
+
+/* For each half h (0 .. 624) of an ext5 value, top code first:
+ * nib[h]: its 4 codes as ext_key's nibbles (ext4 is the top half's);
+ * two[h]: its 4 codes as 2-bit codes, a 4 as 0 (ext8's half, prefilter.h). */
+struct ext_halves {
+    uint16_t nib[N_EXT5_HALF];
+    uint8_t two[N_EXT5_HALF];
+};
+
+static void ext_halves_init(ext_halves *t)
+{
+    for (uint32_t h = 0; h < N_EXT5_HALF; h++) {
+        uint32_t r = h, nib = 0, two = 0;
+        for (int i = 0; i < 4; i++) {   /* the lowest digit is the last code */
             const uint32_t d = r % 5;
             r /= 5;
-            e |= (d < 4 ? d : 0) << (2 * i);
+            nib |= d << (4 * i);
+            two |= (d < 4 ? d : 0) << (2 * i);
         }
-        t[v] = (uint16_t)e;
+        t->nib[h] = (uint16_t)nib;
+        t->two[h] = (uint8_t)two;
     }
-    return t;
 }
 
 /* v[0 .. n) of (ext5 << 32 | position), positions ascending, sorted by
@@ -161,7 +163,13 @@ static void tix_windows(tix_job *j)
     const uint64_t end = j->b + GPUASM_QF_Q - 1 < total ? j->b + GPUASM_QF_Q - 1 : total;
     uint32_t *cnt = j->cnt, *hcur = j->hcur, *pos = j->x->pos, *ek = j->ek;
     uint64_t n = 0;
+    /* ext5 of the window ending at i holds the codes of i + 1 .. i + EXT:
+     * set for i = a - 1 here, rolled by one code per step below. */
+    uint32_t ext5 = 0;
+    if (j->pass)
+        for (uint64_t d = j->a; d < j->a + GPUASM_QF_EXT; d++) ext5 = ext5 * 5 + ext_code(s, total, d);
     for (uint64_t i = j->a; i < end; i++) {
+        if (j->pass) ext5 = (ext5 * 5 + ext_code(s, total, i + GPUASM_QF_EXT)) % N_EXT5;
         while (i >= targets->off[t + 1]) {   /* windows never span two targets */
             t++;
             run = 0;
@@ -179,7 +187,7 @@ static void tix_windows(tix_job *j)
             n++;
         } else {
             const uint32_t at = hcur[key >> HB_SHIFT]++;
-            ek[at] = (key & 255u) << 24 | ext5_of(ext_key(s, total, w));
+            ek[at] = (key & 255u) << 24 | ext5;
             pos[at] = (uint32_t)w;
         }
     }
@@ -223,10 +231,12 @@ static void tix_sort(tix_job *j)
             const uint32_t rlo = x->start[k], n = x->start[k + 1] - rlo;
             for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[rlo + i] << 32 | x->pos[rlo + i];
             sort_row(tmp, tmp + widest_row, n);
+            const ext_halves *hv = j->halves;
             for (uint32_t i = 0; i < n; i++) {
+                const uint32_t v = (uint32_t)(tmp[i] >> 32), top = v / N_EXT5_HALF, bot = v % N_EXT5_HALF;
                 x->pos[rlo + i] = (uint32_t)tmp[i];
-                x->ext4[rlo + i] = ext4_of5((uint32_t)(tmp[i] >> 32));
-                x->ext8[rlo + i] = j->ext8[tmp[i] >> 32];
+                x->ext4[rlo + i] = hv->nib[top];
+                x->ext8[rlo + i] = (uint16_t)(hv->two[top] << 8 | hv->two[bot]);
             }
             /* sub: where the extension's first code reaches 1, 2, 3, 4 */
             uint32_t i = 0;
@@ -296,7 +306,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
 {
     memset(x, 0, sizeof *x);
     uint32_t *ek = NULL;   /* passes 2-3: each window's (low key byte, ext5), 4 bytes a window */
-    uint16_t *e8 = NULL;   /* pass 3: ext8_table */
+    ext_halves *e8 = NULL;   /* pass 3: ext5's halves' tables */
     tix_job *jobs = NULL;
     const uint64_t total = targets->off[targets->n];
     if (total >= UINT32_MAX) return 1;
@@ -343,7 +353,8 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
     if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
     if (!(x->ext8 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
-    if (!(e8 = ext8_table())) goto oom;
+    if (!(e8 = malloc(sizeof *e8))) goto oom;
+    ext_halves_init(e8);
     if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     /* Pass 2: place the windows by bucket. */
     for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
@@ -362,7 +373,7 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
         jobs[i].h0 = h;
         while (h < N_HB && (i == n_threads - 1 || x->start[(h + 1) << 8] <= upto)) h++;
         jobs[i].h1 = h;
-        jobs[i].ext8 = e8;
+        jobs[i].halves = e8;
     }
     tix_pass(jobs, n_threads, 2);
     int failed = 0;
