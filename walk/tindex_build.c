@@ -14,8 +14,7 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
     free(x->start);
     free(x->sub);
     free(x->pos);
-    free(x->ext4);
-    free(x->ext8);
+    free(x->ext);
     free(x->amb);
     free(x->tof);
     memset(x, 0, sizeof *x);
@@ -65,7 +64,7 @@ typedef struct ext_halves ext_halves;
 typedef struct tix_job {
     const gpuasm_seqset *targets;
     gpuasm_tindex *x;
-    uint32_t *ek;           /* each window's (low key byte << 24 | ext5), in place order */
+    uint32_t *ek;           /* each window's (low key byte << 24 | ext5), in place order; pass 3 makes it x->ext */
     const ext_halves *halves; /* pass 3: ext4 and ext8 from ext5's halves */
     uint64_t a, b;          /* passes 1-2: windows starting in [a, b) */
     uint32_t *cnt;          /* [N_KEYS] pass 1: windows per key */
@@ -231,17 +230,18 @@ static void tix_sort(tix_job *j)
             const uint32_t rlo = x->start[k], n = x->start[k + 1] - rlo;
             for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[rlo + i] << 32 | x->pos[rlo + i];
             sort_row(tmp, tmp + widest_row, n);
+            /* the row's ek entries, read into tmp, become its ext (the
+             * same array: x->ext is ek) */
             const ext_halves *hv = j->halves;
             for (uint32_t i = 0; i < n; i++) {
                 const uint32_t v = (uint32_t)(tmp[i] >> 32), top = v / N_EXT5_HALF, bot = v % N_EXT5_HALF;
                 x->pos[rlo + i] = (uint32_t)tmp[i];
-                x->ext4[rlo + i] = hv->nib[top];
-                x->ext8[rlo + i] = (uint16_t)(hv->two[top] << 8 | hv->two[bot]);
+                x->ext[rlo + i] = (uint32_t)hv->nib[top] << 16 | (uint32_t)hv->two[top] << 8 | hv->two[bot];
             }
             /* sub: where the extension's first code reaches 1, 2, 3, 4 */
             uint32_t i = 0;
             for (uint32_t v = 1; v <= 4; v++) {
-                while (i < n && (uint32_t)(x->ext4[rlo + i] >> 12) < v) i++;
+                while (i < n && x->ext[rlo + i] >> 28 < v) i++;
                 x->sub[4 * (size_t)k + v - 1] = rlo + i;
             }
         }
@@ -305,7 +305,6 @@ static int tix_amb(gpuasm_tindex *x, const gpuasm_seqset *targets)
 int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads)
 {
     memset(x, 0, sizeof *x);
-    uint32_t *ek = NULL;   /* passes 2-3: each window's (low key byte, ext5), 4 bytes a window */
     ext_halves *e8 = NULL;   /* pass 3: ext5's halves' tables */
     tix_job *jobs = NULL;
     const uint64_t total = targets->off[targets->n];
@@ -351,13 +350,13 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
         }
     if (!(x->pos = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     if (!(x->sub = malloc((size_t)N_KEYS * 4 * sizeof(uint32_t)))) goto oom;
-    if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
-    if (!(x->ext8 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
     if (!(e8 = malloc(sizeof *e8))) goto oom;
     ext_halves_init(e8);
-    if (!(ek = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+    /* passes 2-3: each window's (low key byte, ext5), 4 bytes a window
+     * (tix_job's ek), which pass 3 rewrites row by row as its ext */
+    if (!(x->ext = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
     /* Pass 2: place the windows by bucket. */
-    for (int i = 0; i < n_threads; i++) jobs[i].ek = ek;
+    for (int i = 0; i < n_threads; i++) jobs[i].ek = x->ext;
     tix_pass(jobs, n_threads, 1);
     x->n_pos = n_pos;
     x->total = total;
@@ -383,7 +382,6 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     }
     free(jobs);
     jobs = NULL;
-    free(ek);
     free(e8);
     if (failed) {
         gpuasm_tindex_free(x);
@@ -393,7 +391,6 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
 oom:
     for (int i = 0; jobs && i < n_threads; i++) free(jobs[i].cnt);
     free(jobs);
-    free(ek);
     free(e8);
     gpuasm_tindex_free(x);
     return -1;
