@@ -307,14 +307,30 @@ static int add_end_cells(gpuasm_chance *c, const gpuasm_seqset *t, int rip, int 
         rho[i] = 1;
         if (omin[i] && qn[i] > qmax) qmax = qn[i];
     }
+    /* The targets' q-th bases, QB values of q at a time, gathered q-major
+     * (blk[(q - q0) n + i]): the loop below visits every target for each
+     * q, and reading each from the code buffer touched one page per
+     * target (6,670 genomes: a TLB miss per read, most of this function's
+     * time, issue #28). */
+    enum { QB = 64 };
+    uint8_t *blk = malloc((size_t)QB * (n ? n : 1));
+    if (!blk) goto out;
     for (uint32_t q = 1; q <= qmax; q++) {
+        if ((q - 1) % QB == 0)
+            for (uint32_t i = 0; i < n; i++) {
+                if (!omin[i] || q > qn[i]) continue;
+                const uint8_t *s = t->code + t->off[i];
+                const uint64_t len = t->off[i + 1] - t->off[i];
+                for (uint32_t r = q; r < q + QB && r <= qn[i]; r++)
+                    blk[(size_t)(r - q) * n + i] = s[from_end ? len - r : r - 1];
+            }
+        const uint8_t *bq = blk + (size_t)((q - 1) % QB) * n;
         uint64_t klen = UINT64_MAX;   /* k_q of the last length (most files: a few lengths) */
         int32_t kq = 0;
         for (uint32_t i = 0; i < n; i++) {
             if (!omin[i] || q > qn[i]) continue;
-            const uint8_t *s = t->code + t->off[i];
             const uint64_t len = t->off[i + 1] - t->off[i];
-            const uint8_t b = s[from_end ? len - q : q - 1] & 15u;
+            const uint8_t b = bq[i] & 15u;
             rho[i] *= (double)gpuasm_nt16_nbases(b) / 4.0;
             h[i] = (h[i] + b + 1) * 0x9e3779b97f4a7c15ULL;
             if (q < omin[i] || rho[i] <= 0) continue;
@@ -335,9 +351,13 @@ static int add_end_cells(gpuasm_chance *c, const gpuasm_seqset *t, int rip, int 
             setq[j] = q;
             set[j] = key;
             setk[j] = kq;
-            if (add_cell(&c->role[rip], cap, q, kq, mult * rho[i], mult) < 0) goto out;
+            if (add_cell(&c->role[rip], cap, q, kq, mult * rho[i], mult) < 0) {
+                free(blk);
+                goto out;
+            }
         }
     }
+    free(blk);
     ret = 0;
 out:
     free(h);
@@ -510,17 +530,22 @@ int gpuasm_chance_set_floors(gpuasm_chance *c, int32_t target_floor, int32_t rea
     /* A target of single bases only at both ends has rho 4^-q there, so
      * its terms are a function of its length and role alone: the last
      * such length's value is taken again (10,000 primers of one length:
-     * one sum, not 10,000; the same doubles, from the same operations). */
+     * one sum, not 10,000; the same doubles, from the same operations).
+     * With an error rate (no -k), k_q does not depend on the length
+     * either, nor do qn (QMAX) and omin once the length exceeds QMAX + 1:
+     * such targets (genomes) are one class, len_class QMAX + 2 (a database
+     * of 6,670 genomes: one sum, not 6,670, issue #28). */
     uint64_t plain_len = UINT64_MAX;
     double plain_tp = 0, plain_rp = 0;
     for (uint32_t i = 0; i < t->n; i++) {
         if (!gpuasm_partial_on(&c->o)) break;
         const uint64_t len = t->off[i + 1] - t->off[i];
+        const uint64_t len_class = c->o.max_diffs < 0 && len > QMAX + 1 ? QMAX + 2 : len;
         const uint64_t qn = len < QMAX ? len : QMAX;   /* both roles' rows (target_partial) */
         const uint8_t *b = t->code + t->off[i];
         int plain = len > 0;
         for (uint64_t q = 0; plain && q < qn; q++) plain = gpuasm_nt16_nbases(b[q] & 15u) == 1 && gpuasm_nt16_nbases(b[len - 1 - q] & 15u) == 1;
-        if (plain && len == plain_len) {
+        if (plain && len_class == plain_len) {
             c->part_tp[i] = plain_tp;
             c->part_rp[i] = plain_rp;
             continue;
@@ -528,7 +553,7 @@ int gpuasm_chance_set_floors(gpuasm_chance *c, int32_t target_floor, int32_t rea
         c->part_tp[i] = target_partial(c, t, i, 0, target_floor > 0 ? target_floor : SLO, rho_pre, rho_suf);
         c->part_rp[i] = target_partial(c, t, i, 1, read_floor > 0 ? read_floor : SLO, rho_pre, rho_suf);
         if (plain) {
-            plain_len = len;
+            plain_len = len_class;
             plain_tp = c->part_tp[i];
             plain_rp = c->part_rp[i];
         }
