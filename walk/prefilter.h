@@ -203,11 +203,12 @@ int64_t gpuasm_qfilter_seeds(const gpuasm_qfilter *f, const uint8_t *text, uint6
  * k + 2 pieces a chance hit must also meet a hit of another piece within k
  * ("Two pieces" above).  Pieces shorter than Q (with k + 1 pieces) make
  * the read unfilterable (-2): with 150-base reads, e >= 0.12.  Memory: 8
- * bytes per indexed base (8 MiB per Mb of targets: pos and ext; both
- * strands are served by looking up the read's reverse complement, not by
- * indexing the targets twice) plus 256 KiB of rows and 1 MiB of sub-rows;
- * while it is built, 8 bytes a window of the widest bucket and of the
- * widest row a thread sorts; bounded by the caller (max_pos). */
+ * bytes per indexed base (8 MiB per Mb of targets: pos, ext4 and ext8;
+ * both strands are served by looking up the read's reverse complement,
+ * not by indexing the targets twice) plus 256 KiB of rows and 1 MiB of
+ * sub-rows; while it is built (ext4 and ext8 are its scratch arrays
+ * first), 8 bytes a window of the widest bucket and 16 of the widest row
+ * a thread sorts; bounded by the caller (max_pos). */
 
 typedef struct gpuasm_tindex {
     uint32_t *start;      /* [4^Q + 1] windows with key x: pos[start[x] .. start[x+1]) */
@@ -216,20 +217,19 @@ typedef struct gpuasm_tindex {
      * extension code (the base after the window: 0-3, 4 for none) is at
      * least v, v = 1..4 (a piece's next base narrows its row at once) */
     uint32_t *sub;
-    /* [n_pos] pos[i]'s window's extension codes, ext4 << 16 | ext8:
-     * ext4 (the top 16 bits) is the first 4 codes as ext_key's top 16
-     * bits: a piece's lookup narrows its row by binary search in this
-     * array instead of reading the targets' bases at every step (a cache
-     * miss each: most of a filtered scan's time against 20 Mb, NOTES.md);
-     * ext8 (the low 16 bits) is all 8 codes, 2 bits each, the first in the
-     * top bits, a code that is no single base (or past the buffer's end)
-     * as 0 (A): what the text after a piece holds, for the neighbour rule
-     * (tindex.c), which reads its low 2c bits.  Its A for an ambiguous
-     * code is safe there: an alignment over such a code ends in its
-     * ambiguity zone's range anyway (below).  One array, not two, because
-     * it is the build's own scratch array rewritten in place (issue #28:
-     * 800 MB less memory touched at 200 Mb). */
-    uint32_t *ext;
+    /* [n_pos] the first 4 extension codes of pos[i]'s window (ext_key's
+     * top 16 bits), beside pos: a piece's lookup narrows its row by binary
+     * search in this array (2 bytes a window, contiguous) instead of
+     * reading the targets' bases at every step (a cache miss each: most of
+     * a filtered scan's time against 20 Mb, NOTES.md) */
+    uint16_t *ext4;
+    /* [n_pos] all 8 extension codes of pos[i]'s window, 2 bits each, the
+     * first in the top bits; a code that is no single base (or past the
+     * buffer's end) as 0 (A): what the text after a piece holds, for the
+     * neighbour rule (tindex.c), which reads its low 2c bits.  Its A for
+     * an ambiguous code is safe there: an alignment over such a code ends
+     * in its ambiguity zone's range anyway (below). */
+    uint16_t *ext8;
     /* [total / 2^TOF_SHIFT + 2] tof[i]: the target holding buffer position
      * i 2^TOF_SHIFT, so a hit's target is a search among
      * tof[g >> S] .. tof[(g >> S) + 1] (one or two genomes) instead of all

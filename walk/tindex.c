@@ -31,7 +31,7 @@ static uint32_t ext4_bound(const gpuasm_tindex *x, uint32_t lo, uint32_t hi, uin
 {
     while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (x->ext[mid] < (uint64_t)v << 16) lo = mid + 1; else hi = mid;   /* ext4 < v (v may be 2^16) */
+        if (x->ext4[mid] < v) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
@@ -368,7 +368,7 @@ static int64_t neighbour_ranges(const gpuasm_tindex *x, const gpuasm_seqset *tar
         nb_bits(bits, p + b, (int)(b2 - b), c);
         const uint32_t mask = ((uint32_t)1 << (2 * c)) - 1;
         for (uint32_t q = pr[j].qa; q < pr[j].qb; q++) {
-            const uint32_t v = x->ext[q] & mask;   /* mask <= 0xffff: ext8's low 2c bits */
+            const uint32_t v = x->ext8[q] & mask;
             if (!(bits[v >> 6] >> (v & 63) & 1)) continue;
             const uint64_t g = x->pos[q];
             const uint32_t t = tix_target(x, targets, g);
@@ -441,7 +441,7 @@ int64_t gpuasm_tindex_ranges(const gpuasm_tindex *x, const gpuasm_seqset *target
     /* The neighbour rule where it applies: every piece at its window with
      * at most 2 extension codes (its hits' next 6-8 codes in ext8), the
      * same bound on the hits as the pairing's. */
-    int nb = two && prs && x->ext;
+    int nb = two && prs && x->ext8;
     uint64_t nb_hits = 0;
     for (uint64_t i = 0; nb && i < pieces; i++) {
         const uint64_t a = i * m / pieces, b = (i + 1) * m / pieces;

@@ -14,7 +14,8 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
     free(x->start);
     free(x->sub);
     free(x->pos);
-    free(x->ext);
+    free(x->ext4);
+    free(x->ext8);
     free(x->amb);
     free(x->tof);
     memset(x, 0, sizeof *x);
@@ -64,7 +65,9 @@ typedef struct ext_halves ext_halves;
 typedef struct tix_job {
     const gpuasm_seqset *targets;
     gpuasm_tindex *x;
-    uint32_t *ek;           /* each window's (low key byte << 24 | ext5), in place order; pass 3 makes it x->ext */
+    /* passes 2-3: each window's low key byte and ext5 (EK_PACK), in place
+     * order, in the arrays that pass 3 rewrites as x->ext4 and x->ext8 */
+    uint16_t *ea, *eb;
     const ext_halves *halves; /* pass 3: ext4 and ext8 from ext5's halves */
     uint64_t a, b;          /* passes 1-2: windows starting in [a, b) */
     uint32_t *cnt;          /* [N_KEYS] pass 1: windows per key */
@@ -82,6 +85,12 @@ typedef struct tix_job {
  * below 5^4 = 625, for small tables instead of divisions. */
 #define N_EXT5 390625u   /* 5^8 */
 #define N_EXT5_HALF 625u /* 5^4 */
+/* While the index is built, a window's low key byte and ext5 are packed
+ * in two 16-bit words: ea = low byte << 8 | ext5 >> EB_BITS (ext5 < 2^19,
+ * so its top 8 bits), eb = ext5's low EB_BITS bits. */
+#define EB_BITS 11
+#define EB_MASK ((1u << EB_BITS) - 1)
+_Static_assert(N_EXT5 <= 1u << (8 + EB_BITS), "ext5's top bits fit beside the low key byte");
 _Static_assert(GPUASM_QF_EXT == 8, "ext5 and ext8 hold 8 codes");
 
 /* The code of buffer position i in ext_key's terms: 0-3 a single base, 4
@@ -160,7 +169,8 @@ static void tix_windows(tix_job *j)
     uint32_t key = 0;
     unsigned run = 0;   /* single bases in a row ending at i, inside target t */
     const uint64_t end = j->b + GPUASM_QF_Q - 1 < total ? j->b + GPUASM_QF_Q - 1 : total;
-    uint32_t *cnt = j->cnt, *hcur = j->hcur, *pos = j->x->pos, *ek = j->ek;
+    uint32_t *cnt = j->cnt, *hcur = j->hcur, *pos = j->x->pos;
+    uint16_t *ea = j->ea, *eb = j->eb;
     uint64_t n = 0;
     /* ext5 of the window ending at i holds the codes of i + 1 .. i + EXT:
      * set for i = a - 1 here, rolled by one code per step below. */
@@ -186,7 +196,8 @@ static void tix_windows(tix_job *j)
             n++;
         } else {
             const uint32_t at = hcur[key >> HB_SHIFT]++;
-            ek[at] = (key & 255u) << 24 | ext5;
+            ea[at] = (uint16_t)((key & 255u) << 8 | ext5 >> EB_BITS);
+            eb[at] = (uint16_t)(ext5 & EB_MASK);
             pos[at] = (uint32_t)w;
         }
     }
@@ -206,11 +217,11 @@ static void tix_sort(tix_job *j)
     for (uint32_t k = j->h0 << 8; k < j->h1 << 8; k++)
         if (x->start[k + 1] - x->start[k] > widest_row) widest_row = x->start[k + 1] - x->start[k];
     uint32_t *bpos = malloc((widest ? widest : 1) * sizeof(uint32_t));
-    uint32_t *bek = malloc((widest ? widest : 1) * sizeof(uint32_t));
+    uint16_t *bea = malloc((widest ? widest : 1) * 2 * sizeof(uint16_t)), *beb = bea + (widest ? widest : 1);
     uint64_t *tmp = malloc((widest_row ? widest_row : 1) * 2 * sizeof(uint64_t));
-    if (!bpos || !bek || !tmp) {
+    if (!bpos || !bea || !tmp) {
         free(bpos);
-        free(bek);
+        free(bea);
         free(tmp);
         j->failed = 1;
         return;
@@ -218,36 +229,40 @@ static void tix_sort(tix_job *j)
     for (uint32_t h = j->h0; h < j->h1; h++) {
         const uint32_t k0 = h << 8, lo = x->start[k0], nb = x->start[(h + 1) << 8] - lo;
         memcpy(bpos, x->pos + lo, nb * sizeof(uint32_t));
-        memcpy(bek, j->ek + lo, nb * sizeof(uint32_t));
+        memcpy(bea, j->ea + lo, nb * sizeof(uint16_t));
+        memcpy(beb, j->eb + lo, nb * sizeof(uint16_t));
         uint32_t cur[256];
         for (uint32_t r = 0; r < 256; r++) cur[r] = x->start[k0 + r];
         for (uint32_t i = 0; i < nb; i++) {   /* by the low key byte, text order kept */
-            const uint32_t at = cur[bek[i] >> 24]++;
+            const uint32_t at = cur[bea[i] >> 8]++;
             x->pos[at] = bpos[i];
-            j->ek[at] = bek[i] & 0xffffffu;
+            j->ea[at] = bea[i] & 255u;
+            j->eb[at] = beb[i];
         }
         for (uint32_t k = k0; k < k0 + 256; k++) {
             const uint32_t rlo = x->start[k], n = x->start[k + 1] - rlo;
-            for (uint32_t i = 0; i < n; i++) tmp[i] = (uint64_t)j->ek[rlo + i] << 32 | x->pos[rlo + i];
+            for (uint32_t i = 0; i < n; i++)
+                tmp[i] = (uint64_t)((uint32_t)j->ea[rlo + i] << EB_BITS | j->eb[rlo + i]) << 32 | x->pos[rlo + i];
             sort_row(tmp, tmp + widest_row, n);
-            /* the row's ek entries, read into tmp, become its ext (the
-             * same array: x->ext is ek) */
+            /* the row's ea and eb entries, read into tmp, become its ext4
+             * and ext8 (the same arrays) */
             const ext_halves *hv = j->halves;
             for (uint32_t i = 0; i < n; i++) {
                 const uint32_t v = (uint32_t)(tmp[i] >> 32), top = v / N_EXT5_HALF, bot = v % N_EXT5_HALF;
                 x->pos[rlo + i] = (uint32_t)tmp[i];
-                x->ext[rlo + i] = (uint32_t)hv->nib[top] << 16 | (uint32_t)hv->two[top] << 8 | hv->two[bot];
+                x->ext4[rlo + i] = hv->nib[top];
+                x->ext8[rlo + i] = (uint16_t)(hv->two[top] << 8 | hv->two[bot]);
             }
             /* sub: where the extension's first code reaches 1, 2, 3, 4 */
             uint32_t i = 0;
             for (uint32_t v = 1; v <= 4; v++) {
-                while (i < n && x->ext[rlo + i] >> 28 < v) i++;
+                while (i < n && (uint32_t)(x->ext4[rlo + i] >> 12) < v) i++;
                 x->sub[4 * (size_t)k + v - 1] = rlo + i;
             }
         }
     }
     free(bpos);
-    free(bek);
+    free(bea);
     free(tmp);
 }
 
@@ -353,10 +368,16 @@ int gpuasm_tindex_build(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t
     if (!(e8 = malloc(sizeof *e8))) goto oom;
     ext_halves_init(e8);
     /* passes 2-3: each window's (low key byte, ext5), 4 bytes a window
-     * (tix_job's ek), which pass 3 rewrites row by row as its ext */
-    if (!(x->ext = malloc((n_pos ? n_pos : 1) * sizeof(uint32_t)))) goto oom;
+     * (tix_job's ea and eb), which pass 3 rewrites row by row as ext4
+     * and ext8: no scratch array of its own (issue #28: 800 MB less
+     * memory touched at 200 Mb) */
+    if (!(x->ext4 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
+    if (!(x->ext8 = malloc((n_pos ? n_pos : 1) * sizeof(uint16_t)))) goto oom;
     /* Pass 2: place the windows by bucket. */
-    for (int i = 0; i < n_threads; i++) jobs[i].ek = x->ext;
+    for (int i = 0; i < n_threads; i++) {
+        jobs[i].ea = x->ext4;
+        jobs[i].eb = x->ext8;
+    }
     tix_pass(jobs, n_threads, 1);
     x->n_pos = n_pos;
     x->total = total;

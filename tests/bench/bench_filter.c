@@ -44,7 +44,7 @@ static int same_index(const gpuasm_tindex *a, const gpuasm_tindex *b)
     return a->n_pos == b->n_pos && a->n_amb == b->n_amb &&
            !memcmp(a->start, b->start, rows * sizeof(uint32_t)) &&
            (!a->n_pos || (!memcmp(a->pos, b->pos, a->n_pos * sizeof(uint32_t)) &&
-                          !memcmp(a->ext, b->ext, a->n_pos * sizeof(uint32_t)))) &&
+                          !memcmp(a->ext4, b->ext4, a->n_pos * sizeof(uint16_t)))) &&
            (!a->n_amb || !memcmp(a->amb, b->amb, a->n_amb * 2 * sizeof(uint64_t)));
 }
 

@@ -920,13 +920,13 @@ static int tindex_is_naive(const gpuasm_tindex *x, const gpuasm_seqset *tg, cons
         bad = 1;
     for (uint64_t i = 0; i < nw && !bad; i++) {
         if (x->pos[i] != w[i].pos || x->start[w[i].key] > i || x->start[w[i].key + 1] <= i) bad = 1;
-        if (x->ext[i] >> 16 != w[i].ext >> 16) bad = 1;   /* ext4: the first 4 extension codes */
+        if (x->ext4[i] != (uint16_t)(w[i].ext >> 16)) bad = 1;   /* the first 4 extension codes */
         uint16_t e8 = 0;   /* all 8, 2 bits each, a 4 (no single base) as 0 */
         for (int c = GPUASM_QF_EXT - 1; c >= 0; c--) {
             const uint32_t d = w[i].ext >> (4 * c) & 15;
             e8 = (uint16_t)(e8 << 2 | (d < 4 ? d : 0));
         }
-        if ((x->ext[i] & 0xffffu) != e8) bad = 1;   /* ext8 */
+        if (x->ext8[i] != e8) bad = 1;
     }
     /* sub[4 key + v - 1]: the row's first window whose first extension
      * code is >= v; tof: the target of every 4,096th buffer position */
@@ -957,7 +957,8 @@ static int tindex_same(const gpuasm_tindex *a, const gpuasm_tindex *b)
     return a->n_pos == b->n_pos && a->total == b->total && a->n_amb == b->n_amb &&
            !memcmp(a->start, b->start, rows * sizeof(uint32_t)) &&
            (!a->n_pos || !memcmp(a->pos, b->pos, a->n_pos * sizeof(uint32_t))) &&
-           (!a->n_pos || !memcmp(a->ext, b->ext, a->n_pos * sizeof(uint32_t))) &&
+           (!a->n_pos || !memcmp(a->ext4, b->ext4, a->n_pos * sizeof(uint16_t))) &&
+           (!a->n_pos || !memcmp(a->ext8, b->ext8, a->n_pos * sizeof(uint16_t))) &&
            !memcmp(a->sub, b->sub, (rows - 1) * 4 * sizeof(uint32_t)) &&
            (!a->n_amb || !memcmp(a->amb, b->amb, a->n_amb * 2 * sizeof(uint64_t)));
 }
