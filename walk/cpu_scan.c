@@ -34,6 +34,7 @@
 #include "walk/cpu_scan.h"
 #include "walk/cpu_walk.h"
 #include "util/lower_bound.h"
+#include "util/sort_ids.h"
 #include "util/clock.h"
 #include "search/cpu_simd.h"
 #include "walk/ends_filter.h"
@@ -460,6 +461,7 @@ static int group_pairs(scan_call *c, uint64_t r, uint64_t rlen, int32_t k_read, 
     group_ws *g = &c->g;
     g->n_a = g->n_b = 0;
     g->a_ready = 0;   /* group A's stamps are for the groups below */
+    g->amb_ready = 0; /* and so are its ambiguous ends */
     /* the ends pass of group A through the index (prefilter.h) */
     if (!(c->partial && g->emark)) {
         g->ends = (gpuasm_read_ends){ 0, 0, 0, 0 };
@@ -617,6 +619,16 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
          * counts (most candidates of a screen; the pair's setup per
          * candidate was a visible share of it) */
         const uint32_t all_b = grp && in_lanes ? gpuasm_partial_text_ends(opt, 0, s) : 0;
+        if (skip_unmarked) {
+            /* only the targets the marks listed, in group A's order (it is
+             * ascending): the others are skipped below one by one, which
+             * against 6,670 genomes was a loop of 6,670 a strand (issue
+             * #28); their count is the same */
+            if (gpuasm_sort_ids(g->emarked.t, g->emarked.n, targets->n, &g->idcnt, &g->cap_idcnt) < 0) return -1;
+            g->cnt.ends_skipped += (uint64_t)(nl - g->emarked.n) * skipped_a;
+            list = g->emarked.t;
+            nl = g->emarked.n;
+        }
         for (uint32_t i = 0; i < nl; i++) {
             const uint32_t t = list[i];
             if (skip_unmarked && !(g->emark[t] & all_a)) {
@@ -701,7 +713,11 @@ static int group_ws_open(scan_call *c)
     if (!(g->k_t = malloc(nt * sizeof(int32_t)))) return -1;
     if (filtered && prep->has_tindex &&
         (!(g->in_a = calloc(nt, sizeof(uint32_t))) || !(g->emark = calloc(nt, sizeof(uint32_t))) ||
+         !(g->emarked.t = malloc(nt * sizeof(uint32_t))) ||
          !(g->ebits = malloc(GPUASM_END_BITS_WORDS * sizeof(uint64_t)))))
+        return -1;
+    if (filtered && prep->has_tindex && prep->tx.n_amb &&
+        (!(g->amb_a = malloc(nt * sizeof(uint32_t))) || !(g->amb_ends = malloc(nt))))
         return -1;
     for (uint32_t t = 0; t < targets->n; t++)
         g->k_t[t] = gpuasm_pair_k(c->opt, targets->off[t + 1] - targets->off[t]);

@@ -175,6 +175,16 @@ typedef struct group_ws {
     int a_ready;
     uint64_t a_total, a_cols;
     uint32_t *emark;                /* group A: target ends that may hold a partial occurrence */
+    gpuasm_marked emarked;          /* the targets emark has nonzero ([n_targets] room): the
+                                     * next strand clears these, the ends pass visits these */
+    /* group A's targets with an ambiguous code within ends.W of an end,
+     * and those ends (gpuasm_tindex_end_amb), for the groups' read length
+     * (amb_ready; [n_targets] room, allocated where the index has such
+     * codes): ORed into every strand's marks */
+    uint32_t *amb_a;
+    uint8_t *amb_ends;
+    uint32_t n_amb_a;
+    int amb_ready;
     gpuasm_read_ends ends;          /* their marks' pieces and windows for the read length of the groups */
     uint64_t ends_rlen;             /* the read length ends was computed for (0: none yet) */
     uint64_t *epairs;               /* its hits (gpuasm_ends_index_marks' scratch) */

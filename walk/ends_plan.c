@@ -17,6 +17,7 @@
 #include "kernels/registry.h"
 #include "search/nt16.h"
 #include "util/grow.h"
+#include "util/sort_ids.h"
 #include "util/thread_error.h"
 
 #define ENDS_PLAN_MAX_THREADS 256
@@ -24,6 +25,9 @@
 typedef struct gpuasm_ends_plan_ws {
     uint32_t *mark[2], stamp;
     uint32_t nt_cap;            /* targets the marks are sized for */
+    gpuasm_marked marked;       /* reads as the pattern: the targets mark[0] has nonzero */
+    uint32_t *amb_t;            /* and those with an ambiguous code near an end ([nt_cap]) */
+    uint8_t *amb_e;             /* (which ends: gpuasm_tindex_end_amb) */
     int mode;                   /* the listing that used the marks last (ws_marks) */
     uint32_t *list;
     size_t cap_list;
@@ -52,6 +56,9 @@ static void ws_free(gpuasm_ends_plan_ws *w)
 {
     free(w->mark[0]);
     free(w->mark[1]);
+    free(w->marked.t);
+    free(w->amb_t);
+    free(w->amb_e);
     free(w->list);
     free(w->pairs);
     free(w->rc);
@@ -116,14 +123,25 @@ static int ws_marks(gpuasm_ends_plan_ws *w, uint32_t nt, int mode)
     if (nt > w->nt_cap) {
         free(w->mark[0]);
         free(w->mark[1]);
+        free(w->marked.t);
+        free(w->amb_t);
+        free(w->amb_e);
         w->mark[0] = calloc(nt, sizeof(uint32_t));
         w->mark[1] = calloc(nt, sizeof(uint32_t));
-        if (!w->mark[0] || !w->mark[1]) return -1;
+        w->marked.t = malloc((size_t)nt * sizeof(uint32_t));
+        w->amb_t = malloc((size_t)nt * sizeof(uint32_t));
+        w->amb_e = malloc(nt);
+        w->marked.n = 0;
+        if (!w->mark[0] || !w->mark[1] || !w->marked.t || !w->amb_t || !w->amb_e) {
+            w->nt_cap = 0;
+            return -1;
+        }
         w->nt_cap = nt;
         w->stamp = 0;
     } else if (mode != w->mode) {
         memset(w->mark[0], 0, (size_t)w->nt_cap * sizeof(uint32_t));
         memset(w->mark[1], 0, (size_t)w->nt_cap * sizeof(uint32_t));
+        w->marked.n = 0;
         w->stamp = 0;
     }
     w->mode = mode;
@@ -143,11 +161,14 @@ static void *reads_run(ends_job *j)
     int level = 0;
     const gpuasm_tindex *tx = gpuasm_cpu_prep_index(j->prep, &level);
     const int hamming = gpuasm_search_mode(j->opt) == GPUASM_MODE_HAMMING;
+    uint32_t *idcnt = NULL;   /* gpuasm_sort_ids()' counts */
+    size_t cap_idcnt = 0;
     w->n = 0;
     if (ws_marks(w, nt, 1) < 0) goto oom;
     for (uint32_t t = 0; t < nt; t++) w->mark[1][t] = 1;
     gpuasm_read_ends re = { 0, 0, 0, 0 };
     uint64_t re_len = 0, cols = 0;
+    uint32_t n_amb = 0;   /* w->amb_t's targets for re */
     for (uint32_t r = j->first; r < j->first + j->count; r++) {
         const uint64_t n = reads->off[r + 1] - reads->off[r];
         if (!n) continue;
@@ -156,9 +177,14 @@ static void *reads_run(ends_job *j)
             re = gpuasm_read_ends_of(j->opt, n, hamming);
             re_len = n;
             cols = 0;   /* the ends pass's columns at each end when every end runs */
+            n_amb = 0;
             for (uint32_t t = 0; t < nt; t++) {
                 const uint64_t tl = targets->off[t + 1] - targets->off[t];
                 cols += tl < re.W ? tl : re.W;
+                const int e = tx->n_amb ? gpuasm_tindex_end_amb(tx, targets, t, re.W) : 0;
+                if (!e) continue;
+                w->amb_t[n_amb] = t;
+                w->amb_e[n_amb++] = (uint8_t)e;
             }
         }
         for (uint32_t s = 0; s < strands; s++) {
@@ -170,25 +196,43 @@ static void *reads_run(ends_job *j)
                 gpuasm_nt16_revcomp(w->rc, read, n);
                 p = w->rc;
             }
-            memset(w->mark[0], 0, (size_t)nt * sizeof(uint32_t));
+            /* the last strand's marks cleared: the targets it marked, not
+             * all (6,670 genomes a strand: issue #28) */
+            for (uint32_t i = 0; i < w->marked.n; i++) w->mark[0][w->marked.t[i]] = 0;
+            w->marked.n = 0;
             const int rc = re.L && re.W <= GPUASM_ENDS_INDEX_W
                                ? gpuasm_ends_index_marks(eix, targets, p, (uint32_t)n, &re, ends, w->mark[1], 1,
-                                                         w->mark[0], &w->pairs, &w->cap_pairs,
+                                                         w->mark[0], &w->marked, &w->pairs, &w->cap_pairs,
                                                          gpuasm_ends_max_hits(cols * (uint64_t)__builtin_popcount(ends),
                                                                               level))
                                : -2;
             if (rc == -1) goto oom;
-            for (uint32_t t = 0; t < nt; t++) {
-                uint32_t m = rc == 0 ? w->mark[0][t] : 3u;   /* unmarked strand: every end */
-                if (rc == 0 && tx->n_amb) m |= (uint32_t)gpuasm_tindex_end_amb(tx, targets, t, re.W);
+            if (rc != 0) {   /* unmarked strand: every end */
+                for (uint32_t t = 0; t < nt; t++)
+                    for (uint32_t e = 0; e < 2; e++)
+                        if ((ends >> e & 1u) && push(w, item_of(r, t, nt, strands, s, e)) < 0) goto oom;
+                continue;
+            }
+            /* the marked ends, and those an ambiguous code reaches, in
+             * target order */
+            for (uint32_t i = 0; i < n_amb; i++) {
+                const uint32_t t = w->amb_t[i];
+                if (!w->mark[0][t]) w->marked.t[w->marked.n++] = t;
+                w->mark[0][t] |= w->amb_e[i];
+            }
+            if (gpuasm_sort_ids(w->marked.t, w->marked.n, nt, &idcnt, &cap_idcnt) < 0) goto oom;
+            for (uint32_t i = 0; i < w->marked.n; i++) {
+                const uint32_t t = w->marked.t[i], m = w->mark[0][t];
                 for (uint32_t e = 0; e < 2; e++)
                     if ((ends >> e & 1u) && (m >> e & 1u) && push(w, item_of(r, t, nt, strands, s, e)) < 0)
                         goto oom;
             }
         }
     }
+    free(idcnt);
     return NULL;
 oom:
+    free(idcnt);
     j->failed = 1;
     return NULL;
 }

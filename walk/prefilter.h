@@ -363,15 +363,25 @@ gpuasm_read_ends gpuasm_read_ends_of(const gpuasm_search_opt *o, uint64_t m, int
  * fill up and decide nothing, which is still exact). */
 void gpuasm_end_bits(const gpuasm_seqset *targets, uint32_t W, uint64_t *bits);
 
+/* The targets whose marks a call below turned from 0 to nonzero, each
+ * once, in the order it did: t[0 .. n), room for every target (so that a
+ * caller with thousands of targets clears and reads the few marked ones,
+ * not all: issue #28). */
+typedef struct gpuasm_marked {
+    uint32_t *t;
+    uint32_t n;
+} gpuasm_marked;
+
 /* For read strand p (m bases): set bit 0 (the target's end) and bit 1
  * (its start), among ends, of mark[t] for each target t with in_group[t]
  * == stamp where a piece of L bases occurs exactly within the W bases of
- * that end (the caller clears mark[] first).  bits: gpuasm_end_bits() of
- * the targets for a W' >= W, or NULL.  0, or -2 when the read cannot be
- * filtered (L unusable, or an ambiguity code in the read). */
+ * that end (the caller clears mark[] first), listing t in marked when not
+ * NULL.  bits: gpuasm_end_bits() of the targets for a W' >= W, or NULL.
+ * 0, or -2 when the read cannot be filtered (L unusable, or an ambiguity
+ * code in the read; marks may be set then too). */
 int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
-                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark);
+                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark, gpuasm_marked *marked);
 
 /* The targets' end windows as a set of their own, with an index of it
  * (issue #28): sequence 2t holds target t's first min(W, len) bases,
@@ -404,11 +414,11 @@ void gpuasm_ends_index_free(gpuasm_ends_index *e);
  * that still holds every partial occurrence.  max_hits > 0: more than
  * max_hits piece hits within W of the ends decline (-2: every end runs;
  * gpuasm_ends_max_hits()).  *scratch (*cap entries) is the caller's,
- * grown here; -1 when it cannot grow. */
+ * grown here; -1 when it cannot grow.  marked as above. */
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap,
-                            uint64_t max_hits);
+                            uint32_t stamp, uint32_t *mark, gpuasm_marked *marked, uint64_t **scratch,
+                            size_t *cap, uint64_t max_hits);
 
 /* --filter auto's bound on the end marks' piece hits of a read strand
  * (max_hits above), as gpuasm_tindex_max_hits() bounds the whole

@@ -105,9 +105,17 @@ static int end_bits_may(const uint64_t *bits, const uint8_t *p, uint64_t a, uint
     return 1;
 }
 
+/* Set bit in mark[t], listing t in marked (when not NULL) the first time
+ * mark[t] leaves 0. */
+static inline void mark_end(uint32_t *mark, uint32_t t, uint32_t bit, gpuasm_marked *marked)
+{
+    if (!mark[t] && marked) marked->t[marked->n++] = t;
+    mark[t] |= bit;
+}
+
 int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
-                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark)
+                            const uint32_t *in_group, uint32_t stamp, uint32_t *mark, gpuasm_marked *marked)
 {
     if (!L || L >= m) return -2;
     for (uint32_t i = 0; i < m; i++)
@@ -132,7 +140,7 @@ int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets
                 const uint64_t s = g - (pr.w - a), n = targets->off[t + 1] - targets->off[t];
                 const uint64_t w = W < n ? W : n;
                 if (at_start ? s + L <= targets->off[t] + w : s >= targets->off[t + 1] - w)
-                    mark[t] |= bit;
+                    mark_end(mark, t, bit, marked);
             }
         }
     }
@@ -199,7 +207,8 @@ oom:
  * diagonal + m, piece i).  Otherwise *out = UINT64_MAX (when out). */
 static void end_hit(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p, uint32_t m,
                     uint32_t W, int at_start, const uint32_t *in_group, uint32_t stamp, uint32_t *mark,
-                    const piece_rows_t *pr, uint64_t a, uint64_t b, uint64_t g, uint64_t i, uint64_t *out)
+                    gpuasm_marked *marked, const piece_rows_t *pr, uint64_t a, uint64_t b, uint64_t g, uint64_t i,
+                    uint64_t *out)
 {
     const gpuasm_seqset *es = &e->set;
     const uint32_t bit = 1u << at_start;
@@ -216,14 +225,14 @@ static void end_hit(const gpuasm_ends_index *e, const gpuasm_seqset *targets, co
     const uint64_t w = W < n_t ? W : n_t;
     const uint32_t L = (uint32_t)(b - a);
     if (!(at_start ? s + L <= w : s >= n_t - w)) return;
-    if (!out) mark[t] |= bit;
+    if (!out) mark_end(mark, t, bit, marked);
     else *out = (uint64_t)ei << 40 | (sw - a + m) << 16 | i;
 }
 
 /* The ends marked by the two-piece rule: hits[0 .. n) packed as
  * (end window, diagonal + m, piece), sorted here; an end with two hits of
  * different pieces at most slack apart gets bit in mark[window / 2]. */
-static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, uint32_t *mark)
+static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, uint32_t *mark, gpuasm_marked *marked)
 {
     if (n > 1) sort_u64(hits, n);
     for (size_t y = 0; y < n;) {
@@ -236,15 +245,15 @@ static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, ui
                 if ((hits[b] >> 16 & 0xffffff) - (hits[a] >> 16 & 0xffffff) > (uint64_t)slack) break;
                 paired = (hits[a] & 0xffff) != (hits[b] & 0xffff);
             }
-        if (paired) mark[ei >> 1] |= bit;
+        if (paired) mark_end(mark, (uint32_t)(ei >> 1), bit, marked);
         y = z;
     }
 }
 
 int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, const gpuasm_read_ends *re, uint32_t ends, const uint32_t *in_group,
-                            uint32_t stamp, uint32_t *mark, uint64_t **scratch, size_t *cap,
-                            uint64_t max_hits)
+                            uint32_t stamp, uint32_t *mark, gpuasm_marked *marked, uint64_t **scratch,
+                            size_t *cap, uint64_t max_hits)
 {
     const uint32_t L = re->L, W = re->W, L2 = re->L2;
     const int32_t slack = re->slack;
@@ -297,7 +306,8 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
             seen += pr.qb - pr.qa;
             if (max_hits && seen > max_hits) return -2;
             for (uint32_t q = pr.qa; q < pr.qb; q++)
-                end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, &pr, a, b, e->x.pos[q], 0, NULL);
+                end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, marked, &pr, a, b, e->x.pos[q], 0,
+                        NULL);
         }
         seen += n;
         if (!two || !n) continue;
@@ -309,10 +319,10 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
             piece_rows_t pr;
             if (!gpuasm_tix_piece_rows(&e->x, es, p, a, b, &pr)) continue;
             const uint64_t g = d - m + a + (pr.w - a);   /* the window's start */
-            end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, &pr, a, b, g, i, &(*scratch)[u]);
+            end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, marked, &pr, a, b, g, i, &(*scratch)[u]);
             u += (*scratch)[u] != UINT64_MAX;
         }
-        mark_pairs(*scratch, u, slack, bit, mark);
+        mark_pairs(*scratch, u, slack, bit, mark, marked);
     }
     return 0;
 }

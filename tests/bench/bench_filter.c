@@ -21,6 +21,15 @@
  * defaults run it (--overlap auto: the floor of align/chance.h, both
  * ends, both strands): build seconds, then gpuasm_efilter_mark over every
  * read strand, one thread, best of 5 ("ends_mark  1  seconds  marks").
+ *
+ *   bench_filter --ends 2 [-@ T] [-e E] [--chunk N] reads.fq targets.fa
+ *
+ * times the CUDA lane's host listing of the ends of reads as patterns
+ * (walk/ends_plan.h, gpuasm_ends_plan_build_reads: the ends index's marks
+ * of every read strand) with the screen's default partial occurrences
+ * (--overlap 3, both ends, the reads' floor 13 that a 200 Mb database
+ * gets), on T threads, over the reads in chunks of N ("ends_plan  T
+ * seconds  items").
  * A benchmark, never a test: nothing here passes or fails on time.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -36,6 +45,7 @@
 #include "io/targets.h"
 #include "align/chance.h"
 #include "walk/ends_filter.h"
+#include "walk/ends_plan.h"
 #include "search/nt16.h"
 
 static int same_index(const gpuasm_tindex *a, const gpuasm_tindex *b)
@@ -174,7 +184,7 @@ int main(int argc, char **argv)
         else break;
     }
     if (argc - i != 2 || threads < 1 || chunk < 1) {
-        fprintf(stderr, "usage: bench_filter [-@ T] [-e E] [--chunk N] [--plan-only 1] [--ends 1] reads.fq targets.fa\n");
+        fprintf(stderr, "usage: bench_filter [-@ T] [-e E] [--chunk N] [--plan-only 1] [--ends 1|2] reads.fq targets.fa\n");
         return 1;
     }
     gpuasm_targets reads, tg;
@@ -184,7 +194,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "bench_filter: %s\n", msg);
         return 1;
     }
-    if (ends) {
+    if (ends == 1) {
         const int rc = bench_ends(&reads.set, &tg.set, e);
         gpuasm_targets_free(&reads);
         gpuasm_targets_free(&tg);
@@ -195,6 +205,13 @@ int main(int argc, char **argv)
     memset(&opt, 0, sizeof opt);   /* the defaults (search.h), as gpuasm-scan -e E */
     opt.error_rate = e;
     opt.max_diffs = -1;
+    if (ends == 2) {   /* gpuasm-scan's partial occurrences against a database */
+        opt.partial_ends = GPUASM_END_3 | GPUASM_END_5;
+        opt.overlap_min = 3;
+        opt.read_overlap_min = -1;
+        opt.partial_floor = opt.read_partial_floor = 13;
+        goto plan;
+    }
 
     gpuasm_tindex one, many;
     if (plan_only) goto plan;
@@ -217,6 +234,25 @@ plan:;
         return 1;
     }
     printf("prep_build\t%d\t%.4f\t%s\n", threads, gpuasm_now_s() - t0, gpuasm_cpu_prep_describe(prep));
+    if (ends == 2) {
+        gpuasm_ends_plan ep;
+        memset(&ep, 0, sizeof ep);
+        size_t items = 0;
+        t0 = gpuasm_now_s();
+        for (uint32_t first = 0; first < reads.n; first += chunk) {
+            const uint32_t n = reads.n - first < chunk ? reads.n - first : chunk;
+            const gpuasm_seqset part = { n, reads.off + first, reads.code };
+            if (gpuasm_ends_plan_build_reads(&ep, prep, &part, &tg.set, &opt, threads, &err) < 0) {
+                fprintf(stderr, "bench_filter: %s\n", err.msg);
+                return 1;
+            }
+            items += ep.n;
+        }
+        const double dt = gpuasm_now_s() - t0;
+        printf("ends_plan\t%d\t%.4f\t%u reads: %.1f us/read, %.2f items/read\n", threads, dt, reads.n,
+               1e6 * dt / reads.n, (double)items / reads.n);
+        gpuasm_ends_plan_free(&ep);
+    }
     const int tries[2] = { 1, threads };
     for (int k = 0; k < (threads > 1 ? 2 : 1); k++) {
         size_t windows = 0;

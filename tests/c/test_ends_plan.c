@@ -61,9 +61,11 @@ typedef struct {
 } optset;
 
 /* Reads as the pattern: NT genomes of 300..3,000 bases (IUPAC codes and
- * N near some ends), NR reads of 40..256 bases, most planted over a
- * genome's end (a mutated stretch of its last or first bases at the read's
- * start or end, either strand).  Every (read, genome, strand, end) item
+ * N near some ends, one in five bases there), NR reads of 40..256 bases,
+ * most planted over a genome's end (a mutated stretch of its last or
+ * first bases at the read's start or end, either strand; half of them
+ * with a single base for each IUPAC code they copy, so that the read is
+ * no wildcard read and only the marks of ambiguous ends list them).  Every (read, genome, strand, end) item
  * with a partial occurrence (gpuasm_partial_best, the kernel's per-item
  * code) must be listed, once. */
 static void reads_as_pattern(const optset *os)
@@ -87,7 +89,7 @@ static void reads_as_pattern(const optset *os)
     for (uint32_t t = 0; t < NT; t++) {
         const uint32_t m = 300 + (uint32_t)below(2701);
         for (uint32_t i = 0; i < m; i++)
-            tcode[toff[t] + i] = base_of(t % 7 == 0 && (i < 40 || i + 40 > m) ? 0.05 : 0);
+            tcode[toff[t] + i] = base_of(t % 7 == 0 && (i < 40 || i + 40 > m) ? 0.2 : 0);
         toff[t + 1] = toff[t] + m;
     }
     const gpuasm_seqset targets = { NT, toff, tcode };
@@ -107,6 +109,8 @@ static void reads_as_pattern(const optset *os)
             const uint8_t *src = tcode + toff[t] + (at_end ? m - p : 0);
             uint32_t len = mutate(tmp, src, p, chance(0.5) ? kp : (uint32_t)below(kp + 1));
             if (len > n) len = n;
+            if (chance(0.5))   /* each code as one of its bases (the lowest) */
+                for (uint32_t i = 0; i < len; i++) tmp[i] = (uint8_t)(tmp[i] & -tmp[i]);
             if (chance(0.5)) {   /* the other strand: the reverse complement at the other end */
                 uint8_t rc[600];
                 for (uint32_t i = 0; i < len; i++) rc[i] = gpuasm_nt16_comp(tmp[len - 1 - i]);
