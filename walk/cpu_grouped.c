@@ -173,8 +173,7 @@ int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gp
     if (!g->ends.L || !g->n_a) return 0;
     group_a_ready(g, targets);
     const uint64_t cols = g->a_cols;   /* the ends pass's columns at each end when every end runs */
-    /* the last strand's marks cleared: the targets it marked, not all of
-     * group A (6,670 genomes a strand: issue #28) */
+    /* the last strand's marked targets cleared, not all of group A (issue #28) */
     for (uint32_t i = 0; i < g->emarked.n; i++) g->emark[g->emarked.t[i]] = 0;
     g->emarked.n = 0;
     const uint32_t ends = gpuasm_partial_text_ends(opt, 1, s);
@@ -187,17 +186,14 @@ int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gp
              : gpuasm_tindex_end_marks(&prep->tx, targets, rseq, (uint32_t)rlen, g->ends.L, g->ends.W, ends, g->ebits,
                                        g->in_a, g->stamp_a, g->emark, &g->emarked)) == 0;
     if (emarked && prep->tx.n_amb) {
-        if (!g->amb_ready) {   /* once per read length: the groups and W are its */
-            g->n_amb_a = 0;
-            for (uint32_t i = 0; i < g->n_a; i++) {
-                const uint32_t t = g->grp_a[i];
-                const int e = gpuasm_tindex_end_amb(&prep->tx, targets, t, g->ends.W);
-                if (!e) continue;
-                g->amb_a[g->n_amb_a] = t;
-                g->amb_ends[g->n_amb_a++] = (uint8_t)e;
-            }
-            g->amb_ready = 1;
+        if (!g->amb_ready) g->n_amb_a = 0;   /* listed once a read length (its groups and W) */
+        for (uint32_t i = 0; !g->amb_ready && i < g->n_a; i++) {
+            const int e = gpuasm_tindex_end_amb(&prep->tx, targets, g->grp_a[i], g->ends.W);
+            if (!e) continue;
+            g->amb_ends[g->n_amb_a] = (uint8_t)e;
+            g->amb_a[g->n_amb_a++] = g->grp_a[i];
         }
+        g->amb_ready = 1;
         for (uint32_t i = 0; i < g->n_amb_a; i++) {
             const uint32_t t = g->amb_a[i];
             if (!g->emark[t]) g->emarked.t[g->emarked.n++] = t;

@@ -12,7 +12,6 @@
  * filter (ends_filter.h) when the pieces filter's level allows it: only
  * the (target, end) items its exact rules keep run partial_best(), so
  * the hits are the same.
- *
  * The myers kernel on nt16 (the default search) walks a read's pairs in two
  * groups instead of one by one, for the SIMD lanes of myers_lanes.h:
  *   A. the targets the read strand is the pattern of (reads against
@@ -460,8 +459,7 @@ static int group_pairs(scan_call *c, uint64_t r, uint64_t rlen, int32_t k_read, 
     const gpuasm_cpu_prep *prep = c->prep;
     group_ws *g = &c->g;
     g->n_a = g->n_b = 0;
-    g->a_ready = 0;   /* group A's stamps are for the groups below */
-    g->amb_ready = 0; /* and so are its ambiguous ends */
+    g->a_ready = g->amb_ready = 0;   /* group A's stamps and ambiguous ends are for the groups below */
     /* the ends pass of group A through the index (prefilter.h) */
     if (!(c->partial && g->emark)) {
         g->ends = (gpuasm_read_ends){ 0, 0, 0, 0 };
@@ -619,11 +617,8 @@ static int scan_strand(scan_call *c, uint64_t r, uint32_t s, const uint8_t *rseq
          * counts (most candidates of a screen; the pair's setup per
          * candidate was a visible share of it) */
         const uint32_t all_b = grp && in_lanes ? gpuasm_partial_text_ends(opt, 0, s) : 0;
-        if (skip_unmarked) {
-            /* only the targets the marks listed, in group A's order (it is
-             * ascending): the others are skipped below one by one, which
-             * against 6,670 genomes was a loop of 6,670 a strand (issue
-             * #28); their count is the same */
+        if (skip_unmarked) {   /* the marked targets alone, in group A's (ascending) order: the
+                                * rest, counted as skipped, were 6,670 a strand (issue #28) */
             if (gpuasm_sort_ids(g->emarked.t, g->emarked.n, targets->n, &g->idcnt, &g->cap_idcnt) < 0) return -1;
             g->cnt.ends_skipped += (uint64_t)(nl - g->emarked.n) * skipped_a;
             list = g->emarked.t;
@@ -716,8 +711,8 @@ static int group_ws_open(scan_call *c)
          !(g->emarked.t = malloc(nt * sizeof(uint32_t))) ||
          !(g->ebits = malloc(GPUASM_END_BITS_WORDS * sizeof(uint64_t)))))
         return -1;
-    if (filtered && prep->has_tindex && prep->tx.n_amb &&
-        (!(g->amb_a = malloc(nt * sizeof(uint32_t))) || !(g->amb_ends = malloc(nt))))
+    if (filtered && prep->has_tindex && prep->tx.n_amb && (!(g->amb_a = malloc(nt * sizeof(uint32_t))) ||
+                                                           !(g->amb_ends = malloc(nt))))
         return -1;
     for (uint32_t t = 0; t < targets->n; t++)
         g->k_t[t] = gpuasm_pair_k(c->opt, targets->off[t + 1] - targets->off[t]);
