@@ -383,21 +383,31 @@ int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
                             const uint32_t *in_group, uint32_t stamp, uint32_t *mark, gpuasm_marked *marked);
 
-/* The targets' end windows as a set of their own, with an index of it
- * (issue #28): sequence 2t holds target t's first min(W, len) bases,
- * 2t + 1 its last, for W = GPUASM_ENDS_INDEX_W.  gpuasm_tindex_end_marks
+/* The targets' end windows as sets of their own, each with an index of it
+ * (issue #28): for each copy width cw (GPUASM_ENDS_INDEX_WS) and side,
+ * sequence t holds target t's first (side 0, the text start) or last
+ * (side 1, the text end) min(cw, len) bases.  gpuasm_tindex_end_marks
  * looks a read's pieces up in the whole index, where a piece of a read
  * against thousands of genomes has hundreds of places, nearly all far
- * from any end; here only the places within W of an end are.  Same marks
- * (the windows hold every base the rule accepts, W' <= W). */
-#define GPUASM_ENDS_INDEX_W 512u
-typedef struct gpuasm_ends_index {
-    gpuasm_seqset set;      /* the 2 x n_targets windows (off, code owned here) */
+ * from any end; here only the places within cw of the end it asks for
+ * are, in the narrowest copy with cw >= W.  Same marks (the windows hold
+ * every base the rule accepts, W' <= W <= cw).  One copy of 512 bases
+ * for both sides held 6x the places a 150-base read (W 163) can use:
+ * scanning them was most of the marks' time. */
+#define GPUASM_ENDS_INDEX_W 512u          /* the widest copy: a W above it is not served */
+#define GPUASM_ENDS_INDEX_TIERS 2
+#define GPUASM_ENDS_INDEX_WS { 192u, GPUASM_ENDS_INDEX_W }   /* narrowest first */
+typedef struct gpuasm_ends_copy {
+    gpuasm_seqset set;      /* the n_targets windows (off, code owned here) */
     uint64_t *off;
     uint8_t *code;
     gpuasm_tindex x;
+    uint32_t cw;
     int built;
-    int uniform;            /* every window GPUASM_ENDS_INDEX_W bases: window i at i W */
+    int uniform;            /* every window cw bases: window t at t cw */
+} gpuasm_ends_copy;
+typedef struct gpuasm_ends_index {
+    gpuasm_ends_copy copy[GPUASM_ENDS_INDEX_TIERS][2];   /* [tier][side] */
 } gpuasm_ends_index;
 
 /* Build e for targets (max_pos, n_threads: gpuasm_tindex_build's).  0,

@@ -149,103 +149,116 @@ int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets
 
 /* ---- the end windows' own index (issue #28) ----------------------------------- */
 
+static const uint32_t copy_widths[GPUASM_ENDS_INDEX_TIERS] = GPUASM_ENDS_INDEX_WS;
+
+static void copy_free(gpuasm_ends_copy *c)
+{
+    if (c->built) gpuasm_tindex_free(&c->x);
+    free(c->off);
+    free(c->code);
+    memset(c, 0, sizeof *c);
+}
+
 void gpuasm_ends_index_free(gpuasm_ends_index *e)
 {
-    if (e->built) gpuasm_tindex_free(&e->x);
-    free(e->off);
-    free(e->code);
-    memset(e, 0, sizeof *e);
+    for (int i = 0; i < GPUASM_ENDS_INDEX_TIERS; i++)
+        for (int side = 0; side < 2; side++) copy_free(&e->copy[i][side]);
+}
+
+/* Copy c of targets: each one's first (side 0) or last (side 1)
+ * min(cw, len) bases, and its index.  0, 1 (past max_pos) or -1. */
+static int copy_build(gpuasm_ends_copy *c, const gpuasm_seqset *targets, uint32_t cw, int side, uint64_t max_pos,
+                      int n_threads)
+{
+    const uint32_t nt = targets->n;
+    uint64_t total = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t n = targets->off[t + 1] - targets->off[t];
+        total += n < cw ? n : cw;
+    }
+    if (total > max_pos) return 1;
+    c->cw = cw;
+    c->off = malloc(((size_t)nt + 1) * sizeof(uint64_t));
+    c->code = malloc(total ? total : 1);
+    if (!c->off || !c->code) return -1;
+    uint64_t o = 0;
+    for (uint32_t t = 0; t < nt; t++) {
+        const uint64_t lo = targets->off[t], n = targets->off[t + 1] - lo, w = n < cw ? n : cw;
+        c->off[t] = o;
+        memcpy(c->code + o, targets->code + lo + (side ? n - w : 0), w);
+        o += w;
+    }
+    c->off[nt] = o;
+    c->uniform = o == (uint64_t)nt * cw;
+    c->set.n = nt;
+    c->set.off = c->off;
+    c->set.code = c->code;
+    const int r = gpuasm_tindex_build(&c->x, &c->set, max_pos, n_threads);
+    c->built = r == 0;
+    return r;
 }
 
 int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads)
 {
     memset(e, 0, sizeof *e);
-    const uint32_t nt = targets->n;
-    if (nt > UINT32_MAX / 2) return 1;
-    uint64_t total = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        const uint64_t n = targets->off[t + 1] - targets->off[t];
-        total += 2 * (n < GPUASM_ENDS_INDEX_W ? n : GPUASM_ENDS_INDEX_W);
-    }
-    if (total > max_pos) return 1;
-    e->off = malloc(((size_t)2 * nt + 1) * sizeof(uint64_t));
-    e->code = malloc(total ? total : 1);
-    if (!e->off || !e->code) goto oom;
-    uint64_t o = 0;
-    for (uint32_t t = 0; t < nt; t++) {
-        const uint64_t lo = targets->off[t], n = targets->off[t + 1] - lo;
-        const uint64_t w = n < GPUASM_ENDS_INDEX_W ? n : GPUASM_ENDS_INDEX_W;
-        e->off[2 * t] = o;
-        memcpy(e->code + o, targets->code + lo, w);            /* its first w bases */
-        o += w;
-        e->off[2 * t + 1] = o;
-        memcpy(e->code + o, targets->code + lo + n - w, w);    /* its last w bases */
-        o += w;
-    }
-    e->off[2 * (size_t)nt] = o;
-    e->uniform = o == 2 * (uint64_t)nt * GPUASM_ENDS_INDEX_W;
-    e->set.n = 2 * nt;
-    e->set.off = e->off;
-    e->set.code = e->code;
-    const int r = gpuasm_tindex_build(&e->x, &e->set, max_pos, n_threads);
-    if (r < 0) goto oom;
-    if (r > 0) {
-        gpuasm_ends_index_free(e);
-        return 1;
-    }
-    e->built = 1;
+    if (targets->n >= (1u << 24)) return 1;   /* gpuasm_ends_index_marks packs a window in 24 bits */
+    for (int i = 0; i < GPUASM_ENDS_INDEX_TIERS; i++)
+        for (int side = 0; side < 2; side++) {
+            const int r = copy_build(&e->copy[i][side], targets, copy_widths[i], side, max_pos, n_threads);
+            if (r == 0) continue;
+            gpuasm_ends_index_free(e);
+            return r;
+        }
     return 0;
-oom:
-    gpuasm_ends_index_free(e);
-    return -1;
 }
 
 /* One piece hit of gpuasm_ends_index_marks: the window at buffer position
- * g of the ends index holds piece P[a .. b) (pr: its rows).  When it lies
- * inside target t's end window of W bases: with out NULL, the end's bit
- * is set in mark[t]; else *out = the hit packed for mark_pairs (window,
- * diagonal + m, piece i).  Otherwise *out = UINT64_MAX (when out). */
-static void end_hit(const gpuasm_ends_index *e, const gpuasm_seqset *targets, const uint8_t *p, uint32_t m,
+ * g of copy c (target t's window t at the text's start, at_start, or its
+ * end) holds piece P[a .. b) (pr: its rows).  When it lies inside target
+ * t's end window of W bases: with out NULL, the end's bit is set in
+ * mark[t]; else *out = the hit packed for mark_pairs (target, diagonal +
+ * m, piece i).  Otherwise *out = UINT64_MAX (when out). */
+static void end_hit(const gpuasm_ends_copy *c, const gpuasm_seqset *targets, const uint8_t *p, uint32_t m,
                     uint32_t W, int at_start, const uint32_t *in_group, uint32_t stamp, uint32_t *mark,
                     gpuasm_marked *marked, const piece_rows_t *pr, uint64_t a, uint64_t b, uint64_t g, uint64_t i,
                     uint64_t *out)
 {
-    const gpuasm_seqset *es = &e->set;
+    const gpuasm_seqset *es = &c->set;
     const uint32_t bit = 1u << at_start;
     if (out) *out = UINT64_MAX;
-    const uint32_t ei = tix_target(&e->x, es, g), t = ei >> 1;
-    if ((ei & 1u) == (uint32_t)at_start || in_group[t] != stamp || (mark[t] & bit)) return;
-    if (!gpuasm_tix_piece_there(es, ei, g, p, a, b, pr)) return;   /* inside the window copy */
-    /* the piece's first base in the target: the copy holds its first w
-     * bases (2t) or its last w (2t + 1) */
+    const uint32_t t = tix_target(&c->x, es, g);
+    if (in_group[t] != stamp || (mark[t] & bit)) return;
+    if (!gpuasm_tix_piece_there(es, t, g, p, a, b, pr)) return;   /* inside the window copy */
+    /* the piece's first base in the target: the copy holds its first cw
+     * bases (the text start) or its last cw */
     const uint64_t n_t = targets->off[t + 1] - targets->off[t];
-    const uint64_t cw = es->off[ei + 1] - es->off[ei];
-    const uint64_t sw = g - (pr->w - a) - es->off[ei];
+    const uint64_t cw = es->off[t + 1] - es->off[t];
+    const uint64_t sw = g - (pr->w - a) - es->off[t];
     const uint64_t s = sw + (at_start ? 0 : n_t - cw);
     const uint64_t w = W < n_t ? W : n_t;
     const uint32_t L = (uint32_t)(b - a);
     if (!(at_start ? s + L <= w : s >= n_t - w)) return;
     if (!out) mark_end(mark, t, bit, marked);
-    else *out = (uint64_t)ei << 40 | (sw - a + m) << 16 | i;
+    else *out = (uint64_t)t << 40 | (sw - a + m) << 16 | i;
 }
 
 /* The ends marked by the two-piece rule: hits[0 .. n) packed as
- * (end window, diagonal + m, piece), sorted here; an end with two hits of
- * different pieces at most slack apart gets bit in mark[window / 2]. */
+ * (target, diagonal + m, piece), sorted here; an end with two hits of
+ * different pieces at most slack apart gets bit in mark[target]. */
 static void mark_pairs(uint64_t *hits, size_t n, int32_t slack, uint32_t bit, uint32_t *mark, gpuasm_marked *marked)
 {
     if (n > 1) sort_u64(hits, n);
     for (size_t y = 0; y < n;) {
-        const uint64_t ei = hits[y] >> 40;
-        size_t z = y;   /* the window's hits: [y, z) */
-        while (z < n && hits[z] >> 40 == ei) z++;
+        const uint64_t t = hits[y] >> 40;
+        size_t z = y;   /* the target's hits: [y, z) */
+        while (z < n && hits[z] >> 40 == t) z++;
         int paired = 0;
         for (size_t a = y; a < z && !paired; a++)
             for (size_t b = a + 1; b < z && !paired; b++) {
                 if ((hits[b] >> 16 & 0xffffff) - (hits[a] >> 16 & 0xffffff) > (uint64_t)slack) break;
                 paired = (hits[a] & 0xffff) != (hits[b] & 0xffff);
             }
-        if (paired) mark_end(mark, (uint32_t)(ei >> 1), bit, marked);
+        if (paired) mark_end(mark, (uint32_t)t, bit, marked);
         y = z;
     }
 }
@@ -258,42 +271,45 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
     const uint32_t L = re->L, W = re->W, L2 = re->L2;
     const int32_t slack = re->slack;
     if (!L || L >= m) return -2;
+    int tier = 0;   /* the narrowest copy that holds W bases of each end */
+    while (tier < GPUASM_ENDS_INDEX_TIERS && copy_widths[tier] < W) tier++;
+    if (tier == GPUASM_ENDS_INDEX_TIERS || !e->copy[tier][0].built) return -2;
     for (uint32_t i = 0; i < m; i++)
         if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
-    const gpuasm_seqset *es = &e->set;
-    /* hits packed as (window: 24 bits, diagonal + m: 24, piece: 16) */
-    const int two = L2 >= GPUASM_QF_Q && L2 < m && slack >= 0 && es->n < (1u << 24) &&
-                    m + (uint64_t)GPUASM_ENDS_INDEX_W < (1u << 24) && (m - 1) / L2 < (1u << 16);
+    /* hits packed as (target: 24 bits, diagonal + m: 24, piece: 16) */
+    const uint64_t cw = copy_widths[tier];
+    const int two = L2 >= GPUASM_QF_Q && L2 < m && slack >= 0 && targets->n < (1u << 24) &&
+                    m + cw < (1u << 24) && (m - 1) / L2 < (1u << 16);
     const uint32_t Lp = two ? L2 : L;
-    const int pbits = 16, kbits = 64 - __builtin_clzll(es->off[es->n] + 2 * (uint64_t)m + 1) + pbits;
     uint64_t seen = 0;   /* piece hits so far, both ends (max_hits) */
     for (int at_start = 0; at_start < 2; at_start++) {
         if (!(ends & (1u << at_start))) continue;
         const uint32_t bit = 1u << at_start;
+        /* the text start's pieces among the targets' first bases (side 0),
+         * the text end's among their last (side 1) */
+        const gpuasm_ends_copy *c = &e->copy[tier][at_start ? 0 : 1];
+        const gpuasm_seqset *es = &c->set;
+        const int pbits = 16, kbits = 64 - __builtin_clzll(es->off[es->n] + 2 * (uint64_t)m + 1) + pbits;
         size_t n = 0;
-        /* the pieces of gpuasm_tindex_end_marks(), looked up among the
-         * first windows (2t: the text start) or the last ones (2t + 1).
-         * Two pieces: first paired by their diagonal in the whole buffer
-         * of windows, with no window looked up (a cache miss per hit);
-         * two pieces of one alignment in one window pair there too, and
-         * only the kept hits get the checks below and mark_pairs. */
+        /* the pieces of gpuasm_tindex_end_marks().  Two pieces: first
+         * paired by their diagonal in the whole buffer of windows, with no
+         * window looked up (a cache miss per hit); two pieces of one
+         * alignment in one window pair there too, and only the kept hits
+         * get the checks below and mark_pairs. */
         for (uint64_t i = 0; (i + 1) * (uint64_t)Lp <= (uint64_t)m - 1; i++) {
             const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp, b = a + Lp;
             piece_rows_t pr;
-            if (!gpuasm_tix_piece_rows(&e->x, es, p, a, b, &pr)) continue;   /* never intact */
+            if (!gpuasm_tix_piece_rows(&c->x, es, p, a, b, &pr)) continue;   /* never intact */
             if (two) {
                 if (gpuasm_grow((void **)scratch, cap, 2 * (n + pr.qb - pr.qa), sizeof **scratch) < 0) return -1;
                 for (uint32_t q = pr.qa; q < pr.qb; q++) {
-                    const uint64_t g = e->x.pos[q];
-                    if (e->uniform) {
-                        /* windows of W' = GPUASM_ENDS_INDEX_W bases each: the
-                         * piece's window and place in it without a look-up,
-                         * so the other end's windows and the places past W
-                         * (two thirds of the rest for 150-base reads) go
-                         * before the pairing; end_hit checks the same */
-                        const uint64_t ps = g - (pr.w - a), cw = GPUASM_ENDS_INDEX_W;
-                        if (g < pr.w - a || ps / cw != (ps + Lp - 1) / cw || (ps / cw & 1u) == (uint64_t)at_start)
-                            continue;
+                    const uint64_t g = c->x.pos[q];
+                    if (c->uniform) {
+                        /* windows of cw bases each: the piece's window and
+                         * place in it without a look-up, so the places past
+                         * W go before the pairing; end_hit checks the same */
+                        const uint64_t ps = g - (pr.w - a);
+                        if (g < pr.w - a || ps / cw != (ps + Lp - 1) / cw) continue;
                         const uint64_t off = ps % cw;
                         if (at_start ? off + Lp > W : off < cw - W) continue;
                     }
@@ -306,7 +322,7 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
             seen += pr.qb - pr.qa;
             if (max_hits && seen > max_hits) return -2;
             for (uint32_t q = pr.qa; q < pr.qb; q++)
-                end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, marked, &pr, a, b, e->x.pos[q], 0,
+                end_hit(c, targets, p, m, W, at_start, in_group, stamp, mark, marked, &pr, a, b, c->x.pos[q], 0,
                         NULL);
         }
         seen += n;
@@ -317,9 +333,9 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
             const uint64_t v = (*scratch)[y], i = v & 0xffff, d = v >> pbits;   /* piece start - a + m */
             const uint64_t a = at_start ? m - (i + 1) * Lp : i * Lp, b = a + Lp;
             piece_rows_t pr;
-            if (!gpuasm_tix_piece_rows(&e->x, es, p, a, b, &pr)) continue;
+            if (!gpuasm_tix_piece_rows(&c->x, es, p, a, b, &pr)) continue;
             const uint64_t g = d - m + a + (pr.w - a);   /* the window's start */
-            end_hit(e, targets, p, m, W, at_start, in_group, stamp, mark, marked, &pr, a, b, g, i, &(*scratch)[u]);
+            end_hit(c, targets, p, m, W, at_start, in_group, stamp, mark, marked, &pr, a, b, g, i, &(*scratch)[u]);
             u += (*scratch)[u] != UINT64_MAX;
         }
         mark_pairs(*scratch, u, slack, bit, mark, marked);
