@@ -61,8 +61,8 @@ typedef struct gpuasm_plan_ws {
     size_t rc_cap;
     uint32_t *in_a, *mark, stamp_a, stamp;
     uint32_t nt_cap;        /* in_a, mark: entries (targets) */
-    uint32_t *grp_a;
-    size_t cap_a;
+    uint32_t *grp_a, *grp_b;  /* the targets a read length makes patterns (A: the read is) */
+    size_t cap_a, cap_b;
     gpuasm_end_range *ranges;
     size_t cap_ranges;
     uint32_t *listed;       /* the pieces filter's marked targets of a read strand */
@@ -87,6 +87,7 @@ static void ws_free(gpuasm_plan_ws *w)
     free(w->in_a);
     free(w->mark);
     free(w->grp_a);
+    free(w->grp_b);
     free(w->ranges);
     free(w->listed);
     free(w->b_always);
@@ -204,6 +205,12 @@ static void *plan_run(void *arg)
             goto oom;
         ws->b_always[n_b_always++] = t;
     }
+    /* Groups A and B, group A's stamps in in_a and its text total, for
+     * the read length groups_rlen: the pair rule depends on the lengths
+     * alone, so they are made once per length, not per strand (a loop
+     * over the 6,670 genomes of a database a strand: issue #28) */
+    uint64_t groups_rlen = UINT64_MAX, total = 0;
+    uint32_t n_a = 0, n_b = 0, stamp_a = 0;
     for (uint64_t r = j->first; r < (uint64_t)j->first + j->count; r++) {
         const uint32_t rid = j->read_base + (uint32_t)r;
         const uint8_t *read = reads->code + reads->off[r];
@@ -214,14 +221,6 @@ static void *plan_run(void *arg)
         for (uint64_t i = 0; strands == 2 && i < rlen; i++) rc[i] = gpuasm_nt16_comp(read[rlen - 1 - i]);
         for (uint32_t s = 0; s < (uint32_t)strands; s++) {
             const uint8_t *rseq = s ? rc : read;
-            /* Group A (the read strand is the pattern) and its text total. */
-            uint32_t n_a = 0;
-            uint64_t total = 0;
-            if (++ws->stamp_a == 0) {
-                memset(in_a, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
-                ws->stamp_a = 1;
-            }
-            const uint32_t stamp_a = ws->stamp_a;
             int all_b = 1;   /* pieces filter: every target a candidate */
             if (qf) {
                 if (++ws->stamp == 0) {
@@ -252,20 +251,33 @@ static void *plan_run(void *arg)
                     all_b = gpuasm_qfilter_mark(qf, rseq, rlen, mark, ws->stamp);
                 }
             }
-            for (uint32_t t = 0; t < nt; t++) {
-                const uint64_t tlen = targets->off[t + 1] - targets->off[t];
-                const gpuasm_pair p = gpuasm_pair_of(opt, rlen, tlen);
-                if (!p.searched) continue;
-                gpuasm_vwin w = { rid, t, (uint16_t)s, (uint16_t)p.read_is_pattern, p.k, 0, 0, 0, 0 };
-                if (p.read_is_pattern) {
-                    if (gpuasm_grow((void **)&ws->grp_a, &ws->cap_a, (size_t)n_a + 1, sizeof(uint32_t)) < 0)
-                        goto oom;
-                    ws->grp_a[n_a++] = t;
+            if (rlen != groups_rlen) {   /* (here: the b_only strands above never need them) */
+                groups_rlen = rlen;
+                n_a = n_b = 0;
+                total = 0;
+                if (++ws->stamp_a == 0) {
+                    memset(in_a, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
+                    ws->stamp_a = 1;
+                }
+                stamp_a = ws->stamp_a;
+                for (uint32_t t = 0; t < nt; t++) {
+                    const uint64_t tlen = targets->off[t + 1] - targets->off[t];
+                    const gpuasm_pair p = gpuasm_pair_of(opt, rlen, tlen);
+                    if (!p.searched) continue;
+                    uint32_t **grp = p.read_is_pattern ? &ws->grp_a : &ws->grp_b;
+                    size_t *cap = p.read_is_pattern ? &ws->cap_a : &ws->cap_b;
+                    uint32_t *n = p.read_is_pattern ? &n_a : &n_b;
+                    if (gpuasm_grow((void **)grp, cap, (size_t)*n + 1, sizeof(uint32_t)) < 0) goto oom;
+                    (*grp)[(*n)++] = t;
+                    if (!p.read_is_pattern) continue;
                     in_a[t] = stamp_a;
                     total += tlen;
-                    continue;
                 }
-                /* Group B: the target is the pattern of the read strand. */
+            }
+            for (uint32_t i = 0; i < n_b; i++) {   /* group B: the target is the pattern */
+                const uint32_t t = ws->grp_b[i];
+                const gpuasm_pair p = gpuasm_pair_of(opt, rlen, targets->off[t + 1] - targets->off[t]);
+                gpuasm_vwin w = { rid, t, (uint16_t)s, 0, p.k, 0, 0, 0, 0 };
                 if (qf && !all_b && !qf->always[t] && mark[t] != ws->stamp) {
                     ws->out.counts.pieces_dropped++;
                     continue;
