@@ -368,6 +368,7 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         const int r = gpuasm_tindex_build(&p->tx, targets, max, cfg->threads);
         if (r < 0) goto oom;
         p->has_tindex = r == 0;
+        p->tx.simd = cfg->simd;   /* the neighbour rule's row scan */
         if (p->has_tindex && gpuasm_period_cache_open(&p->runs, targets->n) < 0) goto oom;
         /* the end windows' own index, for reads running off the targets'
          * ends (a read against thousands of genomes) */

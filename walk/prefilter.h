@@ -244,6 +244,10 @@ typedef struct gpuasm_tindex {
      * many hits a row on average (GPUASM_TINDEX_NB_MIN_ROW from the build;
      * 0: wherever it applies, as the tests force it), else the pairing */
     uint32_t nb_min_row;
+    /* enum gpuasm_simd_level (search/cpu_simd.h) of the rule's row scan:
+     * 0 (the build's) the scalar loop; the caller sets its own (the CPU
+     * backend's level); the hits never depend on it */
+    int simd;
 } gpuasm_tindex;
 
 /* The build's nb_min_row: below ~32 hits a row the pairing (~7 ns a hit)

@@ -647,6 +647,7 @@ static void test_tindex(void)
         gpuasm_tindex x;
         if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, 1 + (int)below(8)) != 0) abort();
         if (c % 2) x.nb_min_row = 0;   /* the neighbour rule where it applies, else the pairing */
+        x.simd = c % 4 == 1 ? gpuasm_simd_detect() : 0;   /* its row scan in SIMD or scalar */
         uint32_t *in = xmalloc(nt * sizeof(uint32_t));
         for (uint32_t t = 0; t < nt; t++) in[t] = 7;
         gpuasm_end_range *rg = NULL;
@@ -810,6 +811,11 @@ static void test_tindex(void)
         uint8_t *tx = xmalloc(n), *p = xmalloc(m);
         rnd_seq(p, m, 0);
         rnd_seq(tx, n, 0);
+        /* 24 copies of the witness piece before the occurrence, so that its
+         * row holds more entries than the rule's SIMD scan takes a step
+         * (the true one among them) */
+        const uint32_t wa = jw * m / pieces, wb = (jw + 1) * m / pieces;
+        for (int d = 0; d < 24; d++) memcpy(tx + below(pre - (wb - wa)), p + wa, wb - wa);
         int op[64];
         uint32_t at[64];
         for (uint32_t q = 0; q < pieces; q++) {
@@ -824,6 +830,7 @@ static void test_tindex(void)
         gpuasm_tindex x;
         if (gpuasm_tindex_build(&x, &tg, (uint64_t)1 << 30, 1) != 0) abort();
         x.nb_min_row = 0;   /* the rule in this small text too */
+        x.simd = c % 2 ? gpuasm_simd_detect() : 0;   /* its row scan in SIMD or scalar */
         uint32_t in = 1;
         size_t cap = 0;
         gpuasm_end_range *rg = NULL;
