@@ -271,8 +271,18 @@ static void tell_run(const char *prog, const gpuasm_scan_opt *o, pipe_t *p, cons
 static void tell_max_memory(const char *prog, const gpuasm_scan_opt *o, pipe_t *p, long rss_start_kb)
 {
     if (!o->max_memory || !says(o, HTS_LOG_WARNING)) return;
+    /* the engines' tables, built at their first scan, are the targets'
+     * (a database's index: gigabytes), not the reads' */
+    gpuasm_scan_stats es, ts;
+    gpuasm_engine_stats(p->eng, &es);
+    uint64_t tables = es.tables_bytes;
+    if (p->am.to) {
+        gpuasm_engine_stats(p->am.to, &ts);
+        tables += ts.tables_bytes;
+    }
     const long peak = gpuasm_peak_rss_kb();
-    const uint64_t over = peak > rss_start_kb ? (uint64_t)(peak - rss_start_kb) << 10 : 0;
+    const long start = rss_start_kb + (long)(tables >> 10);
+    const uint64_t over = peak > start ? (uint64_t)(peak - start) << 10 : 0;
     if (over <= o->max_memory) return;
     const char *where;
     const uint64_t longest = gpuasm_reader_longest(p->rd, &where);

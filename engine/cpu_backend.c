@@ -268,6 +268,7 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
         int prc = gpuasm_cpu_prep_build(b->targets, opt, &b->cfg, &b->prep, err);
         if (prc < 0) return prc;
         st->index_build_s += gpuasm_cpu_prep_index_s(b->prep);
+        st->tables_bytes += gpuasm_cpu_prep_bytes(b->prep);
     }
     cpu_job job = { .n_items = reads->n, .chunk = seq_chunk, .reads = reads, .opt = opt,
                     .limit = out->limit };

@@ -338,6 +338,7 @@ int plan_batch(cuda_lane *g, const gpuasm_seqset *reads, const gpuasm_search_opt
         int rc = gpuasm_cpu_prep_build(g->targets, opt, &cfg, &g->prep, err);
         if (rc < 0) return rc;
         st->index_build_s += gpuasm_cpu_prep_index_s(g->prep);
+        st->tables_bytes += gpuasm_cpu_prep_bytes(g->prep);
     }
     if (!gpuasm_cpu_prep_pieces(g->prep) && !gpuasm_cpu_prep_index(g->prep, NULL)) {
         snprintf(g->filter_desc, sizeof g->filter_desc, "%s; exhaustive on the GPU",

@@ -289,6 +289,7 @@ void gpuasm_scan_stats_add(gpuasm_scan_stats *to, const gpuasm_scan_stats *s)
     to->ends_settled += s->ends_settled;
     to->periodic_cols += s->periodic_cols;
     to->index_build_s += s->index_build_s;
+    to->tables_bytes += s->tables_bytes;
     to->plan_s += s->plan_s;
     to->ends_kernel_s += s->ends_kernel_s;
     to->ends_cells += s->ends_cells;

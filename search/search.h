@@ -223,6 +223,10 @@ typedef struct gpuasm_scan_stats {
      * candidate windows on host threads (filter_plan.h; wall seconds of
      * the planning, overlapped or not with the GPU's verification). */
     double index_build_s, plan_s;
+    /* The bytes of the tables those builds made (the targets' index, the
+     * end windows' index: gpuasm_cpu_prep_bytes), which the engine holds
+     * for the run, not the reads: outside --max-memory's bound. */
+    uint64_t tables_bytes;
     /* Inside kernel_s, CUDA only (0 on the CPU): the span of the ends pass
      * (partial_cuda.cu, every launch of it, on a stream of its own beside
      * the search kernels: from the batch's uploads to its last kernel's

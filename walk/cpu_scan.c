@@ -189,12 +189,7 @@ static int partial_hits(walk *w, const gpuasm_search_opt *opt, int hamming, cons
 /* rc[0 .. len) = reverse complement of read; grows *rc.  0 or -1. */
 static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len)
 {
-    if (len > *cap) {
-        uint8_t *p = realloc(*rc, len);
-        if (!p) return -1;
-        *rc = p;
-        *cap = len;
-    }
+    if (gpuasm_grow((void **)rc, cap, len ? len : 1, 1) < 0) return -1;
     gpuasm_nt16_revcomp(*rc, read, len);
     return 0;
 }
@@ -207,8 +202,8 @@ static int build_rc(uint8_t **rc, size_t *cap, const uint8_t *read, uint64_t len
  * twin's workspace. */
 #define PREP_MAX_M 1024
 #define PREP_MAX_WORDS ((size_t)8 << 20)
-/* The targets' window index (prefilter.h) takes 6 bytes a base (6 MiB per
- * Mb of targets) and a 256 KiB row table: up to 2^28 windows (1.5 GiB, 268
+/* The targets' window index (prefilter.h) takes 8 bytes a base (8 MiB per
+ * Mb of targets) and 1.25 MiB of rows: up to 2^28 windows (2 GiB, 268
  * Mb of targets) by default (GPUASM_CPU_INDEX_MAX); past it --filter auto
  * runs without the index (and says so in the filter's description),
  * --filter index refuses the run. */
@@ -373,26 +368,25 @@ int gpuasm_cpu_prep_build(const gpuasm_seqset *targets, const gpuasm_search_opt 
         /* the end windows' own index, for reads running off the targets'
          * ends (a read against thousands of genomes) */
         if (p->has_tindex && gpuasm_partial_on(opt) && opt->read_overlap_min != 0) {
-            const int re = gpuasm_ends_index_build(&p->eix, targets, max, cfg->threads);
+            const int re = gpuasm_ends_index_build(&p->eix, targets, max, cfg->threads, p->lv_index >= 2);
             if (re < 0) goto oom;
             p->has_eix = re == 0;
         }
         p->index_s = gpuasm_now_s() - t0;
-        const double mib = p->has_tindex ? (double)(p->tx.n_pos * 6 + ((uint64_t)5 << 18) +
-                                                    p->tx.n_amb * 16) / 1048576.0 : 0;
+        const double mib = p->has_tindex ? (double)gpuasm_tindex_bytes(&p->tx) / 1048576.0 : 0;
         if (p->has_tindex)
             snprintf(index_desc, sizeof index_desc, "index (q %d-%d, %llu windows, %.1f MiB, %.3f s)",
                      GPUASM_QF_Q, GPUASM_QF_Q + GPUASM_QF_EXT, (unsigned long long)p->tx.n_pos, mib,
                      p->index_s);
         else
             snprintf(index_desc, sizeof index_desc,
-                     "no index (%llu target bases: past the bound of %llu windows, 6 bytes each)",
+                     "no index (%llu target bases: past the bound of %llu windows, 8 bytes each)",
                      (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         if (!p->has_tindex && opt->filter == GPUASM_FILTER_INDEX) {
             gpuasm_cpu_prep_free(p);
             return gpuasm_err_set(err, GPUASM_ERR_BAD_OPTION,
                                   "the targets (%llu bases) are too large for the q-gram index "
-                                  "(at most %llu windows, 6 bytes each)",
+                                  "(at most %llu windows, 8 bytes each)",
                                   (unsigned long long)targets->off[targets->n], (unsigned long long)max);
         }
     }
@@ -408,9 +402,7 @@ oom:
 }
 
 const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep) { return prep ? prep->desc : NULL; }
-
 double gpuasm_cpu_prep_index_s(const gpuasm_cpu_prep *prep) { return prep ? prep->index_s : 0; }
-
 const struct gpuasm_qfilter *gpuasm_cpu_prep_pieces(const gpuasm_cpu_prep *prep)
 {
     return prep && prep->has_filter ? &prep->qf : NULL;
@@ -420,6 +412,12 @@ const struct gpuasm_tindex *gpuasm_cpu_prep_index(const gpuasm_cpu_prep *prep, i
 {
     if (level) *level = prep ? prep->lv_index : 0;
     return prep && prep->has_tindex ? &prep->tx : NULL;
+}
+
+uint64_t gpuasm_cpu_prep_bytes(const gpuasm_cpu_prep *prep)
+{
+    return !prep ? 0 : (prep->has_tindex ? gpuasm_tindex_bytes(&prep->tx) : 0) +
+                       (prep->has_eix ? gpuasm_ends_index_bytes(&prep->eix) : 0);
 }
 
 const struct gpuasm_ends_index *gpuasm_cpu_prep_ends_index(const gpuasm_cpu_prep *prep)
@@ -709,11 +707,8 @@ static int group_ws_open(scan_call *c)
     if (!(g->k_t = malloc(nt * sizeof(int32_t)))) return -1;
     if (filtered && prep->has_tindex &&
         (!(g->in_a = calloc(nt, sizeof(uint32_t))) || !(g->emark = calloc(nt, sizeof(uint32_t))) ||
-         !(g->emarked.t = malloc(nt * sizeof(uint32_t))) ||
-         !(g->ebits = malloc(GPUASM_END_BITS_WORDS * sizeof(uint64_t)))))
-        return -1;
-    if (filtered && prep->has_tindex && prep->tx.n_amb && (!(g->amb_a = malloc(nt * sizeof(uint32_t))) ||
-                                                           !(g->amb_ends = malloc(nt))))
+         !(g->emarked.t = malloc(nt * sizeof(uint32_t))) || !(g->ebits = malloc(GPUASM_END_BITS_WORDS * 8)) ||
+         (prep->tx.n_amb && (!(g->amb_a = malloc(nt * sizeof(uint32_t))) || !(g->amb_ends = malloc(nt))))))
         return -1;
     for (uint32_t t = 0; t < targets->n; t++)
         g->k_t[t] = gpuasm_pair_k(c->opt, targets->off[t + 1] - targets->off[t]);

@@ -71,6 +71,10 @@ const char *gpuasm_cpu_prep_describe(const gpuasm_cpu_prep *prep);
  * or for NULL). */
 double gpuasm_cpu_prep_index_s(const gpuasm_cpu_prep *prep);
 
+/* The bytes of prep's indexes (the targets' and the end windows'), 0 for
+ * NULL: what a run holds for its targets whatever the reads. */
+uint64_t gpuasm_cpu_prep_bytes(const gpuasm_cpu_prep *prep);
+
 /* gpuasm_cpu_scan() with a configuration and tables (prep may be NULL:
  * the scan then builds what it needs itself); what the filters did is
  * added to counts' index_* and pieces_* fields when counts is not NULL. */

@@ -164,6 +164,35 @@ static int push_whole(gpuasm_plan *p, gpuasm_vwin w, uint32_t m, uint64_t n)
     return 0;
 }
 
+/* Groups A (the read is the pattern) and B of reads of rlen bases into
+ * ws->grp_a and ws->grp_b (*n_a, *n_b targets, ascending), group A
+ * stamped in ws->in_a with a fresh ws->stamp_a, its text total in
+ * *total.  0, or -1 when out of memory. */
+static int make_groups(gpuasm_plan_ws *ws, const gpuasm_seqset *targets, const gpuasm_search_opt *opt,
+                       uint64_t rlen, uint32_t *n_a, uint32_t *n_b, uint64_t *total)
+{
+    *n_a = *n_b = 0;
+    *total = 0;
+    if (++ws->stamp_a == 0) {
+        memset(ws->in_a, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
+        ws->stamp_a = 1;
+    }
+    for (uint32_t t = 0; t < targets->n; t++) {
+        const uint64_t tlen = targets->off[t + 1] - targets->off[t];
+        const gpuasm_pair p = gpuasm_pair_of(opt, rlen, tlen);
+        if (!p.searched) continue;
+        uint32_t **grp = p.read_is_pattern ? &ws->grp_a : &ws->grp_b;
+        size_t *cap = p.read_is_pattern ? &ws->cap_a : &ws->cap_b;
+        uint32_t *n = p.read_is_pattern ? n_a : n_b;
+        if (gpuasm_grow((void **)grp, cap, (size_t)*n + 1, sizeof(uint32_t)) < 0) return -1;
+        (*grp)[(*n)++] = t;
+        if (!p.read_is_pattern) continue;
+        ws->in_a[t] = ws->stamp_a;
+        *total += tlen;
+    }
+    return 0;
+}
+
 static void *plan_run(void *arg)
 {
     plan_job *j = arg;
@@ -253,26 +282,8 @@ static void *plan_run(void *arg)
             }
             if (rlen != groups_rlen) {   /* (here: the b_only strands above never need them) */
                 groups_rlen = rlen;
-                n_a = n_b = 0;
-                total = 0;
-                if (++ws->stamp_a == 0) {
-                    memset(in_a, 0, (size_t)ws->nt_cap * sizeof(uint32_t));
-                    ws->stamp_a = 1;
-                }
+                if (make_groups(ws, targets, opt, rlen, &n_a, &n_b, &total) < 0) goto oom;
                 stamp_a = ws->stamp_a;
-                for (uint32_t t = 0; t < nt; t++) {
-                    const uint64_t tlen = targets->off[t + 1] - targets->off[t];
-                    const gpuasm_pair p = gpuasm_pair_of(opt, rlen, tlen);
-                    if (!p.searched) continue;
-                    uint32_t **grp = p.read_is_pattern ? &ws->grp_a : &ws->grp_b;
-                    size_t *cap = p.read_is_pattern ? &ws->cap_a : &ws->cap_b;
-                    uint32_t *n = p.read_is_pattern ? &n_a : &n_b;
-                    if (gpuasm_grow((void **)grp, cap, (size_t)*n + 1, sizeof(uint32_t)) < 0) goto oom;
-                    (*grp)[(*n)++] = t;
-                    if (!p.read_is_pattern) continue;
-                    in_a[t] = stamp_a;
-                    total += tlen;
-                }
             }
             for (uint32_t i = 0; i < n_b; i++) {   /* group B: the target is the pattern */
                 const uint32_t t = ws->grp_b[i];

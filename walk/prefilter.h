@@ -414,11 +414,22 @@ typedef struct gpuasm_ends_index {
     gpuasm_ends_copy copy[GPUASM_ENDS_INDEX_TIERS][2];   /* [tier][side] */
 } gpuasm_ends_index;
 
-/* Build e for targets (max_pos, n_threads: gpuasm_tindex_build's).  0,
- * 1 when it would pass max_pos (e is then not built: the whole index
- * serves), or -1 when out of memory. */
-int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads);
+/* The narrower copies are built where the widest ones hold at least this
+ * many windows (both sides; ~1,000 genomes), or where all_tiers asks. */
+#define GPUASM_ENDS_NARROW_MIN ((uint64_t)1 << 20)
+
+/* Build e for targets (max_pos, n_threads: gpuasm_tindex_build's; all_tiers:
+ * every copy width, not only where it pays).  0, 1 when it would pass
+ * max_pos (e is then not built: the whole index serves), or -1 when out
+ * of memory. */
+int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads,
+                            int all_tiers);
 void gpuasm_ends_index_free(gpuasm_ends_index *e);
+
+/* The bytes an index holds (its arrays), and the end windows' index's
+ * (its copies and their indexes). */
+uint64_t gpuasm_tindex_bytes(const gpuasm_tindex *x);
+uint64_t gpuasm_ends_index_bytes(const gpuasm_ends_index *e);
 
 /* gpuasm_tindex_end_marks() through e (built for targets) with re's L
  * and W (gpuasm_read_ends_of for m; W <= GPUASM_ENDS_INDEX_W); the same

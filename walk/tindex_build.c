@@ -21,6 +21,13 @@ void gpuasm_tindex_free(gpuasm_tindex *x)
     memset(x, 0, sizeof *x);
 }
 
+uint64_t gpuasm_tindex_bytes(const gpuasm_tindex *x)
+{
+    const uint64_t rows = (uint64_t)N_KEYS + 1, subs = (uint64_t)N_KEYS * 4;
+    return (rows + subs) * sizeof(uint32_t) + x->n_pos * (sizeof *x->pos + sizeof *x->ext4 + sizeof *x->ext8) +
+           (x->total ? ((x->total >> TOF_SHIFT) + 2) * sizeof *x->tof : 0) + x->n_amb * 2 * sizeof(uint64_t);
+}
+
 /* x->tof for targets (total bases > 0).  0 or -1 (out of memory). */
 static int tix_tof(gpuasm_tindex *x, const gpuasm_seqset *targets, uint64_t total)
 {

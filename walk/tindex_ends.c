@@ -165,6 +165,18 @@ void gpuasm_ends_index_free(gpuasm_ends_index *e)
         for (int side = 0; side < 2; side++) copy_free(&e->copy[i][side]);
 }
 
+uint64_t gpuasm_ends_index_bytes(const gpuasm_ends_index *e)
+{
+    uint64_t b = 0;
+    for (int i = 0; i < GPUASM_ENDS_INDEX_TIERS; i++)
+        for (int side = 0; side < 2; side++) {
+            const gpuasm_ends_copy *c = &e->copy[i][side];
+            if (!c->built) continue;
+            b += gpuasm_tindex_bytes(&c->x) + ((uint64_t)c->set.n + 1) * sizeof *c->off + c->off[c->set.n];
+        }
+    return b;
+}
+
 /* Copy c of targets: each one's first (side 0) or last (side 1)
  * min(cw, len) bases, and its index.  0, 1 (past max_pos) or -1. */
 static int copy_build(gpuasm_ends_copy *c, const gpuasm_seqset *targets, uint32_t cw, int side, uint64_t max_pos,
@@ -198,17 +210,28 @@ static int copy_build(gpuasm_ends_copy *c, const gpuasm_seqset *targets, uint32_
     return r;
 }
 
-int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads)
+int gpuasm_ends_index_build(gpuasm_ends_index *e, const gpuasm_seqset *targets, uint64_t max_pos, int n_threads,
+                            int all_tiers)
 {
     memset(e, 0, sizeof *e);
     if (targets->n >= (1u << 24)) return 1;   /* gpuasm_ends_index_marks packs a window in 24 bits */
-    for (int i = 0; i < GPUASM_ENDS_INDEX_TIERS; i++)
+    /* the widest copies first; the narrower ones where those hold many
+     * windows (each copy's index has 1.3 MiB of rows of its own, which a
+     * few targets' ends do not repay) or where asked for */
+    uint64_t wide = 0;
+    for (uint32_t t = 0; t < targets->n; t++) {
+        const uint64_t n = targets->off[t + 1] - targets->off[t];
+        wide += 2 * (n < GPUASM_ENDS_INDEX_W ? n : GPUASM_ENDS_INDEX_W);
+    }
+    for (int i = GPUASM_ENDS_INDEX_TIERS; i-- > 0;) {
+        if (i < GPUASM_ENDS_INDEX_TIERS - 1 && !all_tiers && wide < GPUASM_ENDS_NARROW_MIN) continue;
         for (int side = 0; side < 2; side++) {
             const int r = copy_build(&e->copy[i][side], targets, copy_widths[i], side, max_pos, n_threads);
             if (r == 0) continue;
             gpuasm_ends_index_free(e);
             return r;
         }
+    }
     return 0;
 }
 
@@ -271,8 +294,8 @@ int gpuasm_ends_index_marks(const gpuasm_ends_index *e, const gpuasm_seqset *tar
     const uint32_t L = re->L, W = re->W, L2 = re->L2;
     const int32_t slack = re->slack;
     if (!L || L >= m) return -2;
-    int tier = 0;   /* the narrowest copy that holds W bases of each end */
-    while (tier < GPUASM_ENDS_INDEX_TIERS && copy_widths[tier] < W) tier++;
+    int tier = 0;   /* the narrowest copy built that holds W bases of each end */
+    while (tier < GPUASM_ENDS_INDEX_TIERS && (copy_widths[tier] < W || !e->copy[tier][0].built)) tier++;
     if (tier == GPUASM_ENDS_INDEX_TIERS || !e->copy[tier][0].built) return -2;
     for (uint32_t i = 0; i < m; i++)
         if (gpuasm_base2[p[i] & 15] < 0 && (p[i] & 15) != 0) return -2;   /* a wildcard read */
