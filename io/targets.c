@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <htslib/bgzf.h>
 #include <htslib/hfile.h>
@@ -246,16 +247,22 @@ static int read_end(const char *path, const htsFormat *fmt, BGZF *bz, const kseq
     return 0;
 }
 
-/* What a byte of a target's sequence is (byte_classes): a base (A C G T
+/* What a byte of a target's sequence is (byte_codes): a base (A C G T
  * U and the IUPAC codes, either case), whitespace (skipped), another
  * control byte (binary data) or anything else (not a base). */
 enum { BYTE_BASE, BYTE_SPACE, BYTE_CONTROL, BYTE_OTHER };
 
-static void byte_classes(uint8_t cls[256])
+/* Each byte's code: a base's nt16 code (1-15; U is T) below 16, else
+ * 16 + its class (space, control, other), so that a base is one look-up
+ * and one compare (a 200 Mb database's load was a class look-up, two
+ * compares and a second table's look-up a base). */
+static void byte_codes(uint8_t enc[256])
 {
-    for (int ch = 0; ch < 256; ch++)
-        cls[ch] = isspace(ch) ? BYTE_SPACE : iscntrl(ch) ? BYTE_CONTROL
-                : ch < 128 && ch && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", ch) ? BYTE_BASE : BYTE_OTHER;
+    for (int ch = 0; ch < 256; ch++) {
+        const int base = ch < 128 && ch && strchr("ACGTURYSWKMBDHVNacgturyswkmbdhvn", ch);
+        enc[ch] = base ? (ch == 'U' || ch == 'u' ? 8 : (uint8_t)seq_nt16_table[ch])
+                       : (uint8_t)(16 + (isspace(ch) ? BYTE_SPACE : iscntrl(ch) ? BYTE_CONTROL : BYTE_OTHER));
+    }
 }
 
 int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
@@ -269,10 +276,17 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
     size_t m_word = 0, m_header = 0, m_off = 0, m_code = 0;
     htsFormat fmt;
     char nm[GPUASM_PRINTABLE_BUF];
-    uint8_t cls[256];   /* per byte, so the 200 Mb of a virus database are one look-up a base */
-    byte_classes(cls);
+    uint8_t enc[256];   /* byte_codes */
+    byte_codes(enc);
 
     if (!(bz = open_targets(path, &fmt, err, errlen))) goto out;
+    /* The bases take at most the file's bytes (uncompressed): reserved at
+     * once, not doubled into place (copying a 200 Mb database's bases ~8
+     * times); only what is written becomes resident. */
+    struct stat sb;
+    if (stat(path, &sb) == 0 && S_ISREG(sb.st_mode) && sb.st_size > 0 &&
+        gpuasm_grow((void **)&t->code, &m_code, (size_t)sb.st_size, 1) < 0)
+        goto oom;
     if (!(ks = kseq_init(bz))) goto oom;
     if (gpuasm_grow((void **)&t->off, &m_off, 1, sizeof(*t->off)) < 0) goto oom;
     t->off[0] = 0;
@@ -308,14 +322,15 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
         uint8_t *c = t->code + t->off[t->n];
         uint64_t len = 0, n_n = 0;
         for (size_t i = 0; i < ks->seq.l; i++) {
-            unsigned char ch = (unsigned char)ks->seq.s[i];
-            if (cls[ch] == BYTE_BASE) {   /* the common case, one look-up a base */
-                n_n += ch == 'N' || ch == 'n';
-                c[len++] = (ch == 'U' || ch == 'u') ? 8 : (uint8_t)seq_nt16_table[ch];
+            const unsigned char ch = (unsigned char)ks->seq.s[i];
+            const uint8_t v = enc[ch];
+            if (v < 16) {   /* a base: the common case */
+                n_n += v == 15;   /* N (no other letter codes 15) */
+                c[len++] = v;
                 continue;
             }
-            if (cls[ch] == BYTE_SPACE) continue;
-            if (cls[ch] == BYTE_CONTROL) {
+            if (v == 16 + BYTE_SPACE) continue;
+            if (v == 16 + BYTE_CONTROL) {
                 snprintf(err, errlen, "%s: record %u (%s): byte 0x%02x in the sequence (binary "
                          "data?)", path, no, gpuasm_printable(ks->name.s, nm, sizeof nm), ch);
                 goto out;
