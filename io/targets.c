@@ -385,6 +385,20 @@ int gpuasm_targets_load(const char *path, int strict_names, gpuasm_targets *t,
 oom:
     snprintf(err, errlen, "%s: out of memory", path);
 out:
+    /* A bad record of a compressed file may be the compressed data's
+     * fault: a gzip cut inside its header reads as plain bytes, and its
+     * time stamp can hold a '>' (a "record" of header bytes, 1 file in
+     * 256).  Say what is wrong with the compressed data, as read_end does. */
+    if (ret < 0 && bz && fmt.compression != no_compression) {
+        gpuasm_gz_report gz;
+        const int k = gpuasm_gz_check(path, &gz);
+        if (k != GPUASM_GZ_OK && k != GPUASM_GZ_UNKNOWN) {
+            char what[256];
+            gpuasm_gz_describe(&gz, what, sizeof what);
+            snprintf(err, errlen, "%s: record %u: %s%s", path, t->n + 1,
+                     k == GPUASM_GZ_TRAILING ? "htslib stops here: " : "", what);
+        }
+    }
     for (uint32_t i = 0; word && i < t->n; i++) free(word[i]);
     for (uint32_t i = 0; header && i < t->n; i++) free(header[i]);
     free(word);
