@@ -174,8 +174,7 @@ int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gp
     group_a_ready(g, targets);
     const uint64_t cols = g->a_cols;   /* the ends pass's columns at each end when every end runs */
     /* the last strand's marked targets cleared, not all of group A (issue #28) */
-    for (uint32_t i = 0; i < g->emarked.n; i++) g->emark[g->emarked.t[i]] = 0;
-    g->emarked.n = 0;
+    gpuasm_marked_clear(g->emark, &g->emarked);
     const uint32_t ends = gpuasm_partial_text_ends(opt, 1, s);
     const int emarked =
         (prep->has_eix && g->ends.W <= GPUASM_ENDS_INDEX_W
@@ -194,11 +193,7 @@ int gpuasm_walk_group_a_marks(group_ws *g, const gpuasm_cpu_prep *prep, const gp
             g->amb_a[g->n_amb_a++] = g->grp_a[i];
         }
         g->amb_ready = 1;
-        for (uint32_t i = 0; i < g->n_amb_a; i++) {
-            const uint32_t t = g->amb_a[i];
-            if (!g->emark[t]) g->emarked.t[g->emarked.n++] = t;
-            g->emark[t] |= g->amb_ends[i];
-        }
+        gpuasm_marked_or(g->emark, &g->emarked, g->amb_a, g->amb_ends, g->n_amb_a);
     }
     return emarked;
 }

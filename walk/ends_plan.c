@@ -115,6 +115,17 @@ static int push(gpuasm_ends_plan_ws *w, uint64_t item)
     return 0;
 }
 
+/* Every target at each of ends of read r's strand s (a strand the marks
+ * or the filter cannot read).  0 or -1. */
+static int push_every_end(gpuasm_ends_plan_ws *w, uint64_t r, uint32_t nt, uint32_t strands, uint32_t s,
+                          uint32_t ends)
+{
+    for (uint32_t t = 0; t < nt; t++)
+        for (uint32_t e = 0; e < 2; e++)
+            if ((ends >> e & 1u) && push(w, item_of(r, t, nt, strands, s, e)) < 0) return -1;
+    return 0;
+}
+
 /* w's marks for nt targets, fresh (zero, stamp 0) when they grow or when
  * the other listing (mode 0 the ends filter's, 1 reads as the pattern)
  * used them last, since each gives the arrays its own meaning.  0 or -1. */
@@ -198,8 +209,7 @@ static void *reads_run(ends_job *j)
             }
             /* the last strand's marks cleared: the targets it marked, not
              * all (6,670 genomes a strand: issue #28) */
-            for (uint32_t i = 0; i < w->marked.n; i++) w->mark[0][w->marked.t[i]] = 0;
-            w->marked.n = 0;
+            gpuasm_marked_clear(w->mark[0], &w->marked);
             const int rc = re.L && re.W <= GPUASM_ENDS_INDEX_W
                                ? gpuasm_ends_index_marks(eix, targets, p, (uint32_t)n, &re, ends, w->mark[1], 1,
                                                          w->mark[0], &w->marked, &w->pairs, &w->cap_pairs,
@@ -208,18 +218,12 @@ static void *reads_run(ends_job *j)
                                : -2;
             if (rc == -1) goto oom;
             if (rc != 0) {   /* unmarked strand: every end */
-                for (uint32_t t = 0; t < nt; t++)
-                    for (uint32_t e = 0; e < 2; e++)
-                        if ((ends >> e & 1u) && push(w, item_of(r, t, nt, strands, s, e)) < 0) goto oom;
+                if (push_every_end(w, r, nt, strands, s, ends) < 0) goto oom;
                 continue;
             }
             /* the marked ends, and those an ambiguous code reaches, in
              * target order */
-            for (uint32_t i = 0; i < n_amb; i++) {
-                const uint32_t t = w->amb_t[i];
-                if (!w->mark[0][t]) w->marked.t[w->marked.n++] = t;
-                w->mark[0][t] |= w->amb_e[i];
-            }
+            gpuasm_marked_or(w->mark[0], &w->marked, w->amb_t, w->amb_e, n_amb);
             if (gpuasm_sort_ids(w->marked.t, w->marked.n, nt, &idcnt, &cap_idcnt) < 0) goto oom;
             for (uint32_t i = 0; i < w->marked.n; i++) {
                 const uint32_t t = w->marked.t[i], m = w->mark[0][t];
@@ -270,9 +274,7 @@ static void *ends_run(void *arg)
                                                    &w->cap_list, &w->efws);
             if (nm == -1) goto oom;
             if (nm == -2) {   /* an unfilterable strand: every target at its ends */
-                for (uint32_t t = 0; t < nt; t++)
-                    for (uint32_t e = 0; e < 2; e++)
-                        if ((ends >> e & 1u) && push(w, item_of(r, t, nt, strands, s, e)) < 0) goto oom;
+                if (push_every_end(w, r, nt, (uint32_t)strands, s, ends) < 0) goto oom;
                 continue;
             }
             /* the marked targets (each listed once), then the "always"

@@ -376,6 +376,13 @@ typedef struct gpuasm_marked {
     uint32_t n;
 } gpuasm_marked;
 
+/* mark[] back to 0 where marked lists a target; marked emptied. */
+void gpuasm_marked_clear(uint32_t *mark, gpuasm_marked *marked);
+
+/* ends[i] ORed into mark[t[i]], i < n, each target listed in marked the
+ * first time its mark leaves 0 (the ends an ambiguous code reaches). */
+void gpuasm_marked_or(uint32_t *mark, gpuasm_marked *marked, const uint32_t *t, const uint8_t *ends, uint32_t n);
+
 /* For read strand p (m bases): set bit 0 (the target's end) and bit 1
  * (its start), among ends, of mark[t] for each target t with in_group[t]
  * == stamp where a piece of L bases occurs exactly within the W bases of

@@ -113,6 +113,17 @@ static inline void mark_end(uint32_t *mark, uint32_t t, uint32_t bit, gpuasm_mar
     mark[t] |= bit;
 }
 
+void gpuasm_marked_clear(uint32_t *mark, gpuasm_marked *marked)
+{
+    for (uint32_t i = 0; i < marked->n; i++) mark[marked->t[i]] = 0;
+    marked->n = 0;
+}
+
+void gpuasm_marked_or(uint32_t *mark, gpuasm_marked *marked, const uint32_t *t, const uint8_t *ends, uint32_t n)
+{
+    for (uint32_t i = 0; i < n; i++) mark_end(mark, t[i], ends[i], marked);
+}
+
 int gpuasm_tindex_end_marks(const gpuasm_tindex *x, const gpuasm_seqset *targets, const uint8_t *p,
                             uint32_t m, uint32_t L, uint32_t W, uint32_t ends, const uint64_t *bits,
                             const uint32_t *in_group, uint32_t stamp, uint32_t *mark, gpuasm_marked *marked)
