@@ -292,6 +292,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
     auto_side_t *am = &p->am;
     const gpuasm_search_opt *opt = &p->o->search;
     out->n = 0;
+    out->scanned = 0;
     uint32_t done[2] = { 0, 0 };
     int began[2] = { 0, 0 };
     for (uint32_t i = 0; i < view->n || i == 0;) {
@@ -317,6 +318,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
             const double t0 = gpuasm_now_s();
             int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
+            if (rc < 0) out->scanned = 0;   /* no partial round here: the device counts are whole rounds' */
             if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
             else if ((on_to || probe) && w->lane == 0 && rc == 0)
                 auto_back(am, probe, gpuasm_now_s() - t0, view->off[view->n]);
@@ -367,6 +369,7 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         i = j;
     }
     auto_count_reads(p, done, began);
+    out->scanned = view->n;
     return 0;
 }
 

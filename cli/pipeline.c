@@ -349,10 +349,26 @@ static uint64_t round_hit_limit(uint64_t budget, uint64_t rec, uint64_t R, int a
     return limit < 1024 ? 1024 : limit;
 }
 
+/* The end of the last whole pair (or single read) of reads [r0, r1) of
+ * b, as the report walks them from r0 (report_part): r1 itself, or one
+ * less where r1 would split a pair. */
+static uint32_t whole_pairs(const gpuasm_batch *b, uint32_t r0, uint32_t r1)
+{
+    uint32_t i = r0;
+    while (i < r1) {
+        const uint32_t step = adjacent_mates(b, i) ? 2 : 1;
+        if (i + step > r1) break;
+        i += step;
+    }
+    return i;
+}
+
 /* Scan the next round of slot s: reads [s->r1, r1) of its batch, as many
  * as fit in the hit budget.  A round starts at the size that fitted last
- * (round_hint) and is halved while the engine reports more hits than the
- * budget (GPUASM_ERR_HIT_LIMIT) or runs out of memory; a single read (or
+ * (round_hint); where the engine reports more hits than the budget
+ * (GPUASM_ERR_HIT_LIMIT) the reads it kept (gpuasm_hits.scanned: the CPU
+ * backend's) are the round, else it is halved while the engine reports
+ * more hits or runs out of memory; a single read (or
  * pair) that alone passes the budget is scanned on its own without a limit
  * (the one case the memory bound does not cover).  Sets s->r0,
  * s->r1 and s->hits (read indices of the batch).  0, or -1 with msg. */
@@ -365,8 +381,10 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
     const uint64_t rec = record_bytes(s->max_len);
     const uint64_t per_read = o->report.best ? 1 : p->t->n;
     pthread_mutex_lock(&p->lock);
-    uint32_t want = p->round_hint && p->round_hint < left ? p->round_hint : left;
+    const uint32_t hint = p->round_hint;
     pthread_mutex_unlock(&p->lock);
+    uint32_t want = hint && hint < left ? hint : left;
+    int cut = 0;   /* a round smaller than the hint for the hits, not for the batch's end */
     if (gpuasm_grow((void **)&s->sub_off, &s->m_sub_off, (size_t)b->n + 1, sizeof(*s->sub_off)) < 0) {
         snprintf(msg, msglen, "out of memory");
         return -1;
@@ -383,8 +401,25 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         s->hits.limit = alone ? 0 : (size_t)limit;
         int r = p->am.move ? gpuasm_pipe_scan_auto(w, s->seq, r0 == 0, &view, &s->hits, &why)
                            : gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
+        if (r == GPUASM_ERR_HIT_LIMIT && !alone && s->hits.scanned > 0) {
+            /* The backend kept its first reads' hits (gpuasm_hits.scanned):
+             * they are the round, to the last whole pair among them. */
+            const uint32_t keep = whole_pairs(b, r0, r0 + s->hits.scanned);
+            if (keep > r0) {
+                size_t n = 0;
+                while (n < s->hits.n && s->hits.hit[n].read < keep - r0) n++;   /* sorted by read */
+                s->hits.n = n;
+                r1 = keep;
+                r = 0;
+                cut = 1;
+            }
+        }
         if ((r == GPUASM_ERR_HIT_LIMIT || r == GPUASM_ERR_NOMEM) && !alone) {
             want = (r1 - r0) / 2;
+            cut = 1;
+            pthread_mutex_lock(&p->lock);
+            p->rescans++;
+            pthread_mutex_unlock(&p->lock);
             continue;
         }
         if (r < 0) {
@@ -396,11 +431,16 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         s->r0 = r0;
         s->r1 = r1;
         /* The next round's size: this one, or twice it when the hits used
-         * less than a quarter of the budget. */
-        uint64_t next = s->hits.n < limit / 4 ? 2 * (uint64_t)(r1 - r0) : r1 - r0;
-        pthread_mutex_lock(&p->lock);
-        p->round_hint = next >= b->n ? 0 : (uint32_t)next;
-        pthread_mutex_unlock(&p->lock);
+         * less than a quarter of the budget; unless the round was the rest
+         * of its batch, smaller than the hint: its size says nothing of
+         * the hits (a tail of 3 reads made the next batch's rounds start
+         * at 6 reads and double, 11 rounds of a few reads each). */
+        if (cut || !hint || r1 - r0 >= hint) {
+            uint64_t next = !cut && s->hits.n < limit / 4 ? 2 * (uint64_t)(r1 - r0) : r1 - r0;
+            pthread_mutex_lock(&p->lock);
+            p->round_hint = next >= b->n ? 0 : (uint32_t)next;
+            pthread_mutex_unlock(&p->lock);
+        }
         return 0;
     }
 }

@@ -149,6 +149,7 @@ struct pipe {
     uint64_t hit_bytes;        /* bytes a round's hits and records may take (the memory bound) */
     uint64_t max_memory;       /* the memory bound, bytes */
     uint32_t round_hint;       /* reads per round that last fitted (lock; 0: a whole batch) */
+    uint64_t rescans;          /* (lock) round scans thrown away at the hit budget (--stats) */
     auto_side_t am;            /* --device auto's move, or --device cuda's CPU start */
     gpuasm_engine *alloc_to;   /* (lock) the engine moved to: the slots' buffers come from
                                 * it (pinned memory) once they are free again */

@@ -314,7 +314,7 @@ static int write_stats(FILE *fp, const char *prog, const gpuasm_scan_opt *o, pip
                                           : gpuasm_engine_lanes(p->eng), .reads = c->reads, .bases = c->bases,
         .records = c->records, .reads_with_hits = c->reads_with_hits,
         .batches = c->batches, .batch_bases = p->max_bases, .rounds = c->rounds,
-        .max_memory = p->max_memory,
+        .rescans = p->rescans, .max_memory = p->max_memory,
         .wall_s = gpuasm_now_s() - t_start, .scan_s = es.scan_s, .kernel_s = es.kernel_s,
         .cells = es.cells, .peak_rss_kb = gpuasm_peak_rss_kb(),
         .index_strands = es.index_strands, .index_declined = es.index_declined,

@@ -60,6 +60,7 @@ typedef struct {
     size_t hits_total;  /* hits found so far, all threads (lock) */
     uint64_t reads_done;/* reads scanned so far (lock) */
     int failed;
+    int chunk_failed;   /* a chunk stopped with an error: reads [0, next) are not all scanned */
     gpuasm_err err;     /* the first failure */
 } cpu_job;
 
@@ -118,6 +119,7 @@ static void *worker_run(void *arg)
             pthread_mutex_lock(&j->lock);
             if (!j->failed) j->err = why;
             j->failed = 1;
+            j->chunk_failed = 1;
             pthread_mutex_unlock(&j->lock);
             break;
         }
@@ -146,6 +148,7 @@ static int run_job(cpu_backend *b, cpu_job *job, double *cells, gpuasm_scan_stat
     job->b = b;
     job->next = 0;
     job->failed = 0;
+    job->chunk_failed = 0;
     job->n_threads = nt;
     /* Chunks small enough to balance, large enough to keep the lock cold. */
     job->chunk_len = job->n_items / ((uint32_t)nt * 16u);
@@ -274,7 +277,13 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
                     .limit = out->limit };
     double cells;
     int rc = run_job(b, &job, &cells, st, err);
-    if (rc < 0) return rc;
+    /* Stopped at the hit limit: every chunk taken was finished (a thread
+     * checks the limit after its chunk, and takes none once it is
+     * passed), so reads [0, next) are scanned and their hits are the
+     * threads' arrays: returned with the status, as a round the caller
+     * may keep (gpuasm_hits.scanned), not thrown away. */
+    const int keep = rc == GPUASM_ERR_HIT_LIMIT && !job.chunk_failed && job.next > 0;
+    if (rc < 0 && !keep) return rc;
     size_t total = 0;
     for (int i = 0; i < b->n_threads; i++) total += b->thread_hits[i].n;
     if (gpuasm_hits_reserve(out, total) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
@@ -284,9 +293,10 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
         out->n += b->thread_hits[i].n;
     }
     gpuasm_hits_sort(out);
+    out->scanned = keep ? job.next : reads->n;
     st->cells = cells;
     st->kernel_s = -1;   /* no separate kernel clock: the engine uses the call's wall time */
-    return 0;
+    return rc;
 }
 
 static int cpu_set_signal_targets(void *self, const gpuasm_sigset *targets, gpuasm_err *err)

@@ -306,13 +306,21 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     gpuasm_scan_stats s = { 0 };
     double t0 = gpuasm_now_s();
     out->n = 0;
+    out->scanned = 0;
     gpuasm_search_opt all;
     if (opt->keep != GPUASM_KEEP_ALL && e->settings.keep_all == 1) {
         all = *opt;
         all.keep = GPUASM_KEEP_ALL;
         opt = &all;
     }
-    if ((rc = l->ops->scan(l->self, reads, opt, out, &s, err)) < 0) return rc;
+    rc = l->ops->scan(l->self, reads, opt, out, &s, err);
+    /* A scan stopped at the hit limit that kept its first reads' hits
+     * (gpuasm_hits.scanned) counts: the caller keeps them */
+    if (rc < 0 && !(rc == GPUASM_ERR_HIT_LIMIT && out->scanned > 0)) {
+        out->scanned = 0;
+        return rc;
+    }
+    if (rc == 0) out->scanned = reads->n;
     s.scan_s = gpuasm_now_s() - t0;   /* wall time of the whole call */
     if (s.kernel_s < 0) s.kernel_s = s.scan_s;
     s.end_hits = out->n;
@@ -320,7 +328,7 @@ int gpuasm_engine_scan_lane(gpuasm_engine *e, int lane, const gpuasm_seqset *rea
     pthread_mutex_lock(&e->stats_lock);
     gpuasm_scan_stats_add(&l->stats, &s);
     pthread_mutex_unlock(&e->stats_lock);
-    return 0;
+    return rc;
 }
 
 int gpuasm_engine_scan(gpuasm_engine *e, const gpuasm_seqset *reads,

@@ -78,6 +78,7 @@ int gpuasm_stats_json_write(FILE *fp, const gpuasm_run_stats *s)
     fprintf(fp, ",\"batches\":%llu", (unsigned long long)s->batches);
     fprintf(fp, ",\"batch_bases\":%llu", (unsigned long long)s->batch_bases);
     fprintf(fp, ",\"rounds\":%llu", (unsigned long long)s->rounds);
+    fprintf(fp, ",\"rescans\":%llu", (unsigned long long)s->rescans);
     fprintf(fp, ",\"max_memory\":%llu", (unsigned long long)s->max_memory);
     fprintf(fp, ",\"wall_s\":%.6f", finite_or_0(s->wall_s));
     fprintf(fp, ",\"scan_s\":%.6f", finite_or_0(s->scan_s));

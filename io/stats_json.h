@@ -5,7 +5,7 @@
  *   {"program":"gpuasm-scan","version":"...","device":"...","simd":"...","filter":"...",
  *    "filter_plan":"...","lanes":N,
  *    "reads":N,"bases":N,"records":N,"reads_with_hits":N,"batches":N,
- *    "batch_bases":N,"rounds":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
+ *    "batch_bases":N,"rounds":N,"rescans":N,"max_memory":N,"wall_s":x,"scan_s":x,"kernel_s":x,"cells":x,
  *    "kernel_tcups":x,"reads_per_s":x,"end_hits":N,"index_strands":N,"index_declined":N,
  *    "pieces_kept":N,"pieces_dropped":N,"ends_run":N,"ends_skipped":N,"ends_settled":N,
  *    "periodic_cols":N,
@@ -106,6 +106,8 @@ typedef struct gpuasm_run_stats {
     uint64_t batches;          /* batches scanned */
     uint64_t batch_bases;      /* batch size limit used, bases */
     uint64_t rounds;           /* scan rounds (a hit-dense batch takes several: the memory bound) */
+    uint64_t rescans;          /* scans past a round's hit budget whose reads were scanned again,
+                                * fewer at a time (the CPU keeps the reads it did: 0 there) */
     uint64_t max_memory;       /* the memory bound used (--max-memory), bytes */
     double wall_s;             /* whole run: targets, engine start, reading to closing */
     double scan_s;             /* wall time inside scan calls, summed over lanes */

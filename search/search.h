@@ -189,11 +189,18 @@ typedef struct gpuasm_endhit {
 /* Growable array of end hits.  limit (0: none) bounds what one scan may
  * store here: a scan that would store more stops with GPUASM_ERR_HIT_LIMIT
  * (memory grows with hits, not bases: issue #12), and the caller scans
- * fewer reads at a time. */
+ * fewer reads at a time.  scanned (set by every scan): the reads of the
+ * scan's batch whose hits are all here, sorted: all of them after a scan
+ * that returned 0; after GPUASM_ERR_HIT_LIMIT, the first `scanned` reads
+ * where the backend stopped at a read (the CPU's: its threads take reads
+ * in order, and the limit is passed by at most a chunk a thread), so the
+ * caller may keep them as a round instead of scanning them again; 0 where
+ * it did not (CUDA: the hits are not kept). */
 typedef struct gpuasm_hits {
     gpuasm_endhit *hit;
     size_t n, cap;
     size_t limit;
+    uint32_t scanned;
 } gpuasm_hits;
 
 /* What a scan did, for --stats and the benchmarks.  Summable. */

@@ -36,7 +36,8 @@ enum gpuasm_status {
     GPUASM_ERR_INTERNAL = -8,     /* a broken invariant (a bug): msg says which */
     GPUASM_ERR_HIT_LIMIT = -9     /* the scan found more end hits than the output's limit
                                    * (gpuasm_hits.limit): length = hits found so far (at
-                                   * least), limit = the limit; scan fewer reads at a time */
+                                   * least), limit = the limit; scan fewer reads at a time
+                                   * (or keep the first gpuasm_hits.scanned reads' hits) */
 };
 
 /* No read / no target: the failure is not about one. */

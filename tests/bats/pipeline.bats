@@ -146,7 +146,7 @@ make_reads() {
 import json, sys
 s = json.load(open(sys.argv[1]))
 want = ["program", "version", "device", "simd", "filter", "filter_plan", "lanes", "reads", "bases",
-        "records", "reads_with_hits", "batches", "batch_bases", "rounds", "max_memory", "wall_s",
+        "records", "reads_with_hits", "batches", "batch_bases", "rounds", "rescans", "max_memory", "wall_s",
         "scan_s", "kernel_s",
         "cells", "kernel_tcups", "reads_per_s", "end_hits", "index_strands", "index_declined", "pieces_kept",
         "pieces_dropped", "ends_run", "ends_skipped", "ends_settled", "periodic_cols", "index_build_s", "plan_s",
@@ -172,6 +172,7 @@ assert s["reads_with_hits"] == len(hit_reads), (s["reads_with_hits"], len(hit_re
 assert s["batches"] == reads, s          # --batch-size 1: one unpaired read per batch
 assert s["batch_bases"] == 1, s
 assert s["rounds"] == s["batches"], s    # few hits: one scan round per batch
+assert s["rescans"] == 0, s
 assert s["max_memory"] == 1 << 30, s     # the default bound (issue #12)
 assert s["cells"] > 0 and s["kernel_s"] > 0 and s["kernel_tcups"] > 0, s
 assert s["ends_kernel_s"] == 0 and s["ends_cells"] == 0 and s["ends_tcups"] == 0, s   # CUDA only
