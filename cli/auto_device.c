@@ -115,7 +115,9 @@ static void auto_count_call(pipe_t *p, int k, uint64_t seq)
 
 /* Count the n[k] reads of a round done on side k and the batch each side
  * began (first[k]), once the round is whole: a round that meets the hit
- * budget is halved and scanned again, and its reads count once. */
+ * budget ends at the reads its calls kept (keep_prefix), or (a call that
+ * kept none: CUDA's) is halved and scanned again, and its reads count
+ * once. */
 static void auto_count_reads(pipe_t *p, const uint32_t n[2], const int first[2])
 {
     auto_side_t *am = &p->am;
@@ -284,17 +286,51 @@ static int auto_huge_read(const pipe_t *p, uint64_t read_bases)
  * ready; before that on the CPU in calls of about AUTO_CHUNK_S, checking
  * between calls, so that the rest of the round moves as soon as it can.
  * The hits of consecutive read ranges, each sorted (read first), append
- * into the round's sorted hits; out->limit bounds them all together. */
-int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_seqset *view,
-                          gpuasm_hits *out, gpuasm_err *err)
+ * into the round's sorted hits; out->limit bounds them all together, and
+ * where they meet it the round is the reads done so far (keep_prefix). */
+/* A call's hits (reads of the call's own numbering) after out's, their
+ * reads moved by i (the call's first read in the round).  0 or -1. */
+static int append_hits(gpuasm_hits *out, const gpuasm_hits *call, uint32_t i)
 {
+    if (gpuasm_hits_reserve(out, call->n) < 0) return -1;
+    for (size_t h = 0; h < call->n; h++) {
+        out->hit[out->n] = call->hit[h];
+        out->hit[out->n++].read += i;
+    }
+    return 0;
+}
+
+/* A round of the view that met the hit budget after its first `kept`
+ * reads, whose hits out holds (done[k]: those of side k, last: the side
+ * of the last ones): cut to whole pairs, counted, and left as the round
+ * (out->scanned) when any read is left.  GPUASM_ERR_HIT_LIMIT. */
+static int keep_prefix(pipe_t *p, const gpuasm_batch *b, uint32_t r0, uint32_t kept, uint32_t done[2],
+                       int last, const int began[2], gpuasm_hits *out, gpuasm_err *err)
+{
+    const uint32_t keep = gpuasm_pipe_whole_pairs(b, r0, r0 + kept) - r0;
+    out->scanned = 0;
+    if (keep > 0) {
+        size_t n = 0;
+        while (n < out->n && out->hit[n].read < keep) n++;   /* sorted by read */
+        out->n = n;
+        done[last] -= kept - keep;   /* at most one read, the last side's */
+        out->scanned = keep;
+        auto_count_reads(p, done, began);
+    }
+    return gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "hit limit");
+}
+
+int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, const gpuasm_batch *b, uint32_t r0,
+                          const gpuasm_seqset *view, gpuasm_hits *out, gpuasm_err *err)
+{
+    const int batch_start = r0 == 0;
     pipe_t *p = w->p;
     auto_side_t *am = &p->am;
     const gpuasm_search_opt *opt = &p->o->search;
     out->n = 0;
     out->scanned = 0;
     uint32_t done[2] = { 0, 0 };
-    int began[2] = { 0, 0 };
+    int began[2] = { 0, 0 }, last = 0;
     for (uint32_t i = 0; i < view->n || i == 0;) {
         if (w->lane == 0) auto_check(p, 0);   /* lanes > 0 run only after the move */
         /* --device cuda: no CPU fallback (the run's message is CUDA's own:
@@ -318,7 +354,6 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         if (i == 0 && j == view->n) {   /* the whole round in one call: no copy */
             const double t0 = gpuasm_now_s();
             int rc = gpuasm_engine_scan_lane(eng, lane, view, opt, out, err);
-            if (rc < 0) out->scanned = 0;   /* no partial round here: the device counts are whole rounds' */
             if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
             else if ((on_to || probe) && w->lane == 0 && rc == 0)
                 auto_back(am, probe, gpuasm_now_s() - t0, view->off[view->n]);
@@ -327,7 +362,13 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
                 const int first[2] = { !on_to && batch_start, on_to && batch_start };
                 auto_count_call(p, on_to, seq);
                 auto_count_reads(p, n, first);
+            } else if (rc == GPUASM_ERR_HIT_LIMIT && out->scanned > 0) {   /* its first reads kept */
+                uint32_t n[2] = { on_to ? 0 : out->scanned, on_to ? out->scanned : 0 };
+                const int first[2] = { !on_to && batch_start, on_to && batch_start };
+                auto_count_call(p, on_to, seq);
+                return keep_prefix(p, b, r0, out->scanned, n, on_to, first, out, err);
             }
+            if (rc < 0) out->scanned = 0;
             return rc;
         }
         /* Reads [i, j) as a seqset of their own (offsets from 0 again:
@@ -340,11 +381,22 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         gpuasm_seqset part = { j - i, off, view->code + view->off[i] };
         w->chunk.limit = 0;
         if (out->limit) {
-            if (out->n >= out->limit) return gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "hit limit");
+            if (out->n >= out->limit) return keep_prefix(p, b, r0, i, done, last, began, out, err);
             w->chunk.limit = out->limit - out->n;
         }
         const double t0 = gpuasm_now_s();
         int rc = gpuasm_engine_scan_lane(eng, lane, &part, opt, &w->chunk, err);
+        if (rc == GPUASM_ERR_HIT_LIMIT && w->chunk.scanned > 0) {
+            /* the call kept its first reads: they end the round */
+            const uint32_t sc = w->chunk.scanned;
+            if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, off[sc]);
+            auto_count_call(p, on_to, seq);
+            done[on_to] += sc;
+            began[on_to] |= batch_start && i == 0;
+            if (append_hits(out, &w->chunk, i) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+            return keep_prefix(p, b, r0, i + sc, done, on_to, began, out, err);
+        }
+        if (rc == GPUASM_ERR_HIT_LIMIT && i > 0) return keep_prefix(p, b, r0, i, done, last, began, out, err);
         if (rc < 0) {
             if (err->read != GPUASM_NO_INDEX) err->read += i;
             return rc;
@@ -360,12 +412,8 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpua
         auto_count_call(p, on_to, seq);   /* the reads once the round is whole, below */
         done[on_to] += j - i;
         began[on_to] |= batch_start && i == 0;
-        if (gpuasm_hits_reserve(out, w->chunk.n) < 0)
-            return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
-        for (size_t h = 0; h < w->chunk.n; h++) {
-            out->hit[out->n] = w->chunk.hit[h];
-            out->hit[out->n++].read += i;
-        }
+        if (append_hits(out, &w->chunk, i) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
+        last = on_to;
         i = j;
     }
     auto_count_reads(p, done, began);

@@ -349,10 +349,7 @@ static uint64_t round_hit_limit(uint64_t budget, uint64_t rec, uint64_t R, int a
     return limit < 1024 ? 1024 : limit;
 }
 
-/* The end of the last whole pair (or single read) of reads [r0, r1) of
- * b, as the report walks them from r0 (report_part): r1 itself, or one
- * less where r1 would split a pair. */
-static uint32_t whole_pairs(const gpuasm_batch *b, uint32_t r0, uint32_t r1)
+uint32_t gpuasm_pipe_whole_pairs(const gpuasm_batch *b, uint32_t r0, uint32_t r1)
 {
     uint32_t i = r0;
     while (i < r1) {
@@ -399,12 +396,12 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         gpuasm_err why;
         const uint64_t limit = round_hit_limit(p->hit_bytes, rec, r1 - r0, o->report.all, per_read);
         s->hits.limit = alone ? 0 : (size_t)limit;
-        int r = p->am.move ? gpuasm_pipe_scan_auto(w, s->seq, r0 == 0, &view, &s->hits, &why)
+        int r = p->am.move ? gpuasm_pipe_scan_auto(w, s->seq, b, r0, &view, &s->hits, &why)
                            : gpuasm_engine_scan_lane(p->eng, w->lane, &view, &o->search, &s->hits, &why);
         if (r == GPUASM_ERR_HIT_LIMIT && !alone && s->hits.scanned > 0) {
             /* The backend kept its first reads' hits (gpuasm_hits.scanned):
              * they are the round, to the last whole pair among them. */
-            const uint32_t keep = whole_pairs(b, r0, r0 + s->hits.scanned);
+            const uint32_t keep = gpuasm_pipe_whole_pairs(b, r0, r0 + s->hits.scanned);
             if (keep > r0) {
                 size_t n = 0;
                 while (n < s->hits.n && s->hits.hit[n].read < keep - r0) n++;   /* sorted by read */

@@ -218,6 +218,11 @@ static inline int says(const gpuasm_scan_opt *o, int level)
 
 /* ---- cli/pipeline.c: the stages -------------------------------------------- */
 
+/* The end of the last whole pair (or single read) of reads [r0, r1) of
+ * b, as the report walks them from r0 (report_part): r1 itself, or one
+ * less where r1 would split a pair. */
+uint32_t gpuasm_pipe_whole_pairs(const gpuasm_batch *b, uint32_t r0, uint32_t r1);
+
 /* Record the first error and wake every thread (_locked: with p->lock held). */
 void gpuasm_pipe_fail(pipe_t *p, const char *msg);
 void gpuasm_pipe_fail_locked(pipe_t *p, const char *msg);
@@ -250,9 +255,10 @@ void gpuasm_pipe_progress(progress_t *pg, uint64_t done, uint64_t hits, int fina
 /* ---- cli/auto_device.c: --device auto's side of the run -------------------- */
 
 /* A round's scan under --device auto (the contract of
- * gpuasm_engine_scan_lane on the view). */
-int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, int batch_start, const gpuasm_seqset *view,
-                          gpuasm_hits *out, gpuasm_err *err);
+ * gpuasm_engine_scan_lane on the view: reads [r0, r0 + view->n) of batch
+ * b, whose pairs a round kept at the hit budget keeps whole). */
+int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, const gpuasm_batch *b, uint32_t r0,
+                          const gpuasm_seqset *view, gpuasm_hits *out, gpuasm_err *err);
 
 /* Arm the move to CUDA for a run whose device is still "auto", or
  * --device cuda's CPU start (am.strict).  0, or -1 with err for a

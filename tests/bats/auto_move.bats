@@ -161,12 +161,32 @@ check_sides() {
         [ "$(stat_of "$T/auto.json" rounds)" -gt "$(stat_of "$T/auto.json" batches)" ]
         [ "$(stat_of "$T/auto.json" auto_moved_reads)" -gt 0 ]
         check_sides "$at" 400
+        # the CPU calls and the stand-in keep the reads a call did at the budget
+        assert_equal "$(stat_of "$T/auto.json" rescans)" 0
     done
-    # no move: rounds cut into CPU calls and halved at the hit budget count
-    # each read once
+    # no move: rounds cut into CPU calls, each ending the round where its
+    # hits meet the budget, count each read once
     auto_run 1000000 1000 --all --max-memory 16M "$T/periodic.fq" "$T/periodic.fa"
     cmp "$T/cpu.sam" "$T/auto.sam"
     assert_equal "$(stat_of "$T/auto.json" auto_cpu_reads)" 400
+    assert_equal "$(stat_of "$T/auto.json" rescans)" 0
+}
+
+@test "the move in the middle of rounds of pairs cut at the hit budget: whole pairs, each read counted once, the bytes of --device cpu" {
+    # blocks of 25 pairs from one 2 kb sequence (60 near copies are the
+    # targets: ~60 hits a read) and 25 random ones, as hostile.bats' case
+    pairs_vs_copies_case
+    scan --device cpu --no-PG --max-memory 1T -o "$T/cpu.sam" -1 "$T/r1.fq" -2 "$T/r2.fq" "$T/copies.fa"
+    local at chunk
+    for chunk in 700 100000; do   # CPU calls of ~7 reads, or whole rounds
+        for at in 2 40 1000000; do
+            auto_run "$at" "$chunk" --max-memory 16M -1 "$T/r1.fq" -2 "$T/r2.fq" "$T/copies.fa"
+            cmp "$T/cpu.sam" "$T/auto.sam"
+            [ "$(stat_of "$T/auto.json" rounds)" -gt $(( $(stat_of "$T/auto.json" batches) + 10 )) ]
+            assert_equal "$(stat_of "$T/auto.json" rescans)" 0
+            check_sides "$at" 800
+        done
+    done
 }
 
 @test "an input that ends before the engine is ready: no wait for it, every output whole, a note at --verbosity 4" {

@@ -206,6 +206,34 @@ with open(d + "/periodic.fq", "w") as f:
 PY
 }
 
+# $T/copies.fa: 60 copies of one random 2 kb sequence with 2%
+# substitutions; $T/r1.fq, $T/r2.fq: 400 pairs of 100 bases, in blocks of
+# 25 from the sequence's 300-base fragments (~60 end hits a read) and 25
+# random ones (none): a round sized in a random block meets the hit
+# budget in the next (hostile.bats, auto_move.bats).
+pairs_vs_copies_case() {
+    "$PYTHON3" - "$T" <<'PY'
+import random, sys
+d = sys.argv[1]
+r = random.Random(7)
+g = "".join(r.choice("ACGT") for _ in range(2000))
+comp = {"A": "T", "C": "G", "G": "C", "T": "A"}
+with open(d + "/copies.fa", "w") as f:
+    for i in range(60):
+        s = [c if r.random() >= 0.02 else r.choice("ACGT".replace(c, "")) for c in g]
+        f.write(">copy%d\n%s\n" % (i, "".join(s)))
+with open(d + "/r1.fq", "w") as f1, open(d + "/r2.fq", "w") as f2:
+    for i in range(400):
+        if (i // 25) % 2:
+            frag = "".join(r.choice("ACGT") for _ in range(300))
+        else:
+            a = r.randrange(len(g) - 300)
+            frag = g[a:a + 300]
+        f1.write("@p%d\n%s\n+\n%s\n" % (i, frag[:100], "I" * 100))
+        f2.write("@p%d\n%s\n+\n%s\n" % (i, "".join(comp[c] for c in reversed(frag[-100:])), "I" * 100))
+PY
+}
+
 # A key of a --stats file (peak_rss_kb, rounds, ...).
 stat_of() { "$PYTHON3" -c 'import json, sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$1" "$2"; }
 

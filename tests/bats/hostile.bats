@@ -222,33 +222,11 @@ PY
 }
 
 @test "3: pairs against 60 near copies of one genome, in rounds of a few reads: a CPU scan past a round's share keeps the reads it did (no rescans), whole pairs, the same SAM" {
-    # 400 pairs (R1/R2 files) of 100 bases, in blocks of 25 from a 2 kb
-    # sequence and 25 random ones; 60 targets each a copy of it with 2%
-    # substitutions: ~60 end hits a read of the first blocks, none in the
-    # others, so --max-memory 16M's share (~1,500 hits, ~25 such reads)
-    # is passed where a block of hits follows a round sized in a random
-    # block, and the CPU's chunks (-@ 3) end inside pairs there (kept:
-    # the round up to the pair before)
-    "$PYTHON3" - "$T" <<'PY'
-import random, sys
-d = sys.argv[1]
-r = random.Random(7)
-g = "".join(r.choice("ACGT") for _ in range(2000))
-comp = {"A": "T", "C": "G", "G": "C", "T": "A"}
-with open(d + "/copies.fa", "w") as f:
-    for i in range(60):
-        s = [c if r.random() >= 0.02 else r.choice("ACGT".replace(c, "")) for c in g]
-        f.write(">copy%d\n%s\n" % (i, "".join(s)))
-with open(d + "/r1.fq", "w") as f1, open(d + "/r2.fq", "w") as f2:
-    for i in range(400):
-        if (i // 25) % 2:
-            frag = "".join(r.choice("ACGT") for _ in range(300))
-        else:
-            a = r.randrange(len(g) - 300)
-            frag = g[a:a + 300]
-        f1.write("@p%d\n%s\n+\n%s\n" % (i, frag[:100], "I" * 100))
-        f2.write("@p%d\n%s\n+\n%s\n" % (i, "".join(comp[c] for c in reversed(frag[-100:])), "I" * 100))
-PY
+    # --max-memory 16M's share (~1,500 hits, ~25 reads of a hitting
+    # block) is passed where a block of hits follows a round sized in a
+    # random one, and the CPU's chunks (-@ 3) end inside pairs there
+    # (kept: the round up to the pair before)
+    pairs_vs_copies_case
     scan --device cpu -@ 3 --no-PG --max-memory 16M --stats "$T/s.json" -1 "$T/r1.fq" -2 "$T/r2.fq" \
         "$T/copies.fa" > "$T/bounded.sam"
     [ "$(stat_of "$T/s.json" rounds)" -gt $(( $(stat_of "$T/s.json" batches) + 10 )) ]
