@@ -281,13 +281,6 @@ static int auto_huge_read(const pipe_t *p, uint64_t read_bases)
     return cells >= p->am.huge_cells;
 }
 
-/* A round's scan under --device auto (same contract as
- * gpuasm_engine_scan_lane on the view): on the engine moved to once it is
- * ready; before that on the CPU in calls of about AUTO_CHUNK_S, checking
- * between calls, so that the rest of the round moves as soon as it can.
- * The hits of consecutive read ranges, each sorted (read first), append
- * into the round's sorted hits; out->limit bounds them all together, and
- * where they meet it the round is the reads done so far (keep_prefix). */
 /* A call's hits (reads of the call's own numbering) after out's, their
  * reads moved by i (the call's first read in the round).  0 or -1. */
 static int append_hits(gpuasm_hits *out, const gpuasm_hits *call, uint32_t i)
@@ -307,19 +300,22 @@ static int append_hits(gpuasm_hits *out, const gpuasm_hits *call, uint32_t i)
 static int keep_prefix(pipe_t *p, const gpuasm_batch *b, uint32_t r0, uint32_t kept, uint32_t done[2],
                        int last, const int began[2], gpuasm_hits *out, gpuasm_err *err)
 {
-    const uint32_t keep = gpuasm_pipe_whole_pairs(b, r0, r0 + kept) - r0;
-    out->scanned = 0;
+    out->scanned = kept;
+    const uint32_t keep = gpuasm_pipe_keep_pairs(b, r0, out);
     if (keep > 0) {
-        size_t n = 0;
-        while (n < out->n && out->hit[n].read < keep) n++;   /* sorted by read */
-        out->n = n;
         done[last] -= kept - keep;   /* at most one read, the last side's */
-        out->scanned = keep;
         auto_count_reads(p, done, began);
     }
     return gpuasm_err_set(err, GPUASM_ERR_HIT_LIMIT, "hit limit");
 }
 
+/* A round's scan under --device auto (same contract as
+ * gpuasm_engine_scan_lane on the view): on the engine moved to once it is
+ * ready; before that on the CPU in calls of about AUTO_CHUNK_S, checking
+ * between calls, so that the rest of the round moves as soon as it can.
+ * The hits of consecutive read ranges, each sorted (read first), append
+ * into the round's sorted hits; out->limit bounds them all together, and
+ * where they meet it the round is the reads done so far (keep_prefix). */
 int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, const gpuasm_batch *b, uint32_t r0,
                           const gpuasm_seqset *view, gpuasm_hits *out, gpuasm_err *err)
 {
@@ -357,18 +353,15 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, const gpuasm_batch *b, uint
             if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, view->off[view->n]);
             else if ((on_to || probe) && w->lane == 0 && rc == 0)
                 auto_back(am, probe, gpuasm_now_s() - t0, view->off[view->n]);
-            if (rc == 0) {
-                const uint32_t n[2] = { on_to ? 0 : view->n, on_to ? view->n : 0 };
-                const int first[2] = { !on_to && batch_start, on_to && batch_start };
-                auto_count_call(p, on_to, seq);
-                auto_count_reads(p, n, first);
-            } else if (rc == GPUASM_ERR_HIT_LIMIT && out->scanned > 0) {   /* its first reads kept */
+            /* out->scanned: every read (rc 0), the first ones a scan at the
+             * hit budget kept, or 0 (gpuasm_engine_scan_lane) */
+            if (rc == 0 || out->scanned > 0) {
                 uint32_t n[2] = { on_to ? 0 : out->scanned, on_to ? out->scanned : 0 };
                 const int first[2] = { !on_to && batch_start, on_to && batch_start };
                 auto_count_call(p, on_to, seq);
-                return keep_prefix(p, b, r0, out->scanned, n, on_to, first, out, err);
+                if (rc < 0) return keep_prefix(p, b, r0, out->scanned, n, on_to, first, out, err);
+                auto_count_reads(p, n, first);
             }
-            if (rc < 0) out->scanned = 0;
             return rc;
         }
         /* Reads [i, j) as a seqset of their own (offsets from 0 again:
@@ -386,34 +379,28 @@ int gpuasm_pipe_scan_auto(worker_t *w, uint64_t seq, const gpuasm_batch *b, uint
         }
         const double t0 = gpuasm_now_s();
         int rc = gpuasm_engine_scan_lane(eng, lane, &part, opt, &w->chunk, err);
-        if (rc == GPUASM_ERR_HIT_LIMIT && w->chunk.scanned > 0) {
-            /* the call kept its first reads: they end the round */
-            const uint32_t sc = w->chunk.scanned;
-            if (!am->to) auto_cpu_call(am, gpuasm_now_s() - t0, off[sc]);
-            auto_count_call(p, on_to, seq);
-            done[on_to] += sc;
-            began[on_to] |= batch_start && i == 0;
-            if (append_hits(out, &w->chunk, i) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
-            return keep_prefix(p, b, r0, i + sc, done, on_to, began, out, err);
-        }
-        if (rc == GPUASM_ERR_HIT_LIMIT && i > 0) return keep_prefix(p, b, r0, i, done, last, began, out, err);
-        if (rc < 0) {
+        /* the call's reads: all (rc 0), or the first ones it kept at the
+         * hit budget, which end the round */
+        const uint32_t got = w->chunk.scanned;
+        if (rc < 0 && !got) {
+            if (rc == GPUASM_ERR_HIT_LIMIT && i > 0) return keep_prefix(p, b, r0, i, done, last, began, out, err);
             if (err->read != GPUASM_NO_INDEX) err->read += i;
             return rc;
         }
         const double dt = gpuasm_now_s() - t0;
         if (!am->to) {
-            auto_cpu_call(am, dt, off[j - i]);
-            if (!am->chunk_fixed && dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
-            else if (!am->chunk_fixed && dt > 2 * AUTO_CHUNK_S &&
+            auto_cpu_call(am, dt, off[got]);
+            if (rc == 0 && !am->chunk_fixed && dt < AUTO_CHUNK_S / 2) am->chunk_bases *= 2;
+            else if (rc == 0 && !am->chunk_fixed && dt > 2 * AUTO_CHUNK_S &&
                      am->chunk_bases / 2 >= AUTO_CHUNK_BASES_MIN)
                 am->chunk_bases /= 2;
         }
         auto_count_call(p, on_to, seq);   /* the reads once the round is whole, below */
-        done[on_to] += j - i;
+        done[on_to] += got;
         began[on_to] |= batch_start && i == 0;
         if (append_hits(out, &w->chunk, i) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
         last = on_to;
+        if (rc < 0) return keep_prefix(p, b, r0, i + got, done, last, began, out, err);
         i = j;
     }
     auto_count_reads(p, done, began);

@@ -349,15 +349,20 @@ static uint64_t round_hit_limit(uint64_t budget, uint64_t rec, uint64_t R, int a
     return limit < 1024 ? 1024 : limit;
 }
 
-uint32_t gpuasm_pipe_whole_pairs(const gpuasm_batch *b, uint32_t r0, uint32_t r1)
+uint32_t gpuasm_pipe_keep_pairs(const gpuasm_batch *b, uint32_t r0, gpuasm_hits *h)
 {
     uint32_t i = r0;
+    const uint32_t r1 = r0 + h->scanned;
     while (i < r1) {
         const uint32_t step = adjacent_mates(b, i) ? 2 : 1;
         if (i + step > r1) break;
         i += step;
     }
-    return i;
+    h->scanned = i - r0;
+    size_t n = 0;
+    while (n < h->n && h->hit[n].read < h->scanned) n++;   /* sorted by read */
+    h->n = n;
+    return h->scanned;
 }
 
 /* Scan the next round of slot s: reads [s->r1, r1) of its batch, as many
@@ -401,12 +406,9 @@ static int scan_round(worker_t *w, slot_t *s, char *msg, size_t msglen)
         if (r == GPUASM_ERR_HIT_LIMIT && !alone && s->hits.scanned > 0) {
             /* The backend kept its first reads' hits (gpuasm_hits.scanned):
              * they are the round, to the last whole pair among them. */
-            const uint32_t keep = gpuasm_pipe_whole_pairs(b, r0, r0 + s->hits.scanned);
-            if (keep > r0) {
-                size_t n = 0;
-                while (n < s->hits.n && s->hits.hit[n].read < keep - r0) n++;   /* sorted by read */
-                s->hits.n = n;
-                r1 = keep;
+            const uint32_t keep = gpuasm_pipe_keep_pairs(b, r0, &s->hits);
+            if (keep > 0) {
+                r1 = r0 + keep;
                 r = 0;
                 cut = 1;
             }

@@ -218,10 +218,12 @@ static inline int says(const gpuasm_scan_opt *o, int level)
 
 /* ---- cli/pipeline.c: the stages -------------------------------------------- */
 
-/* The end of the last whole pair (or single read) of reads [r0, r1) of
- * b, as the report walks them from r0 (report_part): r1 itself, or one
- * less where r1 would split a pair. */
-uint32_t gpuasm_pipe_whole_pairs(const gpuasm_batch *b, uint32_t r0, uint32_t r1);
+/* A round of b from read r0 that kept the hits of its first h->scanned
+ * reads at the hit budget (gpuasm_hits.scanned): those reads cut to the
+ * last whole pair, as the report walks them from r0 (report_part), and
+ * the hits of a read past it dropped (h is sorted by read).  Returns the
+ * new h->scanned (0: nothing left to keep). */
+uint32_t gpuasm_pipe_keep_pairs(const gpuasm_batch *b, uint32_t r0, gpuasm_hits *h);
 
 /* Record the first error and wake every thread (_locked: with p->lock held). */
 void gpuasm_pipe_fail(pipe_t *p, const char *msg);

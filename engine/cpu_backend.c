@@ -275,8 +275,8 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
      * passed), so reads [0, next) are scanned and their hits are the
      * threads' arrays: returned with the status, as a round the caller
      * may keep (gpuasm_hits.scanned), not thrown away. */
-    const int keep = rc == GPUASM_ERR_HIT_LIMIT && !job.chunk_failed && job.next > 0;
-    if (rc < 0 && !keep) return rc;
+    const int partial = rc == GPUASM_ERR_HIT_LIMIT && !job.chunk_failed && job.next > 0;
+    if (rc < 0 && !partial) return rc;
     size_t total = 0;
     for (int i = 0; i < b->n_threads; i++) total += b->thread_hits[i].n;
     if (gpuasm_hits_reserve(out, total) < 0) return gpuasm_err_set(err, GPUASM_ERR_NOMEM, "out of memory");
@@ -286,7 +286,7 @@ static int cpu_scan(void *self, const gpuasm_seqset *reads, const gpuasm_search_
         out->n += b->thread_hits[i].n;
     }
     gpuasm_hits_sort(out);
-    out->scanned = keep ? job.next : reads->n;
+    out->scanned = partial ? job.next : reads->n;
     /* once for the reads scanned, not per chunk: it sorts the targets'
      * lengths (6,670 of a database: ~1% of a run when done per chunk) */
     st->cells = gpuasm_scan_cells(reads, 0, out->scanned, b->targets, opt);
